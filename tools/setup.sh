@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs everything the project needs on a fresh Debian machine. Idempotent: a second
+# run checks and returns in a second. Used by tools/main.sh, tools/test.sh and .ci/run.
+set -euo pipefail
+
+apt_packages=(
+  build-essential cmake ninja-build pkg-config git time
+  libeigen3-dev catch2 nlohmann-json3-dev libboost-dev libboost-math-dev
+  libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev libtoml11-dev
+  r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-bh r-cran-cli r-cran-rlang
+  r-cran-testthat r-cran-generics r-cran-broom r-cran-tibble r-cran-withr
+  r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc
+  nodejs npm
+)
+
+missing=()
+for package in "${apt_packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
