@@ -23,6 +23,10 @@ inline constexpr const char* provider_not_found = "llmv.provider.not_found";
 inline constexpr const char* provider_server = "llmv.provider.server_error";
 inline constexpr const char* provider_unparseable = "llmv.provider.unparseable_answer";
 inline constexpr const char* provider_config = "llmv.provider.config";
+// A 2xx answer whose body is not the provider's documented JSON (truncated, malformed).
+inline constexpr const char* provider_malformed_response = "llmv.provider.malformed_response";
+// A structured answer whose label is not in the label set S.
+inline constexpr const char* provider_label_outside_set = "llmv.provider.label_outside_set";
 inline constexpr const char* transport = "llmv.transport.failed";
 inline constexpr const char* timeout = "llmv.transport.timeout";
 inline constexpr const char* cancelled = "llmv.cancelled";

@@ -1,0 +1,148 @@
+// A fake LLM / embedding provider on 127.0.0.1 for tests and benchmarks. It speaks the wire
+// formats of OpenAI-compatible chat + embeddings, Anthropic Messages, Bedrock Converse + Titan
+// embeddings (checking SigV4 signatures) and Ollama /api/embed. Answers come from the
+// deterministic generator and embedder of the engine (llmv::SyntheticText, HashedEmbedder).
+// Faults can be scripted per endpoint; every request is counted.
+//
+// Endpoint names used by counters and faults:
+//   "openai.chat"        POST /v1/chat/completions (also /openai/deployments/{d}/chat/completions)
+//   "openai.embeddings"  POST /v1/embeddings
+//   "anthropic.messages" POST /v1/messages
+//   "bedrock.converse"   POST /model/{modelId}/converse
+//   "bedrock.invoke"     POST /model/{modelId}/invoke   (Titan text embeddings v2)
+//   "ollama.embed"       POST /api/embed
+//   "*"                  (faults only) whichever endpoint comes next
+//
+// Control endpoints (for the executable; not counted):
+//   POST /_control/faults   {"endpoint": "openai.chat", "faults": [{"kind": "http_error",
+//                            "status": 429, "retry_after": "1"}, {"kind": "none"}, ...]}
+//   GET  /_control/counters {"total": n, "openai.chat": n, ...}
+//   POST /_control/reset    counters and fault queues cleared
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llmv::fake {
+
+struct Fault {
+    enum class Kind {
+        none,               // answer normally (useful inside a scripted sequence)
+        http_error,         // `status` with the provider's error body, Retry-After if set
+        slow,               // answer normally after `delay_ms`
+        drop_connection,    // close the socket without an answer
+        truncated_body,     // a 200 whose JSON body is cut in half
+        malformed_json,     // a 200 whose body is not JSON
+        refusal,            // a 200 whose answer text is a refusal (OpenAI: message.refusal)
+        label_outside_set,  // a 200 whose label answer is not in S
+    };
+    Kind kind = Kind::none;
+    int status = 500;
+    std::string retry_after;  // Retry-After header value ("2" or an HTTP date); empty: none
+    int delay_ms = 0;
+    std::string message;  // error message / refusal text; empty: a default
+
+    static Fault http(int status, std::string retry_after = "") {
+        Fault fault;
+        fault.kind = Kind::http_error;
+        fault.status = status;
+        fault.retry_after = std::move(retry_after);
+        return fault;
+    }
+    static Fault of(Kind kind) {
+        Fault fault;
+        fault.kind = kind;
+        return fault;
+    }
+    static Fault slow(int delay_ms) {
+        Fault fault;
+        fault.kind = Kind::slow;
+        fault.delay_ms = delay_ms;
+        return fault;
+    }
+};
+
+// Parses "http_error", "slow", ... (throws std::invalid_argument naming the allowed kinds).
+Fault::Kind fault_kind_from_string(const std::string& name);
+const char* to_string(Fault::Kind kind);
+
+struct FakeServerOptions {
+    int port = 0;  // 0: any free port (see FakeServer::port())
+    int threads = 8;
+    int latency_ms = 0;  // added to every answer (benchmarks)
+    // Credentials the server accepts. Empty api_key: any bearer / x-api-key / api-key is accepted
+    // (but one must be present). AWS keys: SigV4 requests must be signed with these.
+    std::string api_key = "test-key";
+    std::string aws_access_key_id = "AKIDEXAMPLE";
+    std::string aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    std::string bedrock_api_key = "bedrock-test-key";  // accepted as "Authorization: Bearer"
+    // Labels assumed when an annotation request carries no enum in its schema.
+    std::vector<std::string> labels = {"Positive", "Neutral", "Negative"};
+    double annotation_error_rate = 0.0;  // share of annotations given a wrong (in-S) label
+    std::size_t embedding_dimensions = 64;
+    std::uint64_t seed = 0;
+};
+
+// What the server saw, for assertions on headers and bodies.
+struct RecordedRequest {
+    std::string endpoint;
+    std::string method;
+    std::string path;  // as received, with the query string
+    std::map<std::string, std::string> headers;  // names lower-cased
+    std::string body;
+};
+
+class FakeServer {
+public:
+    explicit FakeServer(FakeServerOptions options = {});
+    ~FakeServer();  // stops
+    FakeServer(const FakeServer&) = delete;
+    FakeServer& operator=(const FakeServer&) = delete;
+
+    void start();  // binds 127.0.0.1, returns once the server accepts connections
+    void stop();
+    int port() const;
+    std::string base_url() const;  // "http://127.0.0.1:<port>"
+
+    // Faults for the next requests to `endpoint` (or "*"), consumed one per request in order.
+    void push_faults(const std::string& endpoint, const std::vector<Fault>& faults);
+    void clear_faults();
+
+    std::size_t count(const std::string& endpoint) const;  // requests received on endpoint
+    std::size_t total_count() const;
+    std::map<std::string, std::size_t> counts() const;
+    void reset_counters();
+    // The last `max` requests received (oldest first).
+    std::vector<RecordedRequest> recorded(std::size_t max = 100) const;
+
+    const FakeServerOptions& options() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// AWS Signature Version 4 (documented algorithm), exposed so tests can sign requests
+// themselves. `path` is the request path as sent (percent-encoded), `query` without '?'.
+// Non-S3 services: every path segment is URI-encoded again in the canonical request.
+struct SigV4Input {
+    std::string method = "POST";
+    std::string path;
+    std::string query;
+    std::map<std::string, std::string> headers;  // lower-case names -> values, all signed
+    std::string body;
+    std::string access_key_id;
+    std::string secret_access_key;
+    std::string region;
+    std::string service = "bedrock";
+    std::string amz_date;  // "20260101T000000Z"
+};
+std::string sigv4_canonical_request(const SigV4Input& input);
+std::string sigv4_authorization(const SigV4Input& input);  // the Authorization header value
+std::string sha256_hex(const std::string& data);
+
+}  // namespace llmv::fake
