@@ -1,0 +1,204 @@
+# Errors: every condition the package raises has class "llmvalidate_error" plus one class
+# per stable engine code, so that callers can catch exactly what they expect:
+#   llmv.input.invalid_embedding -> llmvalidate_error_invalid_embedding
+#   llmv.provider.rate_limited   -> llmvalidate_error_rate_limited
+#   llmv.transport.failed        -> llmvalidate_error_transport_failed
+# and one class per area (llmvalidate_error_input, llmvalidate_error_provider, ...).
+# Checks done in R raise the same classes as the engine would.
+
+# The condition classes of an engine code, most specific first.
+error_classes <- function(code) {
+  parts <- strsplit(code, ".", fixed = TRUE)[[1]]
+  parts <- parts[parts != "llmv"]
+  if (length(parts) == 0) {
+    parts <- "internal"
+  }
+  what <- parts[length(parts)]
+  area <- if (length(parts) > 1) parts[1] else NULL
+  # Generic last words ("failed", "invalid", "config") need their area to say anything.
+  if (!is.null(area) && what %in% c("failed", "invalid", "config")) {
+    what <- paste(area, what, sep = "_")
+  }
+  classes <- paste0("llmvalidate_error_", c(what, area))
+  c(unique(classes), "llmvalidate_error")
+}
+
+abort_llmv <- function(message, code, call = rlang::caller_env(), ...,
+                       .envir = parent.frame()) {
+  cli::cli_abort(
+    message,
+    class = error_classes(code),
+    code = code,
+    call = call,
+    ...,
+    .envir = .envir
+  )
+}
+
+# Runs a glue function's result through: an engine error becomes a classed condition.
+engine_result <- function(result, call = rlang::caller_env()) {
+  if (inherits(result, "llmvalidate_engine_error")) {
+    engine_message <- result$message
+    abort_llmv("{engine_message}", code = result$code, call = call)
+  }
+  result
+}
+
+# --- Argument checks in R: name the argument, the value received and what is allowed -------
+
+# A short description of a value for messages.
+describe_value <- function(x) {
+  if (is.null(x)) {
+    return("NULL")
+  }
+  if (is.data.frame(x)) {
+    return(sprintf("a data frame with %d rows and %d columns", nrow(x), ncol(x)))
+  }
+  if (is.matrix(x)) {
+    return(sprintf("a %d x %d %s matrix", nrow(x), ncol(x), typeof(x)))
+  }
+  if (is.atomic(x) && length(x) == 1) {
+    if (is.character(x)) {
+      return(encodeString(x, quote = "\""))
+    }
+    return(format(x, digits = 15))
+  }
+  if (is.atomic(x)) {
+    missing <- sum(is.na(x))
+    return(sprintf("a %s vector of length %d%s", typeof(x), length(x),
+                   if (missing > 0) sprintf(" with %d missing value%s", missing,
+                                            if (missing > 1) "s" else "") else ""))
+  }
+  if (is.list(x) && identical(class(x), "list")) {
+    named <- if (is.null(names(x))) " without names" else ""
+    return(sprintf("a list of length %d%s", length(x), named))
+  }
+  sprintf("an object of class <%s>", paste(class(x), collapse = "/"))
+}
+
+abort_argument <- function(arg, allowed, x, call, code = "llmv.input.invalid_argument") {
+  received <- describe_value(x)
+  abort_llmv(
+    c("{.arg {arg}} must be {allowed}.", x = "Received {received}."),
+    code = code,
+    call = call
+  )
+}
+
+check_number <- function(x, arg, lower, upper, open, call, allowed) {
+  ok <- is.numeric(x) && length(x) == 1 && !is.na(x)
+  if (ok) {
+    ok <- if (open) x > lower && x < upper else x >= lower && x <= upper
+  }
+  if (!ok) {
+    abort_argument(arg, allowed, x, call)
+  }
+  as.double(x)
+}
+
+check_alpha <- function(alpha, arg = "alpha", call = rlang::caller_env()) {
+  check_number(alpha, arg, 0, 1, open = TRUE, call = call,
+               allowed = "a single number strictly between 0 and 1")
+}
+
+check_threshold <- function(threshold, arg = "threshold", call = rlang::caller_env()) {
+  check_number(threshold, arg, 0, 1, open = FALSE, call = call,
+               allowed = "a single number between 0 and 1")
+}
+
+is_whole_number <- function(x) {
+  is.numeric(x) && length(x) == 1 && !is.na(x) && is.finite(x) && x == floor(x)
+}
+
+check_permutations <- function(permutations, call = rlang::caller_env()) {
+  if (!is_whole_number(permutations) || permutations < 1 ||
+        permutations > .Machine$integer.max) {
+    abort_argument("permutations", "a whole number of at least 1 (e.g. 999)", permutations,
+                   call)
+  }
+  as.integer(permutations)
+}
+
+# The engine's seed: NULL draws one from R's RNG, so that set.seed() governs.
+resolve_seed <- function(seed, call = rlang::caller_env()) {
+  if (is.null(seed)) {
+    return(as.double(sample.int(.Machine$integer.max, 1)))
+  }
+  if (!is_whole_number(seed) || seed < 0 || seed > 2^53) {
+    abort_argument("seed", "NULL or a whole number between 0 and 2^53", seed, call)
+  }
+  as.double(seed)
+}
+
+# `method = c("a", "b")` picks "a"; otherwise one string among the choices.
+check_choice <- function(x, choices, arg, call = rlang::caller_env()) {
+  if (identical(x, choices)) {
+    return(choices[[1]])
+  }
+  if (!is.character(x) || length(x) != 1 || is.na(x) || !x %in% choices) {
+    allowed <- paste0("one of ", paste0("\"", choices, "\"", collapse = ", "))
+    abort_argument(arg, allowed, x, call)
+  }
+  x
+}
+
+check_string <- function(x, arg, call = rlang::caller_env()) {
+  if (!is.character(x) || length(x) != 1 || is.na(x)) {
+    abort_argument(arg, "a single string", x, call)
+  }
+  x
+}
+
+check_labels <- function(x, arg, call = rlang::caller_env()) {
+  if (is.factor(x)) {
+    x <- as.character(x)
+  }
+  if (!is.character(x) || anyNA(x)) {
+    abort_argument(arg, "a character vector without missing values", x, call)
+  }
+  x
+}
+
+# Embeddings: a numeric matrix with one row per text.
+check_embeddings <- function(x, arg, call = rlang::caller_env()) {
+  if (is.data.frame(x) && all(vapply(x, is.numeric, logical(1)))) {
+    x <- as.matrix(x)
+  }
+  if (!is.matrix(x) || !is.numeric(x)) {
+    abort_argument(arg, "a numeric matrix with one row per text", x, call,
+                   code = "llmv.input.invalid_embedding")
+  }
+  storage.mode(x) <- "double"
+  x
+}
+
+# One passage: a numeric vector (or a one-row matrix).
+check_passage <- function(x, arg = "passage", call = rlang::caller_env()) {
+  if (is.matrix(x) && nrow(x) == 1) {
+    x <- x[1, ]
+  }
+  if (!is.numeric(x) || !is.null(dim(x)) || length(x) == 0) {
+    abort_argument(arg, "a numeric vector (the embedding of one text)", x, call,
+                   code = "llmv.input.invalid_embedding")
+  }
+  as.double(x)
+}
+
+check_reference <- function(reference, method, paper_method, call = rlang::caller_env()) {
+  if (method == paper_method) {
+    if (is.null(reference)) {
+      abort_argument(
+        "reference",
+        sprintf("a numeric matrix of B further texts when `method = \"%s\"`", paper_method),
+        reference, call
+      )
+    }
+    return(check_embeddings(reference, "reference", call = call))
+  }
+  if (!is.null(reference)) {
+    abort_argument(
+      "reference", sprintf("NULL unless `method = \"%s\"`", paper_method), reference, call
+    )
+  }
+  NULL
+}

@@ -1,0 +1,137 @@
+#' A full validation from embeddings you bring
+#'
+#' Runs every test of one validation and returns the verdict, as
+#' `llmvalidate test` does on the command line: the validation test of the
+#' passage against the pool of its label, the separation test of that pool
+#' against every other label's pool, and the annotation backtranslation test
+#' when the labels that came back are given.
+#'
+#' The verdict is `"valid"` when every prerequisite (separation,
+#' backtranslation) passes and validity is not rejected, `"invalid"` when every
+#' prerequisite passes and validity is rejected, and `"inconclusive"` when a
+#' prerequisite fails or was not run.
+#'
+#' @param passage The embedding of the passage: a numeric vector.
+#' @param pools A named list of embedding matrices, one per label (one row per
+#'   text). It must hold `label`; every other label with a pool gets a
+#'   separation test.
+#' @param label The LLM's label of the passage, \eqn{\hat\beta}.
+#' @param labels The label set \eqn{S}. Defaults to `names(pools)`.
+#' @param backtranslation `NULL`, or a named list mapping a label to the labels
+#'   the annotation function gave that label's pool, in pool order. It should
+#'   hold `label`; without it backtranslation is reported as not run and the
+#'   verdict is inconclusive.
+#' @param threshold Backtranslation accuracy needed to pass.
+#' @param validation_method `"exact"` (default) or `"paper"`; see
+#'   [validation_test()].
+#' @param separation_method `"permutation"` (default) or `"paper"`; see
+#'   [separation_test()].
+#' @param backtranslation_rule `"point"` (default) or `"bound"`; see
+#'   [backtranslation_test()].
+#' @param reference `NULL`, or (for the paper's methods) a named list of
+#'   embedding matrices: \eqn{B} further texts per label.
+#' @inheritParams separation_test
+#' @return An object of class `llm_validation`: a list with `label`, `labels`,
+#'   `verdict`, `verdict_reason`, `validation` (an `llmv_validation_test`),
+#'   `separation` (a named list of `llmv_separation_test`), `backtranslation`
+#'   (an `llmv_backtranslation_test`, or `NULL` when not run),
+#'   `backtranslation_other`, `seed` and `settings`.
+#' @inherit validation_test references
+#' @family tests on embeddings
+#' @export
+#' @examples
+#' set.seed(1)
+#' centres <- list(Positive = c(3, 0, 0, 0), Negative = c(0, 3, 0, 0))
+#' pools <- lapply(centres, function(centre) t(replicate(30, centre + rnorm(4))))
+#' passage <- centres$Positive + rnorm(4)
+#' back <- list(Positive = rep("Positive", 30))
+#' validation <- llm_validate_embeddings(passage, pools, "Positive",
+#'   backtranslation = back, permutations = 199)
+#' validation
+#' as.data.frame(validation)
+llm_validate_embeddings <- function(passage, pools, label, labels = names(pools),
+                                    backtranslation = NULL, alpha = 0.05, threshold = 0.9,
+                                    validation_method = c("exact", "paper"),
+                                    separation_method = c("permutation", "paper"),
+                                    backtranslation_rule = c("point", "bound"),
+                                    permutations = 999, reference = NULL, seed = NULL) {
+  passage <- check_passage(passage)
+  pools <- check_named_list(pools, "pools", check_embeddings, required = TRUE)
+  label <- check_string(label, "label")
+  labels <- check_labels(labels, "labels")
+  backtranslation <- check_named_list(backtranslation, "backtranslation", check_labels)
+  alpha <- check_alpha(alpha)
+  threshold <- check_threshold(threshold)
+  validation_method <- check_choice(validation_method, c("exact", "paper"),
+                                    "validation_method")
+  separation_method <- check_choice(separation_method, c("permutation", "paper"),
+                                    "separation_method")
+  backtranslation_rule <- check_choice(backtranslation_rule, c("point", "bound"),
+                                       "backtranslation_rule")
+  permutations <- check_permutations(permutations)
+  reference <- check_named_list(reference, "reference", check_embeddings)
+  seed <- resolve_seed(seed)
+
+  result <- engine_result(.Call(llmv_run_tests,
+    label, labels, passage, pools, backtranslation, reference, alpha, threshold, seed,
+    permutations, validation_method, separation_method, backtranslation_rule
+  ))
+  new_llm_validation(result, label, labels, list(
+    alpha = alpha, threshold = threshold, permutations = permutations,
+    validation_method = validation_method, separation_method = separation_method,
+    backtranslation_rule = backtranslation_rule
+  ))
+}
+
+check_named_list <- function(x, arg, check_element, required = FALSE,
+                             call = rlang::caller_env()) {
+  if (is.null(x) && !required) {
+    return(list())
+  }
+  if (!is.list(x) || is.data.frame(x) || length(x) == 0 || is.null(names(x)) ||
+        anyNA(names(x)) || any(names(x) == "") || anyDuplicated(names(x))) {
+    abort_argument(arg, "a list named by label, with unique non-empty names", x, call)
+  }
+  elements <- names(x)
+  out <- lapply(seq_along(x), function(i) {
+    check_element(x[[i]], sprintf("%s$%s", arg, elements[[i]]), call = call)
+  })
+  names(out) <- elements
+  out
+}
+
+new_llm_validation <- function(result, label, labels, settings) {
+  validation <- new_validation_test(result$validation, sprintf("passage against pool of %s",
+                                                               encodeString(label, quote = "\"")))
+  separation <- lapply(result$separation, function(entry) {
+    new_separation_test(entry, sprintf("pools of %s and %s", encodeString(label, quote = "\""),
+                                       encodeString(entry$label, quote = "\"")),
+                        result$seed)
+  })
+  names(separation) <- vapply(result$separation, `[[`, character(1), "label")
+  backtranslation <- if (isTRUE(result$backtranslation$run)) {
+    new_backtranslation_test(result$backtranslation,
+                             sprintf("labels back for %s", encodeString(label, quote = "\"")))
+  }
+  backtranslation_other <- lapply(result$backtranslation_other, function(entry) {
+    new_backtranslation_test(entry, sprintf("labels back for %s",
+                                            encodeString(entry$label, quote = "\"")))
+  })
+  names(backtranslation_other) <- vapply(result$backtranslation_other, `[[`, character(1),
+                                         "label")
+  structure(
+    list(
+      label = label,
+      labels = labels,
+      verdict = result$verdict,
+      verdict_reason = result$verdict_reason,
+      validation = validation,
+      separation = separation,
+      backtranslation = backtranslation,
+      backtranslation_other = backtranslation_other,
+      seed = result$seed,
+      settings = settings
+    ),
+    class = "llm_validation"
+  )
+}

@@ -1,0 +1,1 @@
+// Keeps an area library non-empty before its first source file lands.

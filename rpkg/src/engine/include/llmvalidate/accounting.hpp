@@ -1,0 +1,62 @@
+// What a run cost: requests, retries, cache hits, failures and tokens per model, and dollars
+// when the user gives prices. There is no built-in price list: prices go stale.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace llmv {
+
+struct ModelUsage {
+    std::uint64_t requests = 0;    // HTTP requests sent, retries included
+    std::uint64_t retries = 0;     // requests beyond the first for a job
+    std::uint64_t cache_hits = 0;  // answers served from the cache (no request)
+    std::uint64_t failures = 0;    // jobs that ended without a usable response
+    std::uint64_t invalid_answers = 0;  // paid-for answers that did not parse or were outside S
+    std::uint64_t input_tokens = 0;
+    std::uint64_t output_tokens = 0;
+
+    ModelUsage& operator+=(const ModelUsage& other);
+};
+
+// US dollars per million tokens.
+struct TokenPrice {
+    double input_per_million = 0;
+    double output_per_million = 0;
+};
+
+struct CostReport {
+    double total_dollars = 0;
+    std::map<std::string, double> dollars_by_model;
+    // Models with tokens but no price: their cost is not in the total.
+    std::vector<std::string> unpriced_models;
+};
+
+// Thread-safe: the transport and the pipeline both record into one object.
+class Accounting {
+public:
+    void add_request(const std::string& model, std::uint64_t count = 1);
+    void add_retry(const std::string& model, std::uint64_t count = 1);
+    void add_cache_hit(const std::string& model, std::uint64_t count = 1);
+    void add_failure(const std::string& model, std::uint64_t count = 1);
+    void add_invalid_answer(const std::string& model, std::uint64_t count = 1);
+    void add_tokens(const std::string& model, std::uint64_t input_tokens,
+                    std::uint64_t output_tokens);
+    void merge(const Accounting& other);
+    void clear();
+
+    std::map<std::string, ModelUsage> by_model() const;
+    ModelUsage total() const;
+    CostReport cost(const std::map<std::string, TokenPrice>& prices) const;
+    // A few human-readable lines (one per model, then the total and the cost if priced).
+    std::string summary(const std::map<std::string, TokenPrice>& prices = {}) const;
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, ModelUsage> usage_;
+};
+
+}  // namespace llmv

@@ -1,0 +1,114 @@
+// The response cache: every answer paid for is kept in one SQLite file (WAL mode, safe for
+// several processes), keyed by a hash of the request fields that determine it. A re-run of
+// the same workload reads every answer back and sends nothing.
+//
+// The key is the SHA-256 of a canonical serialization of exactly the fields of CacheKey;
+// credentials are never key material and are never stored.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace llmv {
+
+struct CacheKey {
+    std::string provider;  // registry name: "openai", "anthropic", "bedrock", ...
+    std::string endpoint;  // e.g. "https://api.openai.com/v1/chat/completions" (no secrets)
+    std::string model;
+    // Every generation parameter (temperature, top_p, max_tokens, seed, schema, ...). Object
+    // keys are sorted by the serialization, so insertion order does not matter; 1 and 1.0 are
+    // different values (use one type per parameter).
+    nlohmann::json parameters = nlohmann::json::object();
+    std::string prompt;  // the full prompt, e.g. the messages array as JSON text
+    // The j-th draw of a pool: its own cached request, so draws never share an answer.
+    std::uint64_t draw_index = 0;
+    // Re-asks of the same draw after an unparseable or invalid answer (0 = first ask), so a
+    // re-run replays the same sequence of answers.
+    std::uint32_t attempt = 0;
+
+    // The canonical serialization (versioned, length-prefixed fields) and its SHA-256 hex.
+    std::string canonical() const;
+    std::string hash() const;
+};
+
+// Why an entry was stored. Non-ok answers were paid for too; they are kept and counted.
+namespace cache_status {
+inline constexpr const char* ok = "ok";
+inline constexpr const char* unparseable = "unparseable";    // the answer was not valid JSON
+inline constexpr const char* invalid = "invalid";            // parsed, but e.g. label outside S
+inline constexpr const char* refused = "refused";            // the model declined
+}  // namespace cache_status
+
+struct CacheEntry {
+    std::string status = cache_status::ok;
+    std::string body;            // the provider's raw response body
+    std::string text;            // the parsed answer text (or embedding JSON), may be empty
+    std::string response_model;  // the model the provider reported
+    std::uint64_t input_tokens = 0;
+    std::uint64_t output_tokens = 0;
+    // Filled by get(); ignored by put().
+    std::string key;
+    std::string provider;
+    std::string model;
+    std::uint64_t draw_index = 0;
+    std::uint32_t attempt = 0;
+    std::int64_t created_unix = 0;
+};
+
+struct CacheModelCount {
+    std::string provider;
+    std::string model;
+    std::uint64_t entries = 0;
+    std::uint64_t ok_entries = 0;
+    std::uint64_t input_tokens = 0;
+    std::uint64_t output_tokens = 0;
+};
+
+struct CacheStats {
+    std::uint64_t entries = 0;
+    std::uint64_t ok_entries = 0;
+    std::uint64_t other_entries = 0;  // unparseable, invalid, refused
+    std::uint64_t size_bytes = 0;     // database file plus its WAL
+};
+
+class Cache {
+public:
+    // Opens or creates the file (parent directory must exist). ":memory:" works for tests.
+    // busy_timeout: how long a write waits for another process holding the lock.
+    explicit Cache(const std::string& path, int busy_timeout_ms = 30000);
+    ~Cache();
+    Cache(const Cache&) = delete;
+    Cache& operator=(const Cache&) = delete;
+    // One connection per process: after fork(), the child opens its own Cache.
+
+    std::optional<CacheEntry> get(const CacheKey& key);
+    std::optional<CacheEntry> get(const std::string& key_hash);
+    // Inserts or replaces; an ok entry is never replaced by a non-ok one. `secrets` are
+    // redacted from the stored body and text (defence in depth: bodies carry no keys).
+    void put(const CacheKey& key, const CacheEntry& entry,
+             const std::vector<std::string>& secrets = {});
+    // Several puts in one transaction (one lock, one commit).
+    void put_many(const std::vector<std::pair<CacheKey, CacheEntry>>& entries,
+                  const std::vector<std::string>& secrets = {});
+    bool contains(const CacheKey& key);
+
+    CacheStats stats();
+    std::vector<CacheModelCount> models();
+    std::uint64_t count(const std::string& model = "");  // "" = all models
+    std::uint64_t size_bytes();
+    // Removes every entry of `model` (all providers); returns how many.
+    std::uint64_t clear_model(const std::string& model);
+    std::uint64_t clear_all();
+    const std::string& path() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace llmv

@@ -1,0 +1,55 @@
+// Errors carry a stable code ("llmv.<area>.<what>") that every binding maps to its
+// own conventions: R condition classes, Stata return codes, CLI exit codes.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace llmv {
+
+// Stable error codes. Never rename one: R classes and Stata return codes derive from them.
+namespace code {
+inline constexpr const char* invalid_argument = "llmv.input.invalid_argument";
+inline constexpr const char* invalid_embedding = "llmv.input.invalid_embedding";
+inline constexpr const char* dimension_mismatch = "llmv.input.dimension_mismatch";
+inline constexpr const char* pool_too_small = "llmv.input.pool_too_small";
+inline constexpr const char* unknown_label = "llmv.input.unknown_label";
+inline constexpr const char* malformed_json = "llmv.input.malformed_json";
+inline constexpr const char* task_invalid = "llmv.task.invalid";
+inline constexpr const char* provider_rate_limited = "llmv.provider.rate_limited";
+inline constexpr const char* provider_auth = "llmv.provider.auth";
+inline constexpr const char* provider_bad_request = "llmv.provider.bad_request";
+inline constexpr const char* provider_not_found = "llmv.provider.not_found";
+inline constexpr const char* provider_server = "llmv.provider.server_error";
+inline constexpr const char* provider_unparseable = "llmv.provider.unparseable_answer";
+inline constexpr const char* provider_config = "llmv.provider.config";
+// A 2xx answer whose body is not the provider's documented JSON (truncated, malformed).
+inline constexpr const char* provider_malformed_response = "llmv.provider.malformed_response";
+// A structured answer whose label is not in the label set S.
+inline constexpr const char* provider_label_outside_set = "llmv.provider.label_outside_set";
+inline constexpr const char* transport = "llmv.transport.failed";
+inline constexpr const char* timeout = "llmv.transport.timeout";
+inline constexpr const char* cancelled = "llmv.cancelled";
+inline constexpr const char* cache = "llmv.cache.failed";
+inline constexpr const char* io = "llmv.io.failed";
+inline constexpr const char* internal = "llmv.internal";
+}  // namespace code
+
+class Error : public std::runtime_error {
+public:
+    Error(std::string error_code, const std::string& message)
+        : std::runtime_error(message), code_(std::move(error_code)) {}
+    const std::string& code() const noexcept { return code_; }
+
+private:
+    std::string code_;
+};
+
+// The house style for bad input: name the argument, the value received, what is allowed.
+[[noreturn]] void throw_invalid(const std::string& error_code, const std::string& argument,
+                                const std::string& received, const std::string& allowed);
+
+// Shortens long values (whole passages, long arrays) for messages.
+std::string abbreviate(const std::string& value, std::size_t max_chars = 60);
+
+}  // namespace llmv

@@ -1,0 +1,42 @@
+// The plain request/response values that pass between providers (cpp/llm/, which build
+// and parse them and never open a socket) and the transport (cpp/transport/, the only code
+// that includes curl).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llmv {
+
+struct HttpRequest {
+    std::string method = "POST";
+    std::string url;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;
+    // AWS Signature Version 4, done by libcurl (CURLOPT_AWS_SIGV4), e.g. "aws:amz:us-east-1:bedrock".
+    // Empty: no signing. The credentials are read by the provider from the environment.
+    std::string aws_sigv4;
+    std::string aws_access_key_id;
+    std::string aws_secret_access_key;
+    std::string aws_session_token;  // sent as x-amz-security-token when set
+    long connect_timeout_ms = 10000;
+    long total_timeout_ms = 300000;
+    // Values that must never be printed (keys, tokens): redacted from every message and trace.
+    std::vector<std::string> secrets;
+};
+
+struct HttpResponse {
+    long status = 0;  // 0: the transport failed before a status (see transport_error)
+    std::map<std::string, std::string> headers;  // names lower-cased
+    std::string body;
+    std::string transport_error;  // curl's message when status == 0
+    double elapsed_seconds = 0;
+};
+
+// Replaces every secret in `text` with "<redacted>".
+std::string redact(std::string text, const std::vector<std::string>& secrets);
+
+}  // namespace llmv

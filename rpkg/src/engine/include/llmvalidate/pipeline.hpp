@@ -1,0 +1,294 @@
+// The validation pipeline: passages in, one verdict per passage out, with every number behind
+// it, at the lowest possible number of paid calls (../shared/METHOD.md, "A validation of one
+// passage costs ...").
+//
+// This is the API that the CLI, the R package and the Stata plugin call. It is binding
+// friendly on purpose: plain structs, std::function callbacks, a cancellation flag, and no
+// exception for a passage that fails (its PassageResult carries the error code and message).
+// Only a bad configuration (an unknown provider, M < 1, a task file that does not load) throws
+// llmv::Error, before any call is made.
+//
+// How a batch runs. A batch is one stream of requests, not a loop over passages. Each passage
+// is a small dependency graph:
+//
+//   annotate y (R draws)  ->  simulate the pools of the labels the tests need (β̂ first)
+//                         ->  annotate the β̂ pool (backtranslation), embed y and the pools
+//                         ->  stats::run_tests  ->  verdict
+//
+// and every ready request of every passage in flight is handed to the transport, which keeps
+// up to `concurrency` of them on the wire. Passages are admitted from the input as capacity
+// frees up, so memory does not grow with the number of rows when results are streamed
+// (BatchCallbacks::on_passage, keep_results = false).
+//
+// Draw indices. The j-th draw of a pool is its own cached request: the cache key holds the
+// provider, endpoint, model, every generation parameter, the full prompt and a draw key
+//   "annotate/<r>"               the r-th annotation of y (r = 0..R-1)
+//   "simulate/<c>"               the c-th simulation call of a label's pool (c = 0..⌈M/n⌉-1)
+//   "backtranslate/<j>"          the annotation of the j-th text of a pool
+// so a re-run with the same cache makes zero calls, and two draws within a run are never the
+// same cached response. An answer that cannot be parsed, or whose label is outside S, is
+// cached and counted like any other answer, then redrawn under the key "<key>/retry<a>"
+// (a = 1..parse_retry_limit): a re-run replays the same failures and the same retries from
+// the cache, so it reproduces every number and still makes zero calls.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/stats.hpp"
+
+namespace llmv::pipeline {
+
+// ---------------------------------------------------------------------------------------------
+// The `simulated` provider's data-generating process (docs/simulated.md). Synthetic: every
+// result produced with it says so (PassageResult::synthetic).
+struct SimulatedDgp {
+    // Probability that a generated text is written in the requested label; otherwise its
+    // latent label is drawn uniformly from the other labels of S.
+    double follow_probability = 0.9;
+    // Share of a generated text's words drawn from its latent label's lexicon (the rest come
+    // from the topic vocabulary). 0: the label leaves no trace in the text.
+    double label_signal = 0.3;
+    // The annotator: P(answer = S[b] | latent label = S[a]) = confusion[a][b]. Empty: the
+    // diagonal is annotator_accuracy and the rest is spread evenly over the other labels.
+    std::vector<std::vector<double>> confusion;
+    double annotator_accuracy = 0.95;
+    // Probability that an answer is not valid JSON (exercises the parse-retry path).
+    double unparseable_probability = 0.0;
+    // Words per generated text; 0: the word count of y ({length}), at least 20.
+    int words = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Configuration of one validation (or one batch: every passage shares it).
+struct ValidationConfig {
+    // The task (prompts/*.toml): label set, annotation and simulation templates, per-label
+    // instructions. One of the two: a file path, or the file's text.
+    std::string task_path;
+    std::string task_source;
+    // Values of user-defined placeholders shared by every passage (PassageInput::variables
+    // override them).
+    std::map<std::string, std::string> variables;
+
+    // Chat model: a provider of the registry (provider.hpp), or "simulated" (no network).
+    std::string provider = "simulated";
+    std::string model;     // empty: the provider's documented default
+    std::string base_url;  // empty: the provider's default / environment variable
+    std::string api_key;   // empty: the provider's environment variable; never printed
+    std::map<std::string, std::string> provider_options;
+    // Embedding model: empty provider means "the same family as the chat provider" where it has
+    // one (openai -> openai, bedrock -> bedrock-titan, simulated -> hashed), else an error.
+    std::string embedding_provider;
+    std::string embedding_model;
+    std::string embedding_base_url;  // empty: base_url
+
+    int m = 100;                 // M: pool size per label
+    int n = 10;                  // passages asked for per simulation call
+    int annotation_repeats = 1;  // R: annotations of y; β̂ is the modal label
+    double alpha = 0.05;
+    double threshold = 0.9;                       // backtranslation accuracy
+    std::string validation_method = "exact";      // "exact" | "paper"
+    std::string separation_method = "permutation";  // "permutation" | "paper"
+    std::string backtranslation_rule = "point";   // "point" | "bound"
+    int permutations = 999;
+    std::uint64_t seed = 1;
+    // Paper methods: N texts per pool (0: M) and B extra reference texts per label, drawn as
+    // further draws of the same pool (draw keys continue after the pool's).
+    int paper_n = 0;
+    int paper_b = 100;
+    bool backtranslate_all_labels = false;  // annotate every pool, not only β̂'s
+
+    std::string cache_path;  // SQLite file; empty: no persistent cache
+    int concurrency = 16;    // requests in flight
+    double rpm = 0;          // requests per minute; 0: unlimited
+    double tpm = 0;          // tokens per minute; 0: unlimited
+    double temperature = 1.0;  // the paper's setting
+    std::optional<double> top_p;
+    std::optional<int> max_tokens;
+    int parse_retry_limit = 3;  // redraws of an unparseable / out-of-set answer
+    int max_transport_retries = 6;  // 429/5xx/transport failures per request
+    long connect_timeout_ms = 10000;
+    long total_timeout_ms = 300000;
+    bool dry_run = false;  // count the calls and tokens, make none
+    bool keep_texts = false;  // PassageResult keeps the generated texts and answers
+
+    SimulatedDgp simulated;  // used when provider == "simulated"
+};
+
+// ---------------------------------------------------------------------------------------------
+struct PassageInput {
+    std::string id;
+    std::string text;
+    std::string human_label;  // empty: none
+    std::map<std::string, std::string> variables;  // user placeholders for this passage
+};
+
+// Requests and texts of one passage (or of a whole batch / dry run).
+struct CallCounts {
+    std::int64_t chat_calls = 0;             // answered by the provider (cache misses)
+    std::int64_t annotation_calls = 0;       // of y (R per passage)
+    std::int64_t simulation_calls = 0;       // K·⌈M/n⌉ per passage (+ paper reference draws)
+    std::int64_t backtranslation_calls = 0;  // M per passage (K·M with backtranslate_all)
+    std::int64_t embedding_requests = 0;
+    std::int64_t embedded_texts = 0;         // K·M + 1 per passage
+    std::int64_t cache_hits = 0;             // chat + embedding requests answered by the cache
+    std::int64_t shared = 0;                 // identical requests of other passages reused
+    std::int64_t transport_retries = 0;      // 429/5xx/transport failures retried
+    std::int64_t parse_retries = 0;          // redraws after unparseable / out-of-set answers
+    std::int64_t unparseable = 0;            // answers that were not valid JSON / not n texts
+    std::int64_t out_of_set = 0;             // labels outside S
+    std::int64_t input_tokens = 0;
+    std::int64_t output_tokens = 0;
+};
+
+struct PassageResult {
+    std::size_t index = 0;  // position in the input, 0-based
+    std::string id;
+    bool ok = false;          // false: error_code / error_message say why; no verdict
+    std::string error_code;   // llmv::code::*
+    std::string error_message;
+
+    std::string label;                     // β̂
+    std::vector<std::string> annotations;  // the R answers (normalised), in draw order
+    double annotation_stability = 0;       // modal count / R
+    std::string human_label;
+    stats::TestOutput tests;  // every statistic, critical value, p-value, pass/fail
+    stats::Verdict verdict = stats::Verdict::inconclusive;
+    std::string verdict_name;  // "valid" | "invalid" | "inconclusive" | "error"
+
+    // Provenance: everything needed to reproduce the numbers.
+    std::vector<std::string> label_set;
+    std::string task_name;
+    std::string provider, model, embedding_provider, embedding_model;
+    bool synthetic = false;  // true: the simulated provider, not an LLM
+    std::map<std::string, std::string> prompt_hashes;  // "annotation", "simulation:<label>"
+    int m = 0, n = 0, repeats = 0;
+    double alpha = 0, threshold = 0;
+    std::string validation_method, separation_method, backtranslation_rule;
+    std::uint64_t seed = 0;
+    CallCounts calls;
+
+    // With keep_texts: label -> generated texts, label -> backtranslation answers.
+    std::map<std::string, std::vector<std::string>> pool_texts;
+    std::map<std::string, std::vector<std::string>> backtranslation_answers;
+};
+
+struct Progress {
+    std::int64_t calls_total = 0;  // chat + embedding requests the batch needs (so far known)
+    std::int64_t calls_done = 0;
+    std::int64_t cache_hits = 0;
+    std::int64_t retries = 0;  // transport + parse retries
+    std::int64_t input_tokens = 0;
+    std::int64_t output_tokens = 0;
+    std::size_t passages_total = 0;  // 0 while a streamed input is still being read
+    std::size_t passages_done = 0;
+    std::size_t passages_failed = 0;
+    double elapsed_seconds = 0;
+    double eta_seconds = -1;  // -1: unknown yet
+};
+
+struct BatchCallbacks {
+    // Called from the calling thread, at most every `progress_interval_seconds` and once at the end.
+    std::function<void(const Progress&)> on_progress;
+    double progress_interval_seconds = 0.2;
+    // Each passage as soon as it is finished (completion order, see PassageResult::index).
+    std::function<void(const PassageResult&)> on_passage;
+    // Set to true from any thread (R interrupt, Stata Break, SIGINT): requests in flight are
+    // abandoned, nothing half-written reaches the cache, unfinished passages are reported with
+    // error_code llmv.cancelled, and a re-run resumes from the cache with zero repeated calls.
+    std::atomic<bool>* cancel = nullptr;
+};
+
+// What a run would cost. Exact call and text counts; tokens are estimated (characters / 4 of
+// every prompt, and max_tokens or a per-answer estimate for the output).
+struct DryRunReport {
+    std::size_t passages = 0;
+    CallCounts calls;                    // what the run would make, before the cache
+    std::int64_t cached_calls = 0;       // of which the cache already holds (would not be made)
+    std::int64_t estimated_input_tokens = 0;
+    std::int64_t estimated_output_tokens = 0;
+    // Calls whose count depends on answers not yet known (β̂ decides which pool is
+    // backtranslated): the counts above assume each passage's R annotations are made.
+    std::string note;
+};
+
+struct BatchSummary {
+    stats::PassageSummary summary;  // Table 9 (and Table 10 when human labels are given)
+    std::vector<std::string> ids;   // passages with a verdict, in input order
+    std::vector<double> p_values;   // validation p-values, input order
+    std::vector<double> p_bh;       // Benjamini-Hochberg adjusted
+    std::size_t n_passages = 0;
+    std::size_t n_failed = 0;
+    std::size_t n_valid = 0, n_invalid = 0, n_inconclusive = 0;
+};
+
+struct BatchResult {
+    std::vector<PassageResult> passages;  // input order; empty when keep_results = false
+    BatchSummary summary;
+    CallCounts calls;   // totals
+    Progress progress;  // final
+    bool cancelled = false;
+    bool synthetic = false;
+};
+
+// Pulls the next passage into `out`; returns false at the end of the input. Lets a batch read
+// a 20,000-row file without holding it.
+using PassageSource = std::function<bool(PassageInput& out)>;
+
+// Checks every field (names the field, the value received and what is allowed); throws
+// llmv::Error. Called by the functions below before any call is made.
+void check_config(const ValidationConfig& config);
+
+// One passage. Never throws for a failed passage (see PassageResult::ok).
+PassageResult validate_passage(const ValidationConfig& config, const PassageInput& passage,
+                               const BatchCallbacks& callbacks = {});
+
+// Many passages, one stream of requests.
+BatchResult validate_batch(const ValidationConfig& config, const std::vector<PassageInput>& passages,
+                           const BatchCallbacks& callbacks = {}, bool keep_results = true);
+BatchResult validate_stream(const ValidationConfig& config, const PassageSource& source,
+                            const BatchCallbacks& callbacks = {}, bool keep_results = false);
+
+// The exact number of calls and texts, and estimated tokens; makes no call.
+DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages);
+
+// The per-passage cost formula of METHOD.md, for the given configuration and label-set size K:
+// R + K·⌈M/n⌉ + M chat calls (paper methods add their reference draws), K·M + 1 texts.
+CallCounts expected_calls_per_passage(const ValidationConfig& config, int label_count);
+
+// Summaries over finished passages (Table 9/10, BH). Failed passages are counted, not summarised.
+BatchSummary summarize(const std::vector<PassageResult>& results,
+                       const std::vector<std::string>& label_set);
+
+// ---------------------------------------------------------------------------------------------
+// Power analysis with the simulated provider (`llmvalidate power`): in each replication, y is
+// one generated text of `true_label` (so β̂ is valid exactly when the annotator returns
+// true_label), the pipeline runs as usual, and every outcome is tallied.
+struct PowerConfig {
+    ValidationConfig validation;  // provider must be "simulated"
+    std::string true_label;       // empty: the first label of S
+    int replications = 200;
+};
+
+struct PowerResult {
+    int replications = 0;
+    double share_annotation_correct = 0;  // β̂ == true_label
+    double share_validation_not_rejected = 0;
+    double share_backtranslation_pass = 0;
+    double share_separation_all_pass = 0;
+    double share_valid = 0, share_invalid = 0, share_inconclusive = 0;
+    // Among replications whose β̂ is correct / wrong.
+    double share_valid_given_correct = 0;
+    double share_invalid_given_wrong = 0;
+    int n_correct = 0, n_wrong = 0;
+    double monte_carlo_se = 0;  // of share_valid
+};
+
+PowerResult estimate_power(const PowerConfig& config, const BatchCallbacks& callbacks = {});
+
+}  // namespace llmv::pipeline

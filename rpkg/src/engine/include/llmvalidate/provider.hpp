@@ -1,0 +1,186 @@
+// Chat and embedding providers: they turn a request into an HttpRequest and an HttpResponse
+// into a result. They never open a socket (cpp/transport/ does that) and never sleep or
+// retry (the pipeline does that, guided by the hints in ProviderError).
+//
+// One file per provider in cpp/llm/, one line per provider in cpp/llm/registry.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/http.hpp"
+
+namespace llmv {
+
+// ---------------------------------------------------------------------------------------------
+// Configuration shared by every provider.
+
+struct ProviderConfig {
+    // Empty: the provider's default (documented in docs/providers.md), or its environment
+    // variable (e.g. OPENAI_BASE_URL). Without the trailing API path: "http://127.0.0.1:8080".
+    std::string base_url;
+    // Explicit credential; empty: read from the provider's environment variable.
+    // Bedrock: the Bedrock API key (bearer token); AWS keys go in `aws_*` below.
+    std::string api_key;
+    // Bedrock only; empty: AWS_REGION, then AWS_DEFAULT_REGION, then "us-east-1".
+    std::string region;
+    std::string aws_access_key_id;
+    std::string aws_secret_access_key;
+    std::string aws_session_token;
+    // Provider-specific switches, documented in docs/providers.md, e.g. for `openai`:
+    // {"flavor", "azure"}, {"api_version", "2024-10-21"}, {"max_tokens_field", "max_completion_tokens"};
+    // for `anthropic` and `bedrock`: {"structured", "tool" | "prompt"}.
+    // An unknown key is an error (names the key and the allowed ones).
+    std::map<std::string, std::string> options;
+    // Tests set this to make the provider read these variables instead of the process
+    // environment. Unset: std::getenv.
+    std::optional<std::map<std::string, std::string>> environment;
+    long connect_timeout_ms = 10000;
+    long total_timeout_ms = 300000;
+};
+
+// The classification of a failed call. `code` is one of llmv::code::provider_* (or transport /
+// timeout for status 0), so the bindings can map it; `message` is the provider's own message,
+// already redacted.
+struct ProviderError {
+    std::string code;
+    std::string message;
+    std::string provider_type;  // the provider's own error type, e.g. "overloaded_error"
+    long http_status = 0;
+    bool retryable = false;  // 429, 408, 5xx, 529, transport failures, malformed bodies
+    // From Retry-After (seconds or HTTP date), retry-after-ms, or the provider's rate-limit
+    // reset headers; unset when the response gave no hint.
+    std::optional<double> retry_after_seconds;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Chat.
+
+struct ChatMessage {
+    std::string role;  // "user" or "assistant" ("system" goes in ChatRequest::system)
+    std::string content;
+};
+
+struct ChatRequest {
+    std::string model;
+    std::string system;                 // optional system prompt
+    std::vector<ChatMessage> messages;  // the conversation; see user_prompt()
+    double temperature = 1.0;           // the paper's setting
+    std::optional<double> top_p;
+    std::optional<int> max_tokens;  // unset: the provider default (anthropic/bedrock need one: 4096)
+    std::optional<std::int64_t> seed;  // sent where the API has one (openai); ignored elsewhere
+    // A JSON Schema (JSON text) for structured output; empty: free text. `schema_name`
+    // names it where the API wants a name (OpenAI json_schema.name, the tool name).
+    std::string json_schema;
+    std::string schema_name = "answer";
+    // Not part of the wire request: the draw index lives in the cache key only.
+
+    // Convenience: a one-message request.
+    static ChatRequest user_prompt(std::string model, std::string prompt);
+    // Every field above in one canonical JSON text (sorted keys), for cache keys.
+    std::string canonical_json() const;
+};
+
+struct ChatResult {
+    bool ok = false;
+    std::string text;           // the answer (for tool-based structured output: the tool input as JSON)
+    std::string finish_reason;  // the provider's own word: "stop", "end_turn", "length", "refusal", ...
+    bool refused = false;       // the model declined (OpenAI `refusal`, Anthropic stop_reason "refusal")
+    std::string model;          // the model the provider says answered
+    std::int64_t input_tokens = 0;
+    std::int64_t output_tokens = 0;
+    ProviderError error;  // meaningful when !ok
+};
+
+class ChatProvider {
+public:
+    virtual ~ChatProvider() = default;
+    virtual std::string name() const = 0;  // the registry name, e.g. "openai"
+    // Printable: name, base URL, region, auth scheme; never a credential.
+    virtual std::string description() const = 0;
+    // Identifies the endpoint for cache keys: name + base URL (+ region), no credential.
+    virtual std::string endpoint_identity() const = 0;
+    // Throws llmv::Error(code::invalid_argument / provider_config) for a request the
+    // provider cannot express (e.g. empty model).
+    virtual HttpRequest build_request(const ChatRequest& request) const = 0;
+    // Never throws for a bad response: returns !ok with a classified error.
+    virtual ChatResult parse_response(const HttpResponse& response) const = 0;
+
+    // Providers that answer without the network (the `simulated` provider) return true and
+    // implement respond_locally(); the pipeline then skips the transport.
+    virtual bool is_local() const { return false; }
+    virtual HttpResponse respond_locally(const HttpRequest& request) const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Embeddings.
+
+struct EmbeddingRequest {
+    std::string model;
+    std::vector<std::string> inputs;  // at most max_batch_size() per request
+    std::optional<int> dimensions;    // where the API lets one choose
+    bool normalize = true;            // bedrock-titan's `normalize`; vectors are L2-normalised anyway by the pipeline
+
+    std::string canonical_json() const;
+};
+
+struct EmbeddingResult {
+    bool ok = false;
+    std::vector<std::vector<double>> vectors;  // one per input, in input order
+    std::int64_t input_tokens = 0;
+    std::string model;
+    ProviderError error;
+};
+
+class EmbeddingProvider {
+public:
+    virtual ~EmbeddingProvider() = default;
+    virtual std::string name() const = 0;
+    virtual std::string description() const = 0;
+    virtual std::string endpoint_identity() const = 0;
+    virtual std::size_t max_batch_size() const = 0;
+    virtual HttpRequest build_request(const EmbeddingRequest& request) const = 0;
+    // `n_inputs`: how many vectors the request asked for (a short answer is an error).
+    virtual EmbeddingResult parse_response(const HttpResponse& response,
+                                           std::size_t n_inputs) const = 0;
+
+    virtual bool is_local() const { return false; }
+    virtual HttpResponse respond_locally(const HttpRequest& request) const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The registry. Built-in providers are one line each in cpp/llm/registry.cpp; code outside
+// cpp/llm/ (e.g. the simulated provider, tests) may add more at run time.
+
+using ChatProviderFactory = std::function<std::unique_ptr<ChatProvider>(const ProviderConfig&)>;
+using EmbeddingProviderFactory =
+    std::function<std::unique_ptr<EmbeddingProvider>(const ProviderConfig&)>;
+
+// Throws llmv::Error(code::invalid_argument) naming the value and the known providers.
+std::unique_ptr<ChatProvider> make_chat_provider(const std::string& name,
+                                                 const ProviderConfig& config = {});
+std::unique_ptr<EmbeddingProvider> make_embedding_provider(const std::string& name,
+                                                           const ProviderConfig& config = {});
+std::vector<std::string> chat_provider_names();
+std::vector<std::string> embedding_provider_names();
+// Adds or replaces a provider (thread-safe).
+void register_chat_provider(const std::string& name, ChatProviderFactory factory);
+void register_embedding_provider(const std::string& name, EmbeddingProviderFactory factory);
+
+// ---------------------------------------------------------------------------------------------
+// Helpers every provider uses; public so that the transport and the pipeline agree.
+
+// Classifies a non-2xx (or status 0) response: code, retryable, retry_after_seconds. The
+// message and provider_type are filled by the provider from its own error body.
+ProviderError classify_http_failure(const HttpResponse& response);
+// Retry-After as seconds ("120") or an HTTP date; also retry-after-ms. Unset when absent or
+// unparseable. `now_unix` is the current time (seconds since the epoch) for HTTP dates.
+std::optional<double> retry_after_from_headers(const std::map<std::string, std::string>& headers,
+                                               double now_unix);
+
+}  // namespace llmv

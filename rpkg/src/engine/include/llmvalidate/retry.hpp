@@ -1,0 +1,101 @@
+// Retry and rate-limit policy for the transport: which failures are retried, how long to
+// wait (exponential backoff with jitter, or what the server asked for), and the optional
+// requests-per-minute / tokens-per-minute limiters. Everything here is pure: time is passed
+// in as seconds, so the rules are tested without sleeping.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/rng.hpp"
+
+namespace llmv {
+
+struct RetryPolicy {
+    // Retries after the first attempt; a job is sent at most max_retries + 1 times.
+    int max_retries = 5;
+    // Backoff before retry k (k = 1, 2, ...): initial * multiplier^(k-1), capped, then
+    // jittered to a uniform draw in [(1 - jitter) * d, d].
+    double initial_backoff_seconds = 1.0;
+    double backoff_multiplier = 2.0;
+    double max_backoff_seconds = 60.0;
+    double jitter = 0.5;
+    // A server that asks for a longer wait than this (Retry-After, rate-limit reset headers)
+    // has run out of quota for longer than a run should block: the job fails at once with
+    // llmv.provider.rate_limited and the server's wait in the message.
+    double max_server_wait_seconds = 600.0;
+    // Tests shrink server-requested waits (Retry-After: 2 -> 20 ms with 0.01). Always 1 in use.
+    double server_wait_scale = 1.0;
+    std::vector<long> retry_statuses = {429, 500, 502, 503, 504, 529};
+    bool retry_transport_errors = true;  // connection refused/reset, truncated body, ...
+    bool retry_timeouts = true;
+    std::uint64_t jitter_seed = 0x6c6c6d76;  // "llmv": jitter is reproducible
+};
+
+bool is_retryable_status(const RetryPolicy& policy, long status);
+
+// The stable error code for a final HTTP status (400 -> bad_request, 401/403 -> auth,
+// 404 -> not_found, 429 -> rate_limited, 5xx/529 -> server_error); "" for 2xx.
+const char* error_code_for_status(long status);
+
+// Parsing of the waits servers ask for. `now_epoch` is the wall clock in Unix seconds.
+// Retry-After: delta-seconds ("120") or an HTTP-date ("Wed, 21 Oct 2015 07:28:00 GMT").
+std::optional<double> parse_retry_after(const std::string& value, double now_epoch);
+// Go-style durations as in OpenAI's x-ratelimit-reset-*: "1s", "6m0s", "250ms", "1h2m3.5s".
+std::optional<double> parse_go_duration(const std::string& value);
+// RFC 3339 timestamps as in Anthropic's anthropic-ratelimit-*-reset, to Unix seconds.
+std::optional<double> parse_rfc3339(const std::string& value);
+// HTTP-date (IMF-fixdate, RFC 7231) to Unix seconds.
+std::optional<double> parse_http_date(const std::string& value);
+
+// The wait (seconds from now) a response asks for, from, in order of authority:
+// Retry-After / retry-after-ms; else the reset headers of exhausted limits
+// (x-ratelimit-reset-requests/-tokens where the matching remaining is 0, or all of them when
+// none says which; anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-reset).
+// Header names are lower-case (HttpResponse::headers). nullopt: the server asked nothing.
+std::optional<double> server_requested_wait(const std::map<std::string, std::string>& headers,
+                                            double now_epoch);
+
+// Backoff delays with a seeded jitter source.
+class Backoff {
+public:
+    explicit Backoff(const RetryPolicy& policy);
+    // Seconds to wait before retry number `retry` (1-based) when the server gave no wait.
+    double delay(int retry);
+
+private:
+    RetryPolicy policy_;
+    Rng rng_;
+};
+
+// A token bucket: `rate_per_second` refill, holding at most `capacity`. A take larger than
+// the capacity is allowed once the bucket is full (the level goes negative and later takes
+// wait), so one big request never deadlocks.
+class TokenBucket {
+public:
+    TokenBucket(double rate_per_second, double capacity, double now);
+    // Seconds from `now` until `amount` can be taken (0: now).
+    double wait_seconds(double amount, double now);
+    void take(double amount, double now);
+    double level(double now);
+
+private:
+    void refill(double now);
+    double rate_;
+    double capacity_;
+    double level_;
+    double last_;
+};
+
+// Optional client-side limits. A value <= 0 means no limit. The bucket holds
+// `burst_seconds` worth of the rate (at least one request / one request's tokens).
+struct RateLimits {
+    double requests_per_minute = 0;
+    double tokens_per_minute = 0;
+    double burst_seconds = 1.0;
+};
+
+}  // namespace llmv

@@ -1,0 +1,210 @@
+// The statistics of ../shared/METHOD.md. Eigen only: no I/O, no JSON, no R, no Stata.
+//
+// Embeddings are matrices with one text per row (n x d). Every function normalises its
+// inputs to unit L2 norm itself, so callers may pass raw embeddings.
+//
+// Reproducibility contract: the similarity blocks a test uses are computed by one routine
+// (`SimilarityBlocks`) with shapes fixed by the label pools, never by the caller. So a test
+// run on its own (R's validation_test(), Stata's `llmvalidate test`) and the same test run
+// inside a full validation give bit-identical numbers.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/rng.hpp"
+
+namespace llmv::stats {
+
+using MatrixRef = Eigen::Ref<const Eigen::MatrixXd>;
+using VectorRef = Eigen::Ref<const Eigen::VectorXd>;
+
+// Unit-norm rows. Throws llmv::Error (code invalid_embedding) naming `argument` and the row
+// (1-based) on a zero row, NaN or Inf; (code pool_too_small) is the caller's job.
+Eigen::MatrixXd normalize_rows(const MatrixRef& embeddings, const std::string& argument);
+
+// Quantile of type 7 (R's default, pandas' default): linear interpolation between order
+// statistics at h = (n - 1) p.
+double quantile_type7(std::vector<double> values, double probability);
+
+// The ⌊α(n+1)⌋-th smallest value (1-based), or -infinity when ⌊α(n+1)⌋ = 0. With rank
+// p-values p = (1 + #{null <= s}) / (n + 1), "p <= α" is exactly "s < this value", so the
+// critical value and the p-value never disagree.
+double rank_critical_value(std::vector<double> null_values, double alpha);
+
+// "p <= alpha" with a relative tolerance of 1e-12, so that p = 1/20 at α = 0.05 rejects.
+bool p_at_most(double p_value, double alpha);
+
+struct ValidationResult {
+    std::string method;  // "exact" or "paper"
+    double statistic = 0;       // τ = mean cos(y, pool)
+    double critical_value = 0;  // see the method
+    double p_value = 0;
+    bool reject = false;   // validity rejected
+    int m = 0;             // pool size (N for the paper method)
+    int b = 0;             // reference draws (paper method), 0 for exact
+    double alpha = 0.05;
+    Eigen::VectorXd null_distribution;  // exact: T(s_j); paper: τ̃_b
+};
+
+struct SeparationResult {
+    std::string label;   // γ
+    std::string method;  // "permutation" or "paper"
+    double statistic = 0;       // ξ(β, γ)
+    double critical_value = 0;  // permutation: rank critical value; paper: (1-α) type-7 quantile
+    double p_value = 0;         // paper: NaN (the reference reports none)
+    bool pass = false;          // separation holds
+    int m_beta = 0;
+    int m_gamma = 0;
+    int permutations = 0;  // R (permutation), B (paper)
+    double alpha = 0.05;
+    Eigen::VectorXd null_distribution;  // ξ_perm or ξ̄_b
+};
+
+struct BacktranslationResult {
+    bool run = false;  // false when no backtranslation labels were given
+    std::string label;  // β
+    int m = 0;
+    int correct = 0;
+    double accuracy = 0;
+    double lower_bound = 0;  // exact one-sided Clopper-Pearson bound at level 1 - α
+    double alpha = 0.05;
+    std::vector<std::pair<std::string, int>> counts;  // every label of S (in S's order, zeros
+                                                      // included), then any other answers
+    std::string rule;  // "point" or "bound"
+    double threshold = 0.9;
+    bool pass = false;
+};
+
+// Labels compare after trimming, lower-casing and folding inner white space.
+std::string normalize_label(const std::string& label);
+
+// Lower bound of the exact one-sided (1 - α) Clopper-Pearson interval; 0 when successes = 0.
+double clopper_pearson_lower(int successes, int trials, double alpha);
+
+// --- Similarity blocks: one Gram matrix per validation, computed block by block -------------
+// Rows of every pool are normalised once; block (a, b) = P_a P_bᵀ is computed once, on first
+// use, by one GEMM of fixed shape (M_a x d)(d x M_b). The passage is pool "" of one row.
+class SimilarityBlocks {
+public:
+    void add(const std::string& name, const MatrixRef& embeddings, const std::string& argument);
+    bool has(const std::string& name) const;
+    const Eigen::MatrixXd& pool(const std::string& name) const;  // normalised rows
+    const Eigen::MatrixXd& block(const std::string& a, const std::string& b);
+    int dimension() const;
+
+private:
+    std::map<std::string, Eigen::MatrixXd> pools_;
+    std::map<std::pair<std::string, std::string>, Eigen::MatrixXd> blocks_;
+};
+
+// --- The tests on their own (what R's *_test() functions and `llmvalidate test` call) --------
+ValidationResult validation_exact(SimilarityBlocks& blocks, const std::string& passage,
+                                  const std::string& pool, double alpha);
+ValidationResult validation_paper(SimilarityBlocks& blocks, const std::string& passage,
+                                  const std::string& pool, const std::string& reference,
+                                  double alpha);
+SeparationResult separation_permutation(SimilarityBlocks& blocks, const std::string& pool_beta,
+                                        const std::string& pool_gamma, double alpha,
+                                        int permutations, Rng& rng);
+SeparationResult separation_paper(SimilarityBlocks& blocks, const std::string& pool_beta,
+                                  const std::string& pool_gamma,
+                                  const std::string& reference_gamma, double alpha);
+BacktranslationResult backtranslation(const std::string& target,
+                                      const std::vector<std::string>& labels_back,
+                                      const std::vector<std::string>& label_set,
+                                      double threshold, const std::string& rule, double alpha);
+
+// --- A whole validation ---------------------------------------------------------------------
+struct TestOptions {
+    double alpha = 0.05;
+    double threshold = 0.9;
+    std::uint64_t seed = 1;
+    int permutations = 999;
+    std::string validation_method = "exact";     // registry: validation_methods()
+    std::string separation_method = "permutation";  // registry: separation_methods()
+    std::string backtranslation_rule = "point";     // "point" | "bound"
+};
+
+struct TestInput {
+    std::string label;                // β̂
+    std::vector<std::string> labels;  // S
+    Eigen::VectorXd passage;          // e(y)
+    std::map<std::string, Eigen::MatrixXd> pools;  // label -> rows of embeddings
+    std::map<std::string, std::vector<std::string>> backtranslation;  // label -> f⁻¹ answers
+    std::map<std::string, Eigen::MatrixXd> paper_reference;  // label -> B extra embeddings
+    TestOptions options;
+};
+
+enum class Verdict { valid, invalid, inconclusive };
+const char* verdict_name(Verdict verdict);
+
+struct TestOutput {
+    ValidationResult validation;
+    std::vector<SeparationResult> separation;  // one per other label with a pool, in S's order
+    BacktranslationResult backtranslation;     // of β̂
+    std::vector<BacktranslationResult> backtranslation_other;  // other labels given, S's order
+    Verdict verdict = Verdict::inconclusive;
+    std::string verdict_reason;  // one sentence: why this verdict
+    std::uint64_t seed = 1;
+};
+
+// Checks every field (names the field, the value received, what is allowed) and runs every
+// test from one SimilarityBlocks. Permutations draw from Rng(options.seed), separation tests
+// in S's order.
+TestOutput run_tests(const TestInput& input);
+
+Verdict decide_verdict(const ValidationResult& validation,
+                       const std::vector<SeparationResult>& separation,
+                       const BacktranslationResult& backtranslation, std::string* reason);
+
+// --- Method registries: adding a method is one file plus one line here ----------------------
+using ValidationMethod = std::function<ValidationResult(SimilarityBlocks&, const TestInput&)>;
+using SeparationMethod = std::function<SeparationResult(SimilarityBlocks&, const TestInput&,
+                                                        const std::string& gamma, Rng&)>;
+const std::map<std::string, ValidationMethod>& validation_methods();
+const std::map<std::string, SeparationMethod>& separation_methods();
+
+// --- Many passages (Section 5) ----------------------------------------------------------------
+struct PassageSummaryInput {
+    std::vector<std::string> llm_label;
+    std::vector<Verdict> verdict;
+    std::vector<std::string> human_label;  // empty when not given
+};
+
+struct ShareRow {
+    std::string label;  // "" for the overall row
+    int n = 0;          // passages whose prerequisites pass
+    int n_valid = 0;
+    double share_valid = 0;
+    int n_human_agree = 0;     // when human labels are given
+    double share_human = 0;    // NaN when not given
+};
+
+struct CrossCell {
+    std::string llm_label;
+    std::string human_label;
+    int n = 0;
+    int n_valid = 0;
+    double share_valid = 0;  // NaN when n = 0
+};
+
+struct PassageSummary {
+    std::vector<ShareRow> table9;     // overall first, then by LLM label
+    std::vector<CrossCell> table10;   // LLM label x human label, prerequisites passing only
+    int n_total = 0;
+    int n_inconclusive = 0;
+};
+
+PassageSummary summarize_passages(const PassageSummaryInput& input,
+                                  const std::vector<std::string>& label_set);
+
+// Benjamini-Hochberg adjusted p-values (R's p.adjust(method = "BH")); NaN stays NaN.
+std::vector<double> benjamini_hochberg(const std::vector<double>& p_values);
+
+}  // namespace llmv::stats
