@@ -1,0 +1,40 @@
+// The pipeline's scheduler (private to cpp/pipeline/). See llmvalidate/pipeline.hpp for the
+// contract; this header only connects the pieces of cpp/pipeline/*.cpp.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/task.hpp"
+
+namespace llmv::pipeline {
+
+// Loads config.task_path (a shipped task name or a path) or config.task_source (TOML text);
+// throws llmv::Error.
+Task load_config_task(const ValidationConfig& config);
+// The task as used for one passage (its own simulation template, when it has one).
+Task task_for_input(const Task& task, const PassageInput& passage);
+// config.variables overridden by the passage's.
+TaskVariables passage_variables(const ValidationConfig& config, const PassageInput& passage);
+
+// Pool size per label (M, or the paper methods' N), and the labels that need the paper
+// methods' B reference draws, given β̂.
+int pool_size(const ValidationConfig& config);
+bool uses_paper_method(const ValidationConfig& config);
+std::vector<std::string> reference_labels(const ValidationConfig& config,
+                                          const std::vector<std::string>& labels,
+                                          const std::string& beta);
+int calls_for(int texts, int per_call);  // ⌈texts / per_call⌉
+
+// The embedding provider name used when config.embedding_provider is empty.
+std::string default_embedding_provider(const std::string& chat_provider);
+
+// The whole run. `keep_results`: BatchResult::passages holds every passage.
+BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
+                       const BatchCallbacks& callbacks, bool keep_results,
+                       std::size_t passages_total);
+
+}  // namespace llmv::pipeline
