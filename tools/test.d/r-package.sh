@@ -20,6 +20,8 @@ cp -R rpkg "$work/llmvalidate"
 export MAKEFLAGS="-j${JOBS:-2}"
 export _R_CHECK_FORCE_SUGGESTS_=false       # modelsummary is not packaged for Debian
 export _R_CHECK_CRAN_INCOMING_REMOTE_=false # no network on CI
+export _R_CHECK_ORPHANED_=false              # needs the CRAN package list (network)
+export NOT_CRAN=true                        # run the snapshot tests too
 export _R_CHECK_TESTS_NLINES_=0             # the whole test log on failure
 if [ -x "$build_dir/cpp/llmvalidate" ]; then
   export LLMV_CLI="$build_dir/cpp/llmvalidate"

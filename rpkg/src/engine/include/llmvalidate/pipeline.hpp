@@ -20,16 +20,19 @@
 // frees up, so memory does not grow with the number of rows when results are streamed
 // (BatchCallbacks::on_passage, keep_results = false).
 //
-// Draw indices. The j-th draw of a pool is its own cached request: the cache key holds the
-// provider, endpoint, model, every generation parameter, the full prompt and a draw key
-//   "annotate/<r>"               the r-th annotation of y (r = 0..R-1)
-//   "simulate/<c>"               the c-th simulation call of a label's pool (c = 0..⌈M/n⌉-1)
-//   "backtranslate/<j>"          the annotation of the j-th text of a pool
-// so a re-run with the same cache makes zero calls, and two draws within a run are never the
-// same cached response. An answer that cannot be parsed, or whose label is outside S, is
-// cached and counted like any other answer, then redrawn under the key "<key>/retry<a>"
-// (a = 1..parse_retry_limit): a re-run replays the same failures and the same retries from
-// the cache, so it reproduces every number and still makes zero calls.
+// Draw indices. The j-th draw of a pool is its own cached request: the cache key
+// (llmvalidate/cache.hpp) holds the provider, endpoint, model, every generation parameter,
+// the full prompt, a draw index and an attempt number:
+//   annotation of y          draw index r = 0..R-1
+//   simulation of a pool     draw index c = 0..⌈M/n⌉-1 (the c-th call of that label's pool)
+//   backtranslation          draw index j = the position of the text in its pool
+// (the prompts of the three kinds differ, so their indices never collide), so a re-run with
+// the same cache makes zero calls, and two draws within a run are never the same cached
+// response. An answer that cannot be parsed, or whose label is outside S, is cached and
+// counted like any other answer, then redrawn with the same draw index and attempt
+// a = 1..parse_retry_limit (the attempt number is the retry namespace): a re-run replays the
+// same failures and the same retries from the cache, reproduces every number and still
+// makes zero calls. Embeddings are cached per text (no draw index: they are deterministic).
 #pragma once
 
 #include <atomic>
@@ -62,6 +65,11 @@ struct SimulatedDgp {
     double unparseable_probability = 0.0;
     // Words per generated text; 0: the word count of y ({length}), at least 20.
     int words = 0;
+    // Where topic words come from; empty: the passage y itself (as if the simulation prompt
+    // described y's content, as the paper's Section 4 prompts do).
+    std::string topic;
+    // Seeds every draw of the DGP (with the request's draw index); power analysis varies it.
+    std::uint64_t seed = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -126,6 +134,9 @@ struct PassageInput {
     std::string text;
     std::string human_label;  // empty: none
     std::map<std::string, std::string> variables;  // user placeholders for this passage
+    // A simulation template written for this passage (prompts/passages/*.toml, Section 4);
+    // empty: the task's.
+    std::string simulation_template;
 };
 
 // Requests and texts of one passage (or of a whole batch / dry run).
