@@ -1,0 +1,240 @@
+// Every user-facing error of `llmvalidate test`: exit code 3, the stable code, and a message
+// that names the field, the value received and what is allowed (issue 2, item 5).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "cli/cli_runner.hpp"
+#include "cli/test_inputs.hpp"
+
+using nlohmann::json;
+using namespace cli_test;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+CliResult run_test_text(const std::string& text) { return run_cli({"test"}, text); }
+CliResult run_test(const json& input) { return run_test_text(input.dump()); }
+
+void expect_error(const CliResult& result, const std::string& error_code,
+                  const std::vector<std::string>& fragments) {
+    INFO("stderr: " << result.err);
+    CHECK(result.exit_code == 3);
+    CHECK(contains(result.err, "llmvalidate: error [" + error_code + "]: "));
+    for (const std::string& fragment : fragments) {
+        INFO("expected fragment: " << fragment);
+        CHECK(contains(result.err, fragment));
+    }
+    CHECK(result.out.empty());
+    // One line: the message is for a terminal and for log files alike.
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+}
+
+const char* invalid_embedding = "llmv.input.invalid_embedding";
+const char* invalid_argument = "llmv.input.invalid_argument";
+
+}  // namespace
+
+TEST_CASE("the base input of these tests is valid", "[cli][errors]") {
+    const CliResult result = run_test(make_input());
+    INFO(result.err);
+    CHECK(result.exit_code == 0);
+}
+
+TEST_CASE("a zero vector", "[cli][errors]") {
+    json input = make_input();
+    input["pools"]["B"][2] = std::vector<double>(6, 0.0);
+    expect_error(run_test(input), invalid_embedding, {"B", "3", "zero"});
+
+    json passage = make_input();
+    passage["passage"] = std::vector<double>(6, 0.0);
+    expect_error(run_test(passage), invalid_embedding, {"passage", "zero"});
+}
+
+TEST_CASE("NaN and Inf cannot be written in JSON: null, \"NaN\" and 1e400 are refused",
+          "[cli][errors]") {
+    json with_null = make_input();
+    with_null["pools"]["A"][1][2] = nullptr;
+    expect_error(run_test(with_null), invalid_embedding,
+                 {"`pools.A` row 2, entry 3", "finite number", "received null"});
+
+    json with_nan = make_input();
+    with_nan["passage"][4] = "NaN";
+    expect_error(run_test(with_nan), invalid_embedding,
+                 {"`passage` entry 5", "finite number", "\"NaN\"", "JSON has no NaN"});
+
+    json with_inf = make_input();
+    with_inf["pools"]["C"][0][0] = "-Infinity";
+    expect_error(run_test(with_inf), invalid_embedding, {"`pools.C` row 1, entry 1", "\"-Infinity\""});
+
+    // An overflowing literal is refused by the parser, with its position.
+    std::string text = make_input().dump();
+    const std::size_t at = text.find("\"passage\":[") + std::strlen("\"passage\":[");
+    text.insert(at, "1e400,");
+    expect_error(run_test_text(text), "llmv.input.malformed_json",
+                 {"line 1, column " + std::to_string(at + 1), "1e400", "too large"});
+}
+
+TEST_CASE("embeddings of different dimensions", "[cli][errors]") {
+    json ragged = make_input();
+    ragged["pools"]["B"][3].erase(0);
+    expect_error(run_test(ragged), "llmv.input.dimension_mismatch",
+                 {"`pools.B` row 4", "6 numbers", "received 5 numbers"});
+
+    json passage = make_input();
+    passage["passage"].push_back(0.5);
+    expect_error(run_test(passage), "llmv.input.dimension_mismatch", {"passage", "7", "6"});
+
+    json other_pool = make_input();
+    for (json& row : other_pool["pools"]["C"]) row.push_back(0.1);
+    expect_error(run_test(other_pool), "llmv.input.dimension_mismatch", {"C", "7", "6"});
+
+    json reference = make_input();
+    reference["validation_method"] = "paper";
+    reference["separation_method"] = "paper";
+    reference["paper_reference"] = {{"A", {{1, 2, 3}, {1, 2, 3}}}};
+    expect_error(run_test(reference), "llmv.input.dimension_mismatch", {"paper_reference", "3", "6"});
+}
+
+TEST_CASE("a pool smaller than 2", "[cli][errors]") {
+    json one = make_input();
+    one["pools"]["B"] = json::array({one["pools"]["B"][0]});
+    expect_error(run_test(one), "llmv.input.pool_too_small", {"B", "1", "2"});
+
+    json empty = make_input();
+    empty["pools"]["A"] = json::array();
+    expect_error(run_test(empty), "llmv.input.pool_too_small", {"A", "0", "2"});
+}
+
+TEST_CASE("the LLM's label not in labels, or without a pool", "[cli][errors]") {
+    json unknown = make_input();
+    unknown["label"] = "Z";
+    expect_error(run_test(unknown), "llmv.input.unknown_label", {"label", "\"Z\"", "A", "B", "C"});
+
+    json no_pool = make_input();
+    no_pool["pools"].erase("A");
+    expect_error(run_test(no_pool), "llmv.input.unknown_label", {"pools", "A"});
+}
+
+TEST_CASE("alpha outside (0, 1), threshold outside [0, 1]", "[cli][errors]") {
+    for (double alpha : {0.0, 1.0, 1.5, -0.1}) {
+        json input = make_input();
+        input["alpha"] = alpha;
+        std::ostringstream received;  // "0", "1", "1.5", "-0.1": in any number format
+        received << alpha;
+        expect_error(run_test(input), invalid_argument, {"`alpha`", received.str(), "(0, 1)"});
+    }
+    for (double threshold : {1.2, -0.1}) {
+        json input = make_input();
+        input["threshold"] = threshold;
+        expect_error(run_test(input), invalid_argument,
+                     {"`threshold`", threshold > 1 ? "1.2" : "-0.1", "[0, 1]"});
+    }
+    json text_alpha = make_input();
+    text_alpha["alpha"] = "0.05";
+    expect_error(run_test(text_alpha), invalid_argument, {"`alpha`", "\"0.05\" (a string)", "a number"});
+}
+
+TEST_CASE("unknown methods and rules", "[cli][errors]") {
+    json validation = make_input();
+    validation["validation_method"] = "bootstrap";
+    expect_error(run_test(validation), invalid_argument,
+                 {"validation_method", "bootstrap", "exact", "paper"});
+
+    json separation = make_input();
+    separation["separation_method"] = "mmd";
+    expect_error(run_test(separation), invalid_argument,
+                 {"separation_method", "mmd", "permutation", "paper"});
+
+    json rule = make_input();
+    rule["backtranslation_rule"] = "strict";
+    expect_error(run_test(rule), invalid_argument, {"backtranslation_rule", "strict", "point", "bound"});
+
+    json type = make_input();
+    type["validation_method"] = 1;
+    expect_error(run_test(type), invalid_argument, {"`validation_method`", "received 1", "\"exact\""});
+}
+
+TEST_CASE("paper methods without their reference texts", "[cli][errors]") {
+    json input = make_input();
+    input["validation_method"] = "paper";
+    expect_error(run_test(input), "llmv.input", {"paper_reference", "A"});
+}
+
+TEST_CASE("malformed JSON gives the line and the column", "[cli][errors]") {
+    const std::string text =
+        "{\n"
+        "  \"label\": \"A\",\n"
+        "  \"labels\": [\"A\", \"B\"],,\n"
+        "}\n";
+    const std::string line3 = "  \"labels\": [\"A\", \"B\"],,";
+    const std::size_t column = line3.rfind(',') + 1;
+    expect_error(run_test_text(text), "llmv.input.malformed_json",
+                 {"standard input", "line 3, column " + std::to_string(column), "near"});
+
+    // Columns count characters, not bytes: "é" is two bytes of UTF-8.
+    const std::string accented = "{\"label\": \"Négatif\" \"labels\": []}";
+    const std::size_t byte = accented.find(" \"labels\"") + 1;
+    expect_error(run_test_text(accented), "llmv.input.malformed_json",
+                 {"line 1, column " + std::to_string(byte)});  // byte + 1 - 1 extra byte
+
+    expect_error(run_test_text(""), "llmv.input.malformed_json", {"line 1, column 1"});
+    expect_error(run_test_text("{\"label\": \"A\"\n"), "llmv.input.malformed_json", {"line 2, column 1"});
+
+    // A file gives its name.
+    TempDir dir;
+    const std::string path = dir.file("broken.json");
+    write_file(path, "[1, 2");
+    expect_error(run_cli({"test", path}), "llmv.input.malformed_json",
+                 {"`" + path + "`", "line 1, column 6"});
+}
+
+TEST_CASE("JSON of the wrong shape", "[cli][errors]") {
+    expect_error(run_test_text("[1, 2]"), invalid_argument, {"`input`", "a JSON object"});
+
+    json missing = make_input();
+    missing.erase("passage");
+    expect_error(run_test(missing), invalid_argument, {"`passage`", "no such field", "array"});
+
+    json typo = make_input();
+    typo["aplha"] = 0.1;
+    expect_error(run_test(typo), invalid_argument,
+                 {"`aplha`", "did you mean \"alpha\"", "allowed fields", "threshold"});
+
+    json labels = make_input();
+    labels["labels"] = "A,B,C";
+    expect_error(run_test(labels), invalid_argument, {"`labels`", "\"A,B,C\" (a string)", "array of strings"});
+
+    json label_entry = make_input();
+    label_entry["labels"][1] = 2;
+    expect_error(run_test(label_entry), invalid_argument, {"`labels` entry 2", "a string", "received 2"});
+
+    json flat_pool = make_input();
+    flat_pool["pools"]["B"] = flat_pool["passage"];
+    expect_error(run_test(flat_pool), invalid_embedding, {"`pools.B` row 1", "array of finite numbers"});
+
+    json pools = make_input();
+    pools["pools"] = json::array();
+    expect_error(run_test(pools), invalid_argument, {"`pools`", "an object"});
+
+    json back = make_input();
+    back["backtranslation"]["A"][3] = 1;
+    expect_error(run_test(back), invalid_argument, {"`backtranslation.A` entry 4", "a string", "received 1"});
+
+    json back_label = make_input();
+    back_label["backtranslation"]["Q"] = {"A", "A"};
+    expect_error(run_test(back_label), "llmv.input", {"backtranslation", "Q"});
+
+    json permutations = make_input();
+    permutations["permutations"] = 1e10;
+    expect_error(run_test(permutations), invalid_argument, {"`permutations`", "10000000000", "whole number"});
+
+    json zero_permutations = make_input();
+    zero_permutations["permutations"] = 0;
+    expect_error(run_test(zero_permutations), invalid_argument, {"permutations", "0"});
+}
