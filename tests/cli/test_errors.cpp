@@ -114,11 +114,12 @@ TEST_CASE("a pool smaller than 2", "[cli][errors]") {
 TEST_CASE("the LLM's label not in labels, or without a pool", "[cli][errors]") {
     json unknown = make_input();
     unknown["label"] = "Z";
-    expect_error(run_test(unknown), "llmv.input.unknown_label", {"label", "\"Z\"", "A", "B", "C"});
+    expect_error(run_test(unknown), "llmv.input.unknown_label",
+                 {"`label`", "'Z'", "'A', 'B', 'C'"});
 
     json no_pool = make_input();
     no_pool["pools"].erase("A");
-    expect_error(run_test(no_pool), "llmv.input.unknown_label", {"pools", "A"});
+    expect_error(run_test(no_pool), invalid_argument, {"`pools`", "'B', 'C'", "'A'"});
 }
 
 TEST_CASE("alpha outside (0, 1), threshold outside [0, 1]", "[cli][errors]") {
@@ -127,13 +128,15 @@ TEST_CASE("alpha outside (0, 1), threshold outside [0, 1]", "[cli][errors]") {
         input["alpha"] = alpha;
         std::ostringstream received;  // "0", "1", "1.5", "-0.1": in any number format
         received << alpha;
-        expect_error(run_test(input), invalid_argument, {"`alpha`", received.str(), "(0, 1)"});
+        expect_error(run_test(input), invalid_argument,
+                     {"`alpha`", "received " + received.str(), "between 0 and 1"});
     }
     for (double threshold : {1.2, -0.1}) {
         json input = make_input();
         input["threshold"] = threshold;
         expect_error(run_test(input), invalid_argument,
-                     {"`threshold`", threshold > 1 ? "1.2" : "-0.1", "[0, 1]"});
+                     {"`threshold`", threshold > 1 ? "received 1.2" : "received -0.1",
+                      "between 0 and 1"});
     }
     json text_alpha = make_input();
     text_alpha["alpha"] = "0.05";
@@ -163,7 +166,7 @@ TEST_CASE("unknown methods and rules", "[cli][errors]") {
 TEST_CASE("paper methods without their reference texts", "[cli][errors]") {
     json input = make_input();
     input["validation_method"] = "paper";
-    expect_error(run_test(input), "llmv.input", {"paper_reference", "A"});
+    expect_error(run_test(input), invalid_argument, {"`paper_reference`", "'A'", "no reference texts"});
 }
 
 TEST_CASE("malformed JSON gives the line and the column", "[cli][errors]") {
@@ -228,7 +231,7 @@ TEST_CASE("JSON of the wrong shape", "[cli][errors]") {
 
     json back_label = make_input();
     back_label["backtranslation"]["Q"] = {"A", "A"};
-    expect_error(run_test(back_label), "llmv.input", {"backtranslation", "Q"});
+    expect_error(run_test(back_label), "llmv.input.unknown_label", {"`backtranslation`", "'Q'"});
 
     json permutations = make_input();
     permutations["permutations"] = 1e10;
