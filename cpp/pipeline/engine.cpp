@@ -640,12 +640,14 @@ private:
         const ChatRequest request = build_chat_request(unit);
         if (synthetic_chat_) {
             // Every random choice of the DGP is fixed by the request (prompt, draw index,
-            // attempt), the topic and the DGP's own seed: like a cached LLM answer.
+            // attempt), the passage, the topic and the DGP's own seed: like a cached LLM
+            // answer, and every passage gets pools of its own.
             const std::string& topic =
                 config_.simulated.topic.empty() ? unit.passage->input.text : config_.simulated.topic;
             const std::uint64_t draw_seed =
                 mix_seed(stable_hash(chat_cache_key(unit, request).canonical()),
-                         mix_seed(config_.simulated.seed, stable_hash(topic)));
+                         mix_seed(config_.simulated.seed,
+                                  stable_hash(topic) ^ (stable_hash(unit.passage->input.text) << 1)));
             std::string answer;
             if (unit.kind == Kind::simulate) {
                 answer = simulated_->generate(unit.label, unit.count, topic, draw_seed);

@@ -1,0 +1,289 @@
+// llmvalidate batch --task TASK --input data.csv --text-column text [options]
+// Validates many passages as one stream of requests; writes one row per passage as soon as it
+// is finished (CSV or JSON lines), then the Table 9/10 summaries.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.hpp"
+#include "cli/pipeline_cli.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/task.hpp"
+
+namespace llmv::cli {
+
+namespace {
+
+CommandSpec batch_spec() {
+    CommandSpec spec = {
+        "batch",
+        "--task TASK --input PATH --text-column NAME [--id-column NAME] [--human-label-column NAME] [options]",
+        "Validates every passage of a CSV file (or JSON lines: .jsonl/.ndjson) as one stream\n"
+        "of requests, with --concurrency requests in flight across passages. Writes one row\n"
+        "per passage with every number as soon as it is finished (CSV, or JSON lines with\n"
+        "--format jsonl; rows come in completion order, the `index` column gives the input\n"
+        "order), then the summaries: share valid by LLM label (Table 9) and, with human\n"
+        "labels, the LLM x human cross-tabulation (Table 10), with Benjamini-Hochberg\n"
+        "adjusted p-values in the JSON summary. Memory does not grow with the number of rows.\n"
+        "The provider must be configured (environment or --provider); the synthetic\n"
+        "simulated provider runs only when asked for (--provider simulated).\n"
+        "Exit code: 0 when every passage has a verdict, else the code of the first failure.\n"
+        "Example: llmvalidate batch --task simple_sentiment --input data.csv --text-column text",
+        "",
+        {
+            {"--input", "-i", "PATH", "The passages: CSV with a header row, or JSON lines ('-': standard input, CSV)."},
+            {"--text-column", "", "NAME", "Column holding the passages (default text)."},
+            {"--id-column", "", "NAME", "Column holding the passage ids (default: the row number)."},
+            {"--human-label-column", "", "NAME", "Column holding human labels: adds Table 10."},
+            {"--variable-columns", "", "NAMES", "Columns passed to the task as placeholders, comma-separated."},
+            {"--format", "-f", "csv|jsonl", "Output format (default csv)."},
+            {"--output", "-o", "PATH", "Write the rows to PATH instead of standard output."},
+            {"--summary", "", "PATH", "Write the summaries (JSON) to PATH; they are printed on standard error too."},
+        },
+        0,
+    };
+    for (const OptionSpec& option : pipeline_options()) spec.options.push_back(option);
+    for (const OptionSpec& option : simulated_options()) spec.options.push_back(option);
+    return spec;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Reads passages one at a time from CSV or JSON lines.
+class PassageReader {
+public:
+    PassageReader(const std::string& path, std::string text_column, std::string id_column,
+                  std::string human_column, std::vector<std::string> variable_columns)
+        : text_column_(std::move(text_column)),
+          id_column_(std::move(id_column)),
+          human_column_(std::move(human_column)),
+          variable_columns_(std::move(variable_columns)) {
+        source_ = path == "-" ? std::string("standard input") : path;
+        jsonl_ = ends_with(path, ".jsonl") || ends_with(path, ".ndjson");
+        if (path == "-") {
+            in_ = &std::cin;
+        } else {
+            file_ = std::make_unique<std::ifstream>(path, std::ios::binary);
+            if (!*file_) {
+                throw_invalid(code::io, "--input", path, "a readable CSV or JSON-lines file");
+            }
+            in_ = file_.get();
+        }
+        if (!jsonl_) {
+            csv_ = std::make_unique<CsvReader>(*in_, source_);
+            std::vector<std::string> header;
+            if (!csv_->next(header)) {
+                throw_invalid(code::invalid_argument, "--input", source_ + " (empty)", "a CSV file with a header row");
+            }
+            if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0] = header[0].substr(3);
+            for (std::size_t i = 0; i < header.size(); ++i) columns_[header[i]] = i;
+            std::string names;
+            for (const auto& name : header) names += (names.empty() ? "" : ", ") + name;
+            const auto need = [&](const std::string& option, const std::string& name) {
+                if (!name.empty() && !columns_.count(name)) {
+                    throw_invalid(code::invalid_argument, option, "\"" + name + "\"",
+                                  "a column of " + source_ + ": " + names);
+                }
+            };
+            need("--text-column", text_column_);
+            need("--id-column", id_column_);
+            need("--human-label-column", human_column_);
+            for (const auto& name : variable_columns_) need("--variable-columns", name);
+        }
+    }
+
+    bool next(pipeline::PassageInput& out) {
+        out = pipeline::PassageInput();
+        ++row_;
+        if (jsonl_) {
+            std::string line;
+            while (std::getline(*in_, line)) {
+                ++line_;
+                if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+                nlohmann::json object;
+                try {
+                    object = nlohmann::json::parse(line);
+                } catch (const std::exception& error) {
+                    throw Error(code::malformed_json, source_ + ", line " + std::to_string(line_) +
+                                                          ": not a JSON object (" + error.what() + ")");
+                }
+                const auto field = [&](const std::string& name, bool required) -> std::string {
+                    if (name.empty()) return "";
+                    if (!object.is_object() || !object.contains(name)) {
+                        if (required) {
+                            throw_invalid(code::invalid_argument, "--text-column",
+                                          "\"" + name + "\" (missing on line " + std::to_string(line_) + ")",
+                                          "a field of every JSON line of " + source_);
+                        }
+                        return "";
+                    }
+                    const auto& value = object[name];
+                    return value.is_string() ? value.get<std::string>() : value.dump();
+                };
+                out.text = field(text_column_, true);
+                out.id = id_column_.empty() ? std::to_string(row_) : field(id_column_, false);
+                out.human_label = field(human_column_, false);
+                for (const auto& name : variable_columns_) out.variables[name] = field(name, false);
+                return true;
+            }
+            return false;
+        }
+        std::vector<std::string> fields;
+        if (!csv_->next(fields)) return false;
+        const auto get = [&](const std::string& name) -> std::string {
+            if (name.empty()) return "";
+            const std::size_t column = columns_.at(name);
+            return column < fields.size() ? fields[column] : std::string();
+        };
+        out.text = get(text_column_);
+        out.id = id_column_.empty() ? std::to_string(row_) : get(id_column_);
+        out.human_label = get(human_column_);
+        for (const auto& name : variable_columns_) out.variables[name] = get(name);
+        return true;
+    }
+
+private:
+    std::string text_column_, id_column_, human_column_;
+    std::vector<std::string> variable_columns_;
+    std::string source_;
+    bool jsonl_ = false;
+    std::unique_ptr<std::ifstream> file_;
+    std::istream* in_ = nullptr;
+    std::unique_ptr<CsvReader> csv_;
+    std::map<std::string, std::size_t> columns_;
+    std::size_t row_ = 0;
+    std::size_t line_ = 0;
+};
+
+nlohmann::ordered_json summary_json(const pipeline::BatchSummary& summary) {
+    nlohmann::ordered_json out;
+    out["passages"] = summary.n_passages;
+    out["failed"] = summary.n_failed;
+    out["valid"] = summary.n_valid;
+    out["invalid"] = summary.n_invalid;
+    out["inconclusive"] = summary.n_inconclusive;
+    auto number = [](double value) { return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(); };
+    nlohmann::ordered_json table9 = nlohmann::ordered_json::array();
+    for (const auto& row : summary.summary.table9) {
+        table9.push_back({{"llm_label", row.label.empty() ? "All" : row.label},
+                          {"n", row.n},
+                          {"n_valid", row.n_valid},
+                          {"share_valid", number(row.share_valid)},
+                          {"n_human_agree", row.n_human_agree},
+                          {"share_human", number(row.share_human)}});
+    }
+    out["table9"] = table9;
+    nlohmann::ordered_json table10 = nlohmann::ordered_json::array();
+    for (const auto& cell : summary.summary.table10) {
+        table10.push_back({{"llm_label", cell.llm_label},
+                           {"human_label", cell.human_label},
+                           {"n", cell.n},
+                           {"n_valid", cell.n_valid},
+                           {"share_valid", number(cell.share_valid)}});
+    }
+    out["table10"] = table10;
+    nlohmann::ordered_json adjusted = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < summary.ids.size(); ++i) {
+        adjusted.push_back({{"id", summary.ids[i]},
+                            {"validation_p_value", number(summary.p_values[i])},
+                            {"p_bh", number(summary.p_bh[i])}});
+    }
+    out["benjamini_hochberg"] = adjusted;
+    return out;
+}
+
+}  // namespace
+
+int command_batch(const std::vector<std::string>& args) {
+    const CommandSpec spec = batch_spec();
+    const ParsedArgs parsed = parse_args(args, spec);
+    if (parsed.help) {
+        print_command_help(std::cout, spec);
+        return exit_ok;
+    }
+    if (!parsed.has("--input")) throw_usage(spec.name, "option `--input` is required: a CSV or JSON-lines file.");
+    const std::string format = parsed.value("--format", "csv");
+    if (format != "csv" && format != "jsonl") {
+        throw_usage(spec.name, "option `--format` takes csv or jsonl; received `" + format + "`.");
+    }
+    ConfigChoice choice = config_from_args(spec.name, parsed, /*allow_simulated_fallback=*/false);
+    pipeline::ValidationConfig& config = choice.config;
+    std::vector<std::string> variable_columns;
+    if (parsed.has("--variable-columns")) {
+        std::string current;
+        for (char c : parsed.value("--variable-columns") + ",") {
+            if (c == ',') {
+                if (!current.empty()) variable_columns.push_back(current);
+                current.clear();
+            } else {
+                current += c;
+            }
+        }
+    }
+    PassageReader reader(parsed.value("--input"), parsed.value("--text-column", "text"),
+                         parsed.value("--id-column"), parsed.value("--human-label-column"), variable_columns);
+    std::cerr << choice.banner << "\n";
+
+    if (config.dry_run) {
+        // Counting needs every row once; the rows are small next to a run's memory.
+        std::vector<pipeline::PassageInput> passages;
+        pipeline::PassageInput input;
+        while (reader.next(input)) passages.push_back(input);
+        write_output(parsed.value("--output"), format_dry_run(pipeline::dry_run(config, passages)));
+        return exit_ok;
+    }
+
+    const Task task = load_task(config.task_path);
+    const std::vector<std::string> labels = task.labels();
+    std::unique_ptr<std::ofstream> file;
+    std::ostream* out = &std::cout;
+    if (parsed.has("--output")) {
+        file = std::make_unique<std::ofstream>(parsed.value("--output"), std::ios::binary | std::ios::trunc);
+        if (!*file) throw_invalid(code::io, "--output", parsed.value("--output"), "a writable file path");
+        out = file.get();
+    }
+    if (format == "csv") *out << csv_line(csv_header(labels)) << "\n";
+
+    std::string first_error;
+    std::size_t first_error_index = static_cast<std::size_t>(-1);
+    pipeline::BatchCallbacks callbacks;
+    callbacks.cancel = install_interrupt_flag();
+    ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
+    callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
+    callbacks.on_passage = [&](const pipeline::PassageResult& result) {
+        if (format == "csv") {
+            *out << csv_line(csv_row(result, labels)) << "\n";
+        } else {
+            *out << jsonl_line(result) << "\n";
+        }
+        out->flush();
+        if (!result.ok && result.error_code != code::cancelled && result.index < first_error_index) {
+            first_error_index = result.index;
+            first_error = result.error_code;
+        }
+    };
+    const pipeline::PassageSource source = [&](pipeline::PassageInput& input) { return reader.next(input); };
+    pipeline::BatchResult batch = pipeline::validate_stream(config, source, callbacks, false);
+    bar.finish();
+    if (!*out) throw Error(code::io, "writing the rows failed (disk full?)");
+
+    std::cerr << format_summary(batch.summary);
+    std::cerr << "Total: " << format_counts(batch.calls) << ".\n";
+    if (batch.cancelled) {
+        std::cerr << "Cancelled: the rows written so far are complete; a re-run with the same cache "
+                     "resumes without repeating a call.\n";
+    }
+    if (parsed.has("--summary")) {
+        nlohmann::ordered_json summary = summary_json(batch.summary);
+        summary["synthetic"] = choice.synthetic;
+        summary["banner"] = choice.banner;
+        write_output(parsed.value("--summary"), summary.dump(2) + "\n");
+    }
+    return exit_code_for_results(batch.cancelled, first_error);
+}
+
+}  // namespace llmv::cli

@@ -1,0 +1,101 @@
+// llmvalidate cache [--cache PATH] [--clear-model MODEL | --clear-all] [--json]
+// Inspects the response cache: entries, size, per model counts and tokens; clears by model.
+#include <sys/stat.h>
+
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.hpp"
+#include "llmvalidate/cache.hpp"
+#include "llmvalidate/error.hpp"
+
+namespace llmv::cli {
+
+namespace {
+
+CommandSpec cache_spec() {
+    return {
+        "cache",
+        "[--cache PATH] [--clear-model MODEL | --clear-all] [--json]",
+        "Shows what the response cache holds: entries (answers that parsed and answers that\n"
+        "did not: every paid answer is kept), file size, and per model the entries and the\n"
+        "tokens they cost. --clear-model removes one model's entries (every provider).\n"
+        "Example: llmvalidate cache --cache llmvalidate-cache.sqlite",
+        "",
+        {
+            {"--cache", "", "PATH", "The cache file (default $LLMV_CACHE or ./llmvalidate-cache.sqlite)."},
+            {"--clear-model", "", "MODEL", "Remove every entry of MODEL."},
+            {"--clear-all", "", "", "Remove every entry."},
+            {"--json", "", "", "Print JSON."},
+        },
+        0,
+    };
+}
+
+}  // namespace
+
+int command_cache(const std::vector<std::string>& args) {
+    const CommandSpec spec = cache_spec();
+    const ParsedArgs parsed = parse_args(args, spec);
+    if (parsed.help) {
+        print_command_help(std::cout, spec);
+        return exit_ok;
+    }
+    const char* env_cache = std::getenv("LLMV_CACHE");
+    const std::string path = parsed.value("--cache", env_cache && *env_cache ? env_cache : "llmvalidate-cache.sqlite");
+    struct stat info;
+    if (::stat(path.c_str(), &info) != 0) {
+        throw_invalid(code::io, "--cache", path, "an existing cache file (runs create one)");
+    }
+    if (parsed.has("--clear-model") && parsed.has("--clear-all")) {
+        throw_usage(spec.name, "give --clear-model or --clear-all, not both.");
+    }
+    Cache cache(path);
+    std::uint64_t removed = 0;
+    std::string action;
+    if (parsed.has("--clear-model")) {
+        removed = cache.clear_model(parsed.value("--clear-model"));
+        action = "removed " + std::to_string(removed) + " entries of model " + parsed.value("--clear-model");
+    } else if (parsed.has("--clear-all")) {
+        removed = cache.clear_all();
+        action = "removed " + std::to_string(removed) + " entries";
+    }
+    const CacheStats stats = cache.stats();
+    const std::vector<CacheModelCount> models = cache.models();
+    if (parsed.has("--json")) {
+        nlohmann::ordered_json out;
+        out["path"] = path;
+        out["entries"] = stats.entries;
+        out["ok_entries"] = stats.ok_entries;
+        out["other_entries"] = stats.other_entries;
+        out["size_bytes"] = stats.size_bytes;
+        if (!action.empty()) out["removed"] = removed;
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const auto& model : models) {
+            rows.push_back({{"provider", model.provider},
+                            {"model", model.model},
+                            {"entries", model.entries},
+                            {"ok_entries", model.ok_entries},
+                            {"input_tokens", model.input_tokens},
+                            {"output_tokens", model.output_tokens}});
+        }
+        out["models"] = rows;
+        std::cout << out.dump(2) << "\n";
+        return exit_ok;
+    }
+    std::ostringstream out;
+    if (!action.empty()) out << "Cache " << path << ": " << action << ".\n";
+    out << "Cache " << path << ": " << stats.entries << " entries (" << stats.ok_entries << " answers that parsed, "
+        << stats.other_entries << " unparseable, invalid or refused), " << stats.size_bytes << " bytes.\n";
+    for (const auto& model : models) {
+        out << "  " << model.provider << " / " << model.model << ": " << model.entries << " entries ("
+            << model.ok_entries << " ok), " << model.input_tokens << " input and " << model.output_tokens
+            << " output tokens\n";
+    }
+    std::cout << out.str();
+    return exit_ok;
+}
+
+}  // namespace llmv::cli

@@ -1,0 +1,685 @@
+#include "cli/pipeline_cli.hpp"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/test_json.hpp"
+
+namespace llmv::cli {
+
+namespace {
+
+std::string env(const char* name) {
+    const char* value = std::getenv(name);
+    return value ? std::string(value) : std::string();
+}
+
+double number_option(const std::string& command, const ParsedArgs& parsed, const std::string& name,
+                     double fallback) {
+    if (!parsed.has(name)) return fallback;
+    const std::string text = parsed.value(name);
+    try {
+        std::size_t used = 0;
+        const double value = std::stod(text, &used);
+        if (used != text.size() || !std::isfinite(value)) throw std::invalid_argument(text);
+        return value;
+    } catch (const std::exception&) {
+        throw_usage(command, "option `" + name + "` needs a number; received `" + text + "`.");
+    }
+}
+
+int integer_option(const std::string& command, const ParsedArgs& parsed, const std::string& name,
+                   int fallback) {
+    if (!parsed.has(name)) return fallback;
+    const std::string text = parsed.value(name);
+    try {
+        std::size_t used = 0;
+        const long value = std::stol(text, &used);
+        if (used != text.size() || value < -2147483647L || value > 2147483647L) {
+            throw std::invalid_argument(text);
+        }
+        return static_cast<int>(value);
+    } catch (const std::exception&) {
+        throw_usage(command, "option `" + name + "` needs an integer; received `" + text + "`.");
+    }
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::string current;
+    for (char c : text) {
+        if (c == separator) {
+            parts.push_back(current);
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    parts.push_back(current);
+    return parts;
+}
+
+std::string trim(const std::string& text) {
+    const auto begin = text.find_first_not_of(" \t\r\n");
+    if (begin == std::string::npos) return "";
+    const auto end = text.find_last_not_of(" \t\r\n");
+    return text.substr(begin, end - begin + 1);
+}
+
+std::atomic<bool> interrupt_flag{false};
+
+extern "C" void on_interrupt(int) {
+    interrupt_flag.store(true);
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+std::string fixed(double value, int digits = 3) {
+    if (std::isnan(value)) return "NA";
+    if (std::isinf(value)) return value < 0 ? "-Inf" : "Inf";
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(digits) << value;
+    return out.str();
+}
+
+// Shortest text that reads back to the same double (CSV/JSON: every number exactly).
+std::string exact(double value) {
+    if (std::isnan(value)) return "NA";
+    if (std::isinf(value)) return value < 0 ? "-Inf" : "Inf";
+    char buffer[40];
+    for (int precision = 15; precision <= 17; ++precision) {
+        std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+        if (std::strtod(buffer, nullptr) == value) break;
+    }
+    return buffer;
+}
+
+std::string pad(std::string text, std::size_t width) {
+    if (text.size() < width) text.resize(width, ' ');
+    return text;
+}
+
+const char* pass_word(bool pass) { return pass ? "pass" : "FAIL"; }
+
+}  // namespace
+
+std::vector<OptionSpec> pipeline_options() {
+    return {
+        {"--task", "-t", "TASK", "A shipped task (simple_sentiment, ...) or the path of a task file (prompts/*.toml)."},
+        {"--vars", "", "NAME=VALUE,...", "Values of the task's user placeholders, e.g. --vars topic=inflation."},
+        {"--provider", "-p", "NAME", "Chat provider: auto (default: from the environment), openai, anthropic, bedrock, simulated (synthetic, no network)."},
+        {"--model", "", "NAME", "Chat model (LLMV_MODEL; defaults per provider, see docs/simulated.md)."},
+        {"--base-url", "", "URL", "Base URL of an OpenAI-compatible server (LLMV_BASE_URL): Ollama, vLLM, llama-server, Azure."},
+        {"--embedding-provider", "", "NAME", "openai, bedrock-titan, ollama, hashed (synthetic). Default: the chat provider's family."},
+        {"--embedding-model", "", "NAME", "Embedding model (LLMV_EMBEDDING_MODEL). One model embeds every text of a validation."},
+        {"--embedding-base-url", "", "URL", "Base URL of the embedding server when it differs from --base-url."},
+        {"--pool-size", "-M", "M", "Passages generated per label (default 100)."},
+        {"--per-call", "-n", "N", "Passages asked for per simulation call (default 10)."},
+        {"--repeats", "-R", "R", "Annotations of each passage; the label is the modal answer (default 1)."},
+        {"--alpha", "", "LEVEL", "Level of every test (default 0.05)."},
+        {"--threshold", "", "ACCURACY", "Backtranslation accuracy needed (default 0.97)."},
+        {"--rule", "", "point|bound", "Backtranslation pass rule: the accuracy (point, the paper's) or its lower confidence bound."},
+        {"--seed", "", "SEED", "Seed of the permutations and bootstrap draws (default 1)."},
+        {"--methods", "", "METHODS", "exact (default: exact validation + permutation separation), paper (the paper's bootstrap variants), or VALIDATION,SEPARATION."},
+        {"--permutations", "", "R", "Permutations of the separation test (default 999)."},
+        {"--paper-b", "", "B", "Reference texts per label for the paper methods (default 100)."},
+        {"--backtranslate-all", "", "", "Backtranslate every label's pool, not only the label of the passage."},
+        {"--cache", "", "PATH", "Response cache (SQLite; default $LLMV_CACHE or ./llmvalidate-cache.sqlite)."},
+        {"--no-cache", "", "", "Keep responses in memory only (a re-run pays again)."},
+        {"--concurrency", "-c", "N", "Requests in flight (default 16)."},
+        {"--rpm", "", "N", "Requests per minute limit (default none)."},
+        {"--tpm", "", "N", "Tokens per minute limit (default none)."},
+        {"--temperature", "", "T", "Sampling temperature (default 1.0, as in the paper)."},
+        {"--top-p", "", "P", "Nucleus sampling (default: the provider's)."},
+        {"--max-tokens", "", "N", "Answer length cap (default: the provider's)."},
+        {"--parse-retries", "", "N", "Redraws of an unparseable or out-of-set answer (default 3)."},
+        {"--dry-run", "", "", "Print the exact number of calls and the estimated tokens; make none."},
+        {"--quiet", "-q", "", "No progress bar."},
+    };
+}
+
+std::vector<OptionSpec> simulated_options() {
+    return {
+        {"--follow", "", "P", "Simulated provider: probability a generated text follows the requested label (default 0.97)."},
+        {"--signal", "", "SHARE", "Simulated provider: share of a text's words from its label's lexicon (default 0.3)."},
+        {"--accuracy", "", "P", "Simulated provider: the annotator's accuracy (default 0.97)."},
+        {"--confusion", "", "ROWS", "Simulated provider: annotator confusion matrix, rows by ';', entries by ',' (rows = true label, S order)."},
+        {"--unparseable", "", "P", "Simulated provider: probability an answer is not JSON (default 0)."},
+        {"--words", "", "N", "Simulated provider: words per generated text (default: the length of the passage)."},
+        {"--dgp-seed", "", "SEED", "Simulated provider: seed of the data-generating process (default 0)."},
+    };
+}
+
+ConfigChoice config_from_args(const std::string& command, const ParsedArgs& parsed,
+                              bool allow_simulated_fallback) {
+    ConfigChoice choice;
+    pipeline::ValidationConfig& config = choice.config;
+    if (!parsed.has("--task")) {
+        throw_usage(command, "option `--task` is required: a shipped task (e.g. simple_sentiment) "
+                             "or the path of a task file.");
+    }
+    config.task_path = parsed.value("--task");
+    if (parsed.has("--vars")) {
+        for (const std::string& item : split(parsed.value("--vars"), ',')) {
+            const auto equals = item.find('=');
+            if (equals == std::string::npos || equals == 0) {
+                throw_usage(command, "option `--vars` takes NAME=VALUE pairs separated by commas; "
+                                     "received `" + item + "`.");
+            }
+            config.variables[trim(item.substr(0, equals))] = item.substr(equals + 1);
+        }
+    }
+
+    std::string provider = parsed.value("--provider", "auto");
+    config.model = parsed.value("--model", env("LLMV_MODEL"));
+    config.base_url = parsed.value("--base-url");
+    config.embedding_provider = parsed.value("--embedding-provider");
+    config.embedding_model = parsed.value("--embedding-model", env("LLMV_EMBEDDING_MODEL"));
+    config.embedding_base_url = parsed.value("--embedding-base-url");
+    std::string chosen_from;
+    if (provider == "auto") {
+        const bool aws = !env("AWS_BEARER_TOKEN_BEDROCK").empty() ||
+                         (!env("AWS_ACCESS_KEY_ID").empty() && !env("AWS_SECRET_ACCESS_KEY").empty());
+        if (!config.base_url.empty() || !env("LLMV_BASE_URL").empty()) {
+            provider = "openai";
+            if (config.base_url.empty()) config.base_url = env("LLMV_BASE_URL");
+            if (config.model.empty()) config.model = "default";
+            if (config.embedding_model.empty()) config.embedding_model = config.model;
+            chosen_from = "LLMV_BASE_URL (" + config.base_url + ")";
+        } else if (!env("ANTHROPIC_API_KEY").empty()) {
+            provider = "anthropic";
+            if (config.model.empty()) config.model = "claude-sonnet-4-20250514";
+            chosen_from = "ANTHROPIC_API_KEY";
+            if (config.embedding_provider.empty()) {
+                // Anthropic has no embedding API: OpenAI's when a key is there, else synthetic.
+                if (!env("OPENAI_API_KEY").empty()) {
+                    config.embedding_provider = "openai";
+                    if (config.embedding_model.empty()) config.embedding_model = "text-embedding-3-small";
+                } else {
+                    config.embedding_provider = "hashed";
+                }
+            }
+        } else if (!env("OPENAI_API_KEY").empty()) {
+            provider = "openai";
+            if (config.model.empty()) config.model = "gpt-4o-mini";
+            if (config.embedding_model.empty()) config.embedding_model = "text-embedding-3-small";
+            chosen_from = "OPENAI_API_KEY";
+        } else if (aws) {
+            provider = "bedrock";
+            if (config.model.empty()) config.model = "anthropic.claude-3-haiku-20240307-v1:0";
+            if (config.embedding_model.empty()) config.embedding_model = "amazon.titan-embed-text-v2:0";
+            chosen_from = "AWS credentials";
+        } else if (allow_simulated_fallback) {
+            provider = "simulated";
+        } else {
+            throw_usage(command, "no provider configured: set LLMV_BASE_URL, ANTHROPIC_API_KEY, "
+                                 "OPENAI_API_KEY or AWS credentials, or choose one with --provider "
+                                 "(--provider simulated runs the synthetic data-generating process).");
+        }
+    }
+    config.provider = provider;
+    if (provider == "openai" && config.embedding_model.empty() && config.embedding_provider.empty()) {
+        config.embedding_model = config.base_url.empty() ? "text-embedding-3-small" : config.model;
+    }
+    if (provider == "bedrock" && config.embedding_model.empty() && config.embedding_provider.empty()) {
+        config.embedding_model = "amazon.titan-embed-text-v2:0";
+    }
+    choice.synthetic = provider == "simulated" || config.embedding_provider == "hashed" ||
+                       config.embedding_provider == "simulated";
+    if (provider == "simulated") {
+        choice.banner = parsed.value("--provider", "auto") == "auto"
+                            ? "SYNTHETIC RESULTS: no LLM provider is configured (LLMV_BASE_URL, "
+                              "ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials), so the simulated "
+                              "provider (a synthetic data-generating process, docs/simulated.md) "
+                              "stands in for the LLM and the embeddings. No LLM was called."
+                            : "SYNTHETIC RESULTS: the simulated provider (a synthetic data-generating "
+                              "process, docs/simulated.md) stands in for the LLM and the embeddings. "
+                              "No LLM was called.";
+    } else {
+        choice.banner = "Provider: " + provider + " (model " + config.model + ")" +
+                        (chosen_from.empty() ? "" : ", chosen from " + chosen_from) + ".";
+        if (config.embedding_provider == "hashed" || config.embedding_provider == "simulated") {
+            choice.banner += " SYNTHETIC EMBEDDINGS: texts are embedded by a hashed bag of words "
+                             "(no embedding model is configured), not by a language model.";
+        }
+    }
+
+    config.m = integer_option(command, parsed, "--pool-size", config.m);
+    config.n = integer_option(command, parsed, "--per-call", config.n);
+    config.annotation_repeats = integer_option(command, parsed, "--repeats", config.annotation_repeats);
+    config.alpha = number_option(command, parsed, "--alpha", config.alpha);
+    config.threshold = number_option(command, parsed, "--threshold", config.threshold);
+    config.backtranslation_rule = parsed.value("--rule", config.backtranslation_rule);
+    if (parsed.has("--seed")) {
+        const std::string text = parsed.value("--seed");
+        if (text.find_first_not_of("0123456789") != std::string::npos || text.size() > 20) {
+            throw_usage(command, "option `--seed` needs a non-negative integer; received `" + text + "`.");
+        }
+        config.seed = std::stoull(text);
+    }
+    if (parsed.has("--methods")) {
+        const std::string methods = parsed.value("--methods");
+        if (methods == "exact" || methods == "default") {
+            config.validation_method = "exact";
+            config.separation_method = "permutation";
+        } else if (methods == "paper") {
+            config.validation_method = "paper";
+            config.separation_method = "paper";
+        } else {
+            const auto parts = split(methods, ',');
+            if (parts.size() != 2) {
+                throw_usage(command, "option `--methods` takes exact, paper, or VALIDATION,SEPARATION "
+                                     "(e.g. exact,paper); received `" + methods + "`.");
+            }
+            config.validation_method = trim(parts[0]);
+            config.separation_method = trim(parts[1]);
+        }
+    }
+    config.permutations = integer_option(command, parsed, "--permutations", config.permutations);
+    config.paper_b = integer_option(command, parsed, "--paper-b", config.paper_b);
+    config.backtranslate_all_labels = parsed.has("--backtranslate-all");
+    if (!parsed.has("--no-cache")) {
+        config.cache_path = parsed.value("--cache", env("LLMV_CACHE"));
+        if (config.cache_path.empty()) config.cache_path = "llmvalidate-cache.sqlite";
+    }
+    config.concurrency = integer_option(command, parsed, "--concurrency", config.concurrency);
+    config.rpm = number_option(command, parsed, "--rpm", config.rpm);
+    config.tpm = number_option(command, parsed, "--tpm", config.tpm);
+    config.temperature = number_option(command, parsed, "--temperature", config.temperature);
+    if (parsed.has("--top-p")) config.top_p = number_option(command, parsed, "--top-p", 1.0);
+    if (parsed.has("--max-tokens")) config.max_tokens = integer_option(command, parsed, "--max-tokens", 0);
+    config.parse_retry_limit = integer_option(command, parsed, "--parse-retries", config.parse_retry_limit);
+    config.dry_run = parsed.has("--dry-run");
+
+    pipeline::SimulatedDgp& dgp = config.simulated;
+    dgp.follow_probability = number_option(command, parsed, "--follow", dgp.follow_probability);
+    dgp.label_signal = number_option(command, parsed, "--signal", dgp.label_signal);
+    dgp.annotator_accuracy = number_option(command, parsed, "--accuracy", dgp.annotator_accuracy);
+    dgp.unparseable_probability = number_option(command, parsed, "--unparseable", dgp.unparseable_probability);
+    dgp.words = integer_option(command, parsed, "--words", dgp.words);
+    if (parsed.has("--dgp-seed")) {
+        dgp.seed = static_cast<std::uint64_t>(number_option(command, parsed, "--dgp-seed", 0));
+    }
+    if (parsed.has("--confusion")) {
+        for (const std::string& row_text : split(parsed.value("--confusion"), ';')) {
+            std::vector<double> row;
+            for (const std::string& cell : split(row_text, ',')) {
+                try {
+                    row.push_back(std::stod(trim(cell)));
+                } catch (const std::exception&) {
+                    throw_usage(command, "option `--confusion` takes numbers (rows by ';', entries "
+                                         "by ','); received `" + cell + "`.");
+                }
+            }
+            dgp.confusion.push_back(row);
+        }
+    }
+    return choice;
+}
+
+std::atomic<bool>* install_interrupt_flag() {
+    interrupt_flag.store(false);
+    std::signal(SIGINT, on_interrupt);
+    return &interrupt_flag;
+}
+
+bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+ProgressBar::ProgressBar(bool enabled) : enabled_(enabled) {}
+
+void ProgressBar::update(const pipeline::Progress& progress) {
+    if (!enabled_) return;
+    const double share = progress.calls_total > 0
+                             ? static_cast<double>(progress.calls_done) / static_cast<double>(progress.calls_total)
+                             : 0.0;
+    const int width = 24;
+    const int filled = static_cast<int>(share * width + 0.5);
+    std::string bar(static_cast<std::size_t>(std::max(0, std::min(width, filled))), '#');
+    bar.resize(width, '-');
+    std::ostringstream line;
+    line << "\r[" << bar << "] " << std::setw(3) << static_cast<int>(share * 100 + 0.5) << "%  "
+         << progress.calls_done << "/" << progress.calls_total << " calls, " << progress.cache_hits
+         << " cached, " << progress.retries << " retries, "
+         << (progress.input_tokens + progress.output_tokens) << " tokens, passages "
+         << progress.passages_done;
+    if (progress.passages_total > 0) line << "/" << progress.passages_total;
+    if (progress.eta_seconds >= 0) line << ", ETA " << static_cast<long>(progress.eta_seconds + 0.5) << " s";
+    line << "   ";
+    std::cerr << line.str() << std::flush;
+    drawn_ = true;
+}
+
+void ProgressBar::finish() {
+    if (enabled_ && drawn_) std::cerr << "\n" << std::flush;
+    drawn_ = false;
+}
+
+std::string format_counts(const pipeline::CallCounts& counts) {
+    std::ostringstream out;
+    out << counts.chat_calls << " chat calls made (" << counts.annotation_calls << " annotation, "
+        << counts.simulation_calls << " simulation, " << counts.backtranslation_calls
+        << " backtranslation draws), " << counts.embedded_texts << " texts embedded, "
+        << counts.cache_hits << " cache hits, " << counts.transport_retries << " transport retries, "
+        << counts.parse_retries << " parse retries (" << counts.unparseable << " unparseable, "
+        << counts.out_of_set << " outside the label set), "
+        << counts.input_tokens << " input and " << counts.output_tokens << " output tokens";
+    return out.str();
+}
+
+std::string format_passage_report(const pipeline::PassageResult& result) {
+    std::ostringstream out;
+    out << "Passage " << result.id << ": ";
+    if (!result.ok) {
+        out << "ERROR [" << result.error_code << "] " << result.error_message << "\n";
+        return out.str();
+    }
+    const stats::TestOutput& tests = result.tests;
+    out << "label " << result.label;
+    if (result.repeats > 1) out << " (stability " << fixed(result.annotation_stability, 2) << " over " << result.repeats << " annotations)";
+    out << " -> verdict " << result.verdict_name << "\n";
+    out << "  " << tests.verdict_reason << "\n";
+    const auto& bt = tests.backtranslation;
+    out << "  Backtranslation (" << bt.label << "): accuracy " << fixed(bt.accuracy) << " (" << bt.correct << "/" << bt.m
+        << "), lower bound " << fixed(bt.lower_bound) << ", rule " << bt.rule << " >= " << fixed(bt.threshold, 2)
+        << ": " << pass_word(bt.pass) << "\n";
+    for (const auto& separation : tests.separation) {
+        out << "  Separation " << result.label << " vs " << separation.label << " (" << separation.method
+            << "): xi " << fixed(separation.statistic) << ", critical value " << fixed(separation.critical_value)
+            << ", p " << fixed(separation.p_value) << ": " << pass_word(separation.pass) << "\n";
+    }
+    const auto& validation = tests.validation;
+    out << "  Validation (" << validation.method << ", M = " << validation.m << "): tau " << fixed(validation.statistic)
+        << ", critical value " << fixed(validation.critical_value) << ", p " << fixed(validation.p_value)
+        << ": " << (validation.reject ? "validity rejected" : "not rejected") << "\n";
+    out << "  Calls: " << format_counts(result.calls) << "\n";
+    return out.str();
+}
+
+std::string format_table1(const std::vector<pipeline::PassageResult>& results,
+                          const std::vector<std::string>& titles) {
+    std::ostringstream out;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const pipeline::PassageResult& result = results[i];
+        const std::string title = i < titles.size() && !titles[i].empty() ? titles[i] : result.id;
+        out << "Panel (" << static_cast<char>('a' + static_cast<int>(i % 26)) << ") " << title << "\n";
+        if (!result.ok) {
+            out << "  ERROR [" << result.error_code << "] " << result.error_message << "\n\n";
+            continue;
+        }
+        const stats::TestOutput& tests = result.tests;
+        out << "  " << pad("Test", 28) << pad("Label", 12) << pad("Statistic", 12) << pad("Critical", 12)
+            << pad("p-value", 10) << "Outcome\n";
+        out << "  " << pad("Annotation", 28) << pad(result.label, 12) << pad("", 12) << pad("", 12) << pad("", 10)
+            << (result.repeats > 1 ? "stability " + fixed(result.annotation_stability, 2) : std::string("")) << "\n";
+        const auto& bt = tests.backtranslation;
+        out << "  " << pad("Backtranslation accuracy", 28) << pad(bt.label, 12) << pad(fixed(bt.accuracy, 2), 12)
+            << pad(fixed(bt.threshold, 2), 12) << pad("", 10) << (bt.pass ? "pass" : "FAIL") << "\n";
+        for (const auto& separation : tests.separation) {
+            out << "  " << pad("Separation", 28) << pad(separation.label, 12) << pad(fixed(separation.statistic, 2), 12)
+                << pad(fixed(separation.critical_value, 2), 12) << pad(fixed(separation.p_value, 3), 10)
+                << (separation.pass ? "pass" : "FAIL") << "\n";
+        }
+        const auto& validation = tests.validation;
+        out << "  " << pad("Validation", 28) << pad(result.label, 12) << pad(fixed(validation.statistic, 2), 12)
+            << pad(fixed(validation.critical_value, 2), 12) << pad(fixed(validation.p_value, 3), 10)
+            << (validation.reject ? "rejected" : "not rejected") << "\n";
+        out << "  Verdict: " << result.verdict_name << " (" << tests.verdict_reason << ")\n\n";
+    }
+    return out.str();
+}
+
+std::string format_summary(const pipeline::BatchSummary& summary) {
+    std::ostringstream out;
+    out << "Passages: " << summary.n_passages << " (" << summary.n_valid << " valid, " << summary.n_invalid
+        << " invalid, " << summary.n_inconclusive << " inconclusive, " << summary.n_failed << " failed)\n";
+    if (summary.summary.table9.empty()) return out.str();
+    const bool human = !summary.summary.table10.empty();
+    out << "Share valid among passages whose prerequisites pass (Table 9):\n";
+    out << "  " << pad("LLM label", 16) << pad("n", 8) << pad("valid", 8) << pad("share", 8)
+        << (human ? "share agreeing with human" : "") << "\n";
+    for (const auto& row : summary.summary.table9) {
+        out << "  " << pad(row.label.empty() ? "All" : row.label, 16) << pad(std::to_string(row.n), 8)
+            << pad(std::to_string(row.n_valid), 8) << pad(fixed(row.share_valid, 3), 8)
+            << (human ? fixed(row.share_human, 3) : "") << "\n";
+    }
+    if (human) {
+        out << "LLM label x human label, share valid (Table 10):\n";
+        for (const auto& cell : summary.summary.table10) {
+            out << "  " << pad(cell.llm_label, 16) << pad(cell.human_label, 16) << pad(std::to_string(cell.n), 8)
+                << pad(std::to_string(cell.n_valid), 8) << fixed(cell.share_valid, 3) << "\n";
+        }
+    }
+    return out.str();
+}
+
+std::string format_dry_run(const pipeline::DryRunReport& report) {
+    std::ostringstream out;
+    out << "Dry run: no call made.\n"
+        << "  passages:              " << report.passages << "\n"
+        << "  chat calls:            " << report.calls.chat_calls << " (" << report.calls.annotation_calls
+        << " annotation, " << report.calls.simulation_calls << " simulation, "
+        << report.calls.backtranslation_calls << " backtranslation)\n"
+        << "  embedded texts:        " << report.calls.embedded_texts << "\n"
+        << "  already in the cache:  " << report.cached_calls << " chat calls\n"
+        << "  input tokens (est.):   " << report.estimated_input_tokens << "\n"
+        << "  output tokens (est.):  " << report.estimated_output_tokens << "\n"
+        << report.note << "\n";
+    return out.str();
+}
+
+std::vector<std::string> csv_header(const std::vector<std::string>& labels) {
+    std::vector<std::string> header = {
+        "index", "id", "status", "error_code", "error_message", "label", "verdict", "verdict_reason",
+        "human_label", "annotation_stability", "annotations",
+        "validation_method", "validation_statistic", "validation_critical_value", "validation_p_value",
+        "validation_reject", "backtranslation_accuracy", "backtranslation_correct", "backtranslation_m",
+        "backtranslation_lower_bound", "backtranslation_pass", "backtranslation_counts"};
+    for (const std::string& label : labels) {
+        header.push_back("separation_" + label + "_statistic");
+        header.push_back("separation_" + label + "_critical_value");
+        header.push_back("separation_" + label + "_p_value");
+        header.push_back("separation_" + label + "_pass");
+    }
+    const std::vector<std::string> tail = {
+        "separation_method", "M", "n", "R", "alpha", "threshold", "backtranslation_rule", "seed",
+        "provider", "model", "embedding_provider", "embedding_model", "synthetic", "task",
+        "prompt_hash_annotation", "chat_calls", "annotation_calls", "simulation_calls",
+        "backtranslation_calls", "embedded_texts", "cache_hits", "shared", "transport_retries",
+        "parse_retries", "unparseable", "out_of_set", "input_tokens", "output_tokens"};
+    header.insert(header.end(), tail.begin(), tail.end());
+    return header;
+}
+
+std::vector<std::string> csv_row(const pipeline::PassageResult& result,
+                                 const std::vector<std::string>& labels) {
+    const stats::TestOutput& tests = result.tests;
+    const bool ok = result.ok;
+    std::string annotations;
+    for (const auto& answer : result.annotations) annotations += (annotations.empty() ? "" : "|") + answer;
+    std::string counts;
+    for (const auto& [label, count] : tests.backtranslation.counts) {
+        counts += (counts.empty() ? "" : "|") + label + ":" + std::to_string(count);
+    }
+    auto num = [&](double value) { return ok ? exact(value) : std::string(); };
+    auto flag = [&](bool value) { return ok ? std::string(value ? "true" : "false") : std::string(); };
+    std::vector<std::string> row = {
+        std::to_string(result.index + 1), result.id, ok ? "ok" : "error", result.error_code, result.error_message,
+        result.label, result.verdict_name, ok ? tests.verdict_reason : "", result.human_label,
+        ok ? exact(result.annotation_stability) : "", annotations,
+        result.validation_method, num(tests.validation.statistic), num(tests.validation.critical_value),
+        num(tests.validation.p_value), flag(tests.validation.reject), num(tests.backtranslation.accuracy),
+        ok ? std::to_string(tests.backtranslation.correct) : "", ok ? std::to_string(tests.backtranslation.m) : "",
+        num(tests.backtranslation.lower_bound), flag(tests.backtranslation.pass), counts};
+    for (const std::string& label : labels) {
+        const stats::SeparationResult* found = nullptr;
+        for (const auto& separation : tests.separation) {
+            if (separation.label == label) found = &separation;
+        }
+        if (found && ok) {
+            row.push_back(exact(found->statistic));
+            row.push_back(exact(found->critical_value));
+            row.push_back(exact(found->p_value));
+            row.push_back(found->pass ? "true" : "false");
+        } else {
+            row.insert(row.end(), 4, "");
+        }
+    }
+    const pipeline::CallCounts& c = result.calls;
+    const std::vector<std::string> tail = {
+        result.separation_method, std::to_string(result.m), std::to_string(result.n), std::to_string(result.repeats),
+        exact(result.alpha), exact(result.threshold), result.backtranslation_rule, std::to_string(result.seed),
+        result.provider, result.model, result.embedding_provider, result.embedding_model,
+        result.synthetic ? "true" : "false", result.task_name,
+        result.prompt_hashes.count("annotation") ? result.prompt_hashes.at("annotation") : "",
+        std::to_string(c.chat_calls), std::to_string(c.annotation_calls), std::to_string(c.simulation_calls),
+        std::to_string(c.backtranslation_calls), std::to_string(c.embedded_texts), std::to_string(c.cache_hits),
+        std::to_string(c.shared), std::to_string(c.transport_retries), std::to_string(c.parse_retries),
+        std::to_string(c.unparseable), std::to_string(c.out_of_set), std::to_string(c.input_tokens),
+        std::to_string(c.output_tokens)};
+    row.insert(row.end(), tail.begin(), tail.end());
+    return row;
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+    std::string line;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (i) line += ',';
+        const std::string& field = fields[i];
+        if (field.find_first_of(",\"\n\r") == std::string::npos) {
+            line += field;
+        } else {
+            line += '"';
+            for (char c : field) {
+                if (c == '"') line += '"';
+                line += c;
+            }
+            line += '"';
+        }
+    }
+    return line;
+}
+
+std::string jsonl_line(const pipeline::PassageResult& result) {
+    nlohmann::ordered_json row;
+    row["index"] = result.index + 1;
+    row["id"] = result.id;
+    row["status"] = result.ok ? "ok" : "error";
+    if (!result.ok) {
+        row["error_code"] = result.error_code;
+        row["error_message"] = result.error_message;
+    }
+    row["label"] = result.label;
+    row["verdict"] = result.verdict_name;
+    row["human_label"] = result.human_label;
+    row["annotations"] = result.annotations;
+    row["annotation_stability"] = result.annotation_stability;
+    if (result.ok) {
+        // The writer of `llmvalidate test` reads only the label, S and the options.
+        stats::TestInput input;
+        input.label = result.label;
+        input.labels = result.label_set;
+        stats::TestOptions& options = input.options;
+        options.alpha = result.alpha;
+        options.threshold = result.threshold;
+        options.seed = result.seed;
+        options.validation_method = result.validation_method;
+        options.separation_method = result.separation_method;
+        options.backtranslation_rule = result.backtranslation_rule;
+        row["tests"] = test_output_to_json(input, result.tests);
+    }
+    row["M"] = result.m;
+    row["n"] = result.n;
+    row["R"] = result.repeats;
+    row["provider"] = result.provider;
+    row["model"] = result.model;
+    row["embedding_provider"] = result.embedding_provider;
+    row["embedding_model"] = result.embedding_model;
+    row["synthetic"] = result.synthetic;
+    row["task"] = result.task_name;
+    row["prompt_hashes"] = result.prompt_hashes;
+    row["seed"] = seed_to_json(result.seed);
+    const pipeline::CallCounts& c = result.calls;
+    row["calls"] = {{"chat_calls", c.chat_calls},
+                    {"annotation_calls", c.annotation_calls},
+                    {"simulation_calls", c.simulation_calls},
+                    {"backtranslation_calls", c.backtranslation_calls},
+                    {"embedded_texts", c.embedded_texts},
+                    {"cache_hits", c.cache_hits},
+                    {"shared", c.shared},
+                    {"transport_retries", c.transport_retries},
+                    {"parse_retries", c.parse_retries},
+                    {"unparseable", c.unparseable},
+                    {"out_of_set", c.out_of_set},
+                    {"input_tokens", c.input_tokens},
+                    {"output_tokens", c.output_tokens}};
+    if (!result.pool_texts.empty()) row["pool_texts"] = result.pool_texts;
+    if (!result.backtranslation_answers.empty()) row["backtranslation_answers"] = result.backtranslation_answers;
+    return dump_json(row, false);
+}
+
+CsvReader::CsvReader(std::istream& in, std::string source) : in_(in), source_(std::move(source)) {}
+
+bool CsvReader::next(std::vector<std::string>& fields) {
+    fields.clear();
+    std::string field;
+    bool in_quotes = false;
+    bool any = false;
+    const std::size_t start_line = line_ + 1;
+    int c;
+    while ((c = in_.get()) != EOF) {
+        any = true;
+        if (in_quotes) {
+            if (c == '"') {
+                if (in_.peek() == '"') {
+                    in_.get();
+                    field += '"';
+                } else {
+                    in_quotes = false;
+                }
+            } else {
+                if (c == '\n') ++line_;
+                field += static_cast<char>(c);
+            }
+            continue;
+        }
+        if (c == '"' && field.empty()) {
+            in_quotes = true;
+        } else if (c == ',') {
+            fields.push_back(std::move(field));
+            field.clear();
+        } else if (c == '\r') {
+            // CRLF line ends: the '\n' that follows ends the record.
+        } else if (c == '\n') {
+            ++line_;
+            fields.push_back(std::move(field));
+            return true;
+        } else {
+            field += static_cast<char>(c);
+        }
+    }
+    if (in_quotes) {
+        throw Error(code::invalid_argument, source_ + ", line " + std::to_string(start_line) +
+                                                ": a quoted field is not closed before the end of the file");
+    }
+    if (!any) return false;
+    ++line_;
+    fields.push_back(std::move(field));
+    return true;
+}
+
+int exit_code_for_results(bool cancelled, const std::string& first_error_code) {
+    if (cancelled) return exit_cancelled;
+    if (first_error_code.empty()) return exit_ok;
+    return exit_code_for(first_error_code);
+}
+
+}  // namespace llmv::cli

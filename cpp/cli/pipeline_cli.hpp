@@ -1,0 +1,85 @@
+// Shared parts of the commands that run the pipeline (run, batch, power, cache): the common
+// options, the provider chosen from the environment, the progress bar, Ctrl-C, reports and
+// row writers.
+#pragma once
+
+#include <atomic>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+#include "llmvalidate/pipeline.hpp"
+
+namespace llmv::cli {
+
+// --task, --provider, --model, ..., -M, -n, --alpha, ..., --dry-run.
+std::vector<OptionSpec> pipeline_options();
+// Options of the simulated provider's DGP (--follow, --signal, --accuracy, --confusion, ...).
+std::vector<OptionSpec> simulated_options();
+
+struct ConfigChoice {
+    pipeline::ValidationConfig config;
+    // Non-empty when the provider was chosen from the environment or is synthetic: printed as
+    // the first line of every report.
+    std::string banner;
+    bool synthetic = false;
+};
+
+// Builds the configuration from the options. `--provider auto` (the default) picks, in order:
+// LLMV_BASE_URL (openai-compatible), ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials
+// (bedrock); with none of them, `allow_simulated_fallback` picks the simulated provider (with
+// a banner that says so), otherwise it is a usage error.
+ConfigChoice config_from_args(const std::string& command, const ParsedArgs& parsed,
+                              bool allow_simulated_fallback);
+
+// Ctrl-C sets this flag (the first time; the second time the default action applies).
+std::atomic<bool>* install_interrupt_flag();
+
+// A one-line progress bar on standard error when it is a terminal; nothing otherwise.
+class ProgressBar {
+public:
+    explicit ProgressBar(bool enabled);
+    void update(const pipeline::Progress& progress);
+    void finish();
+    bool enabled() const { return enabled_; }
+
+private:
+    bool enabled_;
+    bool drawn_ = false;
+};
+bool stderr_is_terminal();
+
+// Reports.
+std::string format_passage_report(const pipeline::PassageResult& result);
+std::string format_table1(const std::vector<pipeline::PassageResult>& results,
+                          const std::vector<std::string>& titles);
+std::string format_summary(const pipeline::BatchSummary& summary);
+std::string format_dry_run(const pipeline::DryRunReport& report);
+std::string format_counts(const pipeline::CallCounts& counts);
+
+// One row per passage with every number.
+std::vector<std::string> csv_header(const std::vector<std::string>& labels);
+std::vector<std::string> csv_row(const pipeline::PassageResult& result,
+                                 const std::vector<std::string>& labels);
+std::string csv_line(const std::vector<std::string>& fields);
+std::string jsonl_line(const pipeline::PassageResult& result);  // one JSON object, no newline
+
+// Streaming CSV reader (RFC 4180: quoted fields, doubled quotes, newlines inside quotes).
+class CsvReader {
+public:
+    CsvReader(std::istream& in, std::string source);
+    bool next(std::vector<std::string>& fields);  // false at the end
+    std::size_t line() const { return line_; }
+
+private:
+    std::istream& in_;
+    std::string source_;
+    std::size_t line_ = 0;
+};
+
+// The exit code of a batch: 0 when every passage has a verdict, else the code of the first
+// failure in input order (130 when cancelled).
+int exit_code_for_results(bool cancelled, const std::string& first_error_code);
+
+}  // namespace llmv::cli
