@@ -1,0 +1,159 @@
+#include "arguments.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "return_codes.hpp"
+#include "stata_api.hpp"
+
+namespace llmv::stata {
+
+Arguments::Arguments(int argc, char* argv[]) {
+    if (argc < 1 || argv == nullptr || argv[0] == nullptr || argv[0][0] == '\0')
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate plugin: no subcommand given; allowed: version, test, "
+                           "validate, power, cache");
+    subcommand_ = argv[0];
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i] == nullptr ? "" : argv[i];
+        const auto equals = word.find('=');
+        if (equals == std::string::npos || equals == 0)
+            throw StataFailure(kRcSyntax, "llmvalidate plugin: argument `" + word +
+                                              "' is not of the form key=value");
+        values_[word.substr(0, equals)] = word.substr(equals + 1);
+    }
+}
+
+bool Arguments::has(const std::string& key) const { return values_.count(key) != 0; }
+
+std::string Arguments::text(const std::string& key, const std::string& fallback) const {
+    const auto found = values_.find(key);
+    return found == values_.end() ? fallback : found->second;
+}
+
+std::string Arguments::required_text(const std::string& key) const {
+    const auto found = values_.find(key);
+    if (found == values_.end())
+        throw StataFailure(kRcSyntax, "llmvalidate plugin: argument " + key + "= is required");
+    return found->second;
+}
+
+double Arguments::real(const std::string& key, double fallback) const {
+    const auto found = values_.find(key);
+    if (found == values_.end()) return fallback;
+    const char* begin = found->second.c_str();
+    char* end = nullptr;
+    errno = 0;
+    const double value = std::strtod(begin, &end);
+    if (found->second.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value))
+        throw StataFailure(kRcSyntax, "option " + key + "() must be a number; received `" +
+                                          found->second + "'");
+    return value;
+}
+
+int Arguments::integer(const std::string& key, int fallback) const {
+    const auto found = values_.find(key);
+    if (found == values_.end()) return fallback;
+    const char* begin = found->second.c_str();
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(begin, &end, 10);
+    if (found->second.empty() || *end != '\0' || errno == ERANGE ||
+        value > std::numeric_limits<int>::max() || value < std::numeric_limits<int>::min())
+        throw StataFailure(kRcSyntax, "option " + key + "() must be an integer; received `" +
+                                          found->second + "'");
+    return static_cast<int>(value);
+}
+
+std::uint64_t Arguments::seed(const std::string& key, std::uint64_t fallback) const {
+    const auto found = values_.find(key);
+    return found == values_.end() ? fallback : parse_seed(found->second, key);
+}
+
+void Arguments::allow_only(const std::set<std::string>& allowed) const {
+    for (const auto& entry : values_)
+        if (allowed.count(entry.first) == 0)
+            throw StataFailure(kRcSyntax, "llmvalidate plugin: unknown argument " + entry.first +
+                                              "= for subcommand " + subcommand_ +
+                                              " (the ado-file and the plugin do not match; "
+                                              "reinstall llmvalidate)");
+}
+
+std::uint64_t parse_seed(const std::string& text, const std::string& option) {
+    const std::string message = "option " + option +
+                                "() must be an integer from 0 to 18446744073709551615; "
+                                "received `" + text + "'";
+    if (text.empty() || text.size() > 20) throw StataFailure(kRcSyntax, message);
+    std::uint64_t value = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9') throw StataFailure(kRcSyntax, message);
+        const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+        if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10)
+            throw StataFailure(kRcSyntax, message);
+        value = value * 10 + digit;
+    }
+    return value;
+}
+
+std::vector<std::string> split_stata_list(const std::string& list, const std::string& what) {
+    std::vector<std::string> words;
+    std::size_t i = 0;
+    const std::size_t n = list.size();
+    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    while (i < n) {
+        if (space(list[i])) {
+            ++i;
+            continue;
+        }
+        if (list.compare(i, 2, "`\"") == 0) {
+            // Compound quotes nest: `" opens, "' closes.
+            int depth = 0;
+            std::size_t j = i;
+            std::string word;
+            while (j < n) {
+                if (list.compare(j, 2, "`\"") == 0) {
+                    if (depth > 0) word += "`\"";
+                    ++depth;
+                    j += 2;
+                } else if (list.compare(j, 2, "\"'") == 0) {
+                    --depth;
+                    j += 2;
+                    if (depth == 0) break;
+                    word += "\"'";
+                } else {
+                    word += list[j++];
+                }
+            }
+            if (depth != 0)
+                throw StataFailure(kRcSyntax, what + ": unbalanced compound quotes in `" +
+                                                  list + "'");
+            words.push_back(word);
+            i = j;
+        } else if (list[i] == '"') {
+            const std::size_t close = list.find('"', i + 1);
+            if (close == std::string::npos)
+                throw StataFailure(kRcSyntax, what + ": unbalanced quotes in `" + list + "'");
+            words.push_back(list.substr(i + 1, close - i - 1));
+            i = close + 1;
+        } else {
+            std::size_t j = i;
+            while (j < n && !space(list[j])) ++j;
+            words.push_back(list.substr(i, j - i));
+            i = j;
+        }
+    }
+    return words;
+}
+
+std::string join_stata_list(const std::vector<std::string>& words) {
+    std::string out;
+    for (const auto& word : words) {
+        if (!out.empty()) out += ' ';
+        out += "`\"" + word + "\"'";
+    }
+    return out;
+}
+
+}  // namespace llmv::stata

@@ -1,0 +1,15 @@
+// The subcommands of stata_call (argv[0]). Each returns 0 or throws; plugin.cpp turns every
+// exception into a message and a Stata return code.
+#pragma once
+
+#include "stata_api.hpp"
+
+namespace llmv::stata {
+
+int command_version(Api& api, int argc, char* argv[]);
+int command_test(Api& api, int argc, char* argv[]);
+int command_validate(Api& api, int argc, char* argv[]);
+// The pipeline is linked into this build (validate, power and cache can run).
+bool pipeline_available();
+
+}  // namespace llmv::stata

@@ -1,0 +1,75 @@
+// The two symbols Stata looks for. Nothing else is exported (see llmvalidate.map), and no
+// exception leaves stata_call: every one becomes a message shown with SF_error and a Stata
+// return code (return_codes.hpp). The last message is also kept in the local llmv_error so
+// the ado-file can add context.
+#include <exception>
+#include <new>
+#include <string>
+
+#include "commands.hpp"
+#include "llmv_stplugin.h"
+#include "llmvalidate/error.hpp"
+#include "results.hpp"
+#include "return_codes.hpp"
+#include "stata_api.hpp"
+
+namespace {
+
+using llmv::stata::Api;
+
+int report(int rc, const std::string& message) {
+    try {
+        Api api;
+        api.error(message);
+        try {
+            api.set_local("llmv_error", message);
+        } catch (...) {
+        }
+    } catch (...) {
+        // No table: nothing can be shown; the return code still tells Stata.
+    }
+    return rc;
+}
+
+int dispatch(int argc, char* argv[]) {
+    Api api;
+    const std::string subcommand = (argc >= 1 && argv && argv[0]) ? argv[0] : "";
+    if (subcommand == "version") return llmv::stata::command_version(api, argc, argv);
+    if (subcommand == "test") return llmv::stata::command_test(api, argc, argv);
+    if (subcommand == "store") return llmv::stata::store_pending(api, argc, argv);
+    if (subcommand == "validate") return llmv::stata::command_validate(api, argc, argv);
+    if (subcommand == "power" || subcommand == "cache")
+        return report(llmv::stata::kRcNotAvailable,
+                      "llmvalidate " + subcommand + " is not yet available in this build");
+    return report(llmv::stata::kRcSyntax, "llmvalidate plugin: unknown subcommand `" + subcommand +
+                                              "'; allowed: version, test, store, validate");
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) ST_retcode pginit(ST_plugin* table) {
+    llmv::stata::set_table(table);
+    return SD_PLUGINVER;
+}
+
+extern "C" __attribute__((visibility("default"))) ST_retcode stata_call(int argc, char* argv[]) {
+    try {
+        return dispatch(argc, argv);
+    } catch (const llmv::stata::BreakRequested&) {
+        llmv::stata::forget_pending();
+        return report(llmv::stata::kRcBreak, "--Break--");
+    } catch (const llmv::stata::StataFailure& failure) {
+        return report(failure.rc(), failure.what());
+    } catch (const llmv::Error& error) {
+        return report(llmv::stata::return_code_for(error.code()), error.what());
+    } catch (const std::bad_alloc&) {
+        return report(llmv::stata::kRcNoMemory, "llmvalidate: out of memory");
+    } catch (const std::exception& error) {
+        return report(llmv::stata::kRcInternal,
+                      std::string("llmvalidate: internal error: ") + error.what() +
+                          " (please report this)");
+    } catch (...) {
+        return report(llmv::stata::kRcInternal,
+                      "llmvalidate: internal error of unknown type (please report this)");
+    }
+}
