@@ -406,6 +406,14 @@ struct Transport::Impl {
         }
         idle_handles.push_back(easy);
         transfer.reset();
+        // Servers echo keys back ("Incorrect API key provided: sk-..."): nothing that leaves
+        // the transport carries one.
+        if (!pending->secrets.empty()) {
+            response.body = redact(std::move(response.body), pending->secrets);
+            for (auto& header : response.headers) {
+                header.second = redact(std::move(header.second), pending->secrets);
+            }
+        }
 
         if (options.trace) {
             TraceEvent event = event_for(TraceEvent::Kind::response, *pending);
