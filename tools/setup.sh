@@ -6,7 +6,7 @@ set -euo pipefail
 apt_packages=(
   build-essential cmake ninja-build pkg-config git time
   libeigen3-dev catch2 nlohmann-json3-dev libboost-dev libboost-math-dev
-  libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev libtoml11-dev
+  libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev libssl-dev libtoml11-dev
   r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-bh r-cran-cli r-cran-rlang
   r-cran-testthat r-cran-generics r-cran-broom r-cran-tibble r-cran-withr
   r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc

@@ -72,10 +72,10 @@ const char* to_string(Fault::Kind kind);
 
 struct FakeServerOptions {
     int port = 0;  // 0: any free port (see FakeServer::port())
-    int threads = 8;
+    int threads = 64;  // one per open keep-alive connection (cpp-httplib)
     int latency_ms = 0;  // added to every answer (benchmarks)
-    // Credentials the server accepts. Empty api_key: any bearer / x-api-key / api-key is accepted
-    // (but one must be present). AWS keys: SigV4 requests must be signed with these.
+    // Credentials the server accepts. Empty api_key: OpenAI and Anthropic requests need no key
+    // (like a local llama-server). AWS keys: SigV4 requests must be signed with these.
     std::string api_key = "test-key";
     std::string aws_access_key_id = "AKIDEXAMPLE";
     std::string aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";

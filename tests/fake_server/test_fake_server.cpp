@@ -1,0 +1,583 @@
+// The fake provider server over real HTTP on 127.0.0.1: every protocol, SigV4 verification,
+// scripted faults, counters, the control endpoints and the executable. The engine's own
+// providers build the requests and parse the answers, so these tests also prove that the
+// providers and the server agree on each wire format.
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "fake_server.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/hashed_embedder.hpp"
+#include "llmvalidate/provider.hpp"
+#include "llmvalidate/structured_output.hpp"
+#include "llmvalidate/synthetic_text.hpp"
+
+using nlohmann::json;
+using namespace llmv;
+using llmv::fake::FakeServer;
+using llmv::fake::Fault;
+
+namespace {
+
+std::string now_amz_date() {
+    char text[32];
+    std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
+    return text;
+}
+
+// A tiny stand-in for the transport: sends an HttpRequest with cpp-httplib, signing it with
+// SigV4 itself when asked (the real transport lets libcurl sign).
+HttpResponse send(const HttpRequest& request, int read_timeout_s = 10) {
+    const std::string prefix = "http://";
+    REQUIRE(request.url.rfind(prefix, 0) == 0);
+    const auto slash = request.url.find('/', prefix.size());
+    const std::string host = request.url.substr(prefix.size(), slash - prefix.size());
+    const std::string target = slash == std::string::npos ? "/" : request.url.substr(slash);
+    const auto colon = host.find(':');
+    httplib::Client client(host.substr(0, colon), std::stoi(host.substr(colon + 1)));
+    client.set_read_timeout(read_timeout_s, 0);
+    httplib::Headers headers;
+    std::string content_type = "application/json";
+    for (const auto& [name, value] : request.headers) {
+        if (name == "Content-Type") {
+            content_type = value;
+        } else {
+            headers.emplace(name, value);
+        }
+    }
+    if (!request.aws_sigv4.empty()) {
+        // "aws:amz:<region>:<service>"
+        const std::string spec = request.aws_sigv4;
+        const auto third = spec.find(':', 8);
+        fake::SigV4Input input;
+        input.method = request.method;
+        const auto question = target.find('?');
+        input.path = target.substr(0, question);
+        input.query = question == std::string::npos ? "" : target.substr(question + 1);
+        input.region = spec.substr(8, third - 8);
+        input.service = spec.substr(third + 1);
+        input.amz_date = now_amz_date();
+        input.headers = {{"content-type", content_type}, {"host", host}, {"x-amz-date", input.amz_date}};
+        input.body = request.body;
+        input.access_key_id = request.aws_access_key_id;
+        input.secret_access_key = request.aws_secret_access_key;
+        headers.emplace("Host", host);
+        headers.emplace("x-amz-date", input.amz_date);
+        headers.emplace("Authorization", fake::sigv4_authorization(input));
+    }
+    HttpResponse response;
+    auto result = client.Post(target.c_str(), headers, request.body, content_type.c_str());
+    if (!result) {
+        response.transport_error = "httplib error " + std::to_string(static_cast<int>(result.error()));
+        return response;
+    }
+    response.status = result->status;
+    response.body = result->body;
+    for (const auto& [name, value] : result->headers) {
+        std::string lower = name;
+        for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        response.headers[lower] = value;
+    }
+    return response;
+}
+
+ProviderConfig config_for(const FakeServer& server, const std::string& base_suffix) {
+    ProviderConfig config;
+    config.base_url = server.base_url() + base_suffix;
+    config.environment = std::map<std::string, std::string>{};
+    return config;
+}
+
+const std::vector<std::string> sentiment = {"Positive", "Neutral", "Negative"};
+
+std::size_t vocabulary_hits(const std::string& text, const std::string& label) {
+    const auto vocabulary = SyntheticText().vocabulary(label);
+    const std::set<std::string> words(vocabulary.begin(), vocabulary.end());
+    std::size_t hits = 0;
+    for (const auto& word : HashedEmbedder::words(text)) hits += words.count(word);
+    return hits;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+    double sum = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+    return sum;
+}
+
+}  // namespace
+
+TEST_CASE("SigV4 reproduces the published AWS test-suite signatures") {
+    fake::SigV4Input input;
+    input.method = "GET";
+    input.path = "/";
+    input.headers = {{"host", "example.amazonaws.com"}, {"x-amz-date", "20150830T123600Z"}};
+    input.access_key_id = "AKIDEXAMPLE";
+    input.secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    input.region = "us-east-1";
+    input.service = "service";
+    input.amz_date = "20150830T123600Z";
+    CHECK(fake::sigv4_authorization(input) ==
+          "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, "
+          "SignedHeaders=host;x-amz-date, "
+          "Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
+    input.method = "POST";  // post-vanilla
+    CHECK(fake::sigv4_authorization(input).substr(fake::sigv4_authorization(input).size() - 64) ==
+          "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b");
+    input.method = "GET";  // get-vanilla-query-order-key-case
+    input.query = "Param2=value2&Param1=value1";
+    CHECK(fake::sigv4_authorization(input).substr(fake::sigv4_authorization(input).size() - 64) ==
+          "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
+}
+
+TEST_CASE("SigV4 canonical URI encodes a Bedrock model id twice") {
+    fake::SigV4Input input;
+    input.path = "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse";
+    input.headers = {{"host", "bedrock-runtime.us-east-1.amazonaws.com"}, {"x-amz-date", "20260101T000000Z"}};
+    const std::string canonical = fake::sigv4_canonical_request(input);
+    CHECK(canonical.find("/model/anthropic.claude-3-5-sonnet-20240620-v1%253A0/converse\n") != std::string::npos);
+    CHECK(fake::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("OpenAI chat: passages lean to the asked label and are distinct") {
+    FakeServer server;
+    server.start();
+    auto provider = make_chat_provider("openai", [&] {
+        auto config = config_for(server, "/v1");
+        config.api_key = "test-key";
+        return config;
+    }());
+    auto request = ChatRequest::user_prompt(
+        "fake-model", "Write 5 short passages whose sentiment is Negative. Possible sentiments: Positive, "
+                      "Neutral, Negative.");
+    request.json_schema = passages_json_schema(5);
+    const ChatResult result = provider->parse_response(send(provider->build_request(request)));
+    REQUIRE(result.ok);
+    CHECK(result.finish_reason == "stop");
+    CHECK(result.input_tokens > 0);
+    CHECK(result.output_tokens > 0);
+    const PassagesAnswer answer = parse_passages_answer(result.text, 5);
+    REQUIRE(answer.status == AnswerStatus::ok);
+    std::set<std::string> distinct(answer.passages.begin(), answer.passages.end());
+    CHECK(distinct.size() == 5);
+    for (const auto& passage : answer.passages) {
+        CHECK(vocabulary_hits(passage, "Negative") > vocabulary_hits(passage, "Positive"));
+    }
+    // A second request (same prompt, no seed) gives other passages.
+    const ChatResult again = provider->parse_response(send(provider->build_request(request)));
+    CHECK(parse_passages_answer(again.text, 5).passages != answer.passages);
+    // The same seed gives the same passages.
+    request.seed = 42;
+    const auto first = provider->parse_response(send(provider->build_request(request))).text;
+    const auto second = provider->parse_response(send(provider->build_request(request))).text;
+    CHECK(first == second);
+    CHECK(server.count("openai.chat") == 4);
+    CHECK(server.total_count() == 4);
+    const auto recorded = server.recorded(1);
+    REQUIRE(recorded.size() == 1);
+    CHECK(recorded[0].path == "/v1/chat/completions");
+    CHECK(recorded[0].headers.at("authorization") == "Bearer test-key");
+}
+
+TEST_CASE("OpenAI chat: annotation picks the label of the text's vocabulary") {
+    FakeServer server;
+    server.start();
+    auto config = config_for(server, "/v1");
+    config.api_key = "test-key";
+    auto provider = make_chat_provider("openai", config);
+    const SyntheticText generator;
+    for (const std::string& label : sentiment) {
+        const std::string passage = generator.passages(label, 1, 7).front();
+        auto request = ChatRequest::user_prompt(
+            "fake-model", "Label the sentiment of this text as Positive, Neutral or Negative.\nText: \"" + passage + "\"");
+        request.json_schema = label_json_schema(sentiment);
+        const ChatResult result = provider->parse_response(send(provider->build_request(request)));
+        REQUIRE(result.ok);
+        const LabelAnswer answer = parse_label_answer(result.text, sentiment);
+        REQUIRE(answer.status == AnswerStatus::ok);
+        CHECK(answer.label == label);
+    }
+    // Without a schema the server answers like a chatty model (prose + code fence).
+    auto request = ChatRequest::user_prompt("fake-model", "Write 3 passages that are Positive.");
+    const ChatResult chatty = provider->parse_response(send(provider->build_request(request)));
+    REQUIRE(chatty.ok);
+    CHECK(chatty.text.find("```json") != std::string::npos);
+    CHECK(parse_passages_answer(chatty.text, 3).status == AnswerStatus::ok);
+}
+
+TEST_CASE("Annotation error rate gives wrong labels at about that rate, always inside S") {
+    fake::FakeServerOptions options;
+    options.annotation_error_rate = 0.3;
+    options.api_key = "";
+    FakeServer server(options);
+    server.start();
+    auto provider = make_chat_provider("openai", config_for(server, "/v1"));
+    const std::string passage = SyntheticText().passages("Positive", 1, 1).front();
+    int wrong = 0;
+    const int n = 60;
+    for (int i = 0; i < n; ++i) {
+        auto request = ChatRequest::user_prompt("m", "Classify: " + passage);
+        request.json_schema = label_json_schema(sentiment);
+        const auto answer = parse_label_answer(provider->parse_response(send(provider->build_request(request))).text,
+                                               sentiment);
+        REQUIRE(answer.status == AnswerStatus::ok);
+        wrong += answer.label != "Positive";
+    }
+    CHECK(wrong > 5);
+    CHECK(wrong < 35);
+}
+
+TEST_CASE("OpenAI chat: a wrong key gets 401 and the echoed key is redacted") {
+    FakeServer server;
+    server.start();
+    auto config = config_for(server, "/v1");
+    config.api_key = "sk-wrong-planted-key-123";
+    auto provider = make_chat_provider("openai", config);
+    const auto http = send(provider->build_request(ChatRequest::user_prompt("m", "hello")));
+    CHECK(http.status == 401);
+    CHECK(http.body.find("sk-wrong-planted-key-123") != std::string::npos);  // the server echoes it
+    const ChatResult result = provider->parse_response(http);
+    CHECK_FALSE(result.ok);
+    CHECK(result.error.code == code::provider_auth);
+    CHECK_FALSE(result.error.retryable);
+    CHECK(result.error.message.find("sk-wrong-planted-key-123") == std::string::npos);
+    CHECK(result.error.message.find("<redacted>") != std::string::npos);
+}
+
+TEST_CASE("Azure flavor: deployment path, api-version query and api-key header") {
+    FakeServer server;
+    server.start();
+    auto config = config_for(server, "");
+    config.api_key = "test-key";
+    config.options = {{"flavor", "azure"}, {"api_version", "2024-10-21"}};
+    auto provider = make_chat_provider("openai", config);
+    const ChatResult result =
+        provider->parse_response(send(provider->build_request(ChatRequest::user_prompt("my-deployment", "Write 1 passage that is Neutral."))));
+    REQUIRE(result.ok);
+    const auto recorded = server.recorded(1).front();
+    CHECK(recorded.path == "/openai/deployments/my-deployment/chat/completions?api-version=2024-10-21");
+    CHECK(recorded.headers.at("api-key") == "test-key");
+    CHECK(recorded.headers.count("authorization") == 0);
+}
+
+TEST_CASE("Anthropic: tool-based structured output, version header required, 529 overloaded") {
+    FakeServer server;
+    server.start();
+    auto config = config_for(server, "");
+    config.api_key = "test-key";
+    auto provider = make_chat_provider("anthropic", config);
+    auto request = ChatRequest::user_prompt("claude-test", "Write 4 passages with the label Positive.");
+    request.json_schema = passages_json_schema(4);
+    const ChatResult result = provider->parse_response(send(provider->build_request(request)));
+    REQUIRE(result.ok);
+    CHECK(result.finish_reason == "tool_use");
+    CHECK(parse_passages_answer(result.text, 4).status == AnswerStatus::ok);
+
+    server.push_faults("anthropic.messages", {Fault::http(529)});
+    const ChatResult overloaded = provider->parse_response(send(provider->build_request(request)));
+    CHECK_FALSE(overloaded.ok);
+    CHECK(overloaded.error.http_status == 529);
+    CHECK(overloaded.error.provider_type == "overloaded_error");
+    CHECK(overloaded.error.code == code::provider_server);
+    CHECK(overloaded.error.retryable);
+
+    // Without the anthropic-version header the server refuses, as the real API does.
+    HttpRequest bare = provider->build_request(request);
+    bare.headers.erase(std::remove_if(bare.headers.begin(), bare.headers.end(),
+                                      [](const auto& h) { return h.first == "anthropic-version"; }),
+                       bare.headers.end());
+    const auto refused = provider->parse_response(send(bare));
+    CHECK(refused.error.code == code::provider_bad_request);
+
+    auto wrong = config;
+    wrong.api_key = "not-the-key";
+    auto wrong_provider = make_chat_provider("anthropic", wrong);
+    const auto denied = wrong_provider->parse_response(send(wrong_provider->build_request(request)));
+    CHECK(denied.error.code == code::provider_auth);
+    CHECK(denied.error.provider_type == "authentication_error");
+    CHECK(server.count("anthropic.messages") == 4);
+}
+
+TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") {
+    FakeServer server;
+    server.start();
+    auto request = ChatRequest::user_prompt("anthropic.claude-3-5-sonnet-20240620-v1:0",
+                                            "Write 2 passages that are Negative.");
+    request.json_schema = passages_json_schema(2);
+
+    SECTION("bearer token (Bedrock API key)") {
+        auto config = config_for(server, "");
+        config.api_key = "bedrock-test-key";
+        auto provider = make_chat_provider("bedrock", config);
+        const auto result = provider->parse_response(send(provider->build_request(request)));
+        REQUIRE(result.ok);
+        CHECK(result.finish_reason == "tool_use");
+        CHECK(parse_passages_answer(result.text, 2).status == AnswerStatus::ok);
+        CHECK(server.recorded(1).front().path == "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse");
+    }
+    SECTION("SigV4 signed with the right secret is accepted") {
+        auto config = config_for(server, "");
+        config.aws_access_key_id = "AKIDEXAMPLE";
+        config.aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+        config.region = "eu-west-1";
+        auto provider = make_chat_provider("bedrock", config);
+        const HttpRequest http = provider->build_request(request);
+        CHECK(http.aws_sigv4 == "aws:amz:eu-west-1:bedrock");
+        const auto result = provider->parse_response(send(http));
+        REQUIRE(result.ok);
+        CHECK(result.input_tokens > 0);
+        CHECK(server.recorded(1).front().headers.at("authorization").find("/eu-west-1/bedrock/aws4_request") !=
+              std::string::npos);
+    }
+    SECTION("SigV4 signed with a wrong secret gets 403") {
+        auto config = config_for(server, "");
+        config.aws_access_key_id = "AKIDEXAMPLE";
+        config.aws_secret_access_key = "wrong-secret-planted-0987";
+        auto provider = make_chat_provider("bedrock", config);
+        const auto http = send(provider->build_request(request));
+        CHECK(http.status == 403);
+        CHECK(http.headers.at("x-amzn-errortype").rfind("InvalidSignatureException", 0) == 0);
+        const auto result = provider->parse_response(http);
+        CHECK(result.error.code == code::provider_auth);
+        CHECK(result.error.provider_type == "InvalidSignatureException");
+        CHECK(result.error.message.find("wrong-secret-planted-0987") == std::string::npos);
+    }
+    SECTION("a body changed after signing gets 403") {
+        auto config = config_for(server, "");
+        config.aws_access_key_id = "AKIDEXAMPLE";
+        config.aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+        auto provider = make_chat_provider("bedrock", config);
+        HttpRequest http = provider->build_request(request);
+        // Sign, then tamper: send() signs what it sends, so sign by hand with another body.
+        fake::SigV4Input input;
+        input.path = "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse";
+        const std::string host = "127.0.0.1:" + std::to_string(server.port());
+        input.amz_date = now_amz_date();
+        input.headers = {{"content-type", "application/json"}, {"host", host}, {"x-amz-date", input.amz_date}};
+        input.body = "{}";
+        input.access_key_id = "AKIDEXAMPLE";
+        input.secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+        input.region = "us-east-1";
+        httplib::Client client("127.0.0.1", server.port());
+        httplib::Headers headers = {{"Host", host}, {"x-amz-date", input.amz_date},
+                                    {"Authorization", fake::sigv4_authorization(input)}};
+        auto result = client.Post(input.path.c_str(), headers, http.body, "application/json");
+        REQUIRE(result);
+        CHECK(result->status == 403);
+        // And the same signature over the body actually sent passes.
+        input.body = http.body;
+        headers = {{"Host", host}, {"x-amz-date", input.amz_date}, {"Authorization", fake::sigv4_authorization(input)}};
+        result = client.Post(input.path.c_str(), headers, http.body, "application/json");
+        REQUIRE(result);
+        CHECK(result->status == 200);
+    }
+    SECTION("no Authorization at all gets 403") {
+        httplib::Client client("127.0.0.1", server.port());
+        auto result = client.Post("/model/x/converse", "{}", "application/json");
+        REQUIRE(result);
+        CHECK(result->status == 403);
+    }
+}
+
+TEST_CASE("Embeddings: openai batch, bedrock-titan with SigV4, ollama; similar texts are closer") {
+    FakeServer server;
+    server.start();
+    const SyntheticText generator;
+    const auto positives = generator.passages("Positive", 2, 3);
+    const auto negative = generator.passages("Negative", 1, 3).front();
+    std::vector<std::string> inputs = {positives[0], positives[1], negative};
+
+    auto openai_config = config_for(server, "/v1");
+    openai_config.api_key = "test-key";
+    auto openai = make_embedding_provider("openai", openai_config);
+    EmbeddingRequest request{"fake-embed", inputs, std::nullopt, true};
+    const auto batch = openai->parse_response(send(openai->build_request(request)), inputs.size());
+    REQUIRE(batch.ok);
+    REQUIRE(batch.vectors.size() == 3);
+    CHECK(batch.vectors[0].size() == 64);
+    CHECK(std::abs(dot(batch.vectors[0], batch.vectors[0]) - 1.0) < 1e-12);
+    CHECK(dot(batch.vectors[0], batch.vectors[1]) > dot(batch.vectors[0], batch.vectors[2]));
+    CHECK(batch.input_tokens > 0);
+    CHECK(server.count("openai.embeddings") == 1);
+
+    auto ollama = make_embedding_provider("ollama", config_for(server, ""));
+    const auto local = ollama->parse_response(send(ollama->build_request(request)), inputs.size());
+    REQUIRE(local.ok);
+    CHECK(local.vectors == batch.vectors);  // one embedder behind both
+
+    auto titan_config = config_for(server, "");
+    titan_config.aws_access_key_id = "AKIDEXAMPLE";
+    titan_config.aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    auto titan = make_embedding_provider("bedrock-titan", titan_config);
+    CHECK(titan->max_batch_size() == 1);
+    EmbeddingRequest one{"amazon.titan-embed-text-v2:0", {inputs[0]}, 256, true};
+    const auto single = titan->parse_response(send(titan->build_request(one)), 1);
+    REQUIRE(single.ok);
+    CHECK(single.vectors[0].size() == 256);
+    CHECK(std::abs(dot(single.vectors[0], single.vectors[0]) - 1.0) < 1e-12);
+    one.normalize = false;
+    const auto raw = titan->parse_response(send(titan->build_request(one)), 1);
+    REQUIRE(raw.ok);
+    CHECK(std::abs(std::sqrt(dot(raw.vectors[0], raw.vectors[0])) - 3.0) < 1e-9);
+    CHECK(server.count("bedrock.invoke") == 2);
+    CHECK(server.recorded(1).front().path == "/model/amazon.titan-embed-text-v2%3A0/invoke");
+}
+
+TEST_CASE("Scripted faults come in order, per endpoint, and are counted") {
+    FakeServer server;
+    server.start();
+    auto config = config_for(server, "/v1");
+    config.api_key = "test-key";
+    auto provider = make_chat_provider("openai", config);
+    const HttpRequest request = provider->build_request(ChatRequest::user_prompt("m", "Write 1 passage that is Positive."));
+
+    server.push_faults("openai.chat", {Fault::http(429, "2"), Fault::of(Fault::Kind::none), Fault::http(503)});
+    server.push_faults("*", {Fault::http(500)});
+    auto first = send(request);
+    CHECK(first.status == 429);
+    CHECK(first.headers.at("retry-after") == "2");
+    const auto limited = provider->parse_response(first);
+    CHECK(limited.error.code == code::provider_rate_limited);
+    REQUIRE(limited.error.retry_after_seconds);
+    CHECK(*limited.error.retry_after_seconds == 2.0);
+    CHECK(send(request).status == 200);
+    CHECK(send(request).status == 503);
+    CHECK(send(request).status == 500);  // the "*" queue, once the endpoint's is empty
+    CHECK(send(request).status == 200);
+    CHECK(server.count("openai.chat") == 5);
+
+    SECTION("dropped connection") {
+        server.push_faults("openai.chat", {Fault::of(Fault::Kind::drop_connection)});
+        const auto dropped = send(request);
+        CHECK(dropped.status == 0);
+        CHECK(provider->parse_response(dropped).error.code == code::transport);
+        CHECK(provider->parse_response(dropped).error.retryable);
+    }
+    SECTION("truncated body and malformed JSON are retryable malformed responses") {
+        server.push_faults("openai.chat", {Fault::of(Fault::Kind::truncated_body), Fault::of(Fault::Kind::malformed_json)});
+        for (int i = 0; i < 2; ++i) {
+            const auto http = send(request);
+            CHECK(http.status == 200);
+            const auto result = provider->parse_response(http);
+            CHECK_FALSE(result.ok);
+            CHECK(result.error.code == code::provider_malformed_response);
+            CHECK(result.error.retryable);
+        }
+    }
+    SECTION("refusal") {
+        server.push_faults("openai.chat", {Fault::of(Fault::Kind::refusal)});
+        const auto result = provider->parse_response(send(request));
+        REQUIRE(result.ok);
+        CHECK(result.refused);
+        CHECK(parse_passages_answer(result.text, 1).status == AnswerStatus::unparseable);
+    }
+    SECTION("label outside S") {
+        server.push_faults("openai.chat", {Fault::of(Fault::Kind::label_outside_set)});
+        auto annotate = ChatRequest::user_prompt("m", "Label this text: strong growth");
+        annotate.json_schema = label_json_schema(sentiment);
+        const auto result = provider->parse_response(send(provider->build_request(annotate)));
+        REQUIRE(result.ok);
+        const auto answer = parse_label_answer(result.text, sentiment);
+        CHECK(answer.status == AnswerStatus::label_outside_set);
+        CHECK(answer.raw_label == "Sarcastic");
+    }
+    SECTION("slow answer runs into the client's timeout") {
+        server.push_faults("openai.chat", {Fault::slow(2500)});
+        CHECK(send(request, 1).status == 0);
+    }
+}
+
+TEST_CASE("Control endpoints script faults and report counters over HTTP") {
+    FakeServer server;
+    server.start();
+    httplib::Client client("127.0.0.1", server.port());
+    auto queued = client.Post("/_control/faults",
+                              R"({"endpoint": "ollama.embed", "faults": [{"kind": "http_error", "status": 503, "retry_after": "1"}]})",
+                              "application/json");
+    REQUIRE(queued);
+    CHECK(queued->status == 200);
+    auto bad = client.Post("/_control/faults", R"({"faults": [{"kind": "meteor"}]})", "application/json");
+    REQUIRE(bad);
+    CHECK(bad->status == 400);
+    CHECK(bad->body.find("meteor") != std::string::npos);
+    auto first = client.Post("/api/embed", R"({"model": "m", "input": "hello"})", "application/json");
+    auto second = client.Post("/api/embed", R"({"model": "m", "input": ["a", "b"]})", "application/json");
+    REQUIRE(first);
+    REQUIRE(second);
+    CHECK(first->status == 503);
+    CHECK(json::parse(first->body).at("error").is_string());
+    CHECK(second->status == 200);
+    CHECK(json::parse(second->body).at("embeddings").size() == 2);
+    auto counters = client.Get("/_control/counters");
+    REQUIRE(counters);
+    const json counts = json::parse(counters->body);
+    CHECK(counts.at("total") == 2);
+    CHECK(counts.at("ollama.embed") == 2);
+    REQUIRE(client.Post("/_control/reset", "", "application/json"));
+    CHECK(server.total_count() == 0);
+}
+
+TEST_CASE("Concurrent requests are all counted") {
+    fake::FakeServerOptions options;
+    options.latency_ms = 20;
+    options.api_key = "";
+    FakeServer server(options);
+    server.start();
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&] {
+            httplib::Client client("127.0.0.1", server.port());
+            for (int i = 0; i < 5; ++i) {
+                auto result = client.Post("/v1/embeddings", R"({"model": "m", "input": "x"})", "application/json");
+                if (result && result->status == 200) ++ok;
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    CHECK(ok == 40);
+    CHECK(server.count("openai.embeddings") == 40);
+}
+
+TEST_CASE("The executable prints its port and serves until SIGTERM") {
+    int out[2];
+    REQUIRE(pipe(out) == 0);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        close(out[0]);
+        close(out[1]);
+        execl(FAKE_PROVIDER_SERVER, FAKE_PROVIDER_SERVER, "--port", "0", "--latency-ms", "1", "--threads", "4",
+              static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(out[1]);
+    std::string line;
+    char c = 0;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    close(out[0]);
+    const int port = std::atoi(line.c_str());
+    CHECK(port > 0);
+    if (port > 0) {
+        httplib::Client client("127.0.0.1", port);
+        auto result = client.Post("/api/embed", R"({"model": "m", "input": "hello"})", "application/json");
+        REQUIRE(result);
+        CHECK(result->status == 200);
+    }
+    kill(child, SIGTERM);
+    int status = 0;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+}
