@@ -126,7 +126,7 @@ std::vector<OptionSpec> pipeline_options() {
         {"--per-call", "-n", "N", "Passages asked for per simulation call (default 10)."},
         {"--repeats", "-R", "R", "Annotations of each passage; the label is the modal answer (default 1)."},
         {"--alpha", "", "LEVEL", "Level of every test (default 0.05)."},
-        {"--threshold", "", "ACCURACY", "Backtranslation accuracy needed (default 0.97)."},
+        {"--threshold", "", "ACCURACY", "Backtranslation accuracy needed (default 0.9)."},
         {"--rule", "", "point|bound", "Backtranslation pass rule: the accuracy (point, the paper's) or its lower confidence bound."},
         {"--seed", "", "SEED", "Seed of the permutations and bootstrap draws (default 1)."},
         {"--methods", "", "METHODS", "exact (default: exact validation + permutation separation), paper (the paper's bootstrap variants), or VALIDATION,SEPARATION."},
