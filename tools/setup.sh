@@ -10,6 +10,7 @@ apt_packages=(
   r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-bh r-cran-cli r-cran-rlang
   r-cran-testthat r-cran-generics r-cran-broom r-cran-tibble r-cran-withr
   r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc
+  qpdf devscripts r-cran-roxygen2
   nodejs npm
 )
 

@@ -106,7 +106,7 @@ format_validation_block <- function(x, digits) {
                  character(1)), collapse = "  ")
   }
   body <- vapply(seq_len(nrow(table)), function(i) line(unlist(table[i, ])), character(1))
-  reason <- if (nzchar(x$verdict_reason)) paste0(" (", x$verdict_reason, ")") else ""
+  verdict_line <- if (nzchar(x$verdict_reason)) x$verdict_reason else x$verdict
   settings <- x$settings
   m <- x$validation$parameter[[1]]
   c(
@@ -116,7 +116,7 @@ format_validation_block <- function(x, digits) {
     sprintf("M = %d, alpha = %s, threshold = %s, permutations = %d, seed = %s",
             as.integer(m), format(settings$alpha), format(settings$threshold),
             as.integer(settings$permutations), format(x$seed, scientific = FALSE)),
-    paste0("Verdict: ", x$verdict, reason)
+    paste0("Verdict: ", verdict_line)
   )
 }
 

@@ -17,10 +17,20 @@ cp -R rpkg "$work/llmvalidate"
 # Build outputs of a local install must not reach the tarball.
 (cd "$work/llmvalidate" && ./cleanup)
 
+# The committed man/ and NAMESPACE are what roxygen2 makes of the sources.
+if Rscript -e 'quit(status = !requireNamespace("roxygen2", quietly = TRUE))'; then
+  cp -R rpkg "$work/roxygen"
+  (cd "$work/roxygen" && Rscript -e 'roxygen2::roxygenise(".", load_code = roxygen2::load_source)' >/dev/null 2>&1)
+  if ! diff -r rpkg/man "$work/roxygen/man" || ! diff rpkg/NAMESPACE "$work/roxygen/NAMESPACE"; then
+    echo "r-package: man/ or NAMESPACE is stale: run roxygen2::roxygenise() in rpkg/" >&2
+    exit 1
+  fi
+  rm -rf "$work/roxygen"
+fi
+
 export MAKEFLAGS="-j${JOBS:-2}"
 export _R_CHECK_FORCE_SUGGESTS_=false       # modelsummary is not packaged for Debian
 export _R_CHECK_CRAN_INCOMING_REMOTE_=false # no network on CI
-export _R_CHECK_ORPHANED_=false              # needs the CRAN package list (network)
 export NOT_CRAN=true                        # run the snapshot tests too
 export _R_CHECK_TESTS_NLINES_=0             # the whole test log on failure
 if [ -x "$build_dir/cpp/llmvalidate" ]; then
@@ -28,6 +38,13 @@ if [ -x "$build_dir/cpp/llmvalidate" ]; then
 else
   echo "r-package: no CLI in $build_dir/cpp; the CLI parity tests will be skipped"
 fi
+
+# --as-cran looks up missing Suggests (modelsummary) in CRAN's package list to report
+# orphaned ones. Offline, it gets an empty list: nothing is reported orphaned.
+mkdir -p "$work/offline-cran/web/packages"
+Rscript -e 'saveRDS(data.frame(Package = character(), Maintainer = character()),
+                    commandArgs(TRUE)[1])' "$work/offline-cran/web/packages/packages.rds"
+export R_CRAN_WEB="file://$work/offline-cran"
 
 cd "$work"
 R CMD build llmvalidate

@@ -53,14 +53,14 @@ namespace llmv::pipeline {
 struct SimulatedDgp {
     // Probability that a generated text is written in the requested label; otherwise its
     // latent label is drawn uniformly from the other labels of S.
-    double follow_probability = 0.9;
+    double follow_probability = 0.97;
     // Share of a generated text's words drawn from its latent label's lexicon (the rest come
     // from the topic vocabulary). 0: the label leaves no trace in the text.
     double label_signal = 0.3;
     // The annotator: P(answer = S[b] | latent label = S[a]) = confusion[a][b]. Empty: the
     // diagonal is annotator_accuracy and the rest is spread evenly over the other labels.
     std::vector<std::vector<double>> confusion;
-    double annotator_accuracy = 0.95;
+    double annotator_accuracy = 0.97;
     // Probability that an answer is not valid JSON (exercises the parse-retry path).
     double unparseable_probability = 0.0;
     // Words per generated text; 0: the word count of y ({length}), at least 20.

@@ -40,6 +40,16 @@ double rank_critical_value(std::vector<double> null_values, double alpha);
 // "p <= alpha" with a relative tolerance of 1e-12, so that p = 1/20 at α = 0.05 rejects.
 bool p_at_most(double p_value, double alpha);
 
+// Two statistics closer than this (absolute; every statistic is a mean of cosines, so lies in
+// [-1, 1]) are ties. Texts with identical embeddings give statistics that are equal in exact
+// arithmetic but may differ in the last bits, because they are summed in different orders;
+// counting them as ties keeps rank p-values exact (never anti-conservative) and identical on
+// every platform.
+inline constexpr double tie_tolerance = 1e-10;
+
+// #{v in null_values : v <= statistic + tie_tolerance}: the count in every rank p-value.
+int count_at_most(const Eigen::VectorXd& null_values, double statistic);
+
 struct ValidationResult {
     std::string method;  // "exact" or "paper"
     double statistic = 0;       // τ = mean cos(y, pool)
@@ -89,18 +99,33 @@ double clopper_pearson_lower(int successes, int trials, double alpha);
 
 // --- Similarity blocks: one Gram matrix per validation, computed block by block -------------
 // Rows of every pool are normalised once; block (a, b) = P_a P_bᵀ is computed once, on first
-// use, by one GEMM of fixed shape (M_a x d)(d x M_b). The passage is pool "" of one row.
+// use, by one GEMM of fixed shape (M_a x d)(d x M_b); block (b, a) is its transpose. The
+// passage is pool "" of one row.
+//
+// Every statistic of METHOD.md is a mean of cosines, i.e. a dot product of pool sums
+// (mean_ij cos(a_i, b_j) = (Σ_i a_i)·(Σ_j b_j) / (M_a M_b)). The tests therefore use `sum()`,
+// O(M d) instead of O(M² d) per block, and never depend on which blocks a caller computed
+// before: a test's numbers depend only on the pools it is given (in their row order).
 class SimilarityBlocks {
 public:
+    // Adding a name twice replaces the pool (and forgets its blocks and sum). Every pool must
+    // have the dimension of the first one (code dimension_mismatch, naming both arguments).
     void add(const std::string& name, const MatrixRef& embeddings, const std::string& argument);
     bool has(const std::string& name) const;
     const Eigen::MatrixXd& pool(const std::string& name) const;  // normalised rows
     const Eigen::MatrixXd& block(const std::string& a, const std::string& b);
+    // Σ of the normalised rows, accumulated row by row in pool order (no reassociation, so the
+    // same bits with any SIMD width).
+    const Eigen::VectorXd& sum(const std::string& name);
+    const std::string& argument(const std::string& name) const;  // as given to add()
     int dimension() const;
 
 private:
     std::map<std::string, Eigen::MatrixXd> pools_;
+    std::map<std::string, std::string> arguments_;
+    std::map<std::string, Eigen::VectorXd> sums_;
     std::map<std::pair<std::string, std::string>, Eigen::MatrixXd> blocks_;
+    std::string first_argument_;
 };
 
 // --- The tests on their own (what R's *_test() functions and `llmvalidate test` call) --------

@@ -1,0 +1,56 @@
+// Quantiles, rank critical values and the comparisons every p-value uses.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/stats.hpp"
+#include "stats/internal.hpp"
+
+namespace llmv::stats {
+namespace {
+constexpr double alpha_relative_tolerance = 1e-12;
+}
+
+double quantile_type7(std::vector<double> values, double probability) {
+    if (values.empty())
+        throw_invalid(code::invalid_argument, "values", "an empty set", "at least one value");
+    if (!(probability >= 0 && probability <= 1))
+        throw_invalid(code::invalid_argument, "probability", detail::format_number(probability),
+                      "a number in [0, 1]");
+    std::sort(values.begin(), values.end());
+    // R's quantile(type = 7) step by step (1-based index, then (1 - h) x_lo + h x_hi), so that
+    // the paper methods' critical values equal R's to the last bit.
+    const double index = 1 + static_cast<double>(values.size() - 1) * probability;
+    const double lo = std::floor(index);
+    const double hi = std::ceil(index);
+    const double x_lo = values[static_cast<std::size_t>(lo) - 1];
+    const double x_hi = values[static_cast<std::size_t>(hi) - 1];
+    if (!(index > lo) || x_hi == x_lo) return x_lo;
+    const double h = index - lo;
+    return (1 - h) * x_lo + h * x_hi;
+}
+
+double rank_critical_value(std::vector<double> null_values, double alpha) {
+    const double n = static_cast<double>(null_values.size());
+    // Same tolerance as p_at_most(), so that "p <= α" and "statistic < critical value" agree.
+    const double rank = std::floor(alpha * (n + 1) * (1 + alpha_relative_tolerance));
+    if (rank < 1) return -std::numeric_limits<double>::infinity();
+    const std::size_t k = static_cast<std::size_t>(std::min(rank, n)) - 1;
+    std::nth_element(null_values.begin(), null_values.begin() + static_cast<std::ptrdiff_t>(k),
+                     null_values.end());
+    return null_values[k];
+}
+
+bool p_at_most(double p_value, double alpha) {
+    return p_value <= alpha * (1 + alpha_relative_tolerance);
+}
+
+int count_at_most(const Eigen::VectorXd& null_values, double statistic) {
+    int count = 0;
+    for (Eigen::Index i = 0; i < null_values.size(); ++i)
+        if (null_values[i] <= statistic + tie_tolerance) ++count;
+    return count;
+}
+
+}  // namespace llmv::stats

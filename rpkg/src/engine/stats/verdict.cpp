@@ -1,0 +1,79 @@
+// The verdict of Section 3.1 / Table 7 and the sentence that explains it.
+#include <string>
+
+#include "llmvalidate/stats.hpp"
+#include "stats/internal.hpp"
+
+namespace llmv::stats {
+
+const char* verdict_name(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::valid: return "valid";
+        case Verdict::invalid: return "invalid";
+        case Verdict::inconclusive: return "inconclusive";
+    }
+    return "inconclusive";
+}
+
+namespace {
+using detail::format_number;
+
+std::string separation_failure(const SeparationResult& result) {
+    std::string text = "separation from '" + result.label + "' failed (";
+    if (result.method == "paper")
+        text += "ξ = " + format_number(result.statistic) + " exceeds the critical value " +
+                format_number(result.critical_value);
+    else
+        text += "p = " + format_number(result.p_value) + " > α = " + format_number(result.alpha);
+    return text + ")";
+}
+}  // namespace
+
+Verdict decide_verdict(const ValidationResult& validation,
+                       const std::vector<SeparationResult>& separation,
+                       const BacktranslationResult& backtranslation, std::string* reason) {
+    std::vector<std::string> problems;
+    if (!backtranslation.run) {
+        problems.push_back("backtranslation not run, so the backtranslation prerequisite for '" +
+                           backtranslation.label + "' is untested");
+    } else if (!backtranslation.pass) {
+        problems.push_back(
+            "backtranslation of '" + backtranslation.label + "' failed (" +
+            (backtranslation.rule == "bound"
+                 ? "lower bound " + format_number(backtranslation.lower_bound)
+                 : "accuracy " + format_number(backtranslation.accuracy)) +
+            " < threshold " + format_number(backtranslation.threshold) + ")");
+    }
+    if (separation.empty())
+        problems.push_back("no other label has a pool, so separation could not be tested");
+    for (const SeparationResult& result : separation)
+        if (!result.pass) problems.push_back(separation_failure(result));
+
+    Verdict verdict;
+    std::string sentence;
+    if (!problems.empty()) {
+        verdict = Verdict::inconclusive;
+        sentence = "Inconclusive: ";
+        for (std::size_t i = 0; i < problems.size(); ++i)
+            sentence += (i ? "; " : "") + problems[i];
+        sentence += ".";
+    } else {
+        const std::string numbers = "τ = " + format_number(validation.statistic) +
+                                    ", critical value " +
+                                    format_number(validation.critical_value) +
+                                    ", p = " + format_number(validation.p_value);
+        if (validation.reject) {
+            verdict = Verdict::invalid;
+            sentence = "Invalid: the prerequisites pass and the validation test rejects (" +
+                       numbers + ").";
+        } else {
+            verdict = Verdict::valid;
+            sentence = "Valid: the prerequisites pass and the validation test does not reject (" +
+                       numbers + ").";
+        }
+    }
+    if (reason) *reason = sentence;
+    return verdict;
+}
+
+}  // namespace llmv::stats
