@@ -11,7 +11,7 @@ apt_packages=(
   r-cran-testthat r-cran-generics r-cran-broom r-cran-tibble r-cran-withr
   r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc
   qpdf devscripts r-cran-roxygen2
-  nodejs npm
+  nodejs npm curl
 )
 
 missing=()
