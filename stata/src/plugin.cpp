@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 
+#include "arguments.hpp"
 #include "commands.hpp"
 #include "llmv_stplugin.h"
 #include "llmvalidate/error.hpp"
@@ -34,6 +35,7 @@ int report(int rc, const std::string& message) {
 int dispatch(int argc, char* argv[]) {
     Api api;
     const std::string subcommand = (argc >= 1 && argv && argv[0]) ? argv[0] : "";
+    if (subcommand.empty()) llmv::stata::Arguments(argc, argv);  // throws: no subcommand
     if (subcommand == "version") return llmv::stata::command_version(api, argc, argv);
     if (subcommand == "test") return llmv::stata::command_test(api, argc, argv);
     if (subcommand == "store") return llmv::stata::store_pending(api, argc, argv);

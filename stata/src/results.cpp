@@ -46,22 +46,26 @@ void forget_pending() { g_pending.reset(); }
 
 void announce(Api& api, Results results) {
     results.token = g_next_token++;
+    // Locals are numbered, not named after the matrix or variable: a local's name has at most
+    // 31 characters.
     std::vector<std::string> keys;
-    for (const auto& matrix : results.matrices) {
+    for (std::size_t i = 0; i < results.matrices.size(); ++i) {
+        const auto& matrix = results.matrices[i];
         keys.push_back(matrix.key);
-        const std::string base = "llmv_mat_" + matrix.key;
+        const std::string base = "llmv_m" + std::to_string(i + 1);
         api.set_local(base + "_rows", std::to_string(matrix.rows));
         api.set_local(base + "_cols", std::to_string(matrix.cols));
-        api.set_local(base + "_rownames", join_stata_list(matrix.row_names));
-        api.set_local(base + "_colnames", join_stata_list(matrix.col_names));
+        api.set_local(base + "_rn", join_stata_list(matrix.row_names));
+        api.set_local(base + "_cn", join_stata_list(matrix.col_names));
     }
     std::vector<std::string> suffixes;
-    for (const auto& variable : results.variables) {
+    for (std::size_t i = 0; i < results.variables.size(); ++i) {
+        const auto& variable = results.variables[i];
         suffixes.push_back(variable.suffix);
-        const std::string base = "llmv_var_" + variable.suffix;
+        const std::string base = "llmv_v" + std::to_string(i + 1);
         api.set_local(base + "_type", variable.type);
         api.set_local(base + "_label", variable.label);
-        api.set_local(base + "_vlabel", variable.value_label);
+        api.set_local(base + "_vlab", variable.value_label);
     }
     api.set_local("llmv_matrices", join_numbers(keys));
     api.set_local("llmv_vars", join_numbers(suffixes));

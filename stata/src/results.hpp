@@ -49,8 +49,9 @@ struct Results {
 };
 
 // Keeps `results` for the store call and tells the ado, in locals, what to create:
-//   llmv_token, llmv_matrices (keys), llmv_mat_<key>_rows/_cols/_rownames/_colnames,
-//   llmv_vars (suffixes), llmv_var_<suffix>_type/_label/_vlabel.
+//   llmv_token; llmv_matrices (keys, in order) and for the i-th matrix llmv_m<i>_rows, _cols,
+//   _rn (row names), _cn (column names); llmv_vars (suffixes, in order) and for the i-th
+//   variable llmv_v<i>_type, _label, _vlab (value label).
 void announce(Api& api, Results results);
 
 // `store token=<t> scalars=<prefix> mat_<key>=<name>...`: the varlist holds the new variables

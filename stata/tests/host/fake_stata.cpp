@@ -235,6 +235,10 @@ ST_int cb_string_data(ST_int var, ST_int obs, char* buffer) {
     if (v == nullptr || !obs_ok(obs)) return 498;
     if (v->kind != Kind::str) return 109;  // SF_sdata does not read strL
     const std::string& value = v->strings[static_cast<std::size_t>(obs - 1)];
+    if (value.size() > 2045) {  // cannot happen in Stata; would overflow the plugin's buffer
+        unexpected("str# value longer than 2045 bytes");
+        return 498;
+    }
     std::memcpy(buffer, value.c_str(), value.size() + 1);
     return 0;
 }
@@ -380,6 +384,7 @@ int Stata::add_string(const std::string& name, const std::vector<std::string>& v
     v.strings = values;
     for (const auto& s : values) v.width = std::max(v.width, static_cast<int>(s.size()));
     v.width = std::max(v.width, 1);
+    if (!strl && v.width > 2045) throw std::logic_error(name + ": str# holds at most 2045 bytes");
     data.push_back(v);
     return static_cast<int>(data.size()) - 1;
 }
@@ -491,25 +496,32 @@ RunResult run_like_ado(Stata& stata, const std::vector<std::string>& varlist,
                        const std::vector<std::string>& words, const std::string& prefix) {
     RunResult result;
     stata.set_varlist(varlist);
+    std::string names;  // as llmvalidate.ado passes them, for messages
+    for (const auto& name : varlist) names += (names.empty() ? "" : " ") + name;
+    stata.set_local("llmv_varnames", names);
     result.rc = stata.call(words);
     if (result.rc != 0) return result;
 
     std::vector<std::string> store = {"store", "token=" + stata.local("llmv_token"),
                                       "scalars=__R"};
     std::map<std::string, std::string> matrix_names;
+    int index = 0;
     for (const auto& key : split_list(stata.local("llmv_matrices"))) {
+        const std::string base = "llmv_m" + std::to_string(++index);
         const std::string name = "__M_" + key;
-        stata.create_matrix(name, std::stoi(stata.local("llmv_mat_" + key + "_rows")),
-                            std::stoi(stata.local("llmv_mat_" + key + "_cols")));
+        stata.create_matrix(name, std::stoi(stata.local(base + "_rows")),
+                            std::stoi(stata.local(base + "_cols")));
         store.push_back("mat_" + key + "=" + name);
         matrix_names[key] = name;
-        result.matrix_rownames[key] = split_list(stata.local("llmv_mat_" + key + "_rownames"));
-        result.matrix_colnames[key] = split_list(stata.local("llmv_mat_" + key + "_colnames"));
+        result.matrix_rownames[key] = split_list(stata.local(base + "_rn"));
+        result.matrix_colnames[key] = split_list(stata.local(base + "_cn"));
     }
     std::vector<std::string> temporaries, suffixes = split_list(stata.local("llmv_vars"));
+    index = 0;
     for (const auto& suffix : suffixes) {
         temporaries.push_back("__T_" + suffix);
-        stata.add_new(temporaries.back(), stata.local("llmv_var_" + suffix + "_type"));
+        stata.add_new(temporaries.back(),
+                      stata.local("llmv_v" + std::to_string(++index) + "_type"));
     }
     stata.set_varlist(temporaries);
     result.store_rc = stata.call(store);

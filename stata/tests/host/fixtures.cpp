@@ -95,7 +95,7 @@ void load_texts(Stata& stata, const std::vector<Text>& texts, bool strl_labels,
     }
     stata.add_string("label", labels, strl_labels);
     stata.add_numeric("passage", passage);
-    if (with_backtranslation) stata.add_string("bt", bt, false);
+    if (with_backtranslation) stata.add_string("bt", bt, strl_labels);
     const int dim = static_cast<int>(texts.front().embedding.size());
     for (int k = 0; k < dim; ++k) {
         std::vector<double> column;

@@ -437,9 +437,11 @@ TEST_CASE("a store failing at the n-th call leaves the dataset unchanged", "[tes
     stata.set_varlist(call.varlist());
     REQUIRE(stata.call(call.words()) == 0);
     std::vector<std::string> temporaries;
+    int index = 0;
     for (const auto& suffix : split_list(stata.local("llmv_vars"))) {
         temporaries.push_back("__T_" + suffix);
-        stata.add_new(temporaries.back(), stata.local("llmv_var_" + suffix + "_type"));
+        stata.add_new(temporaries.back(),
+                      stata.local("llmv_v" + std::to_string(++index) + "_type"));
     }
     stata.create_matrix("__M", 3, 11);
     const auto before = snapshot(stata);

@@ -1,0 +1,399 @@
+*! version 0.1.0  01dec2026
+*! llmvalidate: validate LLM annotations without a human benchmark (Hansen 2026, FEDS 2026-020)
+program define llmvalidate, rclass
+    version 14.1
+    gettoken subcommand rest : 0, parse(" ,")
+    if `"`subcommand'"' == "test" {
+        LoadPlugin
+        Test `rest'
+    }
+    else if `"`subcommand'"' == "version" {
+        LoadPlugin
+        Version `rest'
+    }
+    else if inlist(`"`subcommand'"', "power", "cache") {
+        display as error "llmvalidate `subcommand' is not yet available in this version"
+        exit 199
+    }
+    else {
+        LoadPlugin
+        Validate `0'
+    }
+    return add
+end
+
+* The plugin is loaded once per session; a missing or foreign binary is reported plainly.
+program define LoadPlugin
+    version 14.1
+    capture program list llmvalidate_plugin
+    if _rc == 0 exit
+    capture program llmvalidate_plugin, plugin using("llmvalidate.plugin")
+    if _rc {
+        display as error "llmvalidate: could not load llmvalidate.plugin on `c(os)' (`c(machine_type)')"
+        display as error "{p 4 4 2}The plugin is built for 64-bit Linux; reinstall with"
+        display as error "{bf:net install llmvalidate, replace} (see {help llmvalidate}).{p_end}"
+        exit 601
+    }
+end
+
+program define Version, rclass
+    version 14.1
+    syntax [, Quietly]
+    local quiet = ("`quietly'" != "")
+    plugin call llmvalidate_plugin, version quiet=`quiet'
+    return local version `"`llmv_version'"'
+    return local spi `"`llmv_spi'"'
+    return scalar validate_available = `llmv_pipeline'
+end
+
+* A string copy of a label variable: string variables as they are, numeric ones through their
+* value labels (or their values).
+program define AsString
+    version 14.1
+    args source target
+    capture confirm string variable `source'
+    if _rc == 0 {
+        quietly generate strL `target' = `source'
+        exit
+    }
+    local vlabel : value label `source'
+    if "`vlabel'" != "" {
+        quietly decode `source', generate(`target')
+    }
+    else {
+        quietly generate strL `target' = cond(missing(`source'), "", strofreal(`source', "%18.0g"))
+    }
+end
+
+* The shortest decimal text that reads back as the same double: the plugin gets the number
+* the user typed, bit for bit.
+program define RealText, rclass
+    version 14.1
+    args value
+    return local text = strtrim(strofreal(`value', "%21.17g"))
+end
+
+program define CheckNewVariables
+    version 14.1
+    args prefix suffixes replace
+    if "`prefix'" == "" exit
+    foreach suffix of local suffixes {
+        if "`replace'" == "" confirm new variable `prefix'`suffix'
+        else confirm name `prefix'`suffix'
+    }
+end
+
+* Calls the plugin twice (see stata/src/results.hpp): the first call computes everything and
+* announces, in locals of this program, which matrices and new variables it will fill; this
+* program creates them (variables as temporaries, so a failure leaves the data as they were),
+* the second call stores, and the results are returned in r().
+program define RunPlugin, rclass
+    version 14.1
+    syntax [varlist(default=none)] , touse(varname) command(name)                   ///
+        [ words(string) generate(string) replace labels(string asis) varnames(string) ///
+          task(string) provider(string) model(string) embedding(string)             ///
+          embmodel(string) baseurl(string) cache(string) keyenv(string) ]
+
+    local llmv_labels `"`labels'"'
+    local llmv_varnames `"`varnames'"'
+    local llmv_task `"`task'"'
+    local llmv_provider `"`provider'"'
+    local llmv_model `"`model'"'
+    local llmv_embedding `"`embedding'"'
+    local llmv_embedding_model `"`embmodel'"'
+    local llmv_base_url `"`baseurl'"'
+    local llmv_cache `"`cache'"'
+    * The key goes from the environment to the plugin in a local that is never expanded here,
+    * so it is not shown even under -set trace on-.
+    if "`keyenv'" != "" local llmv_apikey : environment `keyenv'
+    capture noisily plugin call llmvalidate_plugin `varlist' if `touse', `command' `words'
+    local rc = _rc
+    local llmv_apikey
+    if `rc' exit `rc'
+
+    tempname R
+    local store token=`llmv_token' scalars=`R'
+    local i 0
+    foreach key of local llmv_matrices {
+        local ++i
+        tempname mat_`key'
+        matrix `mat_`key'' = J(`llmv_m`i'_rows', `llmv_m`i'_cols', .)
+        local store `store' mat_`key'=`mat_`key''
+    }
+    local newvars
+    local i 0
+    foreach suffix of local llmv_vars {
+        local ++i
+        tempvar var_`suffix'
+        if substr("`llmv_v`i'_type'", 1, 3) == "str" {
+            quietly generate `llmv_v`i'_type' `var_`suffix'' = ""
+        }
+        else quietly generate `llmv_v`i'_type' `var_`suffix'' = .
+        local newvars `newvars' `var_`suffix''
+    }
+    capture noisily plugin call llmvalidate_plugin `newvars' if `touse', store `store'
+    local rc = _rc
+    foreach name of local llmv_scalars {
+        if `rc' == 0 return scalar `name' = scalar(`R'_`name')
+        capture scalar drop `R'_`name'
+    }
+    if `rc' exit `rc'
+
+    foreach name of local llmv_macros {
+        return local `name' `"`llmv_r_`name''"'
+    }
+    local i 0
+    foreach key of local llmv_matrices {
+        local ++i
+        foreach part in rn cn {
+            local names_`part'
+            foreach name of local llmv_m`i'_`part' {
+                local names_`part' `names_`part'' `=strtoname(`"`name'"', 0)'
+            }
+        }
+        matrix rownames `mat_`key'' = `names_rn'
+        matrix colnames `mat_`key'' = `names_cn'
+        return matrix `key' = `mat_`key''
+    }
+    if "`generate'" != "" {
+        capture label define llmv_verdict 1 "valid" 2 "invalid" 3 "inconclusive"
+        local i 0
+        foreach suffix of local llmv_vars {
+            local ++i
+            if "`replace'" != "" capture drop `generate'`suffix'
+            rename `var_`suffix'' `generate'`suffix'
+            label variable `generate'`suffix' `"`llmv_v`i'_label'"'
+            if "`llmv_v`i'_vlab'" != "" label values `generate'`suffix' `llmv_v`i'_vlab'
+        }
+    }
+end
+
+* ---------------------------------------------------------------------------------------------
+* llmvalidate test: the statistics on embeddings the user already has, one text per observation.
+program define Test, rclass
+    version 14.1
+    syntax varlist(numeric min=1) [if] [in] , LABel(varname) PASSage(varname numeric) ///
+        [ LABELS(string asis) BACKtranslation(varname) REFerence(varname numeric)      ///
+          ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999)  ///
+          VMethod(string) SMethod(string) RULE(string) GENerate(name) REPLACE NOTABle ]
+
+    marksample touse, novarlist
+    quietly count if `touse'
+    if r(N) == 0 error 2000
+    if "`replace'" != "" & "`generate'" == "" {
+        display as error "option replace requires generate()"
+        exit 198
+    }
+    CheckNewVariables "`generate'" "verdict tau crit p bt_acc sep_p" "`replace'"
+    if `"`seed'"' == "" {
+        * -set seed- governs: the engine's seed is drawn from Stata's random-number generator.
+        local seed = strofreal(runiformint(1, 2147483646), "%12.0f")
+    }
+
+    tempvar labeltext bttext
+    AsString `label' `labeltext'
+    local variables `labeltext' `passage'
+    local names `label' `passage'
+    local bt_position 0
+    if "`backtranslation'" != "" {
+        AsString `backtranslation' `bttext'
+        local variables `variables' `bttext'
+        local names `names' `backtranslation'
+        local bt_position : word count `variables'
+    }
+    local ref_position 0
+    if "`reference'" != "" {
+        local variables `variables' `reference'
+        local names `names' `reference'
+        local ref_position : word count `variables'
+    }
+    local embed_position = `: word count `variables'' + 1
+    local dim : word count `varlist'
+    local variables `variables' `varlist'
+    local names `names' `varlist'
+
+    RealText `alpha'
+    local words label=1 passage=2 bt=`bt_position' ref=`ref_position' embed=`embed_position'
+    local words `words' dim=`dim' generate=`=("`generate'" != "")' alpha=`r(text)'
+    RealText `threshold'
+    local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
+    if "`vmethod'" != "" local words `words' vmethod=`vmethod'
+    if "`smethod'" != "" local words `words' smethod=`smethod'
+    if "`rule'" != "" local words `words' rule=`rule'
+
+    RunPlugin `variables', touse(`touse') command(test) words(`words')        ///
+        generate(`generate') `replace' labels(`labels') varnames(`names')
+    return add
+    return local cmd "llmvalidate"
+    return local subcmd "test"
+    if "`notable'" == "" ShowResults
+end
+
+* ---------------------------------------------------------------------------------------------
+* llmvalidate varname, task(): validates the passages of a string variable with LLM calls.
+program define Validate, rclass
+    version 14.1
+    syntax varname [if] [in] , TASK(string) PROVider(string)                          ///
+        [ MODel(string) EMBedding(string) EMBMODel(string) BASEurl(string)            ///
+          HUMan(varname) M(integer 100) N(integer 10) REPeats(integer 1)              ///
+          ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
+          VMethod(string) SMethod(string) RULE(string) CACHE(string)                  ///
+          CONCurrency(integer 16) KEYenv(name) GENerate(name) REPLACE DRYrun NOTABle ]
+
+    capture confirm string variable `varlist'
+    if _rc {
+        display as error "`varlist' must be a string variable (str# or strL) holding the passages"
+        exit 109
+    }
+    marksample touse, novarlist
+    quietly count if `touse'
+    if r(N) == 0 error 2000
+    if "`replace'" != "" & "`generate'" == "" {
+        display as error "option replace requires generate()"
+        exit 198
+    }
+    if "`dryrun'" == "" {
+        CheckNewVariables "`generate'" "label verdict tau crit p bt_acc sep_p" "`replace'"
+    }
+    if `"`seed'"' == "" {
+        local seed = strofreal(runiformint(1, 2147483646), "%12.0f")
+    }
+
+    * task(): a TOML task file, or the name of one found along the ado-path.
+    local taskfile `"`task'"'
+    capture confirm file `"`taskfile'"'
+    if _rc {
+        capture findfile `"`task'.toml"'
+        if _rc {
+            display as error `"task(): `task' is neither a file nor a task file (.toml) on the ado-path"'
+            exit 601
+        }
+        local taskfile `"`r(fn)'"'
+    }
+    * Keys come from the environment, never from the command line.
+    if "`keyenv'" == "" {
+        if lower("`provider'") == "anthropic" local keyenv ANTHROPIC_API_KEY
+        else if lower("`provider'") == "openai" local keyenv OPENAI_API_KEY
+    }
+
+    local variables `varlist'
+    local human_position 0
+    if "`human'" != "" {
+        tempvar humantext
+        AsString `human' `humantext'
+        local variables `variables' `humantext'
+        local human_position 2
+    }
+    RealText `alpha'
+    local words text=1 human=`human_position' generate=`=("`generate'" != "" & "`dryrun'" == "")'
+    local words `words' m=`m' n=`n' repeats=`repeats' alpha=`r(text)'
+    RealText `threshold'
+    local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
+    local words `words' concurrency=`concurrency' dryrun=`=("`dryrun'" != "")'
+    if "`vmethod'" != "" local words `words' vmethod=`vmethod'
+    if "`smethod'" != "" local words `words' smethod=`smethod'
+    if "`rule'" != "" local words `words' rule=`rule'
+
+    RunPlugin `variables', touse(`touse') command(validate) words(`words')          ///
+        generate(`generate') `replace' task(`taskfile') provider(`provider')        ///
+        model(`model') embedding(`embedding') embmodel(`embmodel') baseurl(`baseurl') ///
+        cache(`cache') keyenv(`keyenv')
+    return add
+    return local cmd "llmvalidate"
+    return local subcmd "validate"
+    return local task `"`taskfile'"'
+    if "`notable'" == "" {
+        if "`dryrun'" != "" ShowDryRun
+        else ShowResults
+    }
+end
+
+* ---------------------------------------------------------------------------------------------
+* Output. Reads r() and changes nothing.
+program define ShowResults
+    version 14.1
+    if r(N) == 1 & "`r(verdict)'" != "" ShowOne
+    else ShowMany
+end
+
+program define ShowOne
+    version 14.1
+    local bt_run = !missing(r(accuracy))
+    display
+    display as text "Validation of an LLM annotation (Hansen 2026)" ///
+        _col(49) "Label" _col(67) "= " as result %10s abbrev(`"`r(label)'"', 10)
+    display as text _col(49) "Pool size M" _col(67) "= " as result %10.0f r(M)
+    display as text _col(49) "Alpha" _col(67) "= " as result %10.3g r(alpha)
+    display as text _col(49) "Seed" _col(67) "= " as result %10s "`r(seed)'"
+    display as text "{hline 22}{c TT}{hline 55}"
+    display as text _col(23) "{c |}  Statistic  Crit. value    p-value   Result"
+    display as text "{hline 22}{c +}{hline 55}"
+    local result = cond(r(reject) == 1, "rejected", "not rejected")
+    display as text %21s "Validation (`r(vmethod)')" " {c |}" as result ///
+        _col(26) %9.6f r(tau) _col(37) %11.6f r(crit) _col(50) %9.4f r(p) ///
+        as text _col(63) "`result'"
+    tempname S
+    capture matrix `S' = r(separation)
+    if _rc == 0 {
+        local rows : rownames `S'
+        forvalues i = 1/`=rowsof(`S')' {
+            local name : word `i' of `rows'
+            local result = cond(`S'[`i', 4] == 1, "pass", "fail")
+            display as text %21s abbrev("vs `name'", 21) " {c |}" as result ///
+                _col(26) %9.6f `S'[`i', 1] _col(37) %11.6f `S'[`i', 2]        ///
+                _col(50) %9.4f `S'[`i', 3] as text _col(63) "`result'"
+        }
+    }
+    else {
+        display as text %21s "Separation" " {c |}" _col(26) "(no other pool given)"
+    }
+    if `bt_run' {
+        local result = cond(r(bt_pass) == 1, "pass", "fail")
+        display as text %21s "Backtranslation" " {c |}" as result _col(26) %9.4f r(accuracy) ///
+            as text _col(37) "lower bd " as result %5.3f r(acc_lb)                           ///
+            as text _col(52) "rule `r(rule)' " %4.2f r(threshold) _col(63) "`result'"
+    }
+    else {
+        display as text %21s "Backtranslation" " {c |}" _col(26) "not run (no backtranslation())"
+    }
+    display as text "{hline 22}{c BT}{hline 55}"
+    local colour = cond("`r(verdict)'" == "valid", "result", cond("`r(verdict)'" == "invalid", "error", "text"))
+    display as text "Verdict: " as `colour' "`r(verdict)'" as text " -- `r(reason)'"
+end
+
+program define ShowMany
+    version 14.1
+    display
+    display as text "Validation of LLM annotations (Hansen 2026)" ///
+        _col(49) "Number of passages" _col(68) "= " as result %8.0f r(N)
+    display as text _col(49) "Alpha" _col(68) "= " as result %8.3g r(alpha)
+    display as text _col(49) "Seed" _col(68) "= " as result %8s "`r(seed)'"
+    display as text "{hline 13}{c TT}{hline 23}"
+    display as text "     Verdict {c |}      Freq.    Percent"
+    display as text "{hline 13}{c +}{hline 23}"
+    foreach v in valid invalid inconclusive failed {
+        local count = r(N_`v')
+        if "`v'" == "failed" & (`count' == 0 | missing(`count')) continue
+        display as text %12s "`v'" " {c |}" as result %11.0f `count' %11.2f 100 * `count' / r(N)
+    }
+    display as text "{hline 13}{c +}{hline 23}"
+    display as text %12s "Total" " {c |}" as result %11.0f r(N) %11.2f 100
+    display as text "{hline 13}{c BT}{hline 23}"
+    if !missing(r(share_valid)) {
+        display as text "Share valid among passages whose prerequisites pass: " ///
+            as result %6.4f r(share_valid)
+    }
+    else display as text "No passage passed its prerequisites: no share valid."
+end
+
+program define ShowDryRun
+    version 14.1
+    display
+    display as text "Dry run: no call made" _col(49) "Passages" _col(68) "= " as result %10.0f r(N)
+    display as text _col(49) "Chat calls" _col(68) "= " as result %10.0f r(calls)
+    display as text _col(49) "  already cached" _col(68) "= " as result %10.0f r(cached_calls)
+    display as text _col(49) "Texts embedded" _col(68) "= " as result %10.0f r(embedded_texts)
+    display as text _col(49) "Input tokens (est.)" _col(68) "= " as result %10.0f r(input_tokens)
+    display as text _col(49) "Output tokens (est.)" _col(68) "= " as result %10.0f r(output_tokens)
+    if `"`r(note)'"' != "" display as text `"{p 0 4 2}`r(note)'{p_end}"'
+end
