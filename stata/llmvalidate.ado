@@ -87,6 +87,7 @@ end
 * announces, in locals of this program, which matrices and new variables it will fill; this
 * program creates them (variables as temporaries, so a failure leaves the data as they were),
 * the second call stores, and the results are returned in r().
+* lint: internal
 program define RunPlugin, rclass
     version 14.1
     syntax [varlist(default=none)] , touse(varname) command(name)                   ///

@@ -1,0 +1,400 @@
+{smcl}
+{* *! version 0.1.0  01dec2026}{...}
+{vieweralsosee "estadd" "help estadd"}{...}
+{viewerjumpto "Syntax" "llmvalidate##syntax"}{...}
+{viewerjumpto "Description" "llmvalidate##description"}{...}
+{viewerjumpto "Options" "llmvalidate##options"}{...}
+{viewerjumpto "Remarks" "llmvalidate##remarks"}{...}
+{viewerjumpto "Examples" "llmvalidate##examples"}{...}
+{viewerjumpto "Stored results" "llmvalidate##results"}{...}
+{viewerjumpto "Return codes" "llmvalidate##rc"}{...}
+{viewerjumpto "Reference" "llmvalidate##reference"}{...}
+{title:Title}
+
+{phang}
+{bf:llmvalidate} {hline 2} Validate LLM annotations without a human benchmark
+
+
+{marker syntax}{...}
+{title:Syntax}
+
+{pstd}
+Validate the passages of a string variable (LLM calls){p_end}
+
+{p 8 20 2}
+{cmd:llmvalidate} {varname} {ifin}{cmd:,} {opt task(file)} {opt prov:ider(name)} [{it:validate_options}]
+
+{pstd}
+Run the tests on embeddings you already have{p_end}
+
+{p 8 20 2}
+{cmd:llmvalidate test} {varlist} {ifin}{cmd:,} {opt lab:el(varname)} {opt pass:age(varname)} [{it:test_options}]
+
+{pstd}
+Report the version of the command and of its plugin{p_end}
+
+{p 8 20 2}
+{cmd:llmvalidate version} [{cmd:,} {opt q:uietly}]
+
+{pstd}
+Add the last results to stored estimates, for {cmd:esttab}{p_end}
+
+{p 8 20 2}
+{cmd:estadd llmvalidate} [{cmd:,} {opt p:refix(name)}] [{cmd::} {it:namelist}]
+
+{synoptset 26 tabbed}{...}
+{synopthdr:validate_options}
+{synoptline}
+{syntab:Required}
+{synopt:{opt task(file)}}the task: a TOML file with the label set and the prompts{p_end}
+{synopt:{opt prov:ider(name)}}the chat provider: {cmd:anthropic}, {cmd:openai}, {cmd:ollama}, {cmd:bedrock}, ... or {cmd:simulated}{p_end}
+{syntab:Models}
+{synopt:{opt mod:el(string)}}the chat model; default is the provider's{p_end}
+{synopt:{opt emb:edding(name)}}the embedding provider; default follows {opt provider()}{p_end}
+{synopt:{opt embmod:el(string)}}the embedding model{p_end}
+{synopt:{opt base:url(string)}}the provider's address (local servers, Azure){p_end}
+{synopt:{opt key:env(name)}}the environment variable holding the API key{p_end}
+{syntab:Method}
+{synopt:{opt m(#)}}pool size M per label; default {cmd:m(100)}{p_end}
+{synopt:{opt n(#)}}passages asked for per simulation call; default {cmd:n(10)}{p_end}
+{synopt:{opt rep:eats(#)}}annotations of each passage; default {cmd:repeats(1)}{p_end}
+{synopt:{opt hum:an(varname)}}human labels, for the cross-table of the paper's Table 10{p_end}
+{synopt:{it:test_method_options}}{opt alpha()}, {opt threshold()}, {opt seed()}, {opt permutations()}, {opt vmethod()}, {opt smethod()}, {opt rule()}; see below{p_end}
+{syntab:Running}
+{synopt:{opt cache(file)}}SQLite cache: a re-run makes no call already paid for{p_end}
+{synopt:{opt conc:urrency(#)}}requests in flight; default {cmd:concurrency(16)}{p_end}
+{synopt:{opt dry:run}}count the calls and tokens a run would need; make none{p_end}
+{syntab:Results}
+{synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:label}, {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p}{p_end}
+{synopt:{opt replace}}replace those variables if they exist{p_end}
+{synopt:{opt notab:le}}display no results table{p_end}
+{synoptline}
+
+{synoptset 26 tabbed}{...}
+{synopthdr:test_options}
+{synoptline}
+{syntab:Required}
+{synopt:{opt lab:el(varname)}}the label of each text: for a pool text, the label it was generated from; for a passage, the LLM's label{p_end}
+{synopt:{opt pass:age(varname)}}1 for the passages under study, 0 for the pool texts{p_end}
+{syntab:Data}
+{synopt:{opt labels(list)}}the label set; default: the labels of the pool texts, in order of appearance{p_end}
+{synopt:{opt back:translation(varname)}}for each pool text, the label the LLM gave it{p_end}
+{synopt:{opt ref:erence(varname)}}1 for the extra reference draws of the paper's methods{p_end}
+{syntab:Method}
+{synopt:{opt alp:ha(#)}}level of the tests; default {cmd:alpha(0.05)}{p_end}
+{synopt:{opt thr:eshold(#)}}backtranslation accuracy required; default {cmd:threshold(0.9)}{p_end}
+{synopt:{opt seed(#)}}seed of the permutations; default: drawn from Stata's generator, so {cmd:set seed} governs{p_end}
+{synopt:{opt perm:utations(#)}}permutations R of the separation test; default {cmd:permutations(999)}{p_end}
+{synopt:{opt vm:ethod(name)}}validation test: {cmd:exact} (default) or {cmd:paper}{p_end}
+{synopt:{opt sm:ethod(name)}}separation test: {cmd:permutation} (default) or {cmd:paper}{p_end}
+{synopt:{opt rule(name)}}backtranslation rule: {cmd:point} (default) or {cmd:bound}{p_end}
+{syntab:Results}
+{synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p} for the passages{p_end}
+{synopt:{opt replace}}replace those variables if they exist{p_end}
+{synopt:{opt notab:le}}display no results table{p_end}
+{synoptline}
+
+{synoptset 26}{...}
+{synopthdr:other_options}
+{synoptline}
+{synopt:{opt q:uietly}}{cmd:llmvalidate version}: display nothing{p_end}
+{synopt:{opt p:refix(name)}}{cmd:estadd llmvalidate}: prefix of the added results; default {cmd:llmv_}{p_end}
+{synoptline}
+
+
+{marker description}{...}
+{title:Description}
+
+{pstd}
+{cmd:llmvalidate} tells you whether an LLM's annotation of a text is a valid measurement,
+without a human benchmark, with the tests of Hansen (2026). For a passage y that the LLM
+labels b, it asks:
+
+{phang2}1. {it:Validation}: is y a plausible draw from the texts the same LLM writes when asked
+for a text of label b? The statistic tau is the mean cosine similarity between the embedding
+of y and the embeddings of a pool of M such texts.{p_end}
+{phang2}2. {it:Separation}: are the texts the LLM writes for b told apart from those it writes
+for every other label? (a permutation two-sample test){p_end}
+{phang2}3. {it:Backtranslation}: does the LLM label its own texts for b as b, at least
+{opt threshold()} of the time?{p_end}
+
+{pstd}
+The verdict is {bf:valid} when the prerequisites (2 and 3) pass and validity is not
+rejected, {bf:invalid} when they pass and validity is rejected, and {bf:inconclusive} when a
+prerequisite fails, whatever the validation test says.
+
+{pstd}
+{cmd:llmvalidate} {varname} makes the LLM calls itself (through a compiled plugin, with a
+cache, so that nothing is paid for twice). {cmd:llmvalidate test} runs the same tests on
+embeddings you computed yourself, stored as variables, one text per observation; its numbers
+equal those of the command-line tool {cmd:llmvalidate test} and of the R package on the same
+inputs and seed, bit for bit.
+
+
+{marker options}{...}
+{title:Options}
+
+{dlgtab:Required}
+
+{phang}
+{opt task(file)} names the task: a TOML file that defines the label set, the annotation
+prompt and the simulation prompt. The repository's {cmd:prompts/} folder holds the tasks of
+the paper. A name without a path is also looked for, with {cmd:.toml} added, along the
+ado-path.
+
+{phang}
+{opt provider(name)} names the chat provider. {cmd:simulated} is a documented synthetic
+data-generating process for trying the command without a network; every result it produces
+says so in {cmd:r(synthetic)}.
+
+{phang}
+{opt label(varname)} and {opt passage(varname)} describe the data of {cmd:llmvalidate test}:
+see {help llmvalidate##layout:the data layout} below. {opt label()} may be a string variable
+or a numeric variable with value labels.
+
+{dlgtab:Models}
+
+{phang}
+{opt model(string)}, {opt embedding(name)}, {opt embmodel(string)} and {opt baseurl(string)}
+choose the chat model, the embedding provider and model (one embedding model is used for
+every text of a validation) and the address of the provider.
+
+{phang}
+{opt keyenv(name)} names the environment variable that holds the API key. The default is
+{cmd:ANTHROPIC_API_KEY} for {cmd:provider(anthropic)} and {cmd:OPENAI_API_KEY} for
+{cmd:provider(openai)}. The key is read from the environment and handed to the plugin; it
+is never displayed, not even under {cmd:set trace on}. Keys cannot be typed as options.
+
+{dlgtab:Method}
+
+{phang}
+{opt m(#)} is the pool size M: the number of texts generated for each label. {opt n(#)} is
+the number of texts asked for in one simulation call. {opt repeats(#)} annotates each passage
+R times and takes the modal label.
+
+{phang}
+{opt human(varname)} gives human labels where you have them; {cmd:r()} then also
+cross-tabulates LLM and human labels.
+
+{phang}
+{opt labels(list)} gives the label set S, e.g. {cmd:labels("Very positive" Neutral Negative)}.
+Labels match case- and space-insensitively.
+
+{phang}
+{opt backtranslation(varname)} gives, for each pool text, the label the LLM gave it. Without
+it the backtranslation test is not run and the verdict cannot be {bf:valid}.
+
+{phang}
+{opt reference(varname)} marks the extra B reference draws per label that
+{cmd:vmethod(paper)} and {cmd:smethod(paper)} need.
+
+{phang}
+{opt alpha(#)} is the level of the validation and separation tests; default 0.05.
+{opt threshold(#)} is the backtranslation accuracy required; default 0.9.
+
+{phang}
+{opt seed(#)} seeds the engine's generator (the permutations), an integer from 0 to
+18446744073709551615. When it is omitted, a seed is drawn from Stata's random-number
+generator, so {cmd:set seed} makes the results reproducible; the seed used is returned in
+{cmd:r(seed)}.
+
+{phang}
+{opt permutations(#)} is the number of permutations R of the separation test; default 999.
+
+{phang}
+{opt vmethod(name)}: {cmd:exact} (default) is a finite-sample rank test on the pool and the
+passage; {cmd:paper} reproduces the bootstrap of the paper's reference code.
+{opt smethod(name)}: {cmd:permutation} (default) or {cmd:paper}. The paper's separation test
+can hardly fail even when the LLM ignores the label; the permutation test fails with
+probability at most alpha in that case. {opt rule(name)}: {cmd:point} compares the
+backtranslation accuracy with the threshold (the paper); {cmd:bound} compares its exact
+one-sided Clopper-Pearson lower bound.
+
+{dlgtab:Running}
+
+{phang}
+{opt cache(file)} keeps every response in an SQLite file. A run interrupted with
+{hi:Break}, or by a failure, is resumed by running the same command again: the calls already
+made are read from the cache.
+
+{phang}
+{opt concurrency(#)} is the number of requests in flight. {opt dryrun} reports the number of
+calls, texts and (estimated) tokens a run would need, and makes no call.
+
+{dlgtab:Results}
+
+{phang}
+{opt generate(prefix)} creates new variables, filled for the passages in the sample and
+missing elsewhere: {it:prefix}{cmd:verdict} (1 valid, 2 invalid, 3 inconclusive; value label
+{cmd:llmv_verdict}), {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p},
+{it:prefix}{cmd:bt_acc} (backtranslation accuracy), {it:prefix}{cmd:sep_p} (the largest
+separation p-value: every separation test passes exactly when it is at most alpha), and, for
+{cmd:llmvalidate} {varname}, {it:prefix}{cmd:label} (the LLM's label). The variables are
+created only when the whole run succeeds.
+
+{phang}
+{opt replace} allows {opt generate()} to replace existing variables.
+
+{phang}
+{opt notable} suppresses the results table.
+
+{phang}
+{opt quietly} ({cmd:llmvalidate version}) displays nothing; the version is in {cmd:r(version)}.
+
+{phang}
+{opt prefix(name)} ({cmd:estadd llmvalidate}) is the prefix of the added results; default
+{cmd:llmv_}.
+
+
+{marker remarks}{...}
+{title:Remarks}
+
+{marker layout}{...}
+{pstd}
+{bf:The data layout of llmvalidate test.} One observation per text; {varlist} holds the
+embedding (one variable per dimension, e.g. {cmd:e1-e768}). The passages under study have
+{opt passage()} = 1 and their LLM label in {opt label()}. Every other observation of the
+sample is a pool text of the label in {opt label()}; the pools are taken in the order of the
+data. Several passages can be tested against the same pools at once; each is tested on its
+own, with the same seed. Embeddings need not be normalised. A missing value in an embedding,
+an empty label or a pool of fewer than two texts is an error that names the variable and the
+observation.
+
+{pstd}
+{bf:Break.} {cmd:llmvalidate} checks for {hi:Break} between passages and between requests.
+Nothing is stored after a {hi:Break} (return code 1); the cache keeps every response already
+received.
+
+{pstd}
+{bf:Platforms.} The plugin is compiled for 64-bit Linux. Build it with the repository's
+{cmd:tools/build.sh}; the folder {cmd:build/stata/net} can then be used with
+{cmd:net install llmvalidate, from(}{it:path}{cmd:)}.
+
+
+{marker examples}{...}
+{title:Examples}
+
+{pstd}An example do-file (also in the repository as {cmd:stata/tests/example.do}):{p_end}
+
+{phang2}{cmd:* embeddings computed elsewhere: one text per observation}{p_end}
+{phang2}{cmd:use sentiment_embeddings, clear}{p_end}
+{phang2}{cmd:describe label passage llm_back e1 e768}{p_end}
+{phang2}{cmd:set seed 20260101}{p_end}
+{phang2}{cmd:llmvalidate test e1-e768, label(label) passage(passage) backtranslation(llm_back)}{p_end}
+{phang2}{cmd:return list}{p_end}
+{phang2}{cmd:matrix list r(separation)}{p_end}
+
+{pstd}Many passages at once, with new variables:{p_end}
+
+{phang2}{cmd:llmvalidate test e1-e768, label(label) passage(passage) backtranslation(llm_back) generate(v_)}{p_end}
+{phang2}{cmd:tabulate v_verdict}{p_end}
+
+{pstd}Beside a regression, for {cmd:esttab}:{p_end}
+
+{phang2}{cmd:regress y x}{p_end}
+{phang2}{cmd:llmvalidate test e1-e768 if id == 17, label(label) passage(passage) backtranslation(llm_back)}{p_end}
+{phang2}{cmd:estadd llmvalidate}{p_end}
+{phang2}{cmd:esttab, stats(N llmv_tau llmv_p llmv_accuracy)}{p_end}
+
+{pstd}Validating passages with LLM calls, with a cache:{p_end}
+
+{phang2}{cmd:import delimited passages.csv, clear}{p_end}
+{phang2}{cmd:llmvalidate text in 1/5, task(prompts/simple_sentiment.toml) provider(anthropic) cache(llmv.sqlite) dryrun}{p_end}
+{phang2}{cmd:llmvalidate text in 1/5, task(prompts/simple_sentiment.toml) provider(anthropic) cache(llmv.sqlite) generate(v_)}{p_end}
+
+
+{marker results}{...}
+{title:Stored results}
+
+{pstd}
+{cmd:llmvalidate} and {cmd:llmvalidate test} store the following in {cmd:r()}:
+
+{synoptset 22 tabbed}{...}
+{p2col 5 22 26 2: Scalars}{p_end}
+{synopt:{cmd:r(N)}}number of passages{p_end}
+{synopt:{cmd:r(N_valid)}}passages found valid{p_end}
+{synopt:{cmd:r(N_invalid)}}passages found invalid{p_end}
+{synopt:{cmd:r(N_inconclusive)}}passages whose prerequisites failed{p_end}
+{synopt:{cmd:r(N_failed)}}passages that could not be validated (their results are missing){p_end}
+{synopt:{cmd:r(share_valid)}}share valid among passages whose prerequisites pass (Table 9){p_end}
+{synopt:{cmd:r(alpha)}}level of the tests{p_end}
+{synopt:{cmd:r(threshold)}}backtranslation threshold{p_end}
+{synopt:{cmd:r(permutations)}}permutations R{p_end}
+{synopt:{cmd:r(K)}}number of labels{p_end}
+
+{p2col 5 22 26 2: Scalars (one passage)}{p_end}
+{synopt:{cmd:r(tau)}}validation statistic tau{p_end}
+{synopt:{cmd:r(crit)}}its critical value (missing when no value of tau can reject){p_end}
+{synopt:{cmd:r(p)}}p-value of the validation test{p_end}
+{synopt:{cmd:r(reject)}}1 if validity is rejected{p_end}
+{synopt:{cmd:r(M)}}pool size{p_end}
+{synopt:{cmd:r(B)}}reference draws ({cmd:vmethod(paper)}){p_end}
+{synopt:{cmd:r(accuracy)}}backtranslation accuracy{p_end}
+{synopt:{cmd:r(acc_lb)}}its exact one-sided lower confidence bound{p_end}
+{synopt:{cmd:r(bt_pass)}}1 if backtranslation passes{p_end}
+{synopt:{cmd:r(sep_p)}}largest separation p-value{p_end}
+{synopt:{cmd:r(sep_pass)}}1 if every separation test passes{p_end}
+{synopt:{cmd:r(verdict_code)}}1 valid, 2 invalid, 3 inconclusive{p_end}
+
+{p2col 5 22 26 2: Macros}{p_end}
+{synopt:{cmd:r(cmd)}}{cmd:llmvalidate}{p_end}
+{synopt:{cmd:r(subcmd)}}{cmd:test} or {cmd:validate}{p_end}
+{synopt:{cmd:r(verdict)}}{cmd:valid}, {cmd:invalid} or {cmd:inconclusive} (one passage){p_end}
+{synopt:{cmd:r(reason)}}why (one passage){p_end}
+{synopt:{cmd:r(label)}}the LLM's label (one passage){p_end}
+{synopt:{cmd:r(labels)}}the label set{p_end}
+{synopt:{cmd:r(seed)}}the seed used{p_end}
+{synopt:{cmd:r(vmethod)}, {cmd:r(smethod)}, {cmd:r(rule)}}the methods{p_end}
+{synopt:{cmd:r(synthetic)}}{cmd:yes} when the {cmd:simulated} provider produced the texts{p_end}
+
+{p2col 5 22 26 2: Matrices}{p_end}
+{synopt:{cmd:r(results)}}one row per passage: obs, tau, crit, p, reject, accuracy, acc_lb, bt_pass, sep_p, sep_pass, verdict{p_end}
+{synopt:{cmd:r(separation)}}one row per other label: xi, crit, p, pass, M_beta, M_gamma, reps (one passage){p_end}
+{synopt:{cmd:r(counts)}}the labels the LLM gave the pool of b (one passage){p_end}
+{synopt:{cmd:r(backtranslation)}}accuracy, lower_bound, pass, M, correct by label (one passage){p_end}
+
+{pstd}
+{cmd:estadd llmvalidate} adds these scalars and macros to the stored estimates with the prefix
+{cmd:llmv_}, e.g. {cmd:e(llmv_tau)}, {cmd:e(llmv_p)}, {cmd:e(llmv_verdict)}. Run it right
+after {cmd:llmvalidate}, while {cmd:r()} holds its results.
+
+
+{marker rc}{...}
+{title:Return codes}
+
+{pstd}
+Errors of the plugin are reported with a message and one of these return codes:
+
+{p2colset 5 12 14 2}{...}
+{p2col:{bf:1}}{hi:Break} was pressed; nothing was stored{p_end}
+{p2col:{bf:109}}a variable of the wrong type (e.g. numeric passages){p_end}
+{p2col:{bf:198}}an invalid option value (alpha outside (0,1), an unknown method, a malformed task, a missing key){p_end}
+{p2col:{bf:199}}{cmd:llmvalidate} {varname} (LLM calls), {cmd:power} or {cmd:cache} is not available in this build{p_end}
+{p2col:{bf:459}}the data are not as required: a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
+{p2col:{bf:498}}an internal error of llmvalidate (please report it){p_end}
+{p2col:{bf:601}}the task file or the plugin was not found{p_end}
+{p2col:{bf:603}}a file (the cache, the task) could not be opened or written{p_end}
+{p2col:{bf:673}}the provider refused the API key{p_end}
+{p2col:{bf:674}}the provider's answer could not be read{p_end}
+{p2col:{bf:675}}the provider reported an error (rate limit, bad request, unknown model, server error){p_end}
+{p2col:{bf:677}}the connection to the provider failed or timed out{p_end}
+{p2col:{bf:909}}out of memory{p_end}
+{p2col:{bf:2000}}no observations{p_end}
+{p2colreset}{...}
+
+
+{marker reference}{...}
+{title:Reference}
+
+{phang}
+Hansen, A. L. 2026. Validating Large Language Model Annotations. Finance and Economics
+Discussion Series 2026-020. Washington: Board of Governors of the Federal Reserve System.
+{browse "https://doi.org/10.17016/FEDS.2026.020":doi:10.17016/FEDS.2026.020}.
+{p_end}
+
+
+{title:Also see}
+
+{psee}
+{help estadd} (if installed), {help esttab} (if installed)
+{p_end}
