@@ -231,13 +231,23 @@ private:
             if (cancelled()) return std::nullopt;
             report_progress(false);
             admit();
-            if (!chat_queue_.empty()) {
-                ChatUnit unit = pop_chat();
-                if (auto job = issue_chat(std::move(unit))) return job;
+            // Embeddings must not starve behind a long chat queue: a passage holds its pools in
+            // memory until its texts are embedded.
+            const bool embeddings_due =
+                !embed_queue_.empty() &&
+                (chat_queue_.empty() || embed_queue_.size() >= embedding_batch_ ||
+                 chat_since_embedding_ >= static_cast<std::size_t>(std::max(4, config_.concurrency)));
+            if (embeddings_due) {
+                chat_since_embedding_ = 0;
+                if (auto job = issue_embeddings()) return job;
                 continue;
             }
-            if (!embed_queue_.empty()) {
-                if (auto job = issue_embeddings()) return job;
+            if (!chat_queue_.empty()) {
+                ChatUnit unit = pop_chat();
+                if (auto job = issue_chat(std::move(unit))) {
+                    ++chat_since_embedding_;
+                    return job;
+                }
                 continue;
             }
             if (can_admit()) continue;
@@ -1136,6 +1146,7 @@ private:
     std::map<std::size_t, PassagePtr> open_;
     std::map<std::tuple<std::size_t, int, std::uint64_t>, ChatUnit> chat_queue_;
     std::uint64_t unit_counter_ = 0;
+    std::size_t chat_since_embedding_ = 0;
     std::deque<std::string> embed_queue_;
     std::unordered_map<std::string, std::vector<EmbedTarget>> embed_targets_;
     std::unordered_map<std::string, int> embedding_retries_;

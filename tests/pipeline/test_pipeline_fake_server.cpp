@@ -1,0 +1,283 @@
+// End-to-end tests of the pipeline against the fake provider server on 127.0.0.1: exact call
+// counts against the server's request counter, cache re-runs, cancellation and resume,
+// verdicts for data-generating processes built to be valid / invalid / inconclusive, and
+// faults in the middle of a batch.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fake_server/fake_server.hpp"
+#include "llmvalidate/cache.hpp"
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/synthetic_text.hpp"
+
+namespace fs = std::filesystem;
+using namespace llmv;
+using namespace llmv::pipeline;
+
+namespace {
+
+std::string temp_cache(const std::string& name) {
+    static int counter = 0;
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    fs::path dir = fs::temp_directory_path() / ("llmv-pipeline-" + std::to_string(stamp) + "-" +
+                                                 std::to_string(++counter));
+    fs::create_directories(dir);
+    return (dir / (name + ".sqlite")).string();
+}
+
+ValidationConfig fake_config(const fake::FakeServer& server, const std::string& cache_path) {
+    ValidationConfig config;
+    config.task_path = "simple_sentiment";
+    config.provider = "openai";
+    config.model = "fake-chat";
+    config.base_url = server.base_url() + "/v1";
+    config.api_key = "test-key";
+    config.embedding_provider = "openai";
+    config.embedding_model = "fake-embedding";
+    config.cache_path = cache_path;
+    config.m = 20;
+    config.n = 6;
+    config.concurrency = 8;
+    config.permutations = 199;
+    return config;
+}
+
+// A passage written the way the fake server writes passages for `label`.
+std::string server_style_passage(const std::string& label, std::uint64_t variant) {
+    return SyntheticText(0).passages(label, 1, variant).front();
+}
+
+std::size_t embedded_inputs(const fake::FakeServer& server) {
+    std::size_t inputs = 0;
+    for (const auto& request : server.recorded(100000)) {
+        if (request.endpoint != "openai.embeddings") continue;
+        const auto body = nlohmann::json::parse(request.body);
+        inputs += body["input"].is_array() ? body["input"].size() : 1;
+    }
+    return inputs;
+}
+
+}  // namespace
+
+TEST_CASE("one passage makes exactly R + K*ceil(M/n) + M chat calls and embeds K*M + 1 texts") {
+    fake::FakeServer server;
+    server.start();
+    ValidationConfig config = fake_config(server, temp_cache("counts"));
+    config.annotation_repeats = 3;  // R
+    config.m = 20;                  // M
+    config.n = 6;                   // ceil(20 / 6) = 4 calls per label
+    PassageInput passage{"p1", server_style_passage("negative", 11), "", {}, ""};
+    const PassageResult result = validate_passage(config, passage);
+    REQUIRE(result.ok);
+    const std::size_t k = 3;
+    const std::size_t expected_chat = 3 + k * 4 + 20;
+    CHECK(server.count("openai.chat") == expected_chat);
+    CHECK(embedded_inputs(server) == k * 20 + 1);
+    CHECK(result.calls.annotation_calls == 3);
+    CHECK(result.calls.simulation_calls == static_cast<std::int64_t>(k * 4));
+    CHECK(result.calls.backtranslation_calls == 20);
+    CHECK(result.calls.chat_calls == static_cast<std::int64_t>(expected_chat));
+    CHECK(result.calls.embedded_texts == static_cast<std::int64_t>(k * 20 + 1));
+    CHECK(result.calls.cache_hits == 0);
+    // The formula of the header agrees with what was sent.
+    const CallCounts formula = expected_calls_per_passage(config, 3);
+    CHECK(formula.chat_calls == static_cast<std::int64_t>(expected_chat));
+    CHECK(formula.embedded_texts == static_cast<std::int64_t>(k * 20 + 1));
+    // The dry run predicts the same numbers and sends nothing.
+    server.reset_counters();
+    const DryRunReport report = dry_run(config, {passage});
+    CHECK(report.calls.chat_calls == static_cast<std::int64_t>(expected_chat));
+    CHECK(report.calls.embedded_texts == static_cast<std::int64_t>(k * 20 + 1));
+    CHECK(report.estimated_input_tokens > 0);
+    CHECK(server.total_count() == 0);
+}
+
+TEST_CASE("a re-run with the cache makes zero calls and reproduces every number") {
+    fake::FakeServer server;
+    server.start();
+    const ValidationConfig config = fake_config(server, temp_cache("rerun"));
+    std::vector<PassageInput> passages = {{"a", server_style_passage("negative", 21), "", {}, ""},
+                                          {"b", server_style_passage("positive", 22), "", {}, ""}};
+    const BatchResult first = validate_batch(config, passages);
+    const std::size_t sent = server.total_count();
+    REQUIRE(sent > 0);
+    const BatchResult second = validate_batch(config, passages);
+    CHECK(server.total_count() == sent);  // nothing new reached the server
+    REQUIRE(first.passages.size() == 2);
+    REQUIRE(second.passages.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        const PassageResult& a = first.passages[i];
+        const PassageResult& b = second.passages[i];
+        REQUIRE(a.ok);
+        REQUIRE(b.ok);
+        CHECK(b.calls.chat_calls == 0);
+        CHECK(b.calls.cache_hits > 0);
+        CHECK(a.label == b.label);
+        CHECK(a.verdict == b.verdict);
+        CHECK(a.tests.validation.statistic == b.tests.validation.statistic);
+        CHECK(a.tests.validation.p_value == b.tests.validation.p_value);
+        CHECK(a.tests.backtranslation.accuracy == b.tests.backtranslation.accuracy);
+        REQUIRE(a.tests.separation.size() == b.tests.separation.size());
+        for (std::size_t s = 0; s < a.tests.separation.size(); ++s) {
+            CHECK(a.tests.separation[s].statistic == b.tests.separation[s].statistic);
+            CHECK(a.tests.separation[s].p_value == b.tests.separation[s].p_value);
+        }
+    }
+}
+
+TEST_CASE("cancelling at 50% keeps the cache consistent and the re-run repeats no answered call") {
+    fake::FakeServer server;
+    server.start();
+    std::vector<PassageInput> passages;
+    for (int i = 0; i < 4; ++i) {
+        passages.push_back({"p" + std::to_string(i), server_style_passage(i % 2 ? "positive" : "negative", 40 + i),
+                            "", {}, ""});
+    }
+    // The full run on a fresh cache: how many chat requests the batch needs.
+    ValidationConfig full = fake_config(server, temp_cache("full"));
+    full.concurrency = 1;  // at most one request is abandoned by the cancellation
+    const BatchResult reference = validate_batch(full, passages);
+    const std::size_t chat_needed = server.count("openai.chat");
+    for (const auto& result : reference.passages) REQUIRE(result.ok);
+    server.reset_counters();
+
+    ValidationConfig config = full;
+    config.cache_path = temp_cache("cancel");
+    std::atomic<bool> cancel{false};
+    BatchCallbacks callbacks;
+    callbacks.cancel = &cancel;
+    callbacks.progress_interval_seconds = 0;
+    callbacks.on_progress = [&](const Progress&) {
+        if (server.count("openai.chat") * 2 >= chat_needed) cancel = true;
+    };
+    const BatchResult cut = validate_batch(config, passages, callbacks);
+    CHECK(cut.cancelled);
+    std::size_t unfinished = 0;
+    for (const auto& result : cut.passages) {
+        if (!result.ok) {
+            CHECK(result.error_code == "llmv.cancelled");
+            ++unfinished;
+        }
+    }
+    CHECK(unfinished > 0);
+    const std::size_t chat_first = server.count("openai.chat");
+    CHECK(chat_first < chat_needed);
+    std::uint64_t cached_chat = 0;
+    {
+        Cache cache(config.cache_path);
+        for (const auto& model : cache.models()) {
+            if (model.model == "fake-chat") cached_chat = model.entries;
+        }
+    }
+    // Every answer received before the cancellation is in the cache.
+    CHECK(cached_chat + 1 >= chat_first);
+    CHECK(cached_chat <= chat_first);
+
+    server.reset_counters();
+    const BatchResult resumed = validate_batch(config, passages);
+    // Resuming sends exactly the requests whose answers were not cached: nothing answered twice.
+    CHECK(server.count("openai.chat") == chat_needed - cached_chat);
+    for (std::size_t i = 0; i < passages.size(); ++i) {
+        REQUIRE(resumed.passages[i].ok);
+        CHECK(resumed.passages[i].tests.validation.p_value == reference.passages[i].tests.validation.p_value);
+        CHECK(resumed.passages[i].verdict == reference.passages[i].verdict);
+    }
+}
+
+TEST_CASE("verdicts: valid, invalid and inconclusive data-generating processes") {
+    SECTION("valid: y is written the way the model writes texts of its label") {
+        fake::FakeServer server;
+        server.start();
+        const ValidationConfig config = fake_config(server, temp_cache("valid"));
+        const PassageResult result = validate_passage(config, {"y", server_style_passage("negative", 5), "", {}, ""});
+        REQUIRE(result.ok);
+        CHECK(result.label == "Negative");
+        CHECK(result.tests.backtranslation.pass);
+        for (const auto& separation : result.tests.separation) CHECK(separation.pass);
+        CHECK_FALSE(result.tests.validation.reject);
+        CHECK(result.verdict == stats::Verdict::valid);
+    }
+    SECTION("invalid: y carries the label's words but none of the model's other vocabulary") {
+        fake::FakeServer server;
+        server.start();
+        const ValidationConfig config = fake_config(server, temp_cache("invalid"));
+        const std::string y =
+            "Losses decline weak falling slump crisis: zebra quantum violin glacier meadow orchid "
+            "nebula saffron tundra walrus lantern cobalt prism harbor velvet comet basalt thistle.";
+        const PassageResult result = validate_passage(config, {"y", y, "", {}, ""});
+        REQUIRE(result.ok);
+        CHECK(result.label == "Negative");
+        CHECK(result.tests.backtranslation.pass);
+        CHECK(result.tests.validation.reject);
+        CHECK(result.verdict == stats::Verdict::invalid);
+    }
+    SECTION("inconclusive: the annotator mislabels its own texts too often") {
+        fake::FakeServerOptions options;
+        options.annotation_error_rate = 0.5;
+        fake::FakeServer server(options);
+        server.start();
+        const ValidationConfig config = fake_config(server, temp_cache("inconclusive"));
+        const PassageResult result = validate_passage(config, {"y", server_style_passage("negative", 5), "", {}, ""});
+        REQUIRE(result.ok);
+        CHECK_FALSE(result.tests.backtranslation.pass);
+        CHECK(result.tests.backtranslation.accuracy < 0.9);
+        CHECK(result.verdict == stats::Verdict::inconclusive);
+    }
+}
+
+TEST_CASE("faults in the middle of a batch lose no passage") {
+    fake::FakeServer server;
+    server.start();
+    ValidationConfig config = fake_config(server, temp_cache("faults"));
+    config.m = 10;
+    config.n = 5;
+    using Kind = fake::Fault::Kind;
+    std::vector<fake::Fault> chat_faults;
+    for (int i = 0; i < 6; ++i) chat_faults.push_back(fake::Fault::of(Kind::none));
+    chat_faults.push_back(fake::Fault::http(503));
+    chat_faults.push_back(fake::Fault::of(Kind::label_outside_set));
+    chat_faults.push_back(fake::Fault::of(Kind::none));
+    chat_faults.push_back(fake::Fault::of(Kind::malformed_json));
+    chat_faults.push_back(fake::Fault::of(Kind::none));
+    chat_faults.push_back(fake::Fault::of(Kind::drop_connection));
+    chat_faults.push_back(fake::Fault::of(Kind::truncated_body));
+    chat_faults.push_back(fake::Fault::of(Kind::none));
+    chat_faults.push_back(fake::Fault::of(Kind::refusal));
+    chat_faults.push_back(fake::Fault::http(429, "0"));
+    server.push_faults("openai.chat", chat_faults);
+    server.push_faults("openai.embeddings", {fake::Fault::http(500)});
+    std::vector<PassageInput> passages;
+    for (int i = 0; i < 3; ++i) {
+        passages.push_back({"f" + std::to_string(i), server_style_passage("positive", 70 + i), "", {}, ""});
+    }
+    const BatchResult batch = validate_batch(config, passages);
+    REQUIRE(batch.passages.size() == 3);
+    for (const auto& result : batch.passages) {
+        INFO(result.id << ": " << result.error_code << " " << result.error_message);
+        CHECK(result.ok);
+        CHECK(result.verdict_name != "error");
+    }
+    CHECK(batch.calls.transport_retries >= 3);  // 503, dropped connection, 429, embeddings 500
+    CHECK(batch.calls.out_of_set + batch.calls.unparseable >= 2);  // outside S and the refusal
+    CHECK(batch.calls.parse_retries >= 2);
+    CHECK(batch.summary.n_failed == 0);
+}
+
+TEST_CASE("a provider error fails only the passages that needed the call, with its code") {
+    fake::FakeServer server;
+    server.start();
+    ValidationConfig config = fake_config(server, temp_cache("auth"));
+    config.api_key = "wrong-key";
+    const PassageResult result = validate_passage(config, {"y", "Some passage.", "", {}, ""});
+    CHECK_FALSE(result.ok);
+    CHECK(result.error_code == "llmv.provider.auth");
+    CHECK_THAT(result.error_message, Catch::Matchers::Contains("passage y"));
+    CHECK(result.error_message.find("wrong-key") == std::string::npos);
+}
