@@ -1,0 +1,170 @@
+// Golden files of every shipped task's rendered prompts, and the Section 4 passages' prompts.
+// A change to a template or to the renderer fails here; if the change is intended, regenerate
+// with LLMV_UPDATE_GOLDEN=1 build/tests/tasks/test_tasks and review the diff of
+// tests/fixtures/prompts/.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/task.hpp"
+
+namespace {
+
+const std::string kPromptsDir = std::string(LLMV_SOURCE_DIR) + "/prompts";
+const std::string kGoldenDir = std::string(LLMV_FIXTURES) + "/prompts";
+
+// A sentence with braces: values are inserted as they are, never parsed as templates.
+const std::string kSentence =
+    "Operating profit rose to EUR 13.1 mn from EUR 8.7 mn in the corresponding period in "
+    "2007 {a year earlier}.";
+
+std::string read(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream content;
+    content << file.rdbuf();
+    return content.str();
+}
+
+// Compares with the golden file (or writes it with LLMV_UPDATE_GOLDEN=1), reporting the first
+// line that differs.
+void check_golden(const std::string& name, const std::string& rendered) {
+    const std::string path = kGoldenDir + "/" + name + ".txt";
+    const char* update = std::getenv("LLMV_UPDATE_GOLDEN");
+    if (update && std::string(update) == "1") {
+        std::ofstream(path, std::ios::binary) << rendered;
+        WARN("wrote " << path);
+        return;
+    }
+    const std::string golden = read(path);
+    INFO("golden file " << path << " (regenerate with LLMV_UPDATE_GOLDEN=1 if intended)");
+    REQUIRE_FALSE(golden.empty());
+    if (golden != rendered) {
+        std::istringstream a(golden), b(rendered);
+        std::string line_a, line_b;
+        int line = 0;
+        while (true) {
+            ++line;
+            const bool more_a = static_cast<bool>(std::getline(a, line_a));
+            const bool more_b = static_cast<bool>(std::getline(b, line_b));
+            if (!more_a && !more_b) break;
+            if (line_a != line_b || more_a != more_b) {
+                FAIL("line " << line << " differs:\n  golden:   " << line_a
+                             << "\n  rendered: " << line_b);
+            }
+        }
+    }
+    CHECK(golden == rendered);
+}
+
+std::string render_all(const llmv::Task& task, const std::string& text,
+                       const llmv::TaskVariables& variables) {
+    std::string out = "### task " + task.name() + ": annotation\n";
+    out += task.render_annotation(text, variables) + "\n";
+    for (const auto& label : task.labels()) {
+        out += "### task " + task.name() + ": simulation, label " + label + ", n = 10\n";
+        out += task.render_simulation(label, 10, text, variables) + "\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("every shipped task renders as its golden file") {
+    const auto names = llmv::list_tasks(kPromptsDir);
+    const std::vector<std::string> expected = {"clarity",        "detailed_sentiment",
+                                               "financial_phrasebank", "simple_sentiment",
+                                               "temporal_focus", "topic"};
+    REQUIRE(names == expected);
+    for (const auto& name : names) {
+        INFO("task " << name);
+        const auto task = llmv::load_task(name, kPromptsDir);
+        CHECK(task.name() == name);
+        CHECK_FALSE(task.source().empty());
+        llmv::TaskVariables variables;
+        if (task.accepts_variable("topic")) variables["topic"] = "economic risks";
+        check_golden(name, render_all(task, kSentence, variables));
+    }
+}
+
+TEST_CASE("the Section 4 passages render their own simulation prompts as golden files") {
+    const auto passages = llmv::load_passages(kPromptsDir + "/passages/section4.toml");
+    std::vector<std::string> ids;
+    for (const auto& passage : passages) ids.push_back(passage.id);
+    REQUIRE(ids == std::vector<std::string>{"10k_filing", "earnings_call", "news_article", "speech",
+                                            "reddit_comment"});
+    std::string out;
+    for (const auto& name : {"simple_sentiment", "detailed_sentiment", "clarity", "temporal_focus",
+                             "topic"}) {
+        const auto task = llmv::load_task(name, kPromptsDir);
+        for (const auto& passage : passages) {
+            INFO("passage " << passage.id << ", task " << name);
+            REQUIRE(passage.simulation_templates.count(name) == 1);
+            const auto for_passage = llmv::task_for_passage(task, passage);
+            CHECK(for_passage.simulation_template() != "");
+            llmv::TaskVariables variables;
+            if (task.accepts_variable("topic")) {
+                variables["topic"] = passage.variables.at("topic_discussed");
+                REQUIRE_FALSE(passage.variables.at("topic_not_discussed").empty());
+            }
+            out += "##### passage " + passage.id + "\n";
+            out += render_all(for_passage, passage.text, variables);
+        }
+    }
+    check_golden("section4", out);
+}
+
+TEST_CASE("the 10-K passage's simple-sentiment prompt is the task's own (both verbatim)") {
+    const auto passages = llmv::load_passages(kPromptsDir + "/passages/section4.toml");
+    for (const auto& name : {"simple_sentiment", "clarity"}) {
+        const auto task = llmv::load_task(name, kPromptsDir);
+        CHECK(passages.at(0).simulation_templates.at(name) == task.simulation_template());
+    }
+}
+
+// An independent check of the transcription: every prompt the paper prints verbatim occurs in
+// the paper's text once spaces and the PDF's line-continuation marks are taken out.
+TEST_CASE("the verbatim prompts match the paper's text") {
+    const std::string paper_path =
+        std::string(LLMV_SOURCE_DIR) + "/../shared/paper/hansen-2026-validating-llm-annotations.txt";
+    std::string paper = read(paper_path);
+    if (paper.empty()) {
+        WARN("skipped: the paper's text is not at " << paper_path);
+        return;
+    }
+    auto squeeze = [](std::string text) {
+        for (const std::string mark : {"(cid:44)→"}) {
+            for (auto at = text.find(mark); at != std::string::npos; at = text.find(mark)) {
+                text.erase(at, mark.size());
+            }
+        }
+        text.erase(std::remove_if(text.begin(), text.end(),
+                                  [](char c) { return c == ' ' || c == '\n' || c == '\t'; }),
+                   text.end());
+        return text;
+    };
+    paper = squeeze(paper);
+    std::vector<std::pair<std::string, std::string>> verbatim;
+    for (const auto& name : {"simple_sentiment", "clarity", "financial_phrasebank"}) {
+        const auto task = llmv::load_task(name, kPromptsDir);
+        verbatim.emplace_back(name + std::string(" simulation"), task.simulation_template());
+        // The clarity annotation prompt spans a page break: check it up to "PASSAGE".
+        const auto& annotation = task.annotation_template();
+        verbatim.emplace_back(name + std::string(" annotation"),
+                              annotation.substr(0, annotation.find("PASSAGE:")));
+        for (const auto& variable : task.label_variables()) {
+            for (const auto& value : variable.second) {
+                verbatim.emplace_back(name + (" " + variable.first + "." + value.first), value.second);
+            }
+        }
+    }
+    for (const auto& [what, text] : verbatim) {
+        INFO(what << ": " << text);
+        CHECK(paper.find(squeeze(text)) != std::string::npos);
+    }
+}
