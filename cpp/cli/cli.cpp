@@ -29,7 +29,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
         row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
             const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
             diagonal = above;
         }
     }
@@ -101,8 +102,8 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const CommandSpec& s
             if (parsed.operands.size() >= spec.max_operands)
                 throw_usage(spec.name, "unexpected argument `" + arg + "` for `llmvalidate " +
                                            spec.name + "`; it takes at most " +
-                                           std::to_string(spec.max_operands) + " operand(s): " +
-                                           spec.usage + ".");
+                                           std::to_string(spec.max_operands) +
+                                           " operand(s): " + spec.usage + ".");
             parsed.operands.push_back(arg);
             continue;
         }
@@ -120,7 +121,8 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const CommandSpec& s
         }
         const OptionSpec* option = nullptr;
         for (const OptionSpec& candidate : options)
-            if (name == candidate.name || (!candidate.short_name.empty() && name == candidate.short_name))
+            if (name == candidate.name ||
+                (!candidate.short_name.empty() && name == candidate.short_name))
                 option = &candidate;
         if (!option) {
             std::string allowed, hint;
@@ -138,8 +140,8 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const CommandSpec& s
         }
         if (option->value_name.empty()) {
             if (has_inline_value)
-                throw_usage(spec.name, "option `" + option->name +
-                                           "` takes no value; received `" + arg + "`.");
+                throw_usage(spec.name, "option `" + option->name + "` takes no value; received `" +
+                                           arg + "`.");
             parsed.flags.insert(option->name);
             continue;
         }
@@ -170,8 +172,10 @@ void print_command_help(std::ostream& out, const CommandSpec& spec) {
     for (const OptionSpec& option : with_help(spec)) {
         std::string left = "  " + (option.short_name.empty() ? "    " : option.short_name + ", ") +
                            option.name + (option.value_name.empty() ? "" : " " + option.value_name);
-        if (left.size() < 28) left.resize(28, ' ');
-        else left += "\n" + std::string(28, ' ');
+        if (left.size() < 28)
+            left.resize(28, ' ');
+        else
+            left += "\n" + std::string(28, ' ');
         out << left << option.help << "\n";
     }
 }
@@ -179,17 +183,19 @@ void print_command_help(std::ostream& out, const CommandSpec& spec) {
 std::string read_input(const std::string& path, std::string* source) {
     if (path == "-") {
         *source = "standard input";
-        std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+        std::string text{std::istreambuf_iterator<char>(std::cin),
+                         std::istreambuf_iterator<char>()};
         if (std::cin.bad())
-            throw Error(code::io, "could not read standard input: " + std::string(std::strerror(errno)) + ".");
+            throw Error(code::io, "could not read standard input: " +
+                                      std::string(std::strerror(errno)) + ".");
         return text;
     }
     *source = "`" + path + "`";
     std::ifstream file(path, std::ios::binary);
     if (!file) {
         const std::string reason = std::strerror(errno);
-        throw Error(code::io, "`FILE` must be a readable file; received \"" + path + "\" (" +
-                                  reason + ").");
+        throw Error(code::io,
+                    "`FILE` must be a readable file; received \"" + path + "\" (" + reason + ").");
     }
     std::ostringstream buffer;
     buffer << file.rdbuf();

@@ -13,11 +13,11 @@ namespace llmv::cli {
 // Exit codes (documented in docs/test-format.md and `llmvalidate --help`; never renumber).
 enum ExitCode : int {
     exit_ok = 0,
-    exit_internal = 1,   // a bug: llmv.internal and anything unexpected
-    exit_usage = 2,      // bad command line
-    exit_input = 3,      // invalid input: llmv.input.*, llmv.task.*
-    exit_provider = 4,   // provider or transport failure: llmv.provider.*, llmv.transport.*
-    exit_io = 5,         // files, standard streams, cache: llmv.io.*, llmv.cache.*
+    exit_internal = 1,     // a bug: llmv.internal and anything unexpected
+    exit_usage = 2,        // bad command line
+    exit_input = 3,        // invalid input: llmv.input.*, llmv.task.*
+    exit_provider = 4,     // provider or transport failure: llmv.provider.*, llmv.transport.*
+    exit_io = 5,           // files, standard streams, cache: llmv.io.*, llmv.cache.*
     exit_cancelled = 130,  // llmv.cancelled (interrupted), as shells report SIGINT
 };
 
@@ -55,17 +55,17 @@ struct OptionSpec {
 };
 
 struct CommandSpec {
-    std::string name;         // "test"
-    std::string usage;        // after "llmvalidate test ": "[FILE|-] [options]"
-    std::string description;  // paragraphs, already wrapped
-    std::string operands;     // operand help lines, already formatted; may be empty
+    std::string name;                 // "test"
+    std::string usage;                // after "llmvalidate test ": "[FILE|-] [options]"
+    std::string description;          // paragraphs, already wrapped
+    std::string operands;             // operand help lines, already formatted; may be empty
     std::vector<OptionSpec> options;  // --help is added automatically
     std::size_t max_operands = 0;
 };
 
 struct ParsedArgs {
     std::map<std::string, std::string> values;  // by long name, for options with a value
-    std::set<std::string> flags;                 // by long name
+    std::set<std::string> flags;                // by long name
     std::vector<std::string> operands;
     bool help = false;
 

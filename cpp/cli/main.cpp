@@ -27,12 +27,12 @@ void print_main_help(std::ostream& out) {
         out << name << command.summary << "\n";
     }
     out << "\nExit codes:\n"
-           "  0  success (whatever the verdict)\n"
-           "  1  internal error (a bug: please report it)\n"
-           "  2  usage error (unknown command or option)\n"
-           "  3  invalid input (a field, a label, an embedding, malformed JSON)\n"
-           "  4  provider or transport failure\n"
-           "  5  input/output failure (a file cannot be read or written)\n"
+           "  0    success (whatever the verdict)\n"
+           "  1    internal error (a bug: please report it)\n"
+           "  2    usage error (unknown command or option)\n"
+           "  3    invalid input (a field, a label, an embedding, malformed JSON)\n"
+           "  4    provider or transport failure\n"
+           "  5    input/output failure (a file cannot be read or written)\n"
            "  130  interrupted\n"
            "Errors are one line on standard error: llmvalidate: error [<code>]: <message>\n";
 }
@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
         print_error(llmv::code::internal, "out of memory.");
         return exit_internal;
     } catch (const std::exception& error) {
-        print_error(llmv::code::internal, std::string(error.what()) + " (this is a bug; please report it).");
+        print_error(llmv::code::internal,
+                    std::string(error.what()) + " (this is a bug; please report it).");
         return exit_internal;
     } catch (...) {
         print_error(llmv::code::internal, "unknown failure (this is a bug; please report it).");

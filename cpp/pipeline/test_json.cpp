@@ -23,12 +23,16 @@ namespace {
 std::string describe(const json& value) {
     std::string text = abbreviate(value.dump(-1, ' ', false, json::error_handler_t::replace));
     switch (value.type()) {
-        case json::value_t::string: return text + " (a string)";
-        case json::value_t::boolean: return text + " (a boolean)";
-        case json::value_t::object: return text + " (an object)";
+        case json::value_t::string:
+            return text + " (a string)";
+        case json::value_t::boolean:
+            return text + " (a boolean)";
+        case json::value_t::object:
+            return text + " (an object)";
         case json::value_t::array:
             return text + " (an array of " + std::to_string(value.size()) + ")";
-        default: return text;
+        default:
+            return text;
     }
 }
 
@@ -208,8 +212,9 @@ double read_entry(const json& value, const std::string& field, const std::string
     }
     std::string received = describe(value);
     if (value.is_null() || looks_like_non_finite(value))
-        received += " (JSON has no NaN or Infinity: an embedding with a missing or non-finite "
-                    "entry cannot be used; re-embed the text)";
+        received +=
+            " (JSON has no NaN or Infinity: an embedding with a missing or non-finite "
+            "entry cannot be used; re-embed the text)";
     throw_at(code::invalid_embedding, field, position, "a finite number", received);
 }
 
@@ -248,9 +253,8 @@ Eigen::MatrixXd read_matrix(const json& value, const std::string& field) {
                      std::to_string(embedding.size()) + " numbers");
         }
         for (std::size_t column = 0; column < dimension; ++column)
-            matrix(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(column)) =
-                read_entry(embedding[column], field,
-                           position + ", entry " + std::to_string(column + 1));
+            matrix(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(column)) = read_entry(
+                embedding[column], field, position + ", entry " + std::to_string(column + 1));
     }
     return matrix;
 }
@@ -389,6 +393,11 @@ json parse_json_text(const std::string& text, const std::string& source) {
     // A UTF-8 byte order mark (some Windows editors write one) is not part of the JSON; skipped
     // here so that it does not shift the columns of messages.
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) return parse_json_text(text.substr(3), source);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw Error(code::malformed_json, "malformed JSON in " + source +
+                                              " at line 1, column 1: the input is empty" +
+                                              (text.empty() ? "" : " (only white space)") +
+                                              ". The input must be one JSON object.");
     try {
         return json::parse(text);
     } catch (const json::parse_error& error) {
@@ -404,7 +413,8 @@ json parse_json_text(const std::string& text, const std::string& source) {
         const std::size_t open = what.find('\'');
         const std::size_t close = what.rfind('\'');
         std::string number;
-        if (open != std::string::npos && close > open) number = what.substr(open + 1, close - open - 1);
+        if (open != std::string::npos && close > open)
+            number = what.substr(open + 1, close - open - 1);
         std::size_t offset = number.empty() ? std::string::npos : text.find(number);
         if (offset == std::string::npos) offset = 0;
         throw_malformed(text, offset, source,
@@ -419,8 +429,7 @@ std::uint64_t seed_from_json(const json& value, const std::string& field) {
         const std::string digits = value.get<std::string>();
         const bool all_digits =
             !digits.empty() && digits.size() <= 20 &&
-            std::all_of(digits.begin(), digits.end(),
-                        [](char c) { return c >= '0' && c <= '9'; });
+            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
         if (all_digits) {
             // Accumulate with an overflow check: 18446744073709551615 is the largest seed.
             std::uint64_t seed = 0;
@@ -434,12 +443,19 @@ std::uint64_t seed_from_json(const json& value, const std::string& field) {
         }
         throw_invalid(code::invalid_argument, field, describe(value), allowed);
     }
+    // Numbers above 2^53 may have been rounded by whatever wrote the JSON: refused, so that a
+    // seed is never silently a different one.
+    constexpr std::uint64_t max_exact = std::uint64_t{1} << 53;
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() <= max_exact)
+        return value.get<std::uint64_t>();
+    if (value.is_number_integer() && value.get<std::int64_t>() >= 0 &&
+        static_cast<std::uint64_t>(value.get<std::int64_t>()) <= max_exact)
+        return static_cast<std::uint64_t>(value.get<std::int64_t>());
     double number = 0;
-    constexpr double max_exact = 9007199254740992.0;  // 2^53: larger JSON numbers may be rounded
-    if (!whole_number(value, &number) || number < 0 || number > max_exact)
-        throw_invalid(code::invalid_argument, field, describe(value), allowed);
-    if (value.is_number_unsigned()) return value.get<std::uint64_t>();
-    return static_cast<std::uint64_t>(number);
+    if (value.is_number_float() && whole_number(value, &number) && number >= 0 &&
+        number <= static_cast<double>(max_exact))
+        return static_cast<std::uint64_t>(number);
+    throw_invalid(code::invalid_argument, field, describe(value), allowed);
 }
 
 ordered_json seed_to_json(std::uint64_t seed) {
@@ -491,8 +507,8 @@ stats::TestInput test_input_from_json(const json& document) {
         }
     }
     if (const json* value = optional_field(document, "paper_reference"))
-        input.paper_reference = read_matrices(*value, "paper_reference",
-                                              field_spec("paper_reference").allowed);
+        input.paper_reference =
+            read_matrices(*value, "paper_reference", field_spec("paper_reference").allowed);
 
     stats::TestOptions& options = input.options;
     if (const json* value = optional_field(document, "alpha"))
@@ -502,8 +518,7 @@ stats::TestInput test_input_from_json(const json& document) {
     if (const json* value = optional_field(document, "seed"))
         options.seed = seed_from_json(*value, "seed");
     if (const json* value = optional_field(document, "permutations"))
-        options.permutations =
-            read_int(*value, "permutations", field_spec("permutations").allowed);
+        options.permutations = read_int(*value, "permutations", field_spec("permutations").allowed);
     if (const json* value = optional_field(document, "validation_method"))
         options.validation_method =
             read_string(*value, "validation_method",
@@ -513,8 +528,8 @@ stats::TestInput test_input_from_json(const json& document) {
             read_string(*value, "separation_method",
                         "a string, one of " + registry_names(stats::separation_methods()));
     if (const json* value = optional_field(document, "backtranslation_rule"))
-        options.backtranslation_rule = read_string(*value, "backtranslation_rule",
-                                                   field_spec("backtranslation_rule").allowed);
+        options.backtranslation_rule =
+            read_string(*value, "backtranslation_rule", field_spec("backtranslation_rule").allowed);
     return input;
 }
 
@@ -530,7 +545,8 @@ ordered_json test_output_to_json(const stats::TestInput& input, const stats::Tes
     for (const stats::SeparationResult& result : output.separation)
         separation.push_back(separation_json(result, write_options));
     document["separation"] = separation;
-    document["backtranslation"] = backtranslation_json(output.backtranslation, options, input.label);
+    document["backtranslation"] =
+        backtranslation_json(output.backtranslation, options, input.label);
     ordered_json others = ordered_json::array();
     for (const stats::BacktranslationResult& result : output.backtranslation_other)
         others.push_back(backtranslation_json(result, options, result.label));
@@ -550,8 +566,7 @@ std::string run_tests_json(const std::string& input_text, const std::string& sou
                            const TestJsonWriteOptions& write_options) {
     const stats::TestInput input = test_input_from_json(parse_json_text(input_text, source));
     const stats::TestOutput output = stats::run_tests(input);
-    return dump_json(test_output_to_json(input, output, write_options),
-                     write_options.pretty);
+    return dump_json(test_output_to_json(input, output, write_options), write_options.pretty);
 }
 
 }  // namespace llmv

@@ -40,7 +40,7 @@ inline void write_file(const std::string& path, const std::string& text) {
 
 // A fresh folder under $TMPDIR (or /tmp), removed at destruction.
 class TempDir {
-public:
+  public:
     TempDir() {
         const char* base = std::getenv("TMPDIR");
         std::string pattern = std::string(base && *base ? base : "/tmp") + "/llmv-cli-XXXXXX";
@@ -59,7 +59,7 @@ public:
     std::string file(const std::string& name) const { return path_ + "/" + name; }
     const std::string& path() const { return path_; }
 
-private:
+  private:
     std::string path_;
 };
 
@@ -89,8 +89,10 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
     if (::waitpid(pid, &status, 0) != pid) throw std::runtime_error("waitpid failed");
 
     CliResult result;
-    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+    if (WIFEXITED(status))
+        result.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        result.exit_code = 128 + WTERMSIG(status);
     result.out = read_file(out);
     result.err = read_file(err);
     return result;

@@ -47,7 +47,8 @@ void check_full_result(const json& out, const json& input) {
     const std::string label = input["label"];
 
     REQUIRE(out.is_object());
-    CHECK(std::set<std::string>{"valid", "invalid", "inconclusive"}.count(out["verdict"].get<std::string>()) == 1);
+    CHECK(std::set<std::string>{"valid", "invalid", "inconclusive"}.count(
+              out["verdict"].get<std::string>()) == 1);
     CHECK(out["verdict_reason"].is_string());
     CHECK_FALSE(out["verdict_reason"].get<std::string>().empty());
     CHECK(out["label"] == label);
@@ -81,7 +82,8 @@ void check_full_result(const json& out, const json& input) {
     }
 
     const json& back = out["backtranslation"];
-    for (const char* field : {"accuracy", "lower_bound", "counts", "pass", "rule", "threshold", "run"})
+    for (const char* field :
+         {"accuracy", "lower_bound", "counts", "pass", "rule", "threshold", "run"})
         CHECK(back.contains(field));
     CHECK(back["counts"].is_object());
     CHECK(back["rule"].is_string());
@@ -103,9 +105,12 @@ void check_full_result(const json& out, const json& input) {
     // The verdict follows from the tests (METHOD.md, Verdict).
     bool prerequisites = back["pass"] == true;
     for (const json& entry : separation) prerequisites = prerequisites && entry["pass"] == true;
-    if (!prerequisites) CHECK(out["verdict"] == "inconclusive");
-    else if (validation["reject"] == true) CHECK(out["verdict"] == "invalid");
-    else CHECK(out["verdict"] == "valid");
+    if (!prerequisites)
+        CHECK(out["verdict"] == "inconclusive");
+    else if (validation["reject"] == true)
+        CHECK(out["verdict"] == "invalid");
+    else
+        CHECK(out["verdict"] == "valid");
 }
 
 }  // namespace
@@ -170,8 +175,9 @@ TEST_CASE("the shipped example gives a full result that matches an independent c
     CHECK(out["validation"]["statistic"].get<double>() == Approx(tau(passage, pool)).margin(1e-12));
     CHECK(out["validation"]["p_value"].get<double>() == Approx(reference.p_value).margin(1e-12));
     // M = 20 at α = 0.05: ⌊α(M+1)⌋ = 1, so the critical value is the smallest T(s_j).
-    CHECK(out["validation"]["critical_value"].get<double>() ==
-          Approx(*std::min_element(reference.scores.begin(), reference.scores.end())).margin(1e-12));
+    CHECK(
+        out["validation"]["critical_value"].get<double>() ==
+        Approx(*std::min_element(reference.scores.begin(), reference.scores.end())).margin(1e-12));
     CHECK(out["validation"]["reject"] == (reference.p_value <= 0.05));
 
     for (const json& entry : out["separation"]) {

@@ -70,7 +70,8 @@ TEST_CASE("NaN and Inf cannot be written in JSON: null, \"NaN\" and 1e400 are re
 
     json with_inf = make_input();
     with_inf["pools"]["C"][0][0] = "-Infinity";
-    expect_error(run_test(with_inf), invalid_embedding, {"`pools.C` row 1, entry 1", "\"-Infinity\""});
+    expect_error(run_test(with_inf), invalid_embedding,
+                 {"`pools.C` row 1, entry 1", "\"-Infinity\""});
 
     // An overflowing literal is refused by the parser, with its position.
     std::string text = make_input().dump();
@@ -96,9 +97,9 @@ TEST_CASE("embeddings of different dimensions", "[cli][errors]") {
 
     json reference = make_input();
     reference["validation_method"] = "paper";
-    reference["separation_method"] = "paper";
     reference["paper_reference"] = {{"A", {{1, 2, 3}, {1, 2, 3}}}};
-    expect_error(run_test(reference), "llmv.input.dimension_mismatch", {"paper_reference", "3", "6"});
+    expect_error(run_test(reference), "llmv.input.dimension_mismatch",
+                 {"paper_reference", "3", "6"});
 }
 
 TEST_CASE("a pool smaller than 2", "[cli][errors]") {
@@ -134,13 +135,14 @@ TEST_CASE("alpha outside (0, 1), threshold outside [0, 1]", "[cli][errors]") {
     for (double threshold : {1.2, -0.1}) {
         json input = make_input();
         input["threshold"] = threshold;
-        expect_error(run_test(input), invalid_argument,
-                     {"`threshold`", threshold > 1 ? "received 1.2" : "received -0.1",
-                      "between 0 and 1"});
+        expect_error(
+            run_test(input), invalid_argument,
+            {"`threshold`", threshold > 1 ? "received 1.2" : "received -0.1", "between 0 and 1"});
     }
     json text_alpha = make_input();
     text_alpha["alpha"] = "0.05";
-    expect_error(run_test(text_alpha), invalid_argument, {"`alpha`", "\"0.05\" (a string)", "a number"});
+    expect_error(run_test(text_alpha), invalid_argument,
+                 {"`alpha`", "\"0.05\" (a string)", "a number"});
 }
 
 TEST_CASE("unknown methods and rules", "[cli][errors]") {
@@ -156,17 +158,20 @@ TEST_CASE("unknown methods and rules", "[cli][errors]") {
 
     json rule = make_input();
     rule["backtranslation_rule"] = "strict";
-    expect_error(run_test(rule), invalid_argument, {"backtranslation_rule", "strict", "point", "bound"});
+    expect_error(run_test(rule), invalid_argument,
+                 {"backtranslation_rule", "strict", "point", "bound"});
 
     json type = make_input();
     type["validation_method"] = 1;
-    expect_error(run_test(type), invalid_argument, {"`validation_method`", "received 1", "\"exact\""});
+    expect_error(run_test(type), invalid_argument,
+                 {"`validation_method`", "received 1", "\"exact\""});
 }
 
 TEST_CASE("paper methods without their reference texts", "[cli][errors]") {
     json input = make_input();
     input["validation_method"] = "paper";
-    expect_error(run_test(input), invalid_argument, {"`paper_reference`", "'A'", "no reference texts"});
+    expect_error(run_test(input), invalid_argument,
+                 {"`paper_reference`", "'A'", "no reference texts"});
 }
 
 TEST_CASE("malformed JSON gives the line and the column", "[cli][errors]") {
@@ -181,13 +186,17 @@ TEST_CASE("malformed JSON gives the line and the column", "[cli][errors]") {
                  {"standard input", "line 3, column " + std::to_string(column), "near"});
 
     // Columns count characters, not bytes: "é" is two bytes of UTF-8.
+    // The position is that of the last character read: the end of the unexpected token.
     const std::string accented = "{\"label\": \"Négatif\" \"labels\": []}";
-    const std::size_t byte = accented.find(" \"labels\"") + 1;
+    const std::size_t token_end = accented.find("\"labels\"") + std::strlen("\"labels\"");
     expect_error(run_test_text(accented), "llmv.input.malformed_json",
-                 {"line 1, column " + std::to_string(byte)});  // byte + 1 - 1 extra byte
+                 {"line 1, column " + std::to_string(token_end - 1)});  // é: 2 bytes, 1 column
 
-    expect_error(run_test_text(""), "llmv.input.malformed_json", {"line 1, column 1"});
-    expect_error(run_test_text("{\"label\": \"A\"\n"), "llmv.input.malformed_json", {"line 2, column 1"});
+    expect_error(run_test_text(""), "llmv.input.malformed_json", {"line 1, column 1", "empty"});
+    expect_error(run_test_text(" \n"), "llmv.input.malformed_json",
+                 {"line 1, column 1", "white space"});
+    expect_error(run_test_text("{\"label\": \"A\"\n"), "llmv.input.malformed_json",
+                 {"line 2, column 1"});
 
     // A file gives its name.
     TempDir dir;
@@ -211,15 +220,18 @@ TEST_CASE("JSON of the wrong shape", "[cli][errors]") {
 
     json labels = make_input();
     labels["labels"] = "A,B,C";
-    expect_error(run_test(labels), invalid_argument, {"`labels`", "\"A,B,C\" (a string)", "array of strings"});
+    expect_error(run_test(labels), invalid_argument,
+                 {"`labels`", "\"A,B,C\" (a string)", "array of strings"});
 
     json label_entry = make_input();
     label_entry["labels"][1] = 2;
-    expect_error(run_test(label_entry), invalid_argument, {"`labels` entry 2", "a string", "received 2"});
+    expect_error(run_test(label_entry), invalid_argument,
+                 {"`labels` entry 2", "a string", "received 2"});
 
     json flat_pool = make_input();
     flat_pool["pools"]["B"] = flat_pool["passage"];
-    expect_error(run_test(flat_pool), invalid_embedding, {"`pools.B` row 1", "array of finite numbers"});
+    expect_error(run_test(flat_pool), invalid_embedding,
+                 {"`pools.B` row 1", "array of finite numbers"});
 
     json pools = make_input();
     pools["pools"] = json::array();
@@ -227,7 +239,8 @@ TEST_CASE("JSON of the wrong shape", "[cli][errors]") {
 
     json back = make_input();
     back["backtranslation"]["A"][3] = 1;
-    expect_error(run_test(back), invalid_argument, {"`backtranslation.A` entry 4", "a string", "received 1"});
+    expect_error(run_test(back), invalid_argument,
+                 {"`backtranslation.A` entry 4", "a string", "received 1"});
 
     json back_label = make_input();
     back_label["backtranslation"]["Q"] = {"A", "A"};
@@ -235,7 +248,8 @@ TEST_CASE("JSON of the wrong shape", "[cli][errors]") {
 
     json permutations = make_input();
     permutations["permutations"] = 1e10;
-    expect_error(run_test(permutations), invalid_argument, {"`permutations`", "10000000000", "whole number"});
+    expect_error(run_test(permutations), invalid_argument,
+                 {"`permutations`", "10000000000", "whole number"});
 
     json zero_permutations = make_input();
     zero_permutations["permutations"] = 0;

@@ -136,8 +136,10 @@ inline double clopper_pearson_lower_reference(int k, int n, double alpha) {
     double low = 0.0, high = 1.0;
     for (int iteration = 0; iteration < 200; ++iteration) {
         const double middle = 0.5 * (low + high);
-        if (binomial_upper_tail(k, n, middle) < alpha) low = middle;
-        else high = middle;
+        if (binomial_upper_tail(k, n, middle) < alpha)
+            low = middle;
+        else
+            high = middle;
     }
     return 0.5 * (low + high);
 }

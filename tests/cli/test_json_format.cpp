@@ -49,7 +49,8 @@ TEST_CASE("parse_json_text reports where the text breaks, after a byte order mar
             FAIL("no error");
         } catch (const llmv::Error& error) {
             CHECK(error.code() == llmv::code::malformed_json);
-            CHECK_THAT(error.what(), Catch::Contains("malformed JSON in `x.json` at line 1, column 13"));
+            CHECK_THAT(error.what(),
+                       Catch::Contains("malformed JSON in `x.json` at line 1, column 13"));
         }
     }
     CHECK(llmv::parse_json_text("\xEF\xBB\xBF{\"a\": 1}", "x")["a"] == 1);
@@ -62,8 +63,8 @@ TEST_CASE("seeds: numbers up to 2^53, strings of digits up to 2^64 - 1", "[cli][
     CHECK(llmv::seed_from_json(json("18446744073709551615"), "seed") == 18446744073709551615ULL);
     CHECK(llmv::seed_from_json(json("00042"), "seed") == 42);
     for (const json& bad : {json(9007199254740993ULL), json(-1), json(0.5), json("1e3"), json(""),
-                            json("18446744073709551616"), json("99999999999999999999"),
-                            json(true), json(nullptr), json::array()}) {
+                            json("18446744073709551616"), json("99999999999999999999"), json(true),
+                            json(nullptr), json::array()}) {
         INFO(bad.dump());
         CHECK(error_code_of([&] { llmv::seed_from_json(bad, "seed"); }) ==
               llmv::code::invalid_argument);
@@ -78,18 +79,9 @@ TEST_CASE("seeds: numbers up to 2^53, strings of digits up to 2^64 - 1", "[cli][
 
 TEST_CASE("doubles survive dump and parse bit for bit; non-finite numbers become null",
           "[cli][format]") {
-    const std::vector<double> values = {0.1,
-                                        1.0 / 3.0,
-                                        2.0 / 3.0,
-                                        std::nextafter(1.0, 2.0),
-                                        std::nextafter(1.0, 0.0),
-                                        -0.0,
-                                        5e-324,
-                                        DBL_MIN,
-                                        DBL_MAX,
-                                        0.7853981633974483,
-                                        123456789.12345679,
-                                        -1e-300};
+    const std::vector<double> values = {
+        0.1,    1.0 / 3.0, 2.0 / 3.0, std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0), -0.0,
+        5e-324, DBL_MIN,   DBL_MAX,   0.7853981633974483,       123456789.12345679,       -1e-300};
     llmv::stats::TestInput input;
     input.label = "A";
     llmv::stats::TestOutput output;
@@ -158,9 +150,9 @@ TEST_CASE("test_input_from_json reads every field", "[cli][format]") {
 
     // Defaults, and null meaning "use the default".
     json minimal = valid;
-    for (const char* field : {"backtranslation", "paper_reference", "threshold", "seed",
-                              "permutations", "validation_method", "separation_method",
-                              "backtranslation_rule"})
+    for (const char* field :
+         {"backtranslation", "paper_reference", "threshold", "seed", "permutations",
+          "validation_method", "separation_method", "backtranslation_rule"})
         minimal.erase(field);
     minimal["alpha"] = nullptr;
     const llmv::stats::TestInput defaults = llmv::test_input_from_json(minimal);
