@@ -8,7 +8,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 build_dir=$(cd "$root" && mkdir -p "${BUILD_DIR:-build}" && cd "${BUILD_DIR:-build}" && pwd)
 
-bash tools/sync-engine.sh --check
+# LLMV_SYNC_FROM=HEAD compares with the committed engine (others editing the work tree).
+bash tools/sync-engine.sh --check ${LLMV_SYNC_FROM:+--from=$LLMV_SYNC_FROM}
 
 work="$build_dir/rpkg-check"
 rm -rf "$work"
