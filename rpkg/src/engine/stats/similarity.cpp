@@ -24,7 +24,8 @@ Eigen::MatrixXd normalize_rows(const MatrixRef& embeddings, const std::string& a
             const double value = embeddings(i, k);
             if (!std::isfinite(value))
                 throw_invalid(code::invalid_embedding, argument,
-                              where + "with " + (std::isnan(value) ? "NaN" : "Inf") +
+                              where + "with " +
+                                  (std::isnan(value) ? "NaN" : value > 0 ? "Inf" : "-Inf") +
                                   " in column " + std::to_string(k + 1),
                               "embeddings of finite numbers (no NaN or Inf)");
             squared += value * value;

@@ -50,6 +50,8 @@ inline constexpr double tie_tolerance = 1e-10;
 // #{v in null_values : v <= statistic + tie_tolerance}: the count in every rank p-value.
 int count_at_most(const Eigen::VectorXd& null_values, double statistic);
 
+// Every rank test below satisfies: reject (or pass) <=> p_at_most(p_value, alpha)
+// <=> statistic + tie_tolerance < critical_value.
 struct ValidationResult {
     std::string method;  // "exact" or "paper"
     double statistic = 0;       // τ = mean cos(y, pool)
@@ -189,6 +191,9 @@ Verdict decide_verdict(const ValidationResult& validation,
                        const BacktranslationResult& backtranslation, std::string* reason);
 
 // --- Method registries: adding a method is one file plus one line here ----------------------
+// Inside run_tests() a method gets the SimilarityBlocks holding every pool (named as in
+// cpp/stats/internal.hpp) and a TestInput whose labels are spelled as in `labels`; its
+// `pools` and `paper_reference` only mark which labels have one (the rows are in the blocks).
 using ValidationMethod = std::function<ValidationResult(SimilarityBlocks&, const TestInput&)>;
 using SeparationMethod = std::function<SeparationResult(SimilarityBlocks&, const TestInput&,
                                                         const std::string& gamma, Rng&)>;

@@ -49,8 +49,8 @@ public:
 
     // True when `name` may be given as a variable: a declared default or a required variable.
     bool accepts_variable(const std::string& name) const;
-    // True when the simulation prompt quotes y ({example}, {length} or a variable that the
-    // caller sets per passage): pools are then per passage (METHOD.md, "Many passages").
+    // True when the simulation prompt quotes y ({example} or {length}): pools are then per
+    // passage (METHOD.md, "Many passages"). Per-passage variables are the caller's to compare.
     bool simulation_depends_on_passage() const;
 
     // The full prompts: template, a blank line, then the answer-format instructions.
