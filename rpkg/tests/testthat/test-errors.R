@@ -78,3 +78,16 @@ test_that("engine codes map to condition classes", {
   expect_identical(error_classes("llmv.internal"),
                    c("llmvalidate_error_internal", "llmvalidate_error"))
 })
+
+test_that("no C++ exception crosses into R, even past the R-side checks", {
+  set.seed(3)
+  pool <- cluster(5, rnorm(3))
+  # The glue called directly with what the R wrappers would refuse: a missing reference
+  # fails inside the glue's guard and comes back as a classed internal error ...
+  result <- .Call(llmv_validation_test, rnorm(3), pool, 0.05, "paper", NULL)
+  expect_s3_class(result, "llmvalidate_engine_error")
+  expect_identical(result$code, "llmv.internal")
+  expect_error(engine_result(result), class = "llmvalidate_error_internal")
+  # ... and a value that Rcpp cannot convert becomes an ordinary R error.
+  expect_error(.Call(llmv_validation_test, rnorm(3), pool, "a", "exact", NULL))
+})
