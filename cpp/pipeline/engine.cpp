@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -163,11 +165,10 @@ public:
             }
             embedding_batch_ = std::max<std::size_t>(1, embedder_->max_batch_size());
         }
+        // No cache path: nothing is stored (memory stays flat); identical requests in flight
+        // at the same time are still sent once.
         const bool needs_cache = !synthetic_chat_ || !local_embedding_;
-        if (needs_cache) {
-            cache_ = std::make_unique<Cache>(config_.cache_path.empty() ? ":memory:"
-                                                                         : config_.cache_path);
-        }
+        if (needs_cache && !config_.cache_path.empty()) cache_ = std::make_unique<Cache>(config_.cache_path);
         progress_.passages_total = passages_total;
         max_passages_in_flight_ =
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
@@ -185,6 +186,21 @@ public:
             options.rate_limits.tokens_per_minute = config_.tpm;
             options.cancel = callbacks_.cancel;
             options.accounting = &accounting_;
+            if (std::getenv("LLMV_DEBUG_TRANSPORT")) {
+                options.progress = [](const TransportProgress& p) {
+                    std::fprintf(stderr, "transport: %.2f s, in flight %llu, waiting %llu, completed %llu\n",
+                                 p.elapsed_seconds, static_cast<unsigned long long>(p.in_flight),
+                                 static_cast<unsigned long long>(p.waiting),
+                                 static_cast<unsigned long long>(p.completed));
+                };
+            }
+            if (std::getenv("LLMV_DEBUG_TRANSPORT")) {
+                options.trace = [](const TraceEvent& event) {
+                    if (event.kind != TraceEvent::Kind::request && event.elapsed_seconds > 0.5) {
+                        std::fprintf(stderr, "slow: %s\n", format_trace(event).c_str());
+                    }
+                };
+            }
             Transport transport(options);
             transport_ = &transport;
             const RunSummary summary = transport.run([this]() { return next_job(); },
@@ -680,7 +696,7 @@ private:
             inflight_[found->second].units.push_back(std::move(unit));
             return std::nullopt;
         }
-        if (auto entry = cache_->get(key)) {
+        if (auto entry = cache_ ? cache_->get(key) : std::nullopt) {
             const bool refused = entry->status == cache_status::refused;
             const ParsedAnswer parsed = parse_answer(unit.kind, unit.count, entry->text, refused);
             ++totals_.cache_hits;
@@ -771,7 +787,7 @@ private:
         entry.input_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.input_tokens));
         entry.output_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.output_tokens));
         try {
-            cache_->put(flight.key, entry, secrets_);
+            if (cache_) cache_->put(flight.key, entry, secrets_);
         } catch (const Error& error) {
             for (ChatUnit& unit : flight.units) {
                 fail(unit.passage, error.code(), "passage " + unit.passage->input.id + ": " + error.what());
@@ -942,7 +958,7 @@ private:
                 continue;
             }
             const CacheKey key = embedding_cache_key(text);
-            if (auto entry = cache_->get(key); entry && entry->status == cache_status::ok) {
+            if (auto entry = cache_ ? cache_->get(key) : std::nullopt; entry && entry->status == cache_status::ok) {
                 std::vector<double> vector;
                 try {
                     vector = nlohmann::json::parse(entry->text).get<std::vector<double>>();
@@ -1027,7 +1043,7 @@ private:
             entries.emplace_back(embedding_cache_key(flight.texts[i]), std::move(entry));
         }
         try {
-            cache_->put_many(entries, secrets_);
+            if (cache_) cache_->put_many(entries, secrets_);
         } catch (const Error&) {
             // Not fatal: the vectors are in hand; only a re-run would pay for them again.
         }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# `llmvalidate batch` against the fake provider server, side by side with the transport's
+# ideal bound, and its peak memory at 2,000 vs 20,000 rows (issue 4, "Done means").
+#
+#   bench/pipeline_batch.sh [BUILD_DIR] [ROWS] [BIG_ROWS]     (defaults: build 2000 20000)
+#
+# Throughput: ROWS passages, task financial_phrasebank (its simulation prompt quotes the
+# passage, so every passage has pools of its own: 1 + 3*ceil(M/n) + M = 14 chat calls per
+# passage at M = n = 10, plus embedding requests), fake server at 50 ms latency, concurrency
+# 32. The ideal bound of the transport is concurrency / latency = 640 requests per second;
+# the ratio printed is (requests the server received / wall time) / 640.
+#
+# Memory: the same batch at 0 ms latency (so that 20,000 rows take minutes, not hours) with
+# ROWS and BIG_ROWS rows, peak resident set size from /usr/bin/time -v. Results stream to
+# the output file, the input is read row by row: memory should not grow with the rows.
+# --no-cache: the SQLite cache is a file on disk either way; leaving it out keeps the disk
+# out of the measurement.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+rows=${2:-2000}
+big_rows=${3:-20000}
+cli=$build/cpp/llmvalidate
+server=$build/tests/fake_server/fake_provider_server
+for binary in "$cli" "$server"; do
+  [ -x "$binary" ] || { echo "missing $binary: build first (tools/build.sh)" >&2; exit 1; }
+done
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+make_rows() {  # distinct sentences, so that no two passages share a prompt
+  awk -v n="$1" 'BEGIN {
+    srand(7);
+    split("profit rose|sales fell|the board met|orders grew|costs climbed|shares slid|the plant opened|margins held", what, "|");
+    print "id,text";
+    for (i = 1; i <= n; i++)
+      printf "r%d,\"Company %d said %s in quarter %d, according to report %d.\"\n", i, i, what[1 + int(rand() * 8)], 1 + i % 4, i * 7;
+  }' > "$2"
+}
+
+start_server() {  # $1 latency (ms); prints the port
+  "$server" --port 0 --latency-ms "$1" --threads 64 > "$work/port.$1" &
+  pids+=($!)
+  for _ in $(seq 100); do
+    [ -s "$work/port.$1" ] && break
+    sleep 0.1
+  done
+  head -1 "$work/port.$1" | tr -dc '0-9'
+}
+
+run_batch() {  # $1 port, $2 input, $3 output prefix
+  OPENAI_API_KEY=test-key /usr/bin/time -v "$cli" batch --task financial_phrasebank \
+    --input "$2" --text-column text --id-column id --provider openai \
+    --base-url "http://127.0.0.1:$1/v1" --model fake-chat --embedding-model fake-embedding \
+    -M 10 -n 10 --concurrency 32 --permutations 199 --no-cache --quiet \
+    > "$3.csv" 2> "$3.err"
+}
+
+requests_of() { curl -s "http://127.0.0.1:$1/_control/counters" | tr -d ' \n' | sed 's/.*"total":\([0-9]*\).*/\1/'; }
+seconds_of() {  # elapsed wall clock from /usr/bin/time -v ("h:mm:ss" or "m:ss.ss")
+  grep 'Elapsed (wall clock)' "$1" | awk '{print $NF}' |
+    awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }'
+}
+peak_kb_of() { grep 'Maximum resident set size' "$1" | awk '{print $NF}'; }
+
+make_rows "$rows" "$work/rows.csv"
+make_rows "$big_rows" "$work/big.csv"
+
+echo "== throughput: $rows rows, 50 ms latency, concurrency 32"
+port=$(start_server 50)
+run_batch "$port" "$work/rows.csv" "$work/slow"
+requests=$(requests_of "$port")
+seconds=$(seconds_of "$work/slow.err")
+awk -v r="$requests" -v s="$seconds" -v rows="$rows" 'BEGIN {
+  ideal = 32 / 0.050;
+  printf "requests %d in %.1f s: %.0f requests/s; ideal bound %.0f/s; ratio %.2f\n", r, s, r / s, ideal, (r / s) / ideal;
+  printf "passages/s %.1f\n", rows / s }'
+grep -c ',ok,' "$work/slow.csv" | awk -v rows="$rows" '{ printf "passages with a verdict: %d of %d\n", $1, rows }'
+
+echo "== peak memory: $rows vs $big_rows rows, 0 ms latency"
+port0=$(start_server 0)
+run_batch "$port0" "$work/rows.csv" "$work/small"
+run_batch "$port0" "$work/big.csv" "$work/big"
+small_kb=$(peak_kb_of "$work/small.err")
+big_kb=$(peak_kb_of "$work/big.err")
+awk -v a="$small_kb" -v b="$big_kb" -v ra="$rows" -v rb="$big_rows" \
+    -v sa="$(seconds_of "$work/small.err")" -v sb="$(seconds_of "$work/big.err")" 'BEGIN {
+  printf "%6d rows: peak RSS %6.1f MB, %.1f s\n", ra, a / 1024, sa;
+  printf "%6d rows: peak RSS %6.1f MB, %.1f s\n", rb, b / 1024, sb;
+  printf "ratio (big / small): %.2f\n", b / a }'
+grep -c ',ok,' "$work/big.csv" | awk -v rows="$big_rows" '{ printf "passages with a verdict: %d of %d\n", $1, rows }'
