@@ -1,0 +1,278 @@
+// `llmvalidate varname, task()`: the plugin's validate subcommand through the pipeline, with the
+// `simulated` provider (a synthetic DGP, no network) and against the fake provider server on
+// 127.0.0.1 (the real OpenAI wire protocol).
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake_stata.hpp"
+
+using namespace host;
+
+#if LLMV_STATA_HAVE_PIPELINE
+
+namespace {
+
+const std::string kTask = std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentiment.toml";
+
+std::string temporary_path(const std::string& stem) {
+    char path[] = "/tmp/llmv_stata_XXXXXX";
+    const int fd = mkstemp(path);
+    close(fd);
+    std::remove(path);
+    return std::string(path) + stem;
+}
+
+void load_plugin(Stata& stata) {
+    stata.load(LLMV_PLUGIN_PATH);
+    REQUIRE(stata.pginit_result == 3);
+}
+
+// Passages: a strL variable; observation 3 is empty, observation 5 is outside the sample.
+void load_passages(Stata& stata) {
+    stata.clear();
+    stata.add_string("text",
+                     {"Demand for the bank's loans rose sharply and clients reported record "
+                      "profits in every segment.",
+                      "Clients were hit by falling prices and several defaulted on their loans.",
+                      "   ",
+                      "The bank's market conditions were broadly unchanged over the quarter.",
+                      "This passage is outside the sample and must be left alone."},
+                     /*strl=*/true);
+    stata.select_all();
+    stata.if_mask = {true, true, true, true, false};
+}
+
+std::vector<std::string> words(const std::string& extra = "") {
+    std::vector<std::string> w = {"validate", "text=1",        "human=0",      "generate=1",
+                                  "m=6",      "n=3",           "repeats=1",    "alpha=0.05",
+                                  "threshold=0.9", "seed=11",  "permutations=99",
+                                  "concurrency=4", "dryrun=0"};
+    if (!extra.empty()) w.push_back(extra);
+    return w;
+}
+
+void simulated_locals(Stata& stata, const std::string& cache) {
+    stata.set_local("llmv_task", kTask);
+    stata.set_local("llmv_provider", "simulated");
+    stata.set_local("llmv_cache", cache);
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// The fake provider server as a child process on 127.0.0.1 (it prints its port).
+class FakeServerProcess {
+public:
+    FakeServerProcess() {
+        int fds[2];
+        REQUIRE(pipe(fds) == 0);
+        pid_ = fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {
+            dup2(fds[1], STDOUT_FILENO);
+            close(fds[0]);
+            execl(LLMV_FAKE_SERVER_PATH, LLMV_FAKE_SERVER_PATH, "--port", "0", "--api-key",
+                  "sk-host-secret", static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        close(fds[1]);
+        char c;
+        while (read(fds[0], &c, 1) == 1 && c != '\n') port_ += c;
+        close(fds[0]);
+        REQUIRE_FALSE(port_.empty());
+    }
+    ~FakeServerProcess() {
+        kill(pid_, SIGTERM);
+        waitpid(pid_, nullptr, 0);
+    }
+    std::string base_url() const { return "http://127.0.0.1:" + port_ + "/v1"; }
+
+private:
+    pid_t pid_ = -1;
+    std::string port_;
+};
+
+void server_locals(Stata& stata, const FakeServerProcess& server, const std::string& cache) {
+    stata.set_local("llmv_task", kTask);
+    stata.set_local("llmv_provider", "openai");
+    stata.set_local("llmv_model", "fake-chat");
+    stata.set_local("llmv_embedding_model", "fake-embed");
+    stata.set_local("llmv_base_url", server.base_url());
+    stata.set_local("llmv_apikey", "sk-host-secret");
+    stata.set_local("llmv_cache", cache);
+}
+
+}  // namespace
+
+TEST_CASE("validate with the simulated provider: results in the marked sample only",
+          "[validate]") {
+    const std::string cache = temporary_path(".sqlite");
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    simulated_locals(stata, cache);
+    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(r.rc == 0);
+    REQUIRE(r.store_rc == 0);
+    REQUIRE(stata.unexpected.empty());
+    REQUIRE(r.scalars.at("N") == 3);
+    REQUIRE(r.scalars.at("N_empty") == 1);
+    REQUIRE(r.macros.at("synthetic") == "yes");
+    REQUIRE(r.scalars.at("calls") > 0);
+    REQUIRE(stata.output.find("empty passage") != std::string::npos);
+    for (int obs : {1, 2, 4}) {
+        INFO("observation " << obs);
+        REQUIRE(stata.var("v_tau").numbers[static_cast<std::size_t>(obs - 1)] < missing());
+        REQUIRE_FALSE(stata.var("v_label").strings[static_cast<std::size_t>(obs - 1)].empty());
+    }
+    for (int obs : {3, 5}) {
+        INFO("observation " << obs);
+        REQUIRE(stata.var("v_tau").numbers[static_cast<std::size_t>(obs - 1)] == missing());
+        REQUIRE(stata.var("v_verdict").numbers[static_cast<std::size_t>(obs - 1)] == missing());
+        REQUIRE(stata.var("v_label").strings[static_cast<std::size_t>(obs - 1)].empty());
+    }
+
+    // The same run again gives the same numbers (the simulated DGP is seeded by draw).
+    const std::vector<double> first_tau = stata.var("v_tau").numbers;
+    const RunResult again = run_like_ado(stata, {"text"}, words(), "w_");
+    REQUIRE(again.rc == 0);
+    for (std::size_t i = 0; i < first_tau.size(); ++i)
+        REQUIRE(same_bits(first_tau[i], stata.var("w_tau").numbers[i]));
+    std::remove(cache.c_str());
+}
+
+TEST_CASE("validate: Break mid-run stores nothing; a re-run resumes from the cache",
+          "[validate][break][server]") {
+    FakeServerProcess server;
+    std::vector<double> reference;
+    double full_calls = 0;
+    {
+        const std::string fresh = temporary_path(".sqlite");
+        Stata stata;
+        load_plugin(stata);
+        load_passages(stata);
+        server_locals(stata, server, fresh);
+        const RunResult full = run_like_ado(stata, {"text"}, words(), "v_");
+        INFO(stata.errors);
+        REQUIRE(full.store_rc == 0);
+        reference = stata.var("v_tau").numbers;
+        full_calls = full.scalars.at("calls");
+        std::remove(fresh.c_str());
+    }
+    const std::string cache = temporary_path(".sqlite");
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    server_locals(stata, server, cache);
+    const auto before = stata.data;
+    stata.break_after_polls = 2;
+    const RunResult broken = run_like_ado(stata, {"text"}, words(), "v_");
+    REQUIRE(broken.rc == 1);
+    REQUIRE(stata.errors.find("Break") != std::string::npos);
+    REQUIRE(stata.data == before);
+
+    // The re-run pays only for what the interrupted run did not finish, and gives the numbers
+    // of a run that was never interrupted.
+    stata.break_after_polls = -1;
+    stata.stop_flag = 0;
+    const RunResult resumed = run_like_ado(stata, {"text"}, words(), "v_");
+    INFO(stata.errors);
+    REQUIRE(resumed.rc == 0);
+    REQUIRE(resumed.store_rc == 0);
+    REQUIRE(resumed.scalars.at("calls") < full_calls);
+    REQUIRE(resumed.scalars.at("cache_hits") > 0);
+    for (std::size_t i = 0; i < reference.size(); ++i)
+        REQUIRE(same_bits(reference[i], stata.var("v_tau").numbers[i]));
+    // And a third run is served entirely by the cache.
+    const RunResult third = run_like_ado(stata, {"text"}, words(), "w_");
+    REQUIRE(third.rc == 0);
+    REQUIRE(third.scalars.at("calls") == 0);
+    std::remove(cache.c_str());
+}
+
+TEST_CASE("validate: dry run counts calls and creates nothing", "[validate]") {
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    simulated_locals(stata, "");
+    std::vector<std::string> w = words();
+    w[3] = "generate=0";
+    w.back() = "dryrun=1";
+    const auto before = stata.data;
+    const RunResult r = run_like_ado(stata, {"text"}, w, "v_");
+    INFO(stata.errors);
+    REQUIRE(r.rc == 0);
+    REQUIRE(r.macros.at("dryrun") == "yes");
+    REQUIRE(r.scalars.at("calls") > 0);
+    REQUIRE(stata.data == before);
+}
+
+TEST_CASE("validate: bad configuration is refused before any call", "[validate][errors]") {
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    SECTION("a task file that does not exist") {
+        simulated_locals(stata, "");
+        stata.set_local("llmv_task", "/nonexistent/task.toml");
+        const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+        REQUIRE(r.rc != 0);
+        REQUIRE(stata.errors.find("/nonexistent/task.toml") != std::string::npos);
+    }
+    SECTION("an unknown provider") {
+        simulated_locals(stata, "");
+        stata.set_local("llmv_provider", "no-such-provider");
+        const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+        REQUIRE(r.rc == 198);
+        REQUIRE(stata.errors.find("no-such-provider") != std::string::npos);
+    }
+    SECTION("numeric passages") {
+        stata.add_numeric("number", {1, 2, 3, 4, 5});
+        simulated_locals(stata, "");
+        const RunResult r = run_like_ado(stata, {"number"}, words(), "v_");
+        REQUIRE(r.rc == 109);
+    }
+    SECTION("every passage empty") {
+        stata.var("text").strings = {"", " ", "", "\t", ""};
+        simulated_locals(stata, "");
+        const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+        REQUIRE(r.rc == 459);
+        REQUIRE(stata.errors.find("empty") != std::string::npos);
+    }
+}
+
+// The fake provider server, as a child process on 127.0.0.1: the OpenAI chat and embedding
+// wire formats, with the key passed as the ado passes it (a local, never printed).
+TEST_CASE("validate end to end against the fake provider server", "[validate][server]") {
+    FakeServerProcess server;
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    server_locals(stata, server, "");
+    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(r.rc == 0);
+    REQUIRE(r.scalars.at("N") == 3);
+    REQUIRE(r.macros.at("synthetic") == "no");
+    REQUIRE(r.scalars.at("calls") > 0);
+    REQUIRE(stata.output.find("sk-host-secret") == std::string::npos);
+    REQUIRE(stata.errors.find("sk-host-secret") == std::string::npos);
+
+    // A wrong key: every passage fails with a message that names the problem, never the key.
+    stata.set_local("llmv_apikey", "sk-wrong");
+    stata.output.clear();
+    const RunResult refused = run_like_ado(stata, {"text"}, words(), "w_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(refused.rc == 0);  // failed passages are reported, not thrown
+    REQUIRE(refused.scalars.at("N_failed") == 3);
+    REQUIRE(stata.output.find("sk-wrong") == std::string::npos);
+    REQUIRE(stata.output.find("observation 1:") != std::string::npos);
+}
+
+#endif
