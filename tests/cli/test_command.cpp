@@ -117,7 +117,7 @@ void check_full_result(const json& out, const json& input) {
 
 // ---- the skeleton ------------------------------------------------------------------------------
 
-TEST_CASE("--version and --help", "[cli]") {
+TEST_CASE("version and help", "[cli]") {
     const CliResult version = run_cli({"--version"});
     CHECK(version.exit_code == 0);
     CHECK(contains(version.out, "llmvalidate 0."));
@@ -215,7 +215,8 @@ TEST_CASE("the shipped example gives a full result that matches an independent c
     CHECK(out["seed"] == 1);
 }
 
-TEST_CASE("the paper-method example: paper variants, NaN p-values as null", "[cli][example]") {
+TEST_CASE("the paper-method example gives paper variants and NaN p-values as null",
+          "[cli][example]") {
     const json input = json::parse(read_file(example_paper));
     const CliResult result = run_cli({"test", example_paper, "--null-distributions"});
     INFO(result.err);
@@ -241,7 +242,8 @@ TEST_CASE("the paper-method example: paper variants, NaN p-values as null", "[cl
 
 // ---- input and output channels -------------------------------------------------------------
 
-TEST_CASE("stdin, '-' and a file give the same output; --output writes it", "[cli][io]") {
+TEST_CASE("stdin and dash and a file give the same output and output option writes it",
+          "[cli][io]") {
     const std::string text = read_file(example_input);
     const CliResult from_file = run_cli({"test", example_input});
     const CliResult from_stdin = run_cli({"test"}, text);
@@ -278,7 +280,7 @@ TEST_CASE("I/O failures exit with 5 and name the path", "[cli][io]") {
 
 // ---- reproducibility and the number format ----------------------------------------------------
 
-TEST_CASE("output round-trips: parse -> dump -> parse is bit-identical", "[cli][format]") {
+TEST_CASE("output round-trips bit-identically through parse and dump", "[cli][format]") {
     const CliResult result = run_cli({"test", example_input, "--null-distributions"});
     REQUIRE(result.exit_code == 0);
     const nlohmann::ordered_json first = nlohmann::ordered_json::parse(result.out);
@@ -297,7 +299,7 @@ TEST_CASE("output round-trips: parse -> dump -> parse is bit-identical", "[cli][
     }
 }
 
-TEST_CASE("same seed, same output; seeds as numbers and strings", "[cli][seed]") {
+TEST_CASE("same seed gives same output and seeds may be numbers or strings", "[cli][seed]") {
     json input = make_input();
     input["permutations"] = 199;
     const CliResult first = run_test(input);
@@ -348,7 +350,7 @@ TEST_CASE("seed errors", "[cli][seed][errors]") {
                  {"`seed`", "18446744073709551616", "18446744073709551615"});
 }
 
-TEST_CASE("a critical value of -infinity is written as null", "[cli][format]") {
+TEST_CASE("a critical value of minus infinity is written as null", "[cli][format]") {
     // M = 10 at α = 0.05: ⌊α(M+1)⌋ = 0, no value of τ can reject: the critical value is -inf.
     InputShape shape;
     shape.m = 10;
@@ -361,7 +363,8 @@ TEST_CASE("a critical value of -infinity is written as null", "[cli][format]") {
     CHECK(out["validation"]["p_value"].get<double>() >= 1.0 / 11);
 }
 
-TEST_CASE("without backtranslation: reported as not run, verdict inconclusive", "[cli]") {
+TEST_CASE("without backtranslation it is reported as not run and the verdict is inconclusive",
+          "[cli]") {
     InputShape shape;
     shape.backtranslation = false;
     const json input = make_input(shape);

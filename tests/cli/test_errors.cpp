@@ -56,7 +56,7 @@ TEST_CASE("a zero vector", "[cli][errors]") {
     expect_error(run_test(passage), invalid_embedding, {"passage", "zero"});
 }
 
-TEST_CASE("NaN and Inf cannot be written in JSON: null, \"NaN\" and 1e400 are refused",
+TEST_CASE("NaN and Inf cannot be written in JSON so null and NaN strings and 1e400 are refused",
           "[cli][errors]") {
     json with_null = make_input();
     with_null["pools"]["A"][1][2] = nullptr;
@@ -112,7 +112,7 @@ TEST_CASE("a pool smaller than 2", "[cli][errors]") {
     expect_error(run_test(empty), "llmv.input.pool_too_small", {"A", "0", "2"});
 }
 
-TEST_CASE("the LLM's label not in labels, or without a pool", "[cli][errors]") {
+TEST_CASE("the LLM's label not in labels or without a pool", "[cli][errors]") {
     json unknown = make_input();
     unknown["label"] = "Z";
     expect_error(run_test(unknown), "llmv.input.unknown_label",
@@ -123,7 +123,8 @@ TEST_CASE("the LLM's label not in labels, or without a pool", "[cli][errors]") {
     expect_error(run_test(no_pool), invalid_argument, {"`pools`", "'B', 'C'", "'A'"});
 }
 
-TEST_CASE("alpha outside (0, 1), threshold outside [0, 1]", "[cli][errors]") {
+TEST_CASE("alpha outside the open unit interval and threshold outside the closed one",
+          "[cli][errors]") {
     for (double alpha : {0.0, 1.0, 1.5, -0.1}) {
         json input = make_input();
         input["alpha"] = alpha;

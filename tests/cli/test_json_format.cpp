@@ -41,7 +41,7 @@ TEST_CASE("json_line_column counts lines and UTF-8 characters", "[cli][format]")
     CHECK(llmv::json_line_column(text, 10'000) == std::make_pair<std::size_t, std::size_t>(3, 2));
 }
 
-TEST_CASE("parse_json_text reports where the text breaks, after a byte order mark too",
+TEST_CASE("parse_json_text reports where the text breaks also after a byte order mark",
           "[cli][format]") {
     for (const std::string& prefix : {std::string(), std::string("\xEF\xBB\xBF")}) {
         try {
@@ -56,7 +56,8 @@ TEST_CASE("parse_json_text reports where the text breaks, after a byte order mar
     CHECK(llmv::parse_json_text("\xEF\xBB\xBF{\"a\": 1}", "x")["a"] == 1);
 }
 
-TEST_CASE("seeds: numbers up to 2^53, strings of digits up to 2^64 - 1", "[cli][format][seed]") {
+TEST_CASE("seeds are numbers up to 2^53 or strings of digits up to 2^64 - 1",
+          "[cli][format][seed]") {
     CHECK(llmv::seed_from_json(json(0), "seed") == 0);
     CHECK(llmv::seed_from_json(json(7.0), "seed") == 7);
     CHECK(llmv::seed_from_json(json(9007199254740992ULL), "seed") == 9007199254740992ULL);
@@ -77,7 +78,7 @@ TEST_CASE("seeds: numbers up to 2^53, strings of digits up to 2^64 - 1", "[cli][
         CHECK(llmv::seed_from_json(json::parse(llmv::seed_to_json(seed).dump()), "seed") == seed);
 }
 
-TEST_CASE("doubles survive dump and parse bit for bit; non-finite numbers become null",
+TEST_CASE("doubles survive dump and parse bit for bit and non-finite numbers become null",
           "[cli][format]") {
     const std::vector<double> values = {
         0.1,    1.0 / 3.0, 2.0 / 3.0, std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0), -0.0,
