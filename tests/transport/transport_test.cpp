@@ -131,11 +131,14 @@ TEST_CASE("Jobs queued from the completion callback are streamed through one run
     });
     server.start();
 
-    llmv::Transport transport(fast_options());
+    auto options = fast_options();
+    std::vector<llmv::TransportProgress> reports;
+    options.progress = [&](const llmv::TransportProgress& progress) { reports.push_back(progress); };
+    options.progress_interval_seconds = 0;  // every tick
+    llmv::Transport transport(options);
     std::deque<llmv::Job> queue;
     for (std::uint64_t i = 0; i < 10; ++i) queue.push_back(job_for(server, i));
     std::vector<std::uint64_t> done;
-    std::vector<llmv::TransportProgress> reports;
     const auto summary = transport.run(
         [&]() -> std::optional<llmv::Job> {
             if (queue.empty()) return std::nullopt;
@@ -161,6 +164,15 @@ TEST_CASE("Jobs queued from the completion callback are streamed through one run
     CHECK(summary.progress.requests == 20);
     CHECK(summary.progress.retries == 0);
     CHECK(server.requests.load() == 20);
+    // Progress: monotone counts, the last report is the final state.
+    REQUIRE(reports.size() >= 2);
+    for (std::size_t i = 1; i < reports.size(); ++i) {
+        CHECK(reports[i].completed >= reports[i - 1].completed);
+        CHECK(reports[i].in_flight <= 16);
+    }
+    CHECK(reports.back().completed == 20);
+    CHECK(reports.back().submitted == 20);
+    CHECK(reports.back().in_flight == 0);
 }
 
 TEST_CASE("429 with Retry-After is retried after the server's wait, exactly as often as needed") {
@@ -541,6 +553,48 @@ TEST_CASE("AWS SigV4: curl signs the request; the session token is sent and sign
     for (const auto& line : lines) {
         CHECK(line.find("wJalrXUtnFEMI") == std::string::npos);
         CHECK(line.find("SESSIONTOKENEXAMPLE1234") == std::string::npos);
+    }
+}
+
+TEST_CASE("The requests-per-minute limit holds back the second request") {
+    LoopbackServer server;
+    server.server.Post("/echo", [&](const httplib::Request& request, httplib::Response& response) {
+        response.set_content(request.body, "application/json");
+    });
+    server.start();
+    std::atomic<bool> cancel{false};
+    auto options = fast_options();
+    options.cancel = &cancel;
+    options.max_concurrency = 16;
+    SECTION("requests per minute") {
+        options.rate_limits.requests_per_minute = 60;  // one a second, bucket of one
+    }
+    SECTION("tokens per minute") {
+        options.rate_limits.tokens_per_minute = 600;  // 10 a second, bucket of 10
+    }
+    llmv::Transport transport(options);
+    std::uint64_t next = 0;
+    std::vector<llmv::JobResult> results;
+    // Stop as soon as the first answer is in: a limiter that works has sent nothing else
+    // (the next request is due a second later); without one all three go out at once.
+    const auto summary = transport.run(
+        [&]() -> std::optional<llmv::Job> {
+            if (next == 3) return std::nullopt;
+            llmv::Job job = job_for(server, next++);
+            job.estimated_tokens = 10;
+            return job;
+        },
+        [&](llmv::JobResult result) {
+            if (result.ok()) cancel.store(true);
+            results.push_back(std::move(result));
+        });
+    CHECK(server.requests.load() == 1);
+    CHECK(summary.cancelled);
+    REQUIRE(results.size() >= 2);
+    CHECK(results[0].ok());
+    for (std::size_t i = 1; i < results.size(); ++i) {
+        CHECK(results[i].error_code == llmv::code::cancelled);
+        CHECK(results[i].attempts == 0);  // waited for the limiter, never sent
     }
 }
 
