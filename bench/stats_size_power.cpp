@@ -24,7 +24,7 @@ using namespace llmv::stats;
 namespace {
 
 class Gaussian {
-public:
+  public:
     explicit Gaussian(std::uint64_t seed) : rng_(seed) {}
     double draw() {  // Box-Muller
         const double u1 = 1.0 - rng_.uniform();
@@ -34,11 +34,12 @@ public:
     Eigen::MatrixXd cluster(const Eigen::VectorXd& centre, Eigen::Index n, double spread) {
         Eigen::MatrixXd out(n, centre.size());
         for (Eigen::Index i = 0; i < n; ++i)
-            for (Eigen::Index k = 0; k < centre.size(); ++k) out(i, k) = centre[k] + spread * draw();
+            for (Eigen::Index k = 0; k < centre.size(); ++k)
+                out(i, k) = centre[k] + spread * draw();
         return out;
     }
 
-private:
+  private:
     llmv::Rng rng_;
 };
 
@@ -104,9 +105,8 @@ int main(int argc, char** argv) {
         "0.05: %.3f), d = %ld, spread %.2f, B = %d, R = %d.\n"
         "Validation power: y's cluster moved by %.2f; separation power: γ's cluster moved by "
         "%.2f.\n\n",
-        alpha, replications, std::sqrt(0.05 * 0.95 / replications),
-        static_cast<long>(dimension), spread, reference_texts, permutations, shift_validation,
-        shift_separation);
+        alpha, replications, std::sqrt(0.05 * 0.95 / replications), static_cast<long>(dimension),
+        spread, reference_texts, permutations, shift_validation, shift_separation);
     std::printf(
         "| M | validation size: exact | paper | validation power: exact | paper "
         "| separation passes, f ignores the label: permutation | paper "

@@ -119,10 +119,12 @@ int main(int argc, char** argv) {
     std::vector<std::vector<double>> raw;
     TestInput input;
     input.label = "label1";
-    for (int label = 0; label < k; ++label) input.labels.push_back("label" + std::to_string(label + 1));
+    for (int label = 0; label < k; ++label)
+        input.labels.push_back("label" + std::to_string(label + 1));
     auto text_of = [&](int label) {
         std::vector<double> text(static_cast<std::size_t>(d));
-        for (int c = 0; c < d; ++c) text[static_cast<std::size_t>(c)] = noise() + (c % k == label ? 0.3 : 0.0);
+        for (int c = 0; c < d; ++c)
+            text[static_cast<std::size_t>(c)] = noise() + (c % k == label ? 0.3 : 0.0);
         return text;
     };
     raw.push_back(text_of(0));
@@ -135,7 +137,8 @@ int main(int argc, char** argv) {
         }
         input.pools[input.labels[static_cast<std::size_t>(label)]] = pool;
         input.backtranslation[input.labels[static_cast<std::size_t>(label)]] =
-            std::vector<std::string>(static_cast<std::size_t>(m), input.labels[static_cast<std::size_t>(label)]);
+            std::vector<std::string>(static_cast<std::size_t>(m),
+                                     input.labels[static_cast<std::size_t>(label)]);
     }
     input.options.permutations = permutations;
     input.options.seed = 7;

@@ -24,7 +24,8 @@ inline double cosine(const std::vector<double>& a, const std::vector<double>& b)
 
 inline std::vector<double> row(const Eigen::MatrixXd& matrix, Eigen::Index i) {
     std::vector<double> out(static_cast<std::size_t>(matrix.cols()));
-    for (Eigen::Index k = 0; k < matrix.cols(); ++k) out[static_cast<std::size_t>(k)] = matrix(i, k);
+    for (Eigen::Index k = 0; k < matrix.cols(); ++k)
+        out[static_cast<std::size_t>(k)] = matrix(i, k);
     return out;
 }
 
@@ -39,7 +40,7 @@ inline Eigen::MatrixXd rows(const std::vector<std::vector<double>>& values) {
 
 // Standard normal draws by Box-Muller from the engine's generator (deterministic per seed).
 class Gaussian {
-public:
+  public:
     explicit Gaussian(std::uint64_t seed) : rng_(seed) {}
     double draw() {
         if (has_spare_) {
@@ -58,11 +59,12 @@ public:
     Eigen::MatrixXd cluster(const Eigen::VectorXd& centre, Eigen::Index n, double spread) {
         Eigen::MatrixXd out(n, centre.size());
         for (Eigen::Index i = 0; i < n; ++i)
-            for (Eigen::Index k = 0; k < centre.size(); ++k) out(i, k) = centre[k] + spread * draw();
+            for (Eigen::Index k = 0; k < centre.size(); ++k)
+                out(i, k) = centre[k] + spread * draw();
         return out;
     }
 
-private:
+  private:
     llmv::Rng rng_;
     bool has_spare_ = false;
     double spare_ = 0;

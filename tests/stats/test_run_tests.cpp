@@ -130,7 +130,8 @@ TEST_CASE("run_tests: a test alone gives the same bits as inside run_tests") {
 
     llmv::Rng rng(17);  // the seed; separation tests draw in S's order
     const SeparationResult first = separation_permutation(blocks, "beta", "gamma1", 0.05, 199, rng);
-    const SeparationResult second = separation_permutation(blocks, "beta", "gamma2", 0.05, 199, rng);
+    const SeparationResult second =
+        separation_permutation(blocks, "beta", "gamma2", 0.05, 199, rng);
     CHECK(first.statistic == output.separation[0].statistic);
     CHECK(first.null_distribution == output.separation[0].null_distribution);
     CHECK(first.p_value == output.separation[0].p_value);
@@ -201,8 +202,8 @@ TEST_CASE("run_tests: every bad field gets a clear error") {
     input = example();
     input.pools["Negative"] = Eigen::MatrixXd::Ones(1, 6);
     input.backtranslation.erase("Negative");
-    CHECK_THROWS_WITH(run_tests(input), Contains("`pools.Negative`") && Contains("1 text") &&
-                                            Contains("at least 2"));
+    CHECK_THROWS_WITH(run_tests(input),
+                      Contains("`pools.Negative`") && Contains("1 text") && Contains("at least 2"));
     CHECK(error_code_of(input) == llmv::code::pool_too_small);
 
     input = example();

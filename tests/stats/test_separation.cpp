@@ -53,7 +53,8 @@ Reference permutation_by_loops(const Vectors& beta, const Vectors& gamma, int pe
         std::iota(order.begin(), order.end(), 0L);
         rng.shuffle(order);
         std::vector<bool> in_beta(texts.size(), false);
-        for (std::size_t i = 0; i < beta.size(); ++i) in_beta[static_cast<std::size_t>(order[i])] = true;
+        for (std::size_t i = 0; i < beta.size(); ++i)
+            in_beta[static_cast<std::size_t>(order[i])] = true;
         const double value = cross_mean(texts, in_beta);
         reference.null_values.push_back(value);
         if (value <= reference.statistic + 1e-12) ++at_most;
@@ -197,9 +198,10 @@ TEST_CASE("permutation separation passes at rate <= α when two labels share a d
 
 TEST_CASE("permutation separation: power rises with the distance between clusters") {
     std::vector<double> power;
-    for (double shift : {0.0, 0.2, 0.4, 0.8}) power.push_back(permutation_pass_rate(20, 8, shift, 300, 99, 41));
-    INFO("pass rates at shifts 0, 0.2, 0.4, 0.8: " << power[0] << " " << power[1] << " "
-                                                   << power[2] << " " << power[3]);
+    for (double shift : {0.0, 0.2, 0.4, 0.8})
+        power.push_back(permutation_pass_rate(20, 8, shift, 300, 99, 41));
+    INFO("pass rates at shifts 0, 0.2, 0.4, 0.8: " << power[0] << " " << power[1] << " " << power[2]
+                                                   << " " << power[3]);
     CHECK(power[1] > power[0]);
     CHECK(power[2] > power[1]);
     CHECK(power[3] >= power[2]);
@@ -209,8 +211,8 @@ TEST_CASE("permutation separation: power rises with the distance between cluster
 TEST_CASE("paper separation: explicit re-implementation of the reference arithmetic") {
     const Vectors beta{{1.0, 0.2, -0.1}, {0.8, 0.4, 0.3}, {1.2, -0.1, 0.2}};
     const Vectors gamma{{0.1, 1.0, 0.4}, {-0.2, 0.9, 0.1}, {0.3, 1.1, -0.3}, {0.9, 0.7, 0.5}};
-    const Vectors reference{{0.2, 1.0, 0.2}, {1.0, 0.3, 0.1}, {0.4, 0.8, 0.0}, {0.0, 1.0, 1.0},
-                            {0.7, 0.7, 0.2}, {-0.1, 1.2, 0.3}};
+    const Vectors reference{{0.2, 1.0, 0.2}, {1.0, 0.3, 0.1}, {0.4, 0.8, 0.0},
+                            {0.0, 1.0, 1.0}, {0.7, 0.7, 0.2}, {-0.1, 1.2, 0.3}};
     SimilarityBlocks blocks;
     blocks.add("beta", llmv_test::rows(beta), "pool_beta");
     blocks.add("gamma", llmv_test::rows(gamma), "pool_gamma");
@@ -233,7 +235,8 @@ TEST_CASE("paper separation: explicit re-implementation of the reference arithme
         const double h = 5 * (1 - alpha);
         const auto lo = static_cast<std::size_t>(std::floor(h));
         const double critical =
-            sorted[lo] + (h - std::floor(h)) * (sorted[std::min<std::size_t>(lo + 1, 5)] - sorted[lo]);
+            sorted[lo] +
+            (h - std::floor(h)) * (sorted[std::min<std::size_t>(lo + 1, 5)] - sorted[lo]);
         const SeparationResult result = separation_paper(blocks, "beta", "gamma", "ref", alpha);
         CHECK(result.method == "paper");
         CHECK(result.permutations == 6);
@@ -266,8 +269,8 @@ TEST_CASE("paper separation can hardly fail when f ignores the label") {
         paper_passes += separation_paper(blocks, "beta", "gamma", "ref", 0.05).pass;
         permutation_passes += separation_permutation(blocks, "beta", "gamma", 0.05, 99, rng).pass;
     }
-    INFO("paper passes " << paper_passes << ", permutation passes " << permutation_passes
-                         << " of " << replications);
+    INFO("paper passes " << paper_passes << ", permutation passes " << permutation_passes << " of "
+                         << replications);
     CHECK(paper_passes >= 0.95 * replications);
     CHECK(permutation_passes <= 0.1 * replications);
 }

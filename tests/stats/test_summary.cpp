@@ -56,14 +56,13 @@ const std::vector<std::string> sentiment{"Positive", "Neutral", "Negative"};
 TEST_CASE("Table 9 (a) recomputed from Table 10 (a)'s counts") {
     // Table 10 (a): counts with the share valid in parentheses, e.g. Positive~Positive
     // 24 (66.67%) = 16 valid. 100 sentences, 84 with passing prerequisites.
-    const PassageSummary summary = summarize_passages(
-        passages({{"Positive", "Positive", 24, 16},
-                  {"Positive", "Neutral", 5, 3},
-                  {"Neutral", "Neutral", 39, 35},
-                  {"Negative", "Neutral", 2, 2},
-                  {"Negative", "Negative", 14, 13}},
-                 16),
-        sentiment);
+    const PassageSummary summary = summarize_passages(passages({{"Positive", "Positive", 24, 16},
+                                                                {"Positive", "Neutral", 5, 3},
+                                                                {"Neutral", "Neutral", 39, 35},
+                                                                {"Negative", "Neutral", 2, 2},
+                                                                {"Negative", "Negative", 14, 13}},
+                                                               16),
+                                                      sentiment);
     CHECK(summary.n_total == 100);
     CHECK(summary.n_inconclusive == 16);
     REQUIRE(summary.table9.size() == 4);
@@ -92,14 +91,13 @@ TEST_CASE("Table 9 (a) recomputed from Table 10 (a)'s counts") {
 }
 
 TEST_CASE("Table 9 (b) recomputed from Table 10 (b)'s counts") {
-    const PassageSummary summary = summarize_passages(
-        passages({{"Positive", "Positive", 26, 15},
-                  {"Positive", "Neutral", 26, 13},
-                  {"Neutral", "Neutral", 14, 14},
-                  {"Negative", "Neutral", 3, 3},
-                  {"Negative", "Negative", 13, 11}},
-                 18),
-        sentiment);
+    const PassageSummary summary = summarize_passages(passages({{"Positive", "Positive", 26, 15},
+                                                                {"Positive", "Neutral", 26, 13},
+                                                                {"Neutral", "Neutral", 14, 14},
+                                                                {"Negative", "Neutral", 3, 3},
+                                                                {"Negative", "Negative", 13, 11}},
+                                                               18),
+                                                      sentiment);
     // Table 9 (b): 68.29 / 53.85 / 100.00 / 87.50; human 64.63 / 50.00 / 100.00 / 81.25.
     CHECK(row(summary, "").n == 82);
     CHECK(percent(row(summary, "").share_valid) == 68.29);
@@ -133,8 +131,7 @@ TEST_CASE("Benjamini-Hochberg equals R's p.adjust(method = \"BH\")") {
     // By hand, m = 5 (the NaN is left out): sorted p 0.01 0.03 0.04 0.04 0.20 times m / i
     // = 0.05 0.075 0.0667 0.05 0.20, cumulative minimum from the top = 0.05 0.05 0.05 0.05 0.20.
     const double nan = std::nan("");
-    const std::vector<double> adjusted =
-        benjamini_hochberg({0.01, 0.04, 0.03, 0.20, nan, 0.04});
+    const std::vector<double> adjusted = benjamini_hochberg({0.01, 0.04, 0.03, 0.20, nan, 0.04});
     CHECK(adjusted[0] == Approx(0.05));
     CHECK(adjusted[1] == Approx(0.05));
     CHECK(adjusted[2] == Approx(0.05));
@@ -142,9 +139,9 @@ TEST_CASE("Benjamini-Hochberg equals R's p.adjust(method = \"BH\")") {
     CHECK(std::isnan(adjusted[4]));
     CHECK(adjusted[5] == Approx(0.05));
     // R: p.adjust(c(0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205, 0.212, 0.216), "BH")
-    const std::vector<double> ten = benjamini_hochberg(
-        {0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205, 0.212, 0.216});
-    const std::vector<double> r{0.01, 0.04, 0.084, 0.084, 0.084, 0.1, 0.10571428571428571,
+    const std::vector<double> ten =
+        benjamini_hochberg({0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205, 0.212, 0.216});
+    const std::vector<double> r{0.01,  0.04,  0.084, 0.084, 0.084, 0.1, 0.10571428571428571,
                                 0.216, 0.216, 0.216};
     for (std::size_t i = 0; i < r.size(); ++i) CHECK(ten[i] == Approx(r[i]).margin(1e-15));
     CHECK(benjamini_hochberg({}).empty());

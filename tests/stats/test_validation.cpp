@@ -134,8 +134,7 @@ TEST_CASE("exact validation: M = 2 can never reject at α = 0.05") {
 TEST_CASE("paper validation: explicit re-implementation of the reference arithmetic") {
     // y equals reference text 2, so τ ties with τ̃_2 (the tie must be counted in p).
     const std::vector<double> y{1.0, 0.1, 0.6};
-    const std::vector<std::vector<double>> pool{
-        {1.0, 0.8, 0.1}, {0.2, 1.1, -0.4}, {0.9, 0.3, 0.3}};
+    const std::vector<std::vector<double>> pool{{1.0, 0.8, 0.1}, {0.2, 1.1, -0.4}, {0.9, 0.3, 0.3}};
     const std::vector<std::vector<double>> reference{
         {0.4, 1.2, 0.0}, {1.0, 0.1, 0.6}, {-0.2, 0.9, 0.4}, {0.6, 0.6, -0.6}, {0.3, 0.2, 1.0}};
     SimilarityBlocks blocks;
@@ -159,7 +158,8 @@ TEST_CASE("paper validation: explicit re-implementation of the reference arithme
         const double h = 4 * alpha;
         const auto lo = static_cast<std::size_t>(std::floor(h));
         const double critical =
-            sorted[lo] + (h - std::floor(h)) * (sorted[std::min<std::size_t>(lo + 1, 4)] - sorted[lo]);
+            sorted[lo] +
+            (h - std::floor(h)) * (sorted[std::min<std::size_t>(lo + 1, 4)] - sorted[lo]);
         int at_most = 0;
         for (double t : tilde) at_most += t <= tau + 1e-12 ? 1 : 0;
         CHECK(result.method == "paper");
