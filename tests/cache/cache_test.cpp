@@ -93,7 +93,7 @@ TEST_CASE("The cache key serialization is versioned, length-prefixed and stable"
     CHECK(key.hash().size() == 64);
 }
 
-TEST_CASE("Every key field changes the key; parameter order does not") {
+TEST_CASE("Every key field changes the key, parameter order does not") {
     const llmv::CacheKey base = base_key();
     const std::string reference = base.hash();
     CHECK(base_key().hash() == reference);  // deterministic
@@ -188,7 +188,7 @@ TEST_CASE("Cache round trip, misses, and draw-index semantics") {
     }
 }
 
-TEST_CASE("Invalid answers are kept; an ok answer is never replaced by a worse one") {
+TEST_CASE("Invalid answers are kept, and an ok answer is never replaced by a worse one") {
     TempDir dir;
     llmv::Cache cache(dir.cache());
     llmv::CacheKey key = base_key();

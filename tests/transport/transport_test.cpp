@@ -520,7 +520,7 @@ TEST_CASE("Keep-alive: sequential requests reuse one connection") {
     CHECK(server.distinct_client_ports() == 1);
 }
 
-TEST_CASE("AWS SigV4: curl signs the request; the session token is sent and signed") {
+TEST_CASE("AWS SigV4 is signed by curl, with the session token sent and signed") {
     LoopbackServer server;
     std::string authorization, token, amz_date, content_sha;
     server.server.Post("/model/m/converse", [&](const httplib::Request& request, httplib::Response& response) {
