@@ -22,6 +22,21 @@ for tool in npm git cmake c++; do
   command -v "$tool" >/dev/null 2>&1 || { log "needs '$tool' (tools/setup.sh installs it)"; exit 1; }
 done
 
+# One build at a time per cache (several test runs may start at once): the second waits,
+# then finds the binary.
+mkdir -p "$cache_root"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$cache_root/llama-server-$version.lock"
+  if ! flock -n 9; then
+    log "another build of llama-server is running; waiting for it"
+    flock 9
+  fi
+  if [ -x "$binary" ]; then
+    echo "$binary"
+    exit 0
+  fi
+fi
+
 work_dir=$cache_root/llama-server-$version.work
 mkdir -p "$work_dir"
 start=$(date +%s)
@@ -43,7 +58,7 @@ source_dir=$work_dir/llama.cpp
 if [ ! -f "$source_dir/CMakeLists.txt" ]; then
   log "cloning llama.cpp from $bundle"
   rm -rf "$source_dir"
-  git clone --quiet "$bundle" "$source_dir" >&2
+  git -c advice.detachedHead=false clone --quiet "$bundle" "$source_dir" >&2
 fi
 
 generator=()
