@@ -30,8 +30,8 @@ double clopper_pearson_lower(int successes, int trials, double alpha) {
 
 BacktranslationResult backtranslation(const std::string& target,
                                       const std::vector<std::string>& labels_back,
-                                      const std::vector<std::string>& label_set,
-                                      double threshold, const std::string& rule, double alpha) {
+                                      const std::vector<std::string>& label_set, double threshold,
+                                      const std::string& rule, double alpha) {
     if (labels_back.empty())
         throw_invalid(code::invalid_argument, "backtranslation", "no labels",
                       "the labels the LLM gave the pool's texts (at least one)");

@@ -30,8 +30,8 @@ inline double ordered_row_dot(const Eigen::MatrixXd& matrix, Eigen::Index row,
 }
 
 // Throws unless `name` is a pool of `blocks` with at least `minimum_rows` rows.
-void require_pool(const SimilarityBlocks& blocks, const std::string& name, Eigen::Index minimum_rows,
-                  const std::string& role);
+void require_pool(const SimilarityBlocks& blocks, const std::string& name,
+                  Eigen::Index minimum_rows, const std::string& role);
 
 // Short numbers for messages: 4 significant digits.
 std::string format_number(double value);

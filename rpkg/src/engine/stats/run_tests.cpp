@@ -31,8 +31,7 @@ void check_options(const TestOptions& options) {
         throw_invalid(code::invalid_argument, "threshold", format_number(options.threshold),
                       "a number between 0 and 1 (0.9 is the default)");
     if (options.permutations < 1)
-        throw_invalid(code::invalid_argument, "permutations",
-                      std::to_string(options.permutations),
+        throw_invalid(code::invalid_argument, "permutations", std::to_string(options.permutations),
                       "a whole number >= 1 (999 is the default)");
     if (!validation_methods().count(options.validation_method))
         throw_invalid(code::invalid_argument, "validation_method",
@@ -49,7 +48,7 @@ void check_options(const TestOptions& options) {
 
 // Matches labels of S case- and white-space-insensitively, returning S's spelling.
 class LabelSet {
-public:
+  public:
     explicit LabelSet(const std::vector<std::string>& labels) : labels_(labels) {
         if (labels.size() < 2)
             throw_invalid(code::invalid_argument, "labels",
@@ -80,7 +79,7 @@ public:
 
     const std::vector<std::string>& labels() const { return labels_; }
 
-private:
+  private:
     std::vector<std::string> labels_;
     std::vector<std::string> keys_;
 };
@@ -119,16 +118,17 @@ TestOutput run_tests(const TestInput& input) {
 
     const auto pools = by_label(input.pools, label_set, "pools");
     if (!pools.count(canonical.label))
-        throw_invalid(code::invalid_argument, "pools",
-                      pools.empty() ? std::string("no pools")
-                                    : "pools for " + [&] {
-                                          std::vector<std::string> keys;
-                                          for (const auto& entry : pools)
-                                              keys.push_back(entry.second.first);
-                                          return quoted_list(keys);
-                                      }(),
-                      "a pool for the label '" + canonical.label +
-                          "' (the validation test needs it)");
+        throw_invalid(
+            code::invalid_argument, "pools",
+            pools.empty() ? std::string("no pools")
+                          : "pools for " +
+                                [&] {
+                                    std::vector<std::string> keys;
+                                    for (const auto& entry : pools)
+                                        keys.push_back(entry.second.first);
+                                    return quoted_list(keys);
+                                }(),
+            "a pool for the label '" + canonical.label + "' (the validation test needs it)");
     for (const std::string& label : input.labels) {  // S's order: deterministic error messages
         const auto it = pools.find(label);
         if (it == pools.end()) continue;
@@ -196,9 +196,9 @@ TestOutput run_tests(const TestInput& input) {
 
     const auto own = answers.find(canonical.label);
     if (own != answers.end()) {
-        output.backtranslation = backtranslation(canonical.label, *own->second.second,
-                                                 input.labels, options.threshold,
-                                                 options.backtranslation_rule, options.alpha);
+        output.backtranslation =
+            backtranslation(canonical.label, *own->second.second, input.labels, options.threshold,
+                            options.backtranslation_rule, options.alpha);
     } else {
         output.backtranslation.run = false;
         output.backtranslation.label = canonical.label;

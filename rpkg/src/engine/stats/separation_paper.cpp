@@ -17,8 +17,8 @@
 namespace llmv::stats {
 
 SeparationResult separation_paper(SimilarityBlocks& blocks, const std::string& pool_beta,
-                                  const std::string& pool_gamma,
-                                  const std::string& reference_gamma, double alpha) {
+                                  const std::string& pool_gamma, const std::string& reference_gamma,
+                                  double alpha) {
     detail::require_pool(blocks, pool_beta, 2, "pool_beta");
     detail::require_pool(blocks, pool_gamma, 2, "pool_gamma");
     detail::require_pool(blocks, reference_gamma, 2, "reference_gamma");
@@ -41,10 +41,10 @@ SeparationResult separation_paper(SimilarityBlocks& blocks, const std::string& p
     for (Eigen::Index b = 0; b < references.rows(); ++b)
         result.null_distribution[b] =
             detail::ordered_row_dot(references, b, sum_beta) / static_cast<double>(m_beta);
-    result.critical_value = quantile_type7(
-        std::vector<double>(result.null_distribution.data(),
-                            result.null_distribution.data() + references.rows()),
-        1 - alpha);
+    result.critical_value =
+        quantile_type7(std::vector<double>(result.null_distribution.data(),
+                                           result.null_distribution.data() + references.rows()),
+                       1 - alpha);
     result.pass = !(result.statistic > result.critical_value);
     result.p_value = std::numeric_limits<double>::quiet_NaN();
     return result;

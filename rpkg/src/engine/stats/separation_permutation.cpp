@@ -89,10 +89,10 @@ SeparationResult separation_permutation(SimilarityBlocks& blocks, const std::str
 
     result.p_value = (1.0 + count_at_most(result.null_distribution, result.statistic)) /
                      (static_cast<double>(permutations) + 1.0);
-    result.critical_value = rank_critical_value(
-        std::vector<double>(result.null_distribution.data(),
-                            result.null_distribution.data() + permutations),
-        alpha);
+    result.critical_value =
+        rank_critical_value(std::vector<double>(result.null_distribution.data(),
+                                                result.null_distribution.data() + permutations),
+                            alpha);
     result.pass = p_at_most(result.p_value, alpha);
     return result;
 }

@@ -25,7 +25,9 @@ Eigen::MatrixXd normalize_rows(const MatrixRef& embeddings, const std::string& a
             if (!std::isfinite(value))
                 throw_invalid(code::invalid_embedding, argument,
                               where + "with " +
-                                  (std::isnan(value) ? "NaN" : value > 0 ? "Inf" : "-Inf") +
+                                  (std::isnan(value) ? "NaN"
+                                   : value > 0       ? "Inf"
+                                                     : "-Inf") +
                                   " in column " + std::to_string(k + 1),
                               "embeddings of finite numbers (no NaN or Inf)");
             squared += value * value;

@@ -37,8 +37,8 @@ PassageSummary summarize_passages(const PassageSummaryInput& input,
                                   const std::vector<std::string>& label_set) {
     const std::size_t n = input.llm_label.size();
     if (input.verdict.size() != n)
-        throw_invalid(code::invalid_argument, "verdict", std::to_string(input.verdict.size()) +
-                                                             " verdicts",
+        throw_invalid(code::invalid_argument, "verdict",
+                      std::to_string(input.verdict.size()) + " verdicts",
                       "one verdict per passage (" + std::to_string(n) + " LLM labels)");
     const bool with_human = !input.human_label.empty();
     if (with_human && input.human_label.size() != n)
@@ -112,9 +112,8 @@ std::vector<double> benjamini_hochberg(const std::vector<double>& p_values) {
     const double m = static_cast<double>(present.size());
     // As R's p.adjust(method = "BH"): order decreasing (ties keep their order), then
     // cummin(m / i * p), capped at 1.
-    std::stable_sort(present.begin(), present.end(), [&](std::size_t a, std::size_t b) {
-        return p_values[a] > p_values[b];
-    });
+    std::stable_sort(present.begin(), present.end(),
+                     [&](std::size_t a, std::size_t b) { return p_values[a] > p_values[b]; });
     double running = std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < present.size(); ++k) {
         const double rank = m - static_cast<double>(k);  // i = m, m-1, ..., 1

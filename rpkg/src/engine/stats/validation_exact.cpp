@@ -48,8 +48,7 @@ ValidationResult validation_exact(SimilarityBlocks& blocks, const std::string& p
     const int at_most = count_at_most(result.null_distribution, result.statistic);
     result.p_value = (1.0 + at_most) / (count + 1.0);
     result.critical_value = rank_critical_value(
-        std::vector<double>(result.null_distribution.data(),
-                            result.null_distribution.data() + m),
+        std::vector<double>(result.null_distribution.data(), result.null_distribution.data() + m),
         alpha);
     result.reject = p_at_most(result.p_value, alpha);
     return result;

@@ -8,9 +8,12 @@ namespace llmv::stats {
 
 const char* verdict_name(Verdict verdict) {
     switch (verdict) {
-        case Verdict::valid: return "valid";
-        case Verdict::invalid: return "invalid";
-        case Verdict::inconclusive: return "inconclusive";
+        case Verdict::valid:
+            return "valid";
+        case Verdict::invalid:
+            return "invalid";
+        case Verdict::inconclusive:
+            return "inconclusive";
     }
     return "inconclusive";
 }
@@ -37,12 +40,11 @@ Verdict decide_verdict(const ValidationResult& validation,
         problems.push_back("backtranslation not run, so the backtranslation prerequisite for '" +
                            backtranslation.label + "' is untested");
     } else if (!backtranslation.pass) {
-        problems.push_back(
-            "backtranslation of '" + backtranslation.label + "' failed (" +
-            (backtranslation.rule == "bound"
-                 ? "lower bound " + format_number(backtranslation.lower_bound)
-                 : "accuracy " + format_number(backtranslation.accuracy)) +
-            " < threshold " + format_number(backtranslation.threshold) + ")");
+        problems.push_back("backtranslation of '" + backtranslation.label + "' failed (" +
+                           (backtranslation.rule == "bound"
+                                ? "lower bound " + format_number(backtranslation.lower_bound)
+                                : "accuracy " + format_number(backtranslation.accuracy)) +
+                           " < threshold " + format_number(backtranslation.threshold) + ")");
     }
     if (separation.empty())
         problems.push_back("no other label has a pool, so separation could not be tested");
@@ -54,13 +56,11 @@ Verdict decide_verdict(const ValidationResult& validation,
     if (!problems.empty()) {
         verdict = Verdict::inconclusive;
         sentence = "Inconclusive: ";
-        for (std::size_t i = 0; i < problems.size(); ++i)
-            sentence += (i ? "; " : "") + problems[i];
+        for (std::size_t i = 0; i < problems.size(); ++i) sentence += (i ? "; " : "") + problems[i];
         sentence += ".";
     } else {
         const std::string numbers = "τ = " + format_number(validation.statistic) +
-                                    ", critical value " +
-                                    format_number(validation.critical_value) +
+                                    ", critical value " + format_number(validation.critical_value) +
                                     ", p = " + format_number(validation.p_value);
         if (validation.reject) {
             verdict = Verdict::invalid;

@@ -111,7 +111,7 @@ struct ValidationConfig {
     int paper_b = 100;
     bool backtranslate_all_labels = false;  // annotate every pool, not only β̂'s
 
-    std::string cache_path;  // SQLite file; empty: no persistent cache
+    std::string cache_path;  // SQLite file; empty: nothing is cached (a re-run pays again)
     int concurrency = 16;    // requests in flight
     double rpm = 0;          // requests per minute; 0: unlimited
     double tpm = 0;          // tokens per minute; 0: unlimited

@@ -53,20 +53,20 @@ int count_at_most(const Eigen::VectorXd& null_values, double statistic);
 // Every rank test below satisfies: reject (or pass) <=> p_at_most(p_value, alpha)
 // <=> statistic + tie_tolerance < critical_value.
 struct ValidationResult {
-    std::string method;  // "exact" or "paper"
+    std::string method;         // "exact" or "paper"
     double statistic = 0;       // τ = mean cos(y, pool)
     double critical_value = 0;  // see the method
     double p_value = 0;
-    bool reject = false;   // validity rejected
-    int m = 0;             // pool size (N for the paper method)
-    int b = 0;             // reference draws (paper method), 0 for exact
+    bool reject = false;  // validity rejected
+    int m = 0;            // pool size (N for the paper method)
+    int b = 0;            // reference draws (paper method), 0 for exact
     double alpha = 0.05;
     Eigen::VectorXd null_distribution;  // exact: T(s_j); paper: τ̃_b
 };
 
 struct SeparationResult {
-    std::string label;   // γ
-    std::string method;  // "permutation" or "paper"
+    std::string label;          // γ
+    std::string method;         // "permutation" or "paper"
     double statistic = 0;       // ξ(β, γ)
     double critical_value = 0;  // permutation: rank critical value; paper: (1-α) type-7 quantile
     double p_value = 0;         // paper: NaN (the reference reports none)
@@ -79,7 +79,7 @@ struct SeparationResult {
 };
 
 struct BacktranslationResult {
-    bool run = false;  // false when no backtranslation labels were given
+    bool run = false;   // false when no backtranslation labels were given
     std::string label;  // β
     int m = 0;
     int correct = 0;
@@ -88,7 +88,7 @@ struct BacktranslationResult {
     double alpha = 0.05;
     std::vector<std::pair<std::string, int>> counts;  // every label of S (in S's order, zeros
                                                       // included), then any other answers
-    std::string rule;  // "point" or "bound"
+    std::string rule;                                 // "point" or "bound"
     double threshold = 0.9;
     bool pass = false;
 };
@@ -109,7 +109,7 @@ double clopper_pearson_lower(int successes, int trials, double alpha);
 // O(M d) instead of O(M² d) per block, and never depend on which blocks a caller computed
 // before: a test's numbers depend only on the pools it is given (in their row order).
 class SimilarityBlocks {
-public:
+  public:
     // Adding a name twice replaces the pool (and forgets its blocks and sum). Every pool must
     // have the dimension of the first one (code dimension_mismatch, naming both arguments).
     void add(const std::string& name, const MatrixRef& embeddings, const std::string& argument);
@@ -122,7 +122,7 @@ public:
     const std::string& argument(const std::string& name) const;  // as given to add()
     int dimension() const;
 
-private:
+  private:
     std::map<std::string, Eigen::MatrixXd> pools_;
     std::map<std::string, std::string> arguments_;
     std::map<std::string, Eigen::VectorXd> sums_;
@@ -140,12 +140,12 @@ SeparationResult separation_permutation(SimilarityBlocks& blocks, const std::str
                                         const std::string& pool_gamma, double alpha,
                                         int permutations, Rng& rng);
 SeparationResult separation_paper(SimilarityBlocks& blocks, const std::string& pool_beta,
-                                  const std::string& pool_gamma,
-                                  const std::string& reference_gamma, double alpha);
+                                  const std::string& pool_gamma, const std::string& reference_gamma,
+                                  double alpha);
 BacktranslationResult backtranslation(const std::string& target,
                                       const std::vector<std::string>& labels_back,
-                                      const std::vector<std::string>& label_set,
-                                      double threshold, const std::string& rule, double alpha);
+                                      const std::vector<std::string>& label_set, double threshold,
+                                      const std::string& rule, double alpha);
 
 // --- A whole validation ---------------------------------------------------------------------
 struct TestOptions {
@@ -153,18 +153,18 @@ struct TestOptions {
     double threshold = 0.9;
     std::uint64_t seed = 1;
     int permutations = 999;
-    std::string validation_method = "exact";     // registry: validation_methods()
+    std::string validation_method = "exact";        // registry: validation_methods()
     std::string separation_method = "permutation";  // registry: separation_methods()
     std::string backtranslation_rule = "point";     // "point" | "bound"
 };
 
 struct TestInput {
-    std::string label;                // β̂
-    std::vector<std::string> labels;  // S
-    Eigen::VectorXd passage;          // e(y)
-    std::map<std::string, Eigen::MatrixXd> pools;  // label -> rows of embeddings
+    std::string label;                                                // β̂
+    std::vector<std::string> labels;                                  // S
+    Eigen::VectorXd passage;                                          // e(y)
+    std::map<std::string, Eigen::MatrixXd> pools;                     // label -> rows of embeddings
     std::map<std::string, std::vector<std::string>> backtranslation;  // label -> f⁻¹ answers
-    std::map<std::string, Eigen::MatrixXd> paper_reference;  // label -> B extra embeddings
+    std::map<std::string, Eigen::MatrixXd> paper_reference;           // label -> B extra embeddings
     TestOptions options;
 };
 
@@ -212,8 +212,8 @@ struct ShareRow {
     int n = 0;          // passages whose prerequisites pass
     int n_valid = 0;
     double share_valid = 0;
-    int n_human_agree = 0;     // when human labels are given
-    double share_human = 0;    // NaN when not given
+    int n_human_agree = 0;   // when human labels are given
+    double share_human = 0;  // NaN when not given
 };
 
 struct CrossCell {
@@ -225,8 +225,8 @@ struct CrossCell {
 };
 
 struct PassageSummary {
-    std::vector<ShareRow> table9;     // overall first, then by LLM label
-    std::vector<CrossCell> table10;   // LLM label x human label, prerequisites passing only
+    std::vector<ShareRow> table9;    // overall first, then by LLM label
+    std::vector<CrossCell> table10;  // LLM label x human label, prerequisites passing only
     int n_total = 0;
     int n_inconclusive = 0;
 };
