@@ -214,6 +214,42 @@ TEST_CASE("429 with Retry-After is retried after the server's wait, exactly as o
     CHECK(usage.failures == 0);
 }
 
+TEST_CASE("After a 429 with a server wait, no other request starts until the wait is over") {
+    LoopbackServer server;
+    server.server.Post("/limited", [&](const httplib::Request&, httplib::Response& response) {
+        response.status = 429;
+        response.set_header("Retry-After", "1000");  // x 0.01 = 10 s
+    });
+    server.server.Post("/echo", [&](const httplib::Request& request, httplib::Response& response) {
+        response.set_content(request.body, "application/json");
+    });
+    server.start();
+    std::atomic<bool> cancel{false};
+    auto options = fast_options();
+    options.retry.max_server_wait_seconds = 5000;
+    options.max_concurrency = 1;
+    options.cancel = &cancel;
+    int requests_sent = 0, reports_after_429 = 0;
+    bool saw_429 = false;
+    options.trace = [&](const llmv::TraceEvent& event) {
+        if (event.kind == llmv::TraceEvent::Kind::request) ++requests_sent;
+        if (event.kind == llmv::TraceEvent::Kind::retry_scheduled) saw_429 = true;
+    };
+    // Progress is reported once per loop pass: the second report after the 429 comes after
+    // a pass that had a free slot and job 1 ready. Stop there.
+    options.progress_interval_seconds = 0;
+    options.progress = [&](const llmv::TransportProgress&) {
+        if (saw_429 && ++reports_after_429 == 2) cancel.store(true);
+    };
+    llmv::Transport transport(options);
+    const auto results =
+        transport.run_all({job_for(server, 0, "/limited"), job_for(server, 1, "/echo")});
+    CHECK(requests_sent == 1);  // job 1 was held back by the server's wait
+    CHECK(results[0].error_code == llmv::code::cancelled);
+    CHECK(results[1].error_code == llmv::code::cancelled);
+    CHECK(results[1].attempts == 0);
+}
+
 TEST_CASE("A server wait beyond max_server_wait_seconds fails at once as rate limited") {
     LoopbackServer server;
     server.server.Post("/quota", [&](const httplib::Request&, httplib::Response& response) {
