@@ -149,7 +149,7 @@ program define RunPlugin, rclass
         foreach part in rn cn {
             local names_`part'
             foreach name of local llmv_m`i'_`part' {
-                local names_`part' `names_`part'' `=strtoname(`"`name'"', 0)'
+                local names_`part' `names_`part'' `=strtoname(`"`name'"')'
             }
         }
         matrix rownames `mat_`key'' = `names_rn'
@@ -157,7 +157,7 @@ program define RunPlugin, rclass
         return matrix `key' = `mat_`key''
     }
     if "`generate'" != "" {
-        capture label define llmv_verdict 1 "valid" 2 "invalid" 3 "inconclusive"
+        label define llmv_verdict 1 "valid" 2 "invalid" 3 "inconclusive", replace
         local i 0
         foreach suffix of local llmv_vars {
             local ++i
