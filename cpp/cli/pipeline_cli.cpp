@@ -469,7 +469,8 @@ std::string format_dry_run(const pipeline::DryRunReport& report) {
         << " annotation, " << report.calls.simulation_calls << " simulation, "
         << report.calls.backtranslation_calls << " backtranslation)\n"
         << "  embedded texts:        " << report.calls.embedded_texts << "\n"
-        << "  already in the cache:  " << report.cached_calls << " chat calls\n"
+        << "  shared across passages: " << report.calls.shared << " annotation/simulation calls\n"
+        << "  already in the cache:  " << report.cached_calls << " annotation/simulation calls\n"
         << "  input tokens (est.):   " << report.estimated_input_tokens << "\n"
         << "  output tokens (est.):  " << report.estimated_output_tokens << "\n"
         << report.note << "\n";

@@ -573,36 +573,13 @@ private:
     }
 
     ChatRequest build_chat_request(const ChatUnit& unit) const {
-        ChatRequest request = ChatRequest::user_prompt(chat_model_, unit.prompt);
-        request.temperature = config_.temperature;
-        request.top_p = config_.top_p;
-        request.max_tokens = config_.max_tokens;
-        // A seed per draw where the API takes one: draws differ, a draw is reproducible.
-        request.seed = static_cast<std::int64_t>(
-            mix_seed(stable_hash(unit.prompt), (static_cast<std::uint64_t>(unit.position) << 20) +
-                                                   static_cast<std::uint64_t>(unit.attempt)) &
-            0x7fffffffULL);
-        if (unit.kind == Kind::simulate) {
-            request.json_schema = passages_json_schema(static_cast<std::size_t>(unit.count));
-            request.schema_name = "passages";
-        } else {
-            request.json_schema = label_json_schema(labels_);
-            request.schema_name = "label";
-        }
-        return request;
+        return chat_request_for(config_, chat_model_, labels_, unit.kind == Kind::simulate, unit.prompt,
+                                unit.position, unit.count, unit.attempt);
     }
 
     CacheKey chat_cache_key(const ChatUnit& unit, const ChatRequest& request) const {
-        CacheKey key;
-        key.provider = config_.provider;
-        key.endpoint = chat_endpoint();
-        key.model = chat_model_;
-        key.parameters = nlohmann::json::object();
-        key.parameters["request"] = request.canonical_json();
+        CacheKey key = chat_key_for(config_.provider, chat_endpoint(), request, unit.position, unit.attempt);
         if (synthetic_chat_) key.parameters["dgp"] = dgp_parameters();
-        key.prompt = unit.prompt;
-        key.draw_index = static_cast<std::uint64_t>(unit.position);
-        key.attempt = static_cast<std::uint32_t>(unit.attempt);
         return key;
     }
 
@@ -1180,6 +1157,42 @@ private:
 };
 
 }  // namespace
+
+ChatRequest chat_request_for(const ValidationConfig& config, const std::string& model,
+                             const std::vector<std::string>& labels, bool simulate,
+                             const std::string& prompt, int position, int count, int attempt) {
+    ChatRequest request = ChatRequest::user_prompt(model, prompt);
+    request.temperature = config.temperature;
+    request.top_p = config.top_p;
+    request.max_tokens = config.max_tokens;
+    // A seed per draw where the API takes one: draws differ, a draw is reproducible.
+    request.seed = static_cast<std::int64_t>(
+        mix_seed(stable_hash(prompt),
+                 (static_cast<std::uint64_t>(position) << 20) + static_cast<std::uint64_t>(attempt)) &
+        0x7fffffffULL);
+    if (simulate) {
+        request.json_schema = passages_json_schema(static_cast<std::size_t>(count));
+        request.schema_name = "passages";
+    } else {
+        request.json_schema = label_json_schema(labels);
+        request.schema_name = "label";
+    }
+    return request;
+}
+
+CacheKey chat_key_for(const std::string& provider, const std::string& endpoint,
+                      const ChatRequest& request, int position, int attempt) {
+    CacheKey key;
+    key.provider = provider;
+    key.endpoint = endpoint;
+    key.model = request.model;
+    key.parameters = nlohmann::json::object();
+    key.parameters["request"] = request.canonical_json();
+    key.prompt = request.messages.empty() ? std::string() : request.messages.back().content;
+    key.draw_index = static_cast<std::uint64_t>(position);
+    key.attempt = static_cast<std::uint32_t>(attempt);
+    return key;
+}
 
 int calls_for(int texts, int per_call) { return per_call <= 0 ? 0 : (texts + per_call - 1) / per_call; }
 

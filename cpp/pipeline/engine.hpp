@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "llmvalidate/cache.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/provider.hpp"
 #include "llmvalidate/task.hpp"
 
 namespace llmv::pipeline {
@@ -28,6 +30,14 @@ std::vector<std::string> reference_labels(const ValidationConfig& config,
                                           const std::vector<std::string>& labels,
                                           const std::string& beta);
 int calls_for(int texts, int per_call);  // ⌈texts / per_call⌉
+
+// The chat request of one draw (a per-draw API seed, the JSON schema of the answer) and its
+// cache key: shared by the scheduler and the dry run, so that both agree on what is cached.
+ChatRequest chat_request_for(const ValidationConfig& config, const std::string& model,
+                             const std::vector<std::string>& labels, bool simulate,
+                             const std::string& prompt, int position, int count, int attempt);
+CacheKey chat_key_for(const std::string& provider, const std::string& endpoint,
+                      const ChatRequest& request, int position, int attempt);
 
 // The embedding provider name used when config.embedding_provider is empty.
 std::string default_embedding_provider(const std::string& chat_provider);

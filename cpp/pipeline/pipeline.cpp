@@ -230,6 +230,7 @@ DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageIn
         chat = make_chat_provider(config.provider, provider_config);
     }
     const int m = pool_size(config);
+    std::set<std::string> seen;
     for (const PassageInput& passage : passages) {
         CallCounts& calls = report.calls;
         calls.annotation_calls += per_passage.annotation_calls;
@@ -263,6 +264,29 @@ DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageIn
         report.estimated_input_tokens +=
             per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + words * 14 / 10);
         report.estimated_output_tokens += per_passage.backtranslation_calls * label_output;
+        if (cache && chat) {
+            // The requests whose prompts are known before any answer: the annotations of y and
+            // every pool call (backtranslation prompts quote texts not generated yet).
+            const auto check = [&](bool simulate, const std::string& prompt, int position, int count) {
+                const ChatRequest request =
+                    chat_request_for(config, config.model, labels, simulate, prompt, position, count, 0);
+                const CacheKey key = chat_key_for(config.provider, chat->endpoint_identity(), request, position, 0);
+                const std::string hash = key.hash();
+                if (!seen.insert(hash).second) {
+                    ++report.calls.shared;
+                } else if (cache->contains(key)) {
+                    ++report.cached_calls;
+                }
+            };
+            for (int r = 0; r < config.annotation_repeats; ++r) check(false, annotation, r, 0);
+            for (const std::string& label : labels) {
+                // β̂ is not known yet: the pool's own M texts (reference draws follow them).
+                for (int c = 0; c < calls_for(m, config.n); ++c) {
+                    const int count = std::min(config.n, m - c * config.n);
+                    check(true, task.render_simulation(label, count, passage.text, variables), c, count);
+                }
+            }
+        }
     }
     report.calls.embedding_requests = -1;  // depends on the provider's batch size and on sharing
     report.note =
@@ -270,8 +294,11 @@ DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageIn
                                 "nothing. "
                               : "") +
         "Counts are exact: R + K*ceil(M/n) + M chat calls and K*M + 1 embedded texts per passage "
-        "(plus parse retries, which depend on the answers). Tokens are estimates (4 characters a "
-        "token). Requests already in the cache are not made again.";
+        "(plus parse retries, which depend on the answers). Requests identical across passages "
+        "(a simulation prompt that does not quote the passage) are sent once: 'shared' counts the "
+        "annotation and simulation calls saved that way, and their backtranslations are shared "
+        "too when the labels agree. 'Already in the cache' counts annotation and simulation calls "
+        "whose answers the cache holds. Tokens are estimates (4 characters a token).";
     return report;
 }
 

@@ -281,3 +281,19 @@ TEST_CASE("a provider error fails only the passages that needed the call, with i
     CHECK_THAT(result.error_message, Catch::Matchers::Contains("passage y"));
     CHECK(result.error_message.find("wrong-key") == std::string::npos);
 }
+
+TEST_CASE("the dry run sees what the cache already holds and makes no call") {
+    fake::FakeServer server;
+    server.start();
+    const ValidationConfig config = fake_config(server, temp_cache("dry"));
+    const PassageInput passage{"y", server_style_passage("negative", 8), "", {}, ""};
+    const DryRunReport before = dry_run(config, {passage, passage});
+    CHECK(before.cached_calls == 0);
+    // The second passage's annotation and pool prompts are the first one's.
+    CHECK(before.calls.shared == 1 + 3 * 4);
+    validate_passage(config, passage);
+    server.reset_counters();
+    const DryRunReport after = dry_run(config, {passage});
+    CHECK(after.cached_calls == 1 + 3 * 4);  // the annotation and every pool call
+    CHECK(server.total_count() == 0);
+}
