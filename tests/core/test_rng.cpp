@@ -72,7 +72,7 @@ TEST_CASE("Rng: first output from the published SplitMix64 state") {
     CHECK(rng.next() == expected);
 }
 
-TEST_CASE("Rng: xoshiro256** outputs equal the reference transcription") {
+TEST_CASE("Rng: xoshiro256 star-star outputs equal the reference transcription") {
     for (std::uint64_t seed : {0ULL, 1ULL, 42ULL, 0xFFFFFFFFFFFFFFFFULL}) {
         llmv::Rng rng(seed);
         ReferenceGenerator reference(seed);
@@ -80,7 +80,7 @@ TEST_CASE("Rng: xoshiro256** outputs equal the reference transcription") {
     }
 }
 
-TEST_CASE("Rng: uniform() in [0, 1) from the top 53 bits") {
+TEST_CASE("Rng: uniform() is below 1 and made of the top 53 bits") {
     llmv::Rng rng(5);
     ReferenceGenerator reference(5);
     for (int i = 0; i < 1000; ++i) {
@@ -91,7 +91,7 @@ TEST_CASE("Rng: uniform() in [0, 1) from the top 53 bits") {
     }
 }
 
-TEST_CASE("Rng: bounded() follows the rejection rule, stays in range, is unbiased") {
+TEST_CASE("Rng: bounded() follows the rejection rule and stays in range without bias") {
     for (std::uint64_t n : {1ULL, 2ULL, 3ULL, 7ULL, 1000ULL, (1ULL << 63) + 1, ~0ULL}) {
         llmv::Rng rng(9);
         ReferenceGenerator reference(9);

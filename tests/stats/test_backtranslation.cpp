@@ -42,7 +42,7 @@ TEST_CASE("Clopper-Pearson lower bound") {
                       Approx(lower_bound_by_bisection(x, n, alpha)).margin(1e-9));
 }
 
-TEST_CASE("backtranslation: accuracy, counts in S's order, other answers last") {
+TEST_CASE("backtranslation: accuracy and counts in S's order with other answers last") {
     const std::vector<std::string> labels{"Positive", "Neutral", "Negative"};
     const std::vector<std::string> back{"positive", " Positive ", "Neutral", "POSITIVE",
                                         "Mixed",    "positive",   "mixed",   "Positive"};

@@ -48,7 +48,7 @@ std::string error_code_of(const TestInput& input) {
 }
 }  // namespace
 
-TEST_CASE("run_tests: valid, with every number behind the verdict") {
+TEST_CASE("run_tests: valid with every number behind the verdict") {
     const TestOutput output = run_tests(example());
     CHECK(output.verdict == Verdict::valid);
     CHECK(std::string(verdict_name(output.verdict)) == "valid");
@@ -143,7 +143,7 @@ TEST_CASE("run_tests: a test alone gives the same bits as inside run_tests") {
     CHECK(again.separation[1].null_distribution == output.separation[1].null_distribution);
 }
 
-TEST_CASE("run_tests: labels match ignoring case and white space; S's spelling is reported") {
+TEST_CASE("run_tests: labels match ignoring case and white space and keep S's spelling") {
     TestInput input = example();
     input.label = " positive";
     input.pools["NEUTRAL"] = input.pools.at("Neutral");

@@ -112,7 +112,7 @@ TEST_CASE("permutation separation: closed-form ξ with unequal pool sizes") {
     CHECK(result.statistic == Approx((std::sqrt(2.0) - 2) / 6).margin(1e-15));
 }
 
-TEST_CASE("permutation separation agrees with explicit loops, both product paths") {
+TEST_CASE("permutation separation agrees with explicit loops on both product paths") {
     const Vectors beta{{1.0, 0.2, -0.1}, {0.8, 0.4, 0.3}, {1.2, -0.1, 0.2}};
     const Vectors gamma{{0.1, 1.0, 0.4}, {-0.2, 0.9, 0.1}, {0.3, 1.1, -0.3}, {0.2, 0.7, 0.5}};
     // d = 3 < n = 7: the Zᵀ U path.

@@ -111,7 +111,7 @@ TEST_CASE("Table 9 (b) recomputed from Table 10 (b)'s counts") {
     CHECK(percent(cell(summary, "Negative", "Negative").share_valid) == 84.62);
 }
 
-TEST_CASE("passage summary without human labels, labels matched loosely, extra labels last") {
+TEST_CASE("passage summary without human labels: labels matched loosely and extra labels last") {
     PassageSummaryInput input;
     input.llm_label = {"positive", "Positive ", "Other", "Negative"};
     input.verdict = {Verdict::valid, Verdict::invalid, Verdict::valid, Verdict::inconclusive};
@@ -127,7 +127,7 @@ TEST_CASE("passage summary without human labels, labels matched loosely, extra l
     CHECK_THROWS_WITH(summarize_passages(input, sentiment), Catch::Contains("`human_label`"));
 }
 
-TEST_CASE("Benjamini-Hochberg equals R's p.adjust(method = \"BH\")") {
+TEST_CASE("Benjamini-Hochberg equals R's p.adjust with method BH") {
     // By hand, m = 5 (the NaN is left out): sorted p 0.01 0.03 0.04 0.04 0.20 times m / i
     // = 0.05 0.075 0.0667 0.05 0.20, cumulative minimum from the top = 0.05 0.05 0.05 0.05 0.20.
     const double nan = std::nan("");

@@ -91,7 +91,7 @@ TEST_CASE("exact validation agrees with explicit loops on five 4-d vectors") {
     }
 }
 
-TEST_CASE("exact validation: a passage identical to a pool text ties, and ties count") {
+TEST_CASE("exact validation: a passage identical to a pool text ties and the tie counts") {
     // y and s1 point the same way (different lengths): T(y) = T(s1) in exact arithmetic.
     const std::vector<double> y{1, 2, 3};
     const std::vector<std::vector<double>> pool{{2, 4, 6}, {3, -1, 0.5}, {-1, 0.5, 2}};
@@ -197,7 +197,7 @@ double exact_rejection_rate(int m, int replications, std::uint64_t seed, double 
 }
 }  // namespace
 
-TEST_CASE("exact validation: size within Monte Carlo error of α (2,000 replications)") {
+TEST_CASE("exact validation: size within Monte Carlo error of α over 2000 replications") {
     // Normalised Gaussian clusters, y and the pool from one cluster (H0 true). The exact size
     // is ⌊α(M+1)⌋/(M+1) = 1/21 (M = 20), 5/101 (M = 100); the band is about ±3 standard errors.
     const double size_20 = exact_rejection_rate(20, 2000, 11, 0);
