@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     server.server.Post("/v1/chat/completions",
                        [&](const httplib::Request&, httplib::Response& response) {
                            const int delay = latency_ms.load();
-                           if (delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+                           if (delay > 0)
+                               std::this_thread::sleep_for(std::chrono::milliseconds(delay));
                            response.set_content(answer, "application/json");
                        });
     server.start();

@@ -30,7 +30,7 @@ void append_field(std::string& out, const char* name, const std::string& value) 
 }
 
 class Statement {
-public:
+  public:
     Statement(sqlite3* db, const char* sql, const std::string& path) : db_(db), path_(path) {
         if (sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr) != SQLITE_OK) fail("prepare");
     }
@@ -42,7 +42,9 @@ public:
         check(sqlite3_bind_text(statement_, index, value.data(), static_cast<int>(value.size()),
                                 SQLITE_TRANSIENT));
     }
-    void bind(int index, std::int64_t value) { check(sqlite3_bind_int64(statement_, index, value)); }
+    void bind(int index, std::int64_t value) {
+        check(sqlite3_bind_int64(statement_, index, value));
+    }
     // true: a row is available.
     bool step() {
         const int rc = sqlite3_step(statement_);
@@ -57,18 +59,19 @@ public:
     std::string text(int column) {
         const auto* data = sqlite3_column_text(statement_, column);
         const int size = sqlite3_column_bytes(statement_, column);
-        return data ? std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size))
+        return data ? std::string(reinterpret_cast<const char*>(data),
+                                  static_cast<std::size_t>(size))
                     : std::string();
     }
     std::int64_t integer(int column) { return sqlite3_column_int64(statement_, column); }
 
-private:
+  private:
     void check(int rc) {
         if (rc != SQLITE_OK) fail("bind");
     }
     [[noreturn]] void fail(const char* what) {
-        throw Error(code::cache, std::string("cache ") + path_ + ": " + what + " failed: " +
-                                     sqlite3_errmsg(db_));
+        throw Error(code::cache, std::string("cache ") + path_ + ": " + what +
+                                     " failed: " + sqlite3_errmsg(db_));
     }
     sqlite3* db_;
     sqlite3_stmt* statement_ = nullptr;

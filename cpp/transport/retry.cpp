@@ -42,7 +42,8 @@ std::int64_t days_from_civil(std::int64_t year, unsigned month, unsigned day) {
     const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
     const unsigned year_of_era = static_cast<unsigned>(year - era * 400);
     const unsigned day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-    const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    const unsigned day_of_era =
+        year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     return era * 146097 + static_cast<std::int64_t>(day_of_era) - 719468;
 }
 
@@ -52,8 +53,8 @@ bool valid_time(int year, int month, int day, int hour, int minute, double secon
 }
 
 double to_epoch(int year, int month, int day, int hour, int minute, double second) {
-    return static_cast<double>(days_from_civil(year, static_cast<unsigned>(month),
-                                               static_cast<unsigned>(day))) *
+    return static_cast<double>(
+               days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day))) *
                86400.0 +
            hour * 3600.0 + minute * 60.0 + second;
 }

@@ -41,8 +41,8 @@ std::string trim(const std::string& text) {
 
 bool is_credential_header(const std::string& name) {
     static const std::set<std::string> names = {
-        "authorization", "proxy-authorization", "x-api-key",      "api-key",
-        "x-goog-api-key", "x-amz-security-token", "cookie", "ocp-apim-subscription-key"};
+        "authorization",  "proxy-authorization",  "x-api-key", "api-key",
+        "x-goog-api-key", "x-amz-security-token", "cookie",    "ocp-apim-subscription-key"};
     return names.count(lower(name)) > 0;
 }
 
@@ -285,7 +285,8 @@ struct Transport::Impl {
         list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
         if (!request.aws_sigv4.empty()) {
             curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, request.aws_sigv4.c_str());
-            transfer->user_password = request.aws_access_key_id + ":" + request.aws_secret_access_key;
+            transfer->user_password =
+                request.aws_access_key_id + ":" + request.aws_secret_access_key;
             curl_easy_setopt(easy, CURLOPT_USERPWD, transfer->user_password.c_str());
             if (!request.aws_session_token.empty()) {
                 list = curl_slist_append(
@@ -305,8 +306,9 @@ struct Transport::Impl {
         if (options.trace) {
             TraceEvent event = event_for(TraceEvent::Kind::request, *pending);
             for (const auto& [name, value] : request.headers) {
-                event.headers.emplace_back(
-                    name, is_credential_header(name) ? "<redacted>" : redact(value, pending->secrets));
+                event.headers.emplace_back(name, is_credential_header(name)
+                                                     ? "<redacted>"
+                                                     : redact(value, pending->secrets));
             }
             if (!request.aws_session_token.empty()) {
                 event.headers.emplace_back("x-amz-security-token", "<redacted>");
@@ -369,10 +371,10 @@ struct Transport::Impl {
                 options.accounting->add_failure(pending->job.model);
             }
             if (options.trace) {
-                TraceEvent event = event_for(error_code == code::cancelled
-                                                 ? TraceEvent::Kind::cancelled
-                                                 : TraceEvent::Kind::failed,
-                                             *pending);
+                TraceEvent event =
+                    event_for(error_code == code::cancelled ? TraceEvent::Kind::cancelled
+                                                            : TraceEvent::Kind::failed,
+                              *pending);
                 event.status = pending->last_response.status;
                 event.message = redact(message, pending->secrets);
                 trace(std::move(event));

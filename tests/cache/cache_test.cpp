@@ -17,7 +17,7 @@ namespace {
 
 // A fresh directory under /tmp, removed with its cache files at the end of the test.
 class TempDir {
-public:
+  public:
     TempDir() {
         char name[] = "/tmp/llmv-cache-test-XXXXXX";
         if (!mkdtemp(name)) throw std::runtime_error("mkdtemp failed");
@@ -104,7 +104,8 @@ TEST_CASE("Every key field changes the key, parameter order does not") {
         return key.hash() != reference;
     };
     CHECK(differs([](llmv::CacheKey& k) { k.provider = "azure"; }));
-    CHECK(differs([](llmv::CacheKey& k) { k.endpoint = "http://127.0.0.1:8080/v1/chat/completions"; }));
+    CHECK(differs(
+        [](llmv::CacheKey& k) { k.endpoint = "http://127.0.0.1:8080/v1/chat/completions"; }));
     CHECK(differs([](llmv::CacheKey& k) { k.model = "gpt-4o"; }));
     CHECK(differs([](llmv::CacheKey& k) { k.parameters["temperature"] = 0.7; }));
     CHECK(differs([](llmv::CacheKey& k) { k.parameters["seed"] = 42; }));
@@ -222,7 +223,7 @@ TEST_CASE("Inspection: counts, models, size, clearing by model") {
         llmv::CacheKey key = base_key();
         key.draw_index = draw;
         batch.emplace_back(key, answer("a", draw % 10 == 0 ? llmv::cache_status::invalid
-                                                          : llmv::cache_status::ok));
+                                                           : llmv::cache_status::ok));
     }
     for (std::uint64_t draw = 0; draw < 12; ++draw) {
         llmv::CacheKey key = base_key();

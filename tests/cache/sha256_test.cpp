@@ -18,9 +18,9 @@ TEST_CASE("SHA-256 in pieces equals SHA-256 at once, across block boundaries") {
     std::string text;
     for (int i = 0; i < 300; ++i) text.push_back(static_cast<char>('a' + i % 26));
     const std::string whole = llmv::sha256_hex(text);
-    for (std::size_t split : {std::size_t{0}, std::size_t{1}, std::size_t{55}, std::size_t{56},
-                              std::size_t{63}, std::size_t{64}, std::size_t{65}, std::size_t{128},
-                              std::size_t{299}}) {
+    for (std::size_t split :
+         {std::size_t{0}, std::size_t{1}, std::size_t{55}, std::size_t{56}, std::size_t{63},
+          std::size_t{64}, std::size_t{65}, std::size_t{128}, std::size_t{299}}) {
         llmv::Sha256 hasher;
         hasher.update(text.substr(0, split));
         hasher.update(text.substr(split));

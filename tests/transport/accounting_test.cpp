@@ -2,7 +2,6 @@
 
 #include "llmvalidate/accounting.hpp"
 
-
 TEST_CASE("Accounting adds up per model and prices only what the user priced") {
     llmv::Accounting accounting;
     accounting.add_request("gpt-4o", 10);

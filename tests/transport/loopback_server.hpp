@@ -19,12 +19,12 @@ namespace llmv_test {
 // connects overflows the accept queue and the dropped SYNs are retried a second later. This
 // subclass reaches the listening socket to raise the backlog (Linux accepts a second listen()).
 class BacklogServer : public httplib::Server {
-public:
+  public:
     void raise_backlog(int backlog) { ::listen(svr_sock_, backlog); }
 };
 
 class LoopbackServer {
-public:
+  public:
     explicit LoopbackServer(std::size_t threads = 64) {
         server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
         server.set_keep_alive_max_count(100000);
@@ -96,7 +96,7 @@ public:
     std::atomic<int> max_in_flight{0};
     std::atomic<bool> stopping{false};
 
-private:
+  private:
     std::mutex mutex;
     std::set<int> client_ports;
     std::thread thread;

@@ -28,32 +28,34 @@ std::string file_bytes(const std::string& path) {
 TEST_CASE("A planted API key is redacted from errors, traces, results and the cache file") {
     LoopbackServer server;
     // A careless provider: it echoes the key in errors, in bodies and in a header.
-    server.server.Post("/v1/chat/completions", [&](const httplib::Request& request,
-                                                   httplib::Response& response) {
-        const std::string key = request.get_header_value("Authorization").substr(7);
-        if (request.body.find("bad") != std::string::npos) {
-            response.status = 401;
-            response.set_content("{\"error\":{\"message\":\"Incorrect API key provided: " + key +
-                                     "\"}}",
+    server.server.Post(
+        "/v1/chat/completions", [&](const httplib::Request& request, httplib::Response& response) {
+            const std::string key = request.get_header_value("Authorization").substr(7);
+            if (request.body.find("bad") != std::string::npos) {
+                response.status = 401;
+                response.set_content(
+                    "{\"error\":{\"message\":\"Incorrect API key provided: " + key + "\"}}",
+                    "application/json");
+                return;
+            }
+            if (request.body.find("flaky") != std::string::npos) {
+                response.status = 503;
+                response.set_content("overloaded for key " + key, "text/plain");
+                return;
+            }
+            response.set_header("x-echo", key);
+            response.set_content("{\"choices\":[{\"message\":{\"content\":\"" + key + "\"}}]}",
                                  "application/json");
-            return;
-        }
-        if (request.body.find("flaky") != std::string::npos) {
-            response.status = 503;
-            response.set_content("overloaded for key " + key, "text/plain");
-            return;
-        }
-        response.set_header("x-echo", key);
-        response.set_content("{\"choices\":[{\"message\":{\"content\":\"" + key + "\"}}]}",
-                             "application/json");
-    });
+        });
     server.start();
 
     std::ostringstream captured;  // every line a user could see
     llmv::TransportOptions options;
     options.retry.initial_backoff_seconds = 0.001;
     options.retry.max_retries = 1;
-    options.trace = [&](const llmv::TraceEvent& event) { captured << llmv::format_trace(event) << "\n"; };
+    options.trace = [&](const llmv::TraceEvent& event) {
+        captured << llmv::format_trace(event) << "\n";
+    };
     llmv::Transport transport(options);
 
     auto request_with = [&](const std::string& body) {
@@ -76,9 +78,11 @@ TEST_CASE("A planted API key is redacted from errors, traces, results and the ca
     REQUIRE(results[1].error_code == llmv::code::provider_server);
     REQUIRE(results[2].ok());
     for (const auto& result : results) {
-        captured << result.error_message << "\n" << result.response.body << "\n"
+        captured << result.error_message << "\n"
+                 << result.response.body << "\n"
                  << result.response.transport_error << "\n";
-        for (const auto& [name, value] : result.response.headers) captured << name << ": " << value << "\n";
+        for (const auto& [name, value] : result.response.headers)
+            captured << name << ": " << value << "\n";
     }
     // The requests did carry the key, and the server saw it (the echo was redacted on return).
     CHECK_THAT(results[0].response.body, Catch::Contains("Incorrect API key provided: <redacted>"));

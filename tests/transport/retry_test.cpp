@@ -7,7 +7,6 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/retry.hpp"
 
-
 TEST_CASE("Retry-After is read as seconds or as an HTTP-date") {
     const double now = 1445412480.0;  // Wed, 21 Oct 2015 07:28:00 GMT (date -u -d ... +%s)
     CHECK(*llmv::parse_retry_after("120", now) == 120.0);
@@ -65,11 +64,12 @@ TEST_CASE("The server's wait: Retry-After first, then the reset of the exhausted
               {{"x-ratelimit-reset-requests", "2s"}, {"x-ratelimit-reset-tokens", "3s"}}, now) ==
           3.0);
     // Anthropic: RFC 3339 reset times.
-    CHECK(*llmv::server_requested_wait({{"anthropic-ratelimit-requests-remaining", "0"},
-                                        {"anthropic-ratelimit-requests-reset", "2024-01-01T00:00:12Z"},
-                                        {"anthropic-ratelimit-tokens-remaining", "9000"},
-                                        {"anthropic-ratelimit-tokens-reset", "2024-01-01T00:01:00Z"}},
-                                       now) == 12.0);
+    CHECK(*llmv::server_requested_wait(
+              {{"anthropic-ratelimit-requests-remaining", "0"},
+               {"anthropic-ratelimit-requests-reset", "2024-01-01T00:00:12Z"},
+               {"anthropic-ratelimit-tokens-remaining", "9000"},
+               {"anthropic-ratelimit-tokens-reset", "2024-01-01T00:01:00Z"}},
+              now) == 12.0);
     CHECK_FALSE(llmv::server_requested_wait({{"content-type", "application/json"}}, now));
 }
 

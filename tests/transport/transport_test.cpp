@@ -33,7 +33,8 @@ llmv::TransportOptions fast_options() {
     return options;
 }
 
-llmv::Job job_for(const LoopbackServer& server, std::uint64_t id, const std::string& path = "/echo") {
+llmv::Job job_for(const LoopbackServer& server, std::uint64_t id,
+                  const std::string& path = "/echo") {
     llmv::Job job;
     job.id = id;
     job.request.url = server.url(path);
@@ -45,7 +46,7 @@ llmv::Job job_for(const LoopbackServer& server, std::uint64_t id, const std::str
 
 // Accepts connections on 127.0.0.1 and closes each at once without a byte of response.
 class DroppingServer {
-public:
+  public:
     DroppingServer() {
         listener_ = socket(AF_INET, SOCK_STREAM, 0);
         sockaddr_in address{};
@@ -80,7 +81,7 @@ public:
     int port = 0;
     std::atomic<int> accepted{0};
 
-private:
+  private:
     int listener_ = -1;
     std::atomic<bool> stop_{false};
     std::thread thread_;
@@ -133,7 +134,9 @@ TEST_CASE("Jobs queued from the completion callback are streamed through one run
 
     auto options = fast_options();
     std::vector<llmv::TransportProgress> reports;
-    options.progress = [&](const llmv::TransportProgress& progress) { reports.push_back(progress); };
+    options.progress = [&](const llmv::TransportProgress& progress) {
+        reports.push_back(progress);
+    };
     options.progress_interval_seconds = 0;  // every tick
     llmv::Transport transport(options);
     std::deque<llmv::Job> queue;
@@ -298,7 +301,8 @@ TEST_CASE("Server errors are retried with backoff up to max_retries") {
         CHECK(server.requests.load() == 3);
         CHECK(result.response.status == 503);
         CHECK(result.response.body == "overloaded");
-        CHECK_THAT(result.error_message, Catch::Contains("HTTP 503") && Catch::Contains("attempt 3 of 3"));
+        CHECK_THAT(result.error_message,
+                   Catch::Contains("HTTP 503") && Catch::Contains("attempt 3 of 3"));
         int backoffs = 0;
         for (const auto& event : events) {
             if (event.kind == llmv::TraceEvent::Kind::retry_scheduled) {
@@ -340,10 +344,9 @@ TEST_CASE("Client errors fail at once with the provider's body and a stable code
         server.server.Post("/status" + std::to_string(status),
                            [status](const httplib::Request&, httplib::Response& response) {
                                response.status = status;
-                               response.set_content(
-                                   "{\"error\":{\"message\":\"provider says " +
-                                       std::to_string(status) + "\"}}",
-                                   "application/json");
+                               response.set_content("{\"error\":{\"message\":\"provider says " +
+                                                        std::to_string(status) + "\"}}",
+                                                    "application/json");
                            });
     }
     server.start();
@@ -352,8 +355,10 @@ TEST_CASE("Client errors fail at once with the provider's body and a stable code
     options.accounting = &accounting;
     llmv::Transport transport(options);
     const std::vector<std::pair<int, std::string>> expected = {
-        {400, llmv::code::provider_bad_request}, {401, llmv::code::provider_auth},
-        {403, llmv::code::provider_auth},        {404, llmv::code::provider_not_found},
+        {400, llmv::code::provider_bad_request},
+        {401, llmv::code::provider_auth},
+        {403, llmv::code::provider_auth},
+        {404, llmv::code::provider_not_found},
         {422, llmv::code::provider_bad_request}};
     int sent = 0;
     for (const auto& [status, code] : expected) {
@@ -364,7 +369,8 @@ TEST_CASE("Client errors fail at once with the provider's body and a stable code
         CHECK(result.attempts == 1);
         CHECK(server.requests.load() == sent);
         CHECK(result.response.status == status);
-        CHECK_THAT(result.response.body, Catch::Contains("provider says " + std::to_string(status)));
+        CHECK_THAT(result.response.body,
+                   Catch::Contains("provider says " + std::to_string(status)));
         CHECK_THAT(result.error_message, Catch::Contains("HTTP " + std::to_string(status)));
     }
     CHECK(accounting.by_model().at("m").failures == 5);
@@ -401,11 +407,11 @@ TEST_CASE("A truncated body is a transport error, retried, and a later full body
     server.server.Post("/truncated", [&](const httplib::Request&, httplib::Response& response) {
         if (++calls == 1) {
             // Promise 100 bytes, send 10, then give up: the connection closes early.
-            response.set_content_provider(
-                100, "application/json", [](size_t offset, size_t, httplib::DataSink& sink) {
-                    if (offset == 0) sink.write("{\"partial\"", 10);
-                    return offset == 0;
-                });
+            response.set_content_provider(100, "application/json",
+                                          [](size_t offset, size_t, httplib::DataSink& sink) {
+                                              if (offset == 0) sink.write("{\"partial\"", 10);
+                                              return offset == 0;
+                                          });
             return;
         }
         response.set_content("{\"complete\":true}", "application/json");
@@ -465,7 +471,8 @@ TEST_CASE("Cancellation aborts in-flight requests and reports which did not comp
     llmv::Transport transport(options);
     // The caller's side: Break is pressed once 4 requests hang (job 0 returns at once).
     std::thread breaker([&] {
-        for (int i = 0; i < 2000 && server.in_flight.load() < 4; ++i) std::this_thread::sleep_for(1ms);
+        for (int i = 0; i < 2000 && server.in_flight.load() < 4; ++i)
+            std::this_thread::sleep_for(1ms);
         cancel.store(true);
     });
     std::uint64_t next = 0;
@@ -559,12 +566,13 @@ TEST_CASE("Keep-alive: sequential requests reuse one connection") {
 TEST_CASE("AWS SigV4 is signed by curl, with the session token sent and signed") {
     LoopbackServer server;
     std::string authorization, token, amz_date, content_sha;
-    server.server.Post("/model/m/converse", [&](const httplib::Request& request, httplib::Response& response) {
-        authorization = request.get_header_value("Authorization");
-        token = request.get_header_value("x-amz-security-token");
-        amz_date = request.get_header_value("x-amz-date");
-        response.set_content("{}", "application/json");
-    });
+    server.server.Post("/model/m/converse",
+                       [&](const httplib::Request& request, httplib::Response& response) {
+                           authorization = request.get_header_value("Authorization");
+                           token = request.get_header_value("x-amz-security-token");
+                           amz_date = request.get_header_value("x-amz-date");
+                           response.set_content("{}", "application/json");
+                       });
     server.start();
     llmv::HttpRequest request;
     request.url = server.url("/model/m/converse");
@@ -576,7 +584,9 @@ TEST_CASE("AWS SigV4 is signed by curl, with the session token sent and signed")
     request.aws_session_token = "SESSIONTOKENEXAMPLE1234";
     std::vector<std::string> lines;
     auto options = fast_options();
-    options.trace = [&](const llmv::TraceEvent& event) { lines.push_back(llmv::format_trace(event)); };
+    options.trace = [&](const llmv::TraceEvent& event) {
+        lines.push_back(llmv::format_trace(event));
+    };
     llmv::Transport transport(options);
     const auto result = transport.perform(request);
     REQUIRE(result.ok());
@@ -656,7 +666,8 @@ TEST_CASE("Rate limits: every job still completes, and the token estimate is spe
 TEST_CASE("Invalid transport options are refused with the argument named") {
     llmv::TransportOptions options;
     options.max_concurrency = 0;
-    CHECK_THROWS_WITH(llmv::Transport(options), Catch::Contains("max_concurrency") && Catch::Contains("received 0"));
+    CHECK_THROWS_WITH(llmv::Transport(options),
+                      Catch::Contains("max_concurrency") && Catch::Contains("received 0"));
     options = llmv::TransportOptions{};
     options.retry.max_retries = -1;
     CHECK_THROWS_WITH(llmv::Transport(options), Catch::Contains("max_retries"));
