@@ -11,10 +11,10 @@
 namespace llmv {
 
 struct ModelUsage {
-    std::uint64_t requests = 0;    // HTTP requests sent, retries included
-    std::uint64_t retries = 0;     // requests beyond the first for a job
-    std::uint64_t cache_hits = 0;  // answers served from the cache (no request)
-    std::uint64_t failures = 0;    // jobs that ended without a usable response
+    std::uint64_t requests = 0;         // HTTP requests sent, retries included
+    std::uint64_t retries = 0;          // requests beyond the first for a job
+    std::uint64_t cache_hits = 0;       // answers served from the cache (no request)
+    std::uint64_t failures = 0;         // jobs that ended without a usable response
     std::uint64_t invalid_answers = 0;  // paid-for answers that did not parse or were outside S
     std::uint64_t input_tokens = 0;
     std::uint64_t output_tokens = 0;
@@ -37,7 +37,7 @@ struct CostReport {
 
 // Thread-safe: the transport and the pipeline both record into one object.
 class Accounting {
-public:
+  public:
     void add_request(const std::string& model, std::uint64_t count = 1);
     void add_retry(const std::string& model, std::uint64_t count = 1);
     void add_cache_hit(const std::string& model, std::uint64_t count = 1);
@@ -54,7 +54,7 @@ public:
     // A few human-readable lines (one per model, then the total and the cost if priced).
     std::string summary(const std::map<std::string, TokenPrice>& prices = {}) const;
 
-private:
+  private:
     mutable std::mutex mutex_;
     std::map<std::string, ModelUsage> usage_;
 };

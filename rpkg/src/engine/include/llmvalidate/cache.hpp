@@ -39,9 +39,9 @@ struct CacheKey {
 // Why an entry was stored. Non-ok answers were paid for too; they are kept and counted.
 namespace cache_status {
 inline constexpr const char* ok = "ok";
-inline constexpr const char* unparseable = "unparseable";    // the answer was not valid JSON
-inline constexpr const char* invalid = "invalid";            // parsed, but e.g. label outside S
-inline constexpr const char* refused = "refused";            // the model declined
+inline constexpr const char* unparseable = "unparseable";  // the answer was not valid JSON
+inline constexpr const char* invalid = "invalid";          // parsed, but e.g. label outside S
+inline constexpr const char* refused = "refused";          // the model declined
 }  // namespace cache_status
 
 struct CacheEntry {
@@ -77,7 +77,7 @@ struct CacheStats {
 };
 
 class Cache {
-public:
+  public:
     // Opens or creates the file (parent directory must exist). ":memory:" works for tests.
     // busy_timeout: how long a write waits for another process holding the lock.
     explicit Cache(const std::string& path, int busy_timeout_ms = 30000);
@@ -106,7 +106,7 @@ public:
     std::uint64_t clear_all();
     const std::string& path() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -61,12 +61,12 @@ std::optional<double> server_requested_wait(const std::map<std::string, std::str
 
 // Backoff delays with a seeded jitter source.
 class Backoff {
-public:
+  public:
     explicit Backoff(const RetryPolicy& policy);
     // Seconds to wait before retry number `retry` (1-based) when the server gave no wait.
     double delay(int retry);
 
-private:
+  private:
     RetryPolicy policy_;
     Rng rng_;
 };
@@ -75,14 +75,14 @@ private:
 // the capacity is allowed once the bucket is full (the level goes negative and later takes
 // wait), so one big request never deadlocks.
 class TokenBucket {
-public:
+  public:
     TokenBucket(double rate_per_second, double capacity, double now);
     // Seconds from `now` until `amount` can be taken (0: now).
     double wait_seconds(double amount, double now);
     void take(double amount, double now);
     double level(double now);
 
-private:
+  private:
     void refill(double now);
     double rate_;
     double capacity_;

@@ -10,14 +10,14 @@
 namespace llmv {
 
 class Sha256 {
-public:
+  public:
     Sha256();
     void update(const void* data, std::size_t size);
     void update(const std::string& text) { update(text.data(), text.size()); }
     std::array<std::uint8_t, 32> digest();  // finishes; the object is then spent
     std::string hex_digest();
 
-private:
+  private:
     void compress(const std::uint8_t* block);
     std::uint32_t state_[8];
     std::uint8_t buffer_[64];

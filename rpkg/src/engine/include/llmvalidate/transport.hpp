@@ -40,20 +40,20 @@ struct JobResult {
     // The last response received (status 0 with transport_error when none came). On an
     // HTTP error the body is the provider's own error message, for the provider to parse.
     HttpResponse response;
-    int attempts = 0;         // requests sent for this job (0 if cancelled before sending)
-    std::string error_code;   // "" on a 2xx response, else a stable llmv::code
+    int attempts = 0;           // requests sent for this job (0 if cancelled before sending)
+    std::string error_code;     // "" on a 2xx response, else a stable llmv::code
     std::string error_message;  // redacted; names method, URL, status and attempts
 
     bool ok() const { return error_code.empty(); }
 };
 
 struct TransportProgress {
-    std::uint64_t submitted = 0;   // jobs taken from next_job
-    std::uint64_t completed = 0;   // jobs finished with a 2xx
-    std::uint64_t failed = 0;      // jobs finished with an error (cancelled ones included)
-    std::uint64_t in_flight = 0;   // requests on the wire now
-    std::uint64_t waiting = 0;     // jobs waiting for a retry or a rate limit
-    std::uint64_t requests = 0;    // HTTP requests sent, retries included
+    std::uint64_t submitted = 0;  // jobs taken from next_job
+    std::uint64_t completed = 0;  // jobs finished with a 2xx
+    std::uint64_t failed = 0;     // jobs finished with an error (cancelled ones included)
+    std::uint64_t in_flight = 0;  // requests on the wire now
+    std::uint64_t waiting = 0;    // jobs waiting for a retry or a rate limit
+    std::uint64_t requests = 0;   // HTTP requests sent, retries included
     std::uint64_t retries = 0;
     double elapsed_seconds = 0;
 };
@@ -104,7 +104,7 @@ struct RunSummary {
 };
 
 class Transport {
-public:
+  public:
     explicit Transport(TransportOptions options = {});
     ~Transport();
     Transport(const Transport&) = delete;
@@ -128,7 +128,7 @@ public:
 
     const TransportOptions& options() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
