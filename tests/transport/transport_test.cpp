@@ -94,9 +94,9 @@ TEST_CASE("The concurrency limit is respected and reached") {
     std::atomic<int> target{0};
     server.server.Post("/echo", [&](const httplib::Request& request, httplib::Response& response) {
         LoopbackServer::InFlight hold(server);
-        // Hold each request until `target` are in at once (or 300 ms pass): a transport that
+        // Hold each request until `target` are in at once (or a second passes): a transport that
         // sends fewer at once is seen as such, one that sends more overshoots the maximum.
-        for (int i = 0; i < 150 && server.in_flight.load() < target.load(); ++i) server.pause(2ms);
+        for (int i = 0; i < 500 && server.in_flight.load() < target.load(); ++i) server.pause(2ms);
         server.pause(5ms);
         response.set_content(request.body, "application/json");
     });
@@ -471,7 +471,7 @@ TEST_CASE("Cancellation aborts in-flight requests and reports which did not comp
     llmv::Transport transport(options);
     // The caller's side: Break is pressed once 4 requests hang (job 0 returns at once).
     std::thread breaker([&] {
-        for (int i = 0; i < 2000 && server.in_flight.load() < 4; ++i)
+        for (int i = 0; i < 10000 && server.in_flight.load() < 4; ++i)
             std::this_thread::sleep_for(1ms);
         cancel.store(true);
     });
