@@ -1,0 +1,50 @@
+* validate.do: llmvalidate varname with LLM calls, tried without a network through the
+* `simulated` provider (a documented synthetic data-generating process, not an LLM: every
+* result says so in r(synthetic)). Run from the repository's stata/tests folder after
+* -net install llmvalidate-. Replace provider(simulated) by provider(anthropic) (and
+* export ANTHROPIC_API_KEY before starting Stata) for real calls.
+version 14.1
+clear all
+set more off
+
+local task "../../prompts/simple_sentiment.toml"
+set obs 4
+generate strL text = ""
+replace text = "Demand for the bank's loans rose sharply and clients reported record profits." in 1
+replace text = "Clients were hit by falling prices and several defaulted on their loans." in 2
+replace text = "" in 3
+replace text = "Market conditions were broadly unchanged over the quarter." in 4
+
+* What a run would cost, without making a call.
+llmvalidate text, task("`task'") provider(simulated) m(10) n(5) dryrun
+assert r(N) == 3
+assert r(calls) > 0
+
+* The run. Observation 3 is empty: its results are missing; nothing else is touched.
+llmvalidate text, task("`task'") provider(simulated) m(10) n(5) seed(7) ///
+    cache(llmv_example.sqlite) generate(v_)
+assert r(N) == 3
+assert r(N_empty) == 1
+assert "`r(synthetic)'" == "yes"
+assert r(N_valid) + r(N_invalid) + r(N_inconclusive) + r(N_failed) == 3
+assert missing(v_tau) in 3
+assert !missing(v_tau) in 1
+assert v_label != "" in 1
+tabulate v_verdict, missing
+matrix list r(results)
+
+* Expected, with provider(simulated):
+*   (1 empty passage(s): results set to missing)
+*   ...
+*   Validation of LLM annotations (Hansen 2026)     Number of passages =        3
+*   and a table of the verdicts, then r(results) with one row per passage.
+
+* The same command again gives the same numbers (with a real provider: read from the cache,
+* with no call).
+preserve
+llmvalidate text, task("`task'") provider(simulated) m(10) n(5) seed(7) ///
+    cache(llmv_example.sqlite) generate(w_) notable
+assert reldif(v_tau, w_tau) == 0 if !missing(v_tau)
+restore
+erase llmv_example.sqlite
+display as result "validate.do: all checks passed"
