@@ -73,36 +73,36 @@ typedef struct {
  * comment after each member gives the documented SF_ name where there is one. Members the
  * plugin never uses are kept for the layout. */
 typedef struct {
-    ST_int (*display_smcl)(char* text);               /* SF_display */
+    ST_int (*display_smcl)(char* text); /* SF_display */
     ST_int (*display_plain)(char* text);
     void (*flush_output)(void);
     void (*set_output_level)(ST_ubyte level);
     ST_int (*read_input)(char* buffer, ST_int length);
-    ST_int (*poll_standard)(void);                    /* SF_poll */
+    ST_int (*poll_standard)(void); /* SF_poll */
     ST_int (*poll_now)(void);
     char* (*reformat_short)(char* out, char* format, ST_double value);
     char* (*reformat_long)(char* out, char* format, ST_double value, ST_dmkey key);
     char* (*next_token)(char* text, ST_int flags);
-    ST_int (*macro_save)(char* name, char* value);    /* SF_macro_save */
+    ST_int (*macro_save)(char* name, char* value);                /* SF_macro_save */
     ST_int (*macro_use)(char* name, char* buffer, ST_int length); /* SF_macro_use */
-    ST_int (*scalar_use)(char* name, ST_double* value); /* SF_scal_use */
+    ST_int (*scalar_use)(char* name, ST_double* value);           /* SF_scal_use */
     ST_int (*scalar_save_by_pointer)(char* name, ST_double* value);
     ST_int (*matrix_store_block)(char* name, ST_int flags, ST_double* values, ST_int a, ST_int b,
                                  ST_int c, ST_int d, ST_int e);
     ST_int (*matrix_load_block)(char* name, ST_double* values, ST_int length);
     void (*matrix_info)(char* name, ST_matinfo* info);
     ST_int (*matrix_element_v1)(char* name, ST_int row, ST_int col, ST_double* value);
-    ST_int matsize;                                   /* SV_matsize */
+    ST_int matsize; /* SV_matsize */
     ST_double (*data_fast_v1)(ST_int var, ST_int obs);
     ST_double (*data_safe_v1)(ST_int var, ST_int obs);
-    ST_int (*nobs)(void);                             /* SF_nobs */
-    ST_int (*nvar)(void);                             /* SF_nvar */
-    ST_double missval;                                /* SV_missval */
-    ST_boolean (*is_missing)(ST_double value);        /* SF_is_missing */
+    ST_int (*nobs)(void);                      /* SF_nobs */
+    ST_int (*nvar)(void);                      /* SF_nvar */
+    ST_double missval;                         /* SV_missval */
+    ST_boolean (*is_missing)(ST_double value); /* SF_is_missing */
     ST_int (*find_variable)(char* name, ST_int flags);
-    ST_boolean (*var_is_string)(ST_int var);          /* SF_var_is_string */
+    ST_boolean (*var_is_string)(ST_int var); /* SF_var_is_string */
     void (*abbreviate_variable)(char* name, ST_double width);
-    ST_int* stopflag;                                 /* SW_stopflag */
+    ST_int* stopflag; /* SW_stopflag */
     ST_double (*round_fn)(ST_double x, ST_double y);
     ST_double (*sqrt_fn)(ST_double x);
     ST_double (*pow_fn)(ST_double x, ST_double y);
@@ -111,28 +111,30 @@ typedef struct {
     ST_double (*random_fn)(void);
     ST_int (*store_fast)(ST_int var, ST_int obs, ST_double value);
     ST_int (*store_safe)(ST_int var, ST_int obs, ST_double value); /* SF_vstore */
-    ST_int (*store_string)(ST_int var, ST_int obs, char* value);  /* SF_sstore */
-    ST_boolean (*if_obs)(ST_int obs);                 /* SF_ifobs */
-    ST_int (*in_first)(void);                         /* SF_in1 */
-    ST_int (*in_last)(void);                          /* SF_in2 */
-    ST_int (*nvars)(void);                            /* SF_nvars */
-    ST_int (*display_error)(char* text);              /* SF_error */
-    ST_int (*matrix_element_safe)(char* name, ST_int row, ST_int col, ST_double* value); /* SF_mat_el */
-    ST_int (*matrix_store_safe)(char* name, ST_int row, ST_int col, ST_double value); /* SF_mat_store */
+    ST_int (*store_string)(ST_int var, ST_int obs, char* value);   /* SF_sstore */
+    ST_boolean (*if_obs)(ST_int obs);                              /* SF_ifobs */
+    ST_int (*in_first)(void);                                      /* SF_in1 */
+    ST_int (*in_last)(void);                                       /* SF_in2 */
+    ST_int (*nvars)(void);                                         /* SF_nvars */
+    ST_int (*display_error)(char* text);                           /* SF_error */
+    ST_int (*matrix_element_safe)(char* name, ST_int row, ST_int col,
+                                  ST_double* value); /* SF_mat_el */
+    ST_int (*matrix_store_safe)(char* name, ST_int row, ST_int col,
+                                ST_double value); /* SF_mat_store */
     ST_int (*matrix_element_fast)(char* name, ST_int row, ST_int col, ST_double* value);
     ST_int (*matrix_store_fast)(char* name, ST_int row, ST_int col, ST_double value);
     ST_int (*vdata_safe)(ST_int var, ST_int obs, ST_double* value); /* SF_vdata */
     ST_int (*vdata_fast)(ST_int var, ST_int obs, ST_double* value);
-    ST_int (*cols_of)(char* name);                    /* SF_col */
-    ST_int (*rows_of)(char* name);                    /* SF_row */
-    ST_int (*scalar_save)(char* name, ST_double value); /* SF_scal_save */
+    ST_int (*cols_of)(char* name);                               /* SF_col */
+    ST_int (*rows_of)(char* name);                               /* SF_row */
+    ST_int (*scalar_save)(char* name, ST_double value);          /* SF_scal_save */
     ST_int (*string_data)(ST_int var, ST_int obs, char* buffer); /* SF_sdata */
     /* Added in SPI 3.0 (Stata 14.1). */
     ST_int2 major;
     ST_int2 minor;
-    ST_boolean (*var_is_strl)(ST_int var);            /* SF_var_is_strl */
-    ST_boolean (*var_is_binary)(ST_int var, ST_int obs); /* SF_var_is_binary */
-    ST_int (*string_length)(ST_int var, ST_int obs);  /* SF_sdatalen */
+    ST_boolean (*var_is_strl)(ST_int var);                                    /* SF_var_is_strl */
+    ST_boolean (*var_is_binary)(ST_int var, ST_int obs);                      /* SF_var_is_binary */
+    ST_int (*string_length)(ST_int var, ST_int obs);                          /* SF_sdatalen */
     ST_int (*strl_data)(ST_int var, ST_int obs, char* buffer, ST_int length); /* SF_strldata */
 } ST_plugin;
 
@@ -141,7 +143,7 @@ ST_retcode pginit(ST_plugin* table);
 ST_retcode stata_call(int argc, char* argv[]);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 /* [ABI] An ABI slip (a missing, added or reordered member) fails the build, not a user. */

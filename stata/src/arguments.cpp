@@ -48,8 +48,8 @@ double Arguments::real(const std::string& key, double fallback) const {
     errno = 0;
     const double value = std::strtod(begin, &end);
     if (found->second.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value))
-        throw StataFailure(kRcSyntax, "option " + key + "() must be a number; received `" +
-                                          found->second + "'");
+        throw StataFailure(
+            kRcSyntax, "option " + key + "() must be a number; received `" + found->second + "'");
     return value;
 }
 
@@ -62,8 +62,8 @@ int Arguments::integer(const std::string& key, int fallback) const {
     const long value = std::strtol(begin, &end, 10);
     if (found->second.empty() || *end != '\0' || errno == ERANGE ||
         value > std::numeric_limits<int>::max() || value < std::numeric_limits<int>::min())
-        throw StataFailure(kRcSyntax, "option " + key + "() must be an integer; received `" +
-                                          found->second + "'");
+        throw StataFailure(
+            kRcSyntax, "option " + key + "() must be an integer; received `" + found->second + "'");
     return static_cast<int>(value);
 }
 
@@ -84,7 +84,8 @@ void Arguments::allow_only(const std::set<std::string>& allowed) const {
 std::uint64_t parse_seed(const std::string& text, const std::string& option) {
     const std::string message = "option " + option +
                                 "() must be an integer from 0 to 18446744073709551615; "
-                                "received `" + text + "'";
+                                "received `" +
+                                text + "'";
     if (text.empty() || text.size() > 20) throw StataFailure(kRcSyntax, message);
     std::uint64_t value = 0;
     for (char c : text) {
@@ -127,8 +128,8 @@ std::vector<std::string> split_stata_list(const std::string& list, const std::st
                 }
             }
             if (depth != 0)
-                throw StataFailure(kRcSyntax, what + ": unbalanced compound quotes in `" +
-                                                  list + "'");
+                throw StataFailure(kRcSyntax,
+                                   what + ": unbalanced compound quotes in `" + list + "'");
             words.push_back(word);
             i = j;
         } else if (list[i] == '"') {

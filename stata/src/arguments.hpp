@@ -13,7 +13,7 @@
 namespace llmv::stata {
 
 class Arguments {
-public:
+  public:
     Arguments(int argc, char* argv[]);
 
     const std::string& subcommand() const { return subcommand_; }
@@ -26,7 +26,7 @@ public:
     // Every key given must be one of `allowed` (catches an ado/plugin mismatch).
     void allow_only(const std::set<std::string>& allowed) const;
 
-private:
+  private:
     std::string subcommand_;
     std::map<std::string, std::string> values_;
 };

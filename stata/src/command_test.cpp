@@ -25,8 +25,8 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/stats.hpp"
 #include "results.hpp"
-#include "test_results.hpp"
 #include "return_codes.hpp"
+#include "test_results.hpp"
 
 namespace llmv::stata {
 
@@ -56,10 +56,9 @@ Layout read_layout(const Api& api, const Arguments& args) {
     const int nvars = api.variables();
     auto check = [&](int position, const char* what, bool optional) {
         if ((optional && position == 0) || (position >= 1 && position <= nvars)) return;
-        throw StataFailure(kRcSyntax, std::string("llmvalidate plugin: ") + what +
-                                          " position " + std::to_string(position) +
-                                          " is outside the varlist of " + std::to_string(nvars) +
-                                          " variables");
+        throw StataFailure(kRcSyntax, std::string("llmvalidate plugin: ") + what + " position " +
+                                          std::to_string(position) + " is outside the varlist of " +
+                                          std::to_string(nvars) + " variables");
     };
     check(layout.label, "label", false);
     check(layout.passage, "passage", false);
@@ -98,12 +97,13 @@ std::string trim(const std::string& text) {
 
 // Maps data labels onto the label set S (given, or in order of first appearance).
 class LabelSet {
-public:
+  public:
     explicit LabelSet(std::vector<std::string> given) : given_(!given.empty()) {
         for (auto& label : given) {
             const std::string key = stats::normalize_label(label);
             if (key.empty())
-                throw StataFailure(kRcSyntax, "labels(): a label is empty; every label needs a name");
+                throw StataFailure(kRcSyntax,
+                                   "labels(): a label is empty; every label needs a name");
             if (index_.count(key))
                 throw StataFailure(kRcSyntax, "labels(): label `" + label + "' is given twice");
             index_[key] = labels_.size();
@@ -116,16 +116,16 @@ public:
         const auto found = index_.find(key);
         if (found != index_.end()) return labels_[found->second];
         if (given_)
-            throw StataFailure(kRcData, where + ": label `" + label +
-                                            "' is not in labels(); allowed: " +
-                                            join_stata_list(labels_));
+            throw StataFailure(kRcData,
+                               where + ": label `" + label +
+                                   "' is not in labels(); allowed: " + join_stata_list(labels_));
         index_[key] = labels_.size();
         labels_.push_back(label);
         return label;
     }
     const std::vector<std::string>& labels() const { return labels_; }
 
-private:
+  private:
     bool given_;
     std::map<std::string, std::size_t> index_;
     std::vector<std::string> labels_;
@@ -187,8 +187,9 @@ int command_test(Api& api, int argc, char* argv[]) {
                                                 " is missing in " + where);
             row.is_reference = reference_flag != 0;
             if (row.is_reference && row.is_passage)
-                throw StataFailure(kRcData, where + " is marked both as a passage and as a "
-                                                    "reference draw; it can be only one");
+                throw StataFailure(kRcData, where +
+                                                " is marked both as a passage and as a "
+                                                "reference draw; it can be only one");
         }
         const std::string raw_label = trim(api.string(layout.label, obs));
         if (raw_label.empty())
@@ -198,18 +199,18 @@ int command_test(Api& api, int argc, char* argv[]) {
         for (int k = 0; k < layout.dim; ++k) {
             const double value = api.number(layout.embed + k, obs);
             if (api.is_missing(value))
-                throw StataFailure(kRcData, "embedding variable " +
-                                                layout.name(layout.embed + k) + " is missing in " +
-                                                where + "; embeddings must be complete");
+                throw StataFailure(kRcData, "embedding variable " + layout.name(layout.embed + k) +
+                                                " is missing in " + where +
+                                                "; embeddings must be complete");
             row.embedding[k] = value;
         }
         if (layout.backtranslation != 0 && !row.is_passage && !row.is_reference) {
             row.backtranslation = trim(api.string(layout.backtranslation, obs));
             if (row.backtranslation.empty())
-                throw StataFailure(kRcData, "backtranslation(): " +
-                                                layout.name(layout.backtranslation) +
-                                                " is empty in " + where +
-                                                ", a pool text; give the label the LLM gave it");
+                throw StataFailure(kRcData,
+                                   "backtranslation(): " + layout.name(layout.backtranslation) +
+                                       " is empty in " + where +
+                                       ", a pool text; give the label the LLM gave it");
         }
         row.label = raw_label;
         rows.push_back(std::move(row));
@@ -226,8 +227,8 @@ int command_test(Api& api, int argc, char* argv[]) {
     }
     for (auto& row : rows) {
         if (!row.is_passage) continue;
-        row.label = label_set.resolve(row.label, "label(), observation " + std::to_string(row.obs) +
-                                                     " (a passage)");
+        row.label = label_set.resolve(
+            row.label, "label(), observation " + std::to_string(row.obs) + " (a passage)");
         passages.push_back(&row);
     }
     if (passages.empty())
@@ -251,7 +252,8 @@ int command_test(Api& api, int argc, char* argv[]) {
             for (const Row* row : entry.second) answers.push_back(row->backtranslation);
         }
     }
-    for (const auto& entry : reference_rows) input.paper_reference[entry.first] = to_matrix(entry.second);
+    for (const auto& entry : reference_rows)
+        input.paper_reference[entry.first] = to_matrix(entry.second);
 
     // Compute every passage before anything is stored.
     std::vector<PassageOutcome> outcomes;
@@ -263,9 +265,9 @@ int command_test(Api& api, int argc, char* argv[]) {
         try {
             outcomes.push_back({passages[k]->obs, stats::run_tests(input)});
         } catch (const llmv::Error& error) {
-            throw llmv::Error(error.code(), "passage in observation " +
-                                                std::to_string(passages[k]->obs) + ": " +
-                                                error.what());
+            throw llmv::Error(
+                error.code(),
+                "passage in observation " + std::to_string(passages[k]->obs) + ": " + error.what());
         }
         if (show_dots) {
             api.display((k + 1) % 50 == 0 ? ". " + std::to_string(k + 1) + "\n" : ".");

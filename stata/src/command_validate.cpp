@@ -48,14 +48,14 @@ std::string local_or(const Api& api, const std::string& name, const std::string&
 
 int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
-    args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold",
-                     "seed", "permutations", "vmethod", "smethod", "rule", "concurrency",
-                     "dryrun"});
+    args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
+                     "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
     if (text_var < 1 || text_var > api.variables() || !api.is_string(text_var))
-        throw StataFailure(109, "llmvalidate: the passages must be a string variable (str# or strL)");
+        throw StataFailure(109,
+                           "llmvalidate: the passages must be a string variable (str# or strL)");
     if (human_var != 0 && (human_var > api.variables() || !api.is_string(human_var)))
         throw StataFailure(109, "llmvalidate: human() must be a string variable");
 
@@ -101,7 +101,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
         inputs.push_back(std::move(input));
         input_obs.push_back(obs);
     }
-    if (inputs.empty() && empty_obs.empty()) throw StataFailure(kRcNoObservations, "no observations");
+    if (inputs.empty() && empty_obs.empty())
+        throw StataFailure(kRcNoObservations, "no observations");
     if (inputs.empty())
         throw StataFailure(kRcData, "llmvalidate: every passage in the sample is empty");
     if (!empty_obs.empty())

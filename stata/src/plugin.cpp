@@ -67,9 +67,8 @@ extern "C" __attribute__((visibility("default"))) ST_retcode stata_call(int argc
     } catch (const std::bad_alloc&) {
         return report(llmv::stata::kRcNoMemory, "llmvalidate: out of memory");
     } catch (const std::exception& error) {
-        return report(llmv::stata::kRcInternal,
-                      std::string("llmvalidate: internal error: ") + error.what() +
-                          " (please report this)");
+        return report(llmv::stata::kRcInternal, std::string("llmvalidate: internal error: ") +
+                                                    error.what() + " (please report this)");
     } catch (...) {
         return report(llmv::stata::kRcInternal,
                       "llmvalidate: internal error of unknown type (please report this)");

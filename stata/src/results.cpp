@@ -76,13 +76,15 @@ void announce(Api& api, Results results) {
 int store_pending(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
     if (!g_pending)
-        throw StataFailure(kRcSyntax, "llmvalidate plugin: there are no results waiting to be "
-                                      "stored (call the computing subcommand first)");
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate plugin: there are no results waiting to be "
+                           "stored (call the computing subcommand first)");
     // Whatever happens below, these results are used once.
     std::unique_ptr<Results> results = std::move(g_pending);
     if (args.seed("token", 0) != results->token)
-        throw StataFailure(kRcSyntax, "llmvalidate plugin: the results waiting to be stored "
-                                      "belong to another call");
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate plugin: the results waiting to be stored "
+                           "belong to another call");
     std::set<std::string> allowed = {"token", "scalars"};
     for (const auto& matrix : results->matrices) allowed.insert("mat_" + matrix.key);
     args.allow_only(allowed);
@@ -131,9 +133,10 @@ int store_pending(Api& api, int argc, char* argv[]) {
         const std::string name = args.required_text("mat_" + matrix.key);
         for (int r = 0; r < matrix.rows; ++r)
             for (int c = 0; c < matrix.cols; ++c)
-                api.matrix_store(name, r + 1, c + 1,
-                                 stata_number(api, matrix.values[static_cast<std::size_t>(
-                                                       r * matrix.cols + c)]));
+                api.matrix_store(
+                    name, r + 1, c + 1,
+                    stata_number(api,
+                                 matrix.values[static_cast<std::size_t>(r * matrix.cols + c)]));
     }
 
     // The dataset, last, with a rollback.

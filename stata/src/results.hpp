@@ -26,19 +26,19 @@ struct ResultMatrix {
 };
 
 struct ResultVariable {
-    std::string suffix;  // the new variable is <prefix><suffix>
-    std::string type;    // "double", "byte" or "str#"
-    std::string label;   // variable label
-    std::string value_label;  // name of a value label the ado defines, or ""
-    std::vector<int> observations;  // 1-based
-    std::vector<double> numbers;    // numeric variables
+    std::string suffix;                // the new variable is <prefix><suffix>
+    std::string type;                  // "double", "byte" or "str#"
+    std::string label;                 // variable label
+    std::string value_label;           // name of a value label the ado defines, or ""
+    std::vector<int> observations;     // 1-based
+    std::vector<double> numbers;       // numeric variables
     std::vector<std::string> strings;  // string variables
 };
 
 struct Results {
     std::uint64_t token = 0;
-    std::vector<std::pair<std::string, double>> scalars;       // r(name), numeric
-    std::vector<std::pair<std::string, std::string>> macros;   // r(name), text
+    std::vector<std::pair<std::string, double>> scalars;      // r(name), numeric
+    std::vector<std::pair<std::string, std::string>> macros;  // r(name), text
     std::vector<ResultMatrix> matrices;
     std::vector<ResultVariable> variables;  // empty unless generate() was given
 

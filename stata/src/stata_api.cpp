@@ -83,13 +83,13 @@ std::string Api::string(int var, int obs) const {
     if (is_strl(var)) {
         const int length = t_->string_length(var, obs);
         if (length < 0)
-            throw StataFailure(-length, "could not read the strL in observation " +
-                                            std::to_string(obs));
+            throw StataFailure(-length,
+                               "could not read the strL in observation " + std::to_string(obs));
         std::vector<char> buffer(static_cast<std::size_t>(length) + 1, '\0');
         const int rc = t_->strl_data(var, obs, buffer.data(), length + 1);
         if (rc < 0)
-            throw StataFailure(-rc, "could not read the strL in observation " +
-                                        std::to_string(obs));
+            throw StataFailure(-rc,
+                               "could not read the strL in observation " + std::to_string(obs));
         return std::string(buffer.data(), std::strlen(buffer.data()));
     }
     std::vector<char> buffer(kStrBufferBytes, '\0');

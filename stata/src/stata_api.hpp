@@ -15,18 +15,18 @@ namespace llmv::stata {
 // A Stata return code with its message: what stata_call() returns. Thrown by plugin code for
 // conditions it detects itself (no observations, a bad variable) and by Api on a failing call.
 class StataFailure : public std::runtime_error {
-public:
+  public:
     StataFailure(int return_code, const std::string& message)
         : std::runtime_error(message), rc_(return_code) {}
     int rc() const noexcept { return rc_; }
 
-private:
+  private:
     int rc_;
 };
 
 // Raised when the user pressed Break (Stata's rc 1).
 class BreakRequested : public std::runtime_error {
-public:
+  public:
     BreakRequested() : std::runtime_error("--Break--") {}
 };
 
@@ -35,7 +35,7 @@ ST_plugin* table();
 void set_table(ST_plugin* plugin_table);
 
 class Api {
-public:
+  public:
     Api();  // throws StataFailure when pginit() has not run
 
     // Output. display() takes SMCL; text() escapes braces so data shows as it is.
@@ -73,7 +73,7 @@ public:
     int matrix_cols(const std::string& name) const;
     void matrix_store(const std::string& name, int row, int col, double value);
 
-private:
+  private:
     ST_plugin* t_;
 };
 

@@ -194,9 +194,8 @@ void fill_results(Results& results, const std::vector<Outcome>& outcomes,
         variable.type = "str" + std::to_string(std::min<std::size_t>(width, 2045));
         results.variables.push_back(std::move(variable));
     }
-    auto numeric = [&](const std::string& suffix, const std::string& type,
-                       const std::string& label, const std::string& value_label,
-                       auto value_of) {
+    auto numeric = [&](const std::string& suffix, const std::string& type, const std::string& label,
+                       const std::string& value_label, auto value_of) {
         ResultVariable variable;
         variable.suffix = suffix;
         variable.type = type;

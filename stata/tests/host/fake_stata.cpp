@@ -502,8 +502,7 @@ RunResult run_like_ado(Stata& stata, const std::vector<std::string>& varlist,
     result.rc = stata.call(words);
     if (result.rc != 0) return result;
 
-    std::vector<std::string> store = {"store", "token=" + stata.local("llmv_token"),
-                                      "scalars=__R"};
+    std::vector<std::string> store = {"store", "token=" + stata.local("llmv_token"), "scalars=__R"};
     std::map<std::string, std::string> matrix_names;
     int index = 0;
     for (const auto& key : split_list(stata.local("llmv_matrices"))) {

@@ -20,7 +20,7 @@
 
 namespace host {
 
-double missing();                // `.`
+double missing();                      // `.`
 double extended_missing(char letter);  // .a ... .z
 
 enum class Kind { numeric, str, strl };
@@ -44,7 +44,7 @@ struct Matrix {
 };
 
 class Stata {
-public:
+  public:
     Stata();
     ~Stata();
     Stata(const Stata&) = delete;
@@ -57,14 +57,14 @@ public:
     int add_numeric(const std::string& name, const std::vector<double>& values);
     int add_string(const std::string& name, const std::vector<std::string>& values, bool strl);
     int add_new(const std::string& name, const std::string& type);  // all missing / empty
-    int find(const std::string& name) const;  // -1 when absent
+    int find(const std::string& name) const;                        // -1 when absent
     void drop(const std::string& name);
     void rename(const std::string& from, const std::string& to);
     Variable& var(const std::string& name);
 
     // --- one plugin call's view: `plugin call h varlist if in, args` ---
-    std::vector<int> varlist;   // indices into data
-    std::vector<bool> if_mask;  // empty: every observation
+    std::vector<int> varlist;       // indices into data
+    std::vector<bool> if_mask;      // empty: every observation
     int in_first = 1, in_last = 0;  // 0: nobs
     void select_all();
     void set_varlist(const std::vector<std::string>& names);
@@ -75,12 +75,14 @@ public:
     std::map<std::string, Matrix> matrices;
     std::string output;  // SF_display
     std::string errors;  // SF_error
-    void set_local(const std::string& name, const std::string& value) { macros["_" + name] = value; }
+    void set_local(const std::string& name, const std::string& value) {
+        macros["_" + name] = value;
+    }
     std::string local(const std::string& name) const;
     void create_matrix(const std::string& name, int rows, int cols);
 
     // --- faults ---
-    int fail_store_at = 0;   // the n-th data store (SF_vstore/SF_sstore) returns rc 909; 0: never
+    int fail_store_at = 0;  // the n-th data store (SF_vstore/SF_sstore) returns rc 909; 0: never
     int store_calls = 0;
     int break_after_polls = -1;  // Break is pressed at the n-th SF_poll; -1: never
     int polls = 0;
@@ -93,7 +95,7 @@ public:
     int pginit_result = 0;
     int call(const std::vector<std::string>& words);
 
-private:
+  private:
     void* handle_ = nullptr;
     ST_retcode (*stata_call_)(int, char**) = nullptr;
 };

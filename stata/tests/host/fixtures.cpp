@@ -2,18 +2,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace host {
 
 namespace {
 
 class Generator {
-public:
+  public:
     explicit Generator(std::uint64_t seed) : state_(seed) {}
     std::uint64_t next() {
         std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
@@ -28,7 +28,7 @@ public:
         return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
     }
 
-private:
+  private:
     std::uint64_t state_;
 };
 
@@ -62,8 +62,7 @@ std::vector<Text> make_texts(const Design& design, const std::vector<std::string
             t.label = design.labels[k];
             t.embedding = draw(gen, design, k);
             const bool correct = gen.uniform() < design.bt_accuracy;
-            t.backtranslation = correct ? t.label
-                                        : design.labels[(k + 1) % design.labels.size()];
+            t.backtranslation = correct ? t.label : design.labels[(k + 1) % design.labels.size()];
             texts.push_back(t);
         }
     }
@@ -106,8 +105,8 @@ void load_texts(Stata& stata, const std::vector<Text>& texts, bool strl_labels,
 }
 
 std::string cli_input_json(const std::vector<Text>& texts, std::size_t passage_index,
-                           const std::vector<std::string>& labels, std::uint64_t seed,
-                           double alpha, int permutations, bool with_backtranslation) {
+                           const std::vector<std::string>& labels, std::uint64_t seed, double alpha,
+                           int permutations, bool with_backtranslation) {
     nlohmann::json doc;
     const Text& passage = texts.at(passage_index);
     doc["label"] = passage.label;
@@ -146,7 +145,8 @@ std::string run_cli_test(const std::string& json_text) {
     while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
     const int status = pclose(pipe);
     std::remove(path);
-    if (status != 0) throw std::runtime_error("llmvalidate test exited with " + std::to_string(status));
+    if (status != 0)
+        throw std::runtime_error("llmvalidate test exited with " + std::to_string(status));
     return output;
 }
 

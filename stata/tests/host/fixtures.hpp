@@ -21,9 +21,9 @@ struct Text {
 
 struct Design {
     std::vector<std::string> labels = {"Positive", "Neutral", "Negative"};
-    int m = 20;          // pool texts per label
+    int m = 20;  // pool texts per label
     int dim = 6;
-    double spread = 0.6;  // noise around each label's centre
+    double spread = 0.6;        // noise around each label's centre
     double bt_accuracy = 0.95;  // share of pool texts labelled back correctly
     std::uint64_t seed = 7;
 };
@@ -42,8 +42,8 @@ std::vector<std::string> embedding_names(int dim);
 // The JSON input of `llmvalidate test` for one passage of `texts` (pools = every non-passage
 // text in order), with the same options the plugin gets.
 std::string cli_input_json(const std::vector<Text>& texts, std::size_t passage_index,
-                           const std::vector<std::string>& labels, std::uint64_t seed,
-                           double alpha, int permutations, bool with_backtranslation);
+                           const std::vector<std::string>& labels, std::uint64_t seed, double alpha,
+                           int permutations, bool with_backtranslation);
 
 // Runs the CLI on a JSON text; returns its standard output. Throws on a non-zero exit.
 std::string run_cli_test(const std::string& json_text);

@@ -78,9 +78,12 @@ std::vector<std::pair<std::string, double>> asserted(const std::string& text,
 }
 
 std::vector<std::string> test_words(bool generate) {
-    return {"test",     "label=1",   "passage=2",        "bt=3",           "ref=0",
-            "embed=4",  "dim=6",     std::string("generate=") + (generate ? "1" : "0"),
-            "alpha=0.05", "threshold=0.90000000000000002", "seed=12345", "permutations=999"};
+    return {"test",       "label=1",
+            "passage=2",  "bt=3",
+            "ref=0",      "embed=4",
+            "dim=6",      std::string("generate=") + (generate ? "1" : "0"),
+            "alpha=0.05", "threshold=0.90000000000000002",
+            "seed=12345", "permutations=999"};
 }
 
 const std::vector<std::string> kVarlist = {"label", "passage", "llm_back", "e1", "e2",
@@ -131,5 +134,6 @@ TEST_CASE("example.do: every passage at once, with new variables", "[example]") 
     std::smatch match;
     REQUIRE(std::regex_search(text, match, p_line));
     REQUIRE(stata.var("v_p").numbers[61] == std::strtod(match[1].str().c_str(), nullptr));
-    for (int i = 0; i < 60; ++i) REQUIRE(stata.var("v_tau").numbers[static_cast<std::size_t>(i)] == missing());
+    for (int i = 0; i < 60; ++i)
+        REQUIRE(stata.var("v_tau").numbers[static_cast<std::size_t>(i)] == missing());
 }

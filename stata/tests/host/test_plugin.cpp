@@ -28,7 +28,9 @@ struct TestCall {
         return names;
     }
     std::vector<std::string> words() const {
-        std::vector<std::string> w = {"test", "label=1", "passage=2",
+        std::vector<std::string> w = {"test",
+                                      "label=1",
+                                      "passage=2",
                                       std::string("bt=") + (backtranslation ? "3" : "0"),
                                       "ref=0",
                                       "embed=" + std::to_string(backtranslation ? 4 : 3),
@@ -100,7 +102,8 @@ TEST_CASE("bad subcommands and arguments give rc 198 and a message, not a crash"
     REQUIRE(stata.errors.find("no results waiting") != std::string::npos);
 }
 
-TEST_CASE("test on one passage returns r() results equal to the CLI's bit for bit", "[test][parity]") {
+TEST_CASE("test on one passage returns r() results equal to the CLI's bit for bit",
+          "[test][parity]") {
     Stata stata;
     load_plugin(stata);
     Design design;
@@ -113,8 +116,8 @@ TEST_CASE("test on one passage returns r() results equal to the CLI's bit for bi
     REQUIRE(r.store_rc == 0);
     REQUIRE(stata.unexpected.empty());
 
-    const auto cli = nlohmann::json::parse(run_cli_test(
-        cli_input_json(texts, texts.size() - 1, design.labels, 42, 0.05, 199, true)));
+    const auto cli = nlohmann::json::parse(
+        run_cli_test(cli_input_json(texts, texts.size() - 1, design.labels, 42, 0.05, 199, true)));
     require_same(cli["validation"]["statistic"], r.scalars.at("tau"));
     require_same(cli["validation"]["critical_value"], r.scalars.at("crit"));
     require_same(cli["validation"]["p_value"], r.scalars.at("p"));
@@ -177,7 +180,8 @@ TEST_CASE("many passages: one row each, stored only in the marked sample, each e
     REQUIRE(r.store_rc == 0);
     REQUIRE(stata.unexpected.empty());
     REQUIRE(r.scalars.at("N") == 3);
-    REQUIRE(r.scalars.at("N_valid") + r.scalars.at("N_invalid") + r.scalars.at("N_inconclusive") == 3);
+    REQUIRE(r.scalars.at("N_valid") + r.scalars.at("N_invalid") + r.scalars.at("N_inconclusive") ==
+            3);
     REQUIRE(r.scalars.count("tau") == 0);  // single-passage results only for one passage
     const Matrix& table = r.matrices.at("results");
     REQUIRE(table.rows == 3);
@@ -302,7 +306,8 @@ TEST_CASE("the label set and labels with spaces come through a local", "[test]")
     REQUIRE(stata.errors.find("is not in labels()") != std::string::npos);
 }
 
-TEST_CASE("missing and empty inputs give a clear error and leave the data alone", "[test][errors]") {
+TEST_CASE("missing and empty inputs give a clear error and leave the data alone",
+          "[test][errors]") {
     Design design;
     const auto texts = make_texts(design, {"Positive"}, {"Positive"});
     TestCall call;
@@ -412,8 +417,8 @@ TEST_CASE("missing and empty inputs give a clear error and leave the data alone"
 
 TEST_CASE("a store failing at the n-th call leaves the dataset unchanged", "[test][store]") {
     Design design;
-    const auto texts =
-        make_texts(design, {"Positive", "Neutral", "Negative"}, {"Positive", "Neutral", "Positive"});
+    const auto texts = make_texts(design, {"Positive", "Neutral", "Negative"},
+                                  {"Positive", "Neutral", "Positive"});
     TestCall call;
     // 3 passages x 6 generated variables = 18 data stores; fail each one in turn.
     for (int n = 1; n <= 18; ++n) {
@@ -540,8 +545,8 @@ TEST_CASE("without backtranslation answers the verdict cannot be valid", "[test]
     REQUIRE(r.rc == 0);
     REQUIRE(r.scalars.at("accuracy") == missing());
     REQUIRE(r.matrices.count("counts") == 0);
-    const auto cli = nlohmann::json::parse(run_cli_test(
-        cli_input_json(texts, texts.size() - 1, design.labels, 42, 0.05, 199, false)));
+    const auto cli = nlohmann::json::parse(
+        run_cli_test(cli_input_json(texts, texts.size() - 1, design.labels, 42, 0.05, 199, false)));
     REQUIRE(r.macros.at("verdict") == cli["verdict"].get<std::string>());
     require_same(cli["validation"]["p_value"], r.scalars.at("p"));
 }

@@ -3,13 +3,13 @@
 // 127.0.0.1 (the real OpenAI wire protocol).
 #include <catch2/catch.hpp>
 
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "fake_stata.hpp"
 
@@ -37,23 +37,23 @@ void load_plugin(Stata& stata) {
 // Passages: a strL variable; observation 3 is empty, observation 5 is outside the sample.
 void load_passages(Stata& stata) {
     stata.clear();
-    stata.add_string("text",
-                     {"Demand for the bank's loans rose sharply and clients reported record "
-                      "profits in every segment.",
-                      "Clients were hit by falling prices and several defaulted on their loans.",
-                      "   ",
-                      "The bank's market conditions were broadly unchanged over the quarter.",
-                      "This passage is outside the sample and must be left alone."},
-                     /*strl=*/true);
+    stata.add_string(
+        "text",
+        {"Demand for the bank's loans rose sharply and clients reported record "
+         "profits in every segment.",
+         "Clients were hit by falling prices and several defaulted on their loans.", "   ",
+         "The bank's market conditions were broadly unchanged over the quarter.",
+         "This passage is outside the sample and must be left alone."},
+        /*strl=*/true);
     stata.select_all();
     stata.if_mask = {true, true, true, true, false};
 }
 
 std::vector<std::string> words(const std::string& extra = "") {
-    std::vector<std::string> w = {"validate", "text=1",        "human=0",      "generate=1",
-                                  "m=6",      "n=3",           "repeats=1",    "alpha=0.05",
-                                  "threshold=0.9", "seed=11",  "permutations=99",
-                                  "concurrency=4", "dryrun=0"};
+    std::vector<std::string> w = {"validate",      "text=1",  "human=0",         "generate=1",
+                                  "m=6",           "n=3",     "repeats=1",       "alpha=0.05",
+                                  "threshold=0.9", "seed=11", "permutations=99", "concurrency=4",
+                                  "dryrun=0"};
     if (!extra.empty()) w.push_back(extra);
     return w;
 }
@@ -68,7 +68,7 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 
 // The fake provider server as a child process on 127.0.0.1 (it prints its port).
 class FakeServerProcess {
-public:
+  public:
     FakeServerProcess() {
         int fds[2];
         REQUIRE(pipe(fds) == 0);
@@ -93,7 +93,7 @@ public:
     }
     std::string base_url() const { return "http://127.0.0.1:" + port_ + "/v1"; }
 
-private:
+  private:
     pid_t pid_ = -1;
     std::string port_;
 };
@@ -110,8 +110,7 @@ void server_locals(Stata& stata, const FakeServerProcess& server, const std::str
 
 }  // namespace
 
-TEST_CASE("validate with the simulated provider: results in the marked sample only",
-          "[validate]") {
+TEST_CASE("validate with the simulated provider: results in the marked sample only", "[validate]") {
     const std::string cache = temporary_path(".sqlite");
     Stata stata;
     load_plugin(stata);
