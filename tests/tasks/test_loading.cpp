@@ -118,7 +118,7 @@ TEST_CASE("templates must quote the passage and depend on the label") {
                Contains("simulation.template is empty"));
 }
 
-TEST_CASE("literal braces are written {{ and }}; stray braces are errors") {
+TEST_CASE("literal braces are written {{ and }}, and stray braces are errors") {
     const auto task = llmv::Task::from_string(
         task_text("labels = [\"Up\", \"Down\"]\n", "Return {{\"x\": 1}} for {text}"), "toy.toml");
     CHECK(task.render_annotation("it").rfind("Return {\"x\": 1} for it", 0) == 0);
@@ -170,7 +170,7 @@ TEST_CASE("variables: defaults, required ones, per-label values and the empty-va
     CHECK(fixed.render_annotation("x").rfind("On rates: x", 0) == 0);
 }
 
-TEST_CASE("{length} and {example} quote y; label_case lower-cases {label}") {
+TEST_CASE("{length} and {example} quote y, and label_case lower-cases {label}") {
     const auto task = llmv::Task::from_string(
         "name = \"toy\"\nlabels = [\"Mostly Up\", \"Down\"]\n[annotation]\ntemplate = "
         "\"{text}\"\n[simulation]\nlabel_case = \"lower\"\ntemplate = \"Write {n} {label} "

@@ -167,4 +167,21 @@ TEST_CASE("the verbatim prompts match the paper's text") {
         INFO(what << ": " << text);
         CHECK(paper.find(squeeze(text)) != std::string::npos);
     }
+
+    // The Section 4 passages as quoted. The speech spans a page break (after "expected") and
+    // carries the speech's own footnote marker "3" after "stress." in the paper.
+    for (const auto& passage : llmv::load_passages(kPromptsDir + "/passages/section4.toml")) {
+        std::string text = squeeze(passage.text);
+        const auto marker = text.find("understress.");
+        if (marker != std::string::npos) text.insert(marker + 12, "3");
+        const auto page_break = text.find("investorsexpected");
+        std::vector<std::string> parts = {text};
+        if (page_break != std::string::npos) {
+            parts = {text.substr(0, page_break + 17), text.substr(page_break + 17)};
+        }
+        for (const auto& part : parts) {
+            INFO("passage " << passage.id << ": " << part);
+            CHECK(paper.find(part) != std::string::npos);
+        }
+    }
 }
