@@ -3,6 +3,7 @@
 # ideal bound, and its peak memory at 2,000 vs 20,000 rows (issue 4, "Done means").
 #
 #   bench/pipeline_batch.sh [BUILD_DIR] [ROWS] [BIG_ROWS]     (defaults: build 2000 20000)
+#   BENCH_PARTS="throughput memory" (default both), BENCH_MEMORY_PROVIDER=simulated|fake
 #
 # Throughput: ROWS passages, task financial_phrasebank (its simulation prompt quotes the
 # passage, so every passage has pools of its own: 1 + 3*ceil(M/n) + M = 14 chat calls per
@@ -10,8 +11,9 @@
 # 32. The ideal bound of the transport is concurrency / latency = 640 requests per second;
 # the ratio printed is (requests the server received / wall time) / 640.
 #
-# Memory: the same batch at 0 ms latency (so that 20,000 rows take minutes, not hours) with
-# ROWS and BIG_ROWS rows, peak resident set size from /usr/bin/time -v. Results stream to
+# Memory: the same batch with ROWS and BIG_ROWS rows, peak resident set size from
+# /usr/bin/time -v; by default with the simulated provider (no network, minutes not hours),
+# with BENCH_MEMORY_PROVIDER=fake against the fake server at 0 ms latency. Results stream to
 # the output file, the input is read row by row: memory should not grow with the rows.
 # --no-cache: the SQLite cache is a file on disk either way; leaving it out keeps the disk
 # out of the measurement.
@@ -44,14 +46,14 @@ make_rows() {  # distinct sentences, so that no two passages share a prompt
   }' > "$2"
 }
 
-start_server() {  # $1 latency (ms); prints the port
-  "$server" --port 0 --latency-ms "$1" --threads 64 > "$work/port.$1" &
+start_server() {  # $1 latency (ms); sets $port (not in a subshell, so that cleanup sees the pid)
+  "$server" --port 0 --latency-ms "$1" --threads 64 > "$work/port.$1" 2>/dev/null &
   pids+=($!)
   for _ in $(seq 100); do
     [ -s "$work/port.$1" ] && break
     sleep 0.1
   done
-  head -1 "$work/port.$1" | tr -dc '0-9'
+  port=$(head -1 "$work/port.$1" | tr -dc '0-9')
 }
 
 run_batch() {  # $1 port, $2 input, $3 output prefix
@@ -70,23 +72,50 @@ seconds_of() {  # elapsed wall clock from /usr/bin/time -v ("h:mm:ss" or "m:ss.s
 peak_kb_of() { grep 'Maximum resident set size' "$1" | awk '{print $NF}'; }
 
 make_rows "$rows" "$work/rows.csv"
-make_rows "$big_rows" "$work/big.csv"
+make_rows "$big_rows" "$work/big-rows.csv"
 
-echo "== throughput: $rows rows, 50 ms latency, concurrency 32"
-port=$(start_server 50)
-run_batch "$port" "$work/rows.csv" "$work/slow"
-requests=$(requests_of "$port")
-seconds=$(seconds_of "$work/slow.err")
-awk -v r="$requests" -v s="$seconds" -v rows="$rows" 'BEGIN {
-  ideal = 32 / 0.050;
-  printf "requests %d in %.1f s: %.0f requests/s; ideal bound %.0f/s; ratio %.2f\n", r, s, r / s, ideal, (r / s) / ideal;
-  printf "passages/s %.1f\n", rows / s }'
-grep -c ',ok,' "$work/slow.csv" | awk -v rows="$rows" '{ printf "passages with a verdict: %d of %d\n", $1, rows }'
+parts=${BENCH_PARTS:-throughput memory}
+if [[ " $parts " == *" throughput "* ]]; then
+  echo "== throughput: $rows rows, 50 ms latency, concurrency 32"
+  # Side by side, under the same machine load: the transport alone (its own bench, 2,000
+  # requests to a trivial loopback server at 50 ms), then the pipeline through the fake server.
+  transport_bench=$build/bench/bench_transport_throughput
+  transport_rps=""
+  if [ -x "$transport_bench" ]; then
+    transport_rps=$("$transport_bench" --requests 2000 --latencies 50 --concurrency 32 |
+      awk '$1 == 50 && $3 == 32 { print $4 }')
+    echo "transport alone: $transport_rps requests/s (bound 640/s)"
+  fi
+  start_server 50
+  run_batch "$port" "$work/rows.csv" "$work/slow"
+  requests=$(requests_of "$port")
+  seconds=$(seconds_of "$work/slow.err")
+  awk -v r="$requests" -v s="$seconds" -v rows="$rows" -v t="$transport_rps" 'BEGIN {
+    ideal = 32 / 0.050;
+    printf "pipeline: %d requests in %.1f s: %.0f requests/s; ideal bound %.0f/s; ratio %.2f\n", r, s, r / s, ideal, (r / s) / ideal;
+    if (t != "") printf "pipeline / transport alone: %.2f\n", (r / s) / t;
+    printf "passages/s %.1f\n", rows / s }'
+  grep -c ',ok,' "$work/slow.csv" | awk -v rows="$rows" '{ printf "passages with a verdict: %d of %d\n", $1, rows }'
+fi
+[[ " $parts " == *" memory "* ]] || exit 0
 
-echo "== peak memory: $rows vs $big_rows rows, 0 ms latency"
-port0=$(start_server 0)
-run_batch "$port0" "$work/rows.csv" "$work/small"
-run_batch "$port0" "$work/big.csv" "$work/big"
+if [ "${BENCH_MEMORY_PROVIDER:-simulated}" = simulated ]; then
+  # The pipeline's own memory (streamed input and output, passages in flight, results),
+  # without the network: the simulated provider answers in-process.
+  echo "== peak memory: $rows vs $big_rows rows, simulated provider (synthetic, no network)"
+  run_memory() {
+    /usr/bin/time -v "$cli" batch --task financial_phrasebank --input "$1" --text-column text \
+      --id-column id --provider simulated -M 10 -n 10 --permutations 199 --no-cache --quiet \
+      > "$2.csv" 2> "$2.err"
+  }
+  run_memory "$work/rows.csv" "$work/small" || { echo "batch failed:"; head -3 "$work/small.err"; exit 1; }
+  run_memory "$work/big-rows.csv" "$work/big" || { echo "batch failed:"; head -3 "$work/big.err"; exit 1; }
+else
+  echo "== peak memory: $rows vs $big_rows rows, fake server at 0 ms latency"
+  start_server 0
+  run_batch "$port" "$work/rows.csv" "$work/small"
+  run_batch "$port" "$work/big-rows.csv" "$work/big"
+fi
 small_kb=$(peak_kb_of "$work/small.err")
 big_kb=$(peak_kb_of "$work/big.err")
 awk -v a="$small_kb" -v b="$big_kb" -v ra="$rows" -v rb="$big_rows" \
