@@ -158,10 +158,12 @@ ChatTask read_task(const std::string& prompt, const json& schema, const std::vec
         }
     } else if (properties && properties->contains("label")) {
         task.annotation = true;
+    } else if (prompt_lower.find("classif") != std::string::npos || prompt_lower.find("annotat") != std::string::npos ||
+               prompt_lower.find("categori") != std::string::npos) {
+        task.annotation = true;  // before the count: the passage to annotate may contain "3 reports"
     } else if (counted) {
         task.n = std::stoul(match[1].str());
-    } else if (prompt_lower.find("label") != std::string::npos || prompt_lower.find("classif") != std::string::npos ||
-               prompt_lower.find("annotat") != std::string::npos || prompt_lower.find("categor") != std::string::npos) {
+    } else if (prompt_lower.find("label") != std::string::npos) {
         task.annotation = true;
     }
     task.n = std::clamp<std::size_t>(task.n, 1, 1000);

@@ -80,7 +80,9 @@ struct FakeServerOptions {
     std::string aws_access_key_id = "AKIDEXAMPLE";
     std::string aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
     std::string bedrock_api_key = "bedrock-test-key";  // accepted as "Authorization: Bearer"
-    // Labels assumed when an annotation request carries no enum in its schema.
+    // The label set S, for requests whose schema has no label enum (every simulation request,
+    // and annotation requests without a schema): set it to the task's labels. A simulation
+    // request writes for the label of S its prompt mentions first.
     std::vector<std::string> labels = {"Positive", "Neutral", "Negative"};
     double annotation_error_rate = 0.0;  // share of annotations given a wrong (in-S) label
     std::size_t embedding_dimensions = 64;

@@ -14,11 +14,13 @@
 #include <set>
 
 #include "fake_server.hpp"
+#include "llmvalidate/aws_sigv4.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/hashed_embedder.hpp"
 #include "llmvalidate/provider.hpp"
 #include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/synthetic_text.hpp"
+#include "llmvalidate/task.hpp"
 
 using nlohmann::json;
 using namespace llmv;
@@ -381,6 +383,24 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         REQUIRE(result);
         CHECK(result->status == 200);
     }
+    SECTION("the engine's own SigV4 signer is accepted, model id with ':' included") {
+        auto config = config_for(server, "");
+        config.aws_access_key_id = "AKIDEXAMPLE";
+        config.aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+        config.aws_session_token = "a-session-token";
+        auto provider = make_chat_provider("bedrock", config);
+        HttpRequest http = provider->build_request(request);
+        sign_aws_sigv4(http, std::time(nullptr));
+        CHECK(http.aws_sigv4.empty());
+        const auto result = provider->parse_response(send(http));
+        REQUIRE(result.ok);
+        CHECK(server.recorded(1).front().headers.at("x-amz-security-token") == "a-session-token");
+        // Signed with the wrong secret: rejected.
+        config.aws_secret_access_key = "not-the-secret";
+        HttpRequest wrong = make_chat_provider("bedrock", config)->build_request(request);
+        sign_aws_sigv4(wrong, std::time(nullptr));
+        CHECK(send(wrong).status == 403);
+    }
     SECTION("no Authorization at all gets 403") {
         httplib::Client client("127.0.0.1", server.port());
         auto result = client.Post("/model/x/converse", "{}", "application/json");
@@ -580,4 +600,34 @@ TEST_CASE("The executable prints its port and serves until SIGTERM") {
     waitpid(child, &status, 0);
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("The shipped task prompts are understood: n passages for the label, annotation back") {
+    for (const std::string name : {"simple_sentiment", "temporal_focus", "clarity"}) {
+        const Task task = load_task(name, std::string(LLMV_SOURCE_DIR) + "/prompts");
+        fake::FakeServerOptions options;
+        options.api_key = "";
+        options.labels = task.labels();
+        FakeServer server(options);
+        server.start();
+        auto provider = make_chat_provider("openai", config_for(server, "/v1"));
+        for (const auto& label : task.labels()) {
+            INFO(name << " / " << label);
+            for (bool with_schema : {true, false}) {
+                auto simulate = ChatRequest::user_prompt("m", task.render_simulation(label, 4, ""));
+                if (with_schema) simulate.json_schema = passages_json_schema(4);
+                const auto pool = parse_passages_answer(provider->parse_response(send(provider->build_request(simulate))).text, 4);
+                REQUIRE(pool.status == AnswerStatus::ok);
+                for (const auto& passage : pool.passages) {
+                    auto annotate = ChatRequest::user_prompt("m", task.render_annotation(passage));
+                    if (with_schema) annotate.json_schema = label_json_schema(task.labels());
+                    const auto answer =
+                        parse_label_answer(provider->parse_response(send(provider->build_request(annotate))).text, task.labels());
+                    REQUIRE(answer.status == AnswerStatus::ok);
+                    CHECK(answer.label == label);
+                }
+            }
+        }
+        CHECK(server.count("openai.chat") == task.labels().size() * 2 * 5);
+    }
 }
