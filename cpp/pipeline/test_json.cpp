@@ -6,6 +6,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -398,8 +399,26 @@ json parse_json_text(const std::string& text, const std::string& source) {
                                               " at line 1, column 1: the input is empty" +
                                               (text.empty() ? "" : " (only white space)") +
                                               ". The input must be one JSON object.");
+    // Duplicate keys are legal JSON, but readers disagree on which copy counts (nlohmann keeps
+    // the last): a second "alpha" or a second pool of one label is refused, not guessed.
+    std::vector<std::set<std::string>> keys_seen;
+    const json::parser_callback_t refuse_duplicates = [&keys_seen](int, json::parse_event_t event,
+                                                                   json& parsed) {
+        if (event == json::parse_event_t::object_start) {
+            keys_seen.emplace_back();
+        } else if (event == json::parse_event_t::object_end) {
+            keys_seen.pop_back();
+        } else if (event == json::parse_event_t::key && !keys_seen.empty()) {
+            const std::string key = parsed.get<std::string>();
+            if (!keys_seen.back().insert(key).second)
+                throw_invalid(code::invalid_argument, key, "it twice in one JSON object",
+                              "given once per object (JSON readers disagree on which copy "
+                              "counts)");
+        }
+        return true;
+    };
     try {
-        return json::parse(text);
+        return json::parse(text, refuse_duplicates);
     } catch (const json::parse_error& error) {
         // error.byte is the 1-based position of the character that could not be read.
         std::string reason = error.what();

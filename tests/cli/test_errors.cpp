@@ -214,6 +214,14 @@ TEST_CASE("JSON of the wrong shape", "[cli][errors]") {
     missing.erase("passage");
     expect_error(run_test(missing), invalid_argument, {"`passage`", "no such field", "array"});
 
+    std::string twice = make_input().dump();
+    twice.insert(1, "\"alpha\":0.5,\"alpha\":0.01,");
+    expect_error(run_test_text(twice), invalid_argument, {"`alpha`", "twice", "once"});
+    std::string pool_twice = make_input().dump();
+    const std::size_t pools_at = pool_twice.find("\"pools\":{") + std::strlen("\"pools\":{");
+    pool_twice.insert(pools_at, "\"B\":[[1,2,3,4,5,6],[1,2,3,4,5,7]],");
+    expect_error(run_test_text(pool_twice), invalid_argument, {"`B`", "twice"});
+
     json typo = make_input();
     typo["aplha"] = 0.1;
     expect_error(run_test(typo), invalid_argument,
