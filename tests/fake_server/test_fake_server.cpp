@@ -21,6 +21,7 @@
 #include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/synthetic_text.hpp"
 #include "llmvalidate/task.hpp"
+#include "llmvalidate/transport.hpp"
 
 using nlohmann::json;
 using namespace llmv;
@@ -630,4 +631,63 @@ TEST_CASE("The shipped task prompts are understood: n passages for the label, an
         }
         CHECK(server.count("openai.chat") == task.labels().size() * 2 * 5);
     }
+}
+
+TEST_CASE("The libcurl transport against the fake server: every provider end to end") {
+    FakeServer server;
+    server.start();
+    llmv::TransportOptions options;
+    options.retry.max_retries = 0;
+    llmv::Transport transport(options);
+    auto config = config_for(server, "/v1");
+    config.api_key = "test-key";
+
+    auto openai = make_chat_provider("openai", config);
+    auto request = ChatRequest::user_prompt("m", "Write 2 passages that are Neutral.");
+    request.json_schema = passages_json_schema(2);
+    const auto chat = openai->parse_response(transport.perform(openai->build_request(request)).response);
+    REQUIRE(chat.ok);
+    CHECK(parse_passages_answer(chat.text, 2).status == AnswerStatus::ok);
+
+    auto aws = config_for(server, "");
+    aws.aws_access_key_id = "AKIDEXAMPLE";
+    aws.aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    aws.aws_session_token = "session-token-for-test";
+    auto bedrock = make_chat_provider("bedrock", aws);
+
+    // curl signs (CURLOPT_AWS_SIGV4) and the server recomputes the signature: accepted.
+    auto plain_model = request;
+    plain_model.model = "amazon.titan-text-express-v1";
+    const auto signed_by_curl = transport.perform(bedrock->build_request(plain_model));
+    CHECK(signed_by_curl.response.status == 200);
+    CHECK(bedrock->parse_response(signed_by_curl.response).ok);
+
+    // A model id with ':' signed by the engine's own signer: accepted.
+    auto colon_model = request;
+    colon_model.model = "anthropic.claude-3-5-sonnet-20240620-v1:0";
+    HttpRequest engine_signed = bedrock->build_request(colon_model);
+    sign_aws_sigv4(engine_signed, std::time(nullptr));
+    const auto accepted = transport.perform(engine_signed);
+    CHECK(accepted.response.status == 200);
+    CHECK(bedrock->parse_response(accepted.response).ok);
+
+    // The same signed by curl: AWS (and this server) encode the path once more than curl
+    // 7.x does, so curl's signature is rejected there. Reported, not asserted: newer curl
+    // releases may sign it right.
+    const auto by_curl = transport.perform(bedrock->build_request(colon_model));
+    if (by_curl.response.status != 200) {
+        WARN("libcurl's SigV4 signature for a model id with ':' was rejected (HTTP "
+             << by_curl.response.status << "); sign with llmv::sign_aws_sigv4 instead");
+    }
+
+    auto titan = make_embedding_provider("bedrock-titan", aws);
+    HttpRequest titan_request = titan->build_request({"amazon.titan-embed-text-v2:0", {"hello"}, std::nullopt, true});
+    sign_aws_sigv4(titan_request, std::time(nullptr));
+    CHECK(titan->parse_response(transport.perform(titan_request).response, 1).ok);
+    auto ollama = make_embedding_provider("ollama", config_for(server, ""));
+    CHECK(ollama->parse_response(transport.perform(ollama->build_request({"m", {"a", "b"}, std::nullopt, true})).response, 2).ok);
+    auto anthropic_config = config_for(server, "");
+    anthropic_config.api_key = "test-key";
+    auto anthropic = make_chat_provider("anthropic", anthropic_config);
+    CHECK(anthropic->parse_response(transport.perform(anthropic->build_request(request)).response).ok);
 }
