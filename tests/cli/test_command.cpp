@@ -410,3 +410,19 @@ TEST_CASE("options reach the tests", "[cli]") {
     CHECK(back["lower_bound"].get<double>() ==
           Approx(clopper_pearson_lower_reference(back["counts"]["A"], 12, 0.1)).margin(1e-9));
 }
+
+TEST_CASE("no input on a terminal is a usage error rather than a hang", "[cli][io]") {
+    // `script` (util-linux, essential on Debian) gives the command a terminal as stdin.
+    if (::access("/usr/bin/script", X_OK) != 0) {
+        WARN("no /usr/bin/script: terminal check skipped");
+        return;
+    }
+    TempDir dir;
+    const std::string output = dir.file("terminal");
+    const std::string command = "/usr/bin/script -qec \"'" + std::string(LLMV_CLI) +
+                                "' test\" /dev/null < /dev/null > '" + output + "' 2>&1";
+    const int status = std::system(command.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(contains(read_file(output), "llmvalidate: error [llmv.cli.usage]: no input"));
+}
