@@ -410,7 +410,7 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
     }
 }
 
-TEST_CASE("Embeddings: openai batch, bedrock-titan with SigV4, ollama; similar texts are closer") {
+TEST_CASE("Embeddings: openai batch, bedrock-titan with SigV4, ollama (similar texts are closer)") {
     FakeServer server;
     server.start();
     const SyntheticText generator;

@@ -45,7 +45,7 @@ TEST_CASE("passages: quotes, brackets, escapes and unicode inside texts survive"
     CHECK(parsed.passages[3] == "Ünïcödé “curly” 日本語 🚀");
 }
 
-TEST_CASE("passages: wrong count keeps the texts; broken answers are unparseable with the raw text") {
+TEST_CASE("passages: wrong count keeps the texts and broken answers are unparseable, raw text kept") {
     const auto short_answer = parse_passages_answer(R"({"passages": ["a", "b"]})", 3);
     CHECK(short_answer.status == AnswerStatus::wrong_count);
     CHECK(short_answer.passages.size() == 2);
