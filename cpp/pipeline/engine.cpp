@@ -1092,23 +1092,39 @@ private:
         into.output_tokens += from.output_tokens;
     }
 
+    // The summaries from the few fields kept per passage (not whole PassageResults: a
+    // 20,000-row batch must not hold 20,000 results at the end either).
     BatchSummary summary_from_compact() {
         std::sort(compact_.begin(), compact_.end(),
                   [](const CompactResult& a, const CompactResult& b) { return a.index < b.index; });
-        std::vector<PassageResult> light;
-        light.reserve(compact_.size());
+        BatchSummary summary;
+        stats::PassageSummaryInput input;
+        bool any_human = false;
         for (const CompactResult& compact : compact_) {
-            PassageResult result;
-            result.index = compact.index;
-            result.id = compact.id;
-            result.ok = compact.ok;
-            result.label = compact.label;
-            result.verdict = compact.verdict;
-            result.human_label = compact.human_label;
-            result.tests.validation.p_value = compact.p_value;
-            light.push_back(std::move(result));
+            if (compact.ok && !compact.human_label.empty()) any_human = true;
         }
-        return summarize(light, labels_);
+        for (CompactResult& compact : compact_) {
+            ++summary.n_passages;
+            if (!compact.ok) {
+                ++summary.n_failed;
+                continue;
+            }
+            summary.ids.push_back(std::move(compact.id));
+            summary.p_values.push_back(compact.p_value);
+            input.llm_label.push_back(std::move(compact.label));
+            input.verdict.push_back(compact.verdict);
+            if (any_human) input.human_label.push_back(std::move(compact.human_label));
+            switch (compact.verdict) {
+                case stats::Verdict::valid: ++summary.n_valid; break;
+                case stats::Verdict::invalid: ++summary.n_invalid; break;
+                case stats::Verdict::inconclusive: ++summary.n_inconclusive; break;
+            }
+        }
+        compact_.clear();
+        compact_.shrink_to_fit();
+        summary.p_bh = stats::benjamini_hochberg(summary.p_values);
+        if (!input.llm_label.empty()) summary.summary = stats::summarize_passages(input, labels_);
+        return summary;
     }
 
     const ValidationConfig& config_;
