@@ -16,9 +16,10 @@ const char* anthropic_version = "2023-06-01";
 const int default_max_tokens = 4096;
 
 class AnthropicChat final : public ChatProvider {
-public:
+  public:
     explicit AnthropicChat(const ProviderConfig& config)
-        : connect_timeout_ms_(config.connect_timeout_ms), total_timeout_ms_(config.total_timeout_ms) {
+        : connect_timeout_ms_(config.connect_timeout_ms),
+          total_timeout_ms_(config.total_timeout_ms) {
         detail::check_options(config, "anthropic", {"structured"});
         structured_ = detail::option(config, "structured", "tool");
         if (structured_ != "tool" && structured_ != "prompt") {
@@ -30,8 +31,9 @@ public:
         if (base_url_.empty()) base_url_ = "https://api.anthropic.com";
         api_key_ = detail::first_set(config, config.api_key, {"ANTHROPIC_API_KEY"});
         if (api_key_.empty()) {
-            throw Error(code::provider_config,
-                        "provider `anthropic` needs an API key: set `api_key` or ANTHROPIC_API_KEY");
+            throw Error(
+                code::provider_config,
+                "provider `anthropic` needs an API key: set `api_key` or ANTHROPIC_API_KEY");
         }
         key_source_ = config.api_key.empty() ? "$ANTHROPIC_API_KEY" : "argument";
     }
@@ -48,7 +50,8 @@ public:
     HttpRequest build_request(const ChatRequest& request) const override {
         detail::check_model(request.model, "anthropic");
         if (request.temperature < 0 || request.temperature > 1) {
-            throw_invalid(code::invalid_argument, "temperature", std::to_string(request.temperature),
+            throw_invalid(code::invalid_argument, "temperature",
+                          std::to_string(request.temperature),
                           "between 0 and 1 for provider `anthropic`");
         }
         json body = json::object();
@@ -68,13 +71,15 @@ public:
         if (!request.json_schema.empty()) {
             json schema = detail::parse_schema(request.json_schema);
             if (structured_ == "tool" && schema.value("type", "") == "object") {
-                body["tools"] = json::array({{{"name", request.schema_name},
-                                              {"description", "Record the answer in the required structure."},
-                                              {"input_schema", schema}}});
+                body["tools"] =
+                    json::array({{{"name", request.schema_name},
+                                  {"description", "Record the answer in the required structure."},
+                                  {"input_schema", schema}}});
                 body["tool_choice"] = {{"type", "tool"}, {"name", request.schema_name}};
             } else {  // tools take object schemas only; other schemas go in the prompt
                 system += std::string(system.empty() ? "" : "\n\n") +
-                          "Answer with JSON only, valid against this JSON Schema:\n" + schema.dump();
+                          "Answer with JSON only, valid against this JSON Schema:\n" +
+                          schema.dump();
             }
         }
         if (!system.empty()) body["system"] = system;
@@ -113,7 +118,8 @@ public:
             if (type == "tool_use" && block.contains("input")) {
                 text = block["input"].dump();  // the tool input is the structured answer
                 tool_answer = true;
-            } else if (type == "text" && !tool_answer && block.contains("text") && block["text"].is_string()) {
+            } else if (type == "text" && !tool_answer && block.contains("text") &&
+                       block["text"].is_string()) {
                 text += block["text"].get<std::string>();
             }
         }
@@ -122,7 +128,8 @@ public:
             result.finish_reason = body["stop_reason"].get<std::string>();
         }
         result.refused = result.finish_reason == "refusal";
-        if (body.contains("model") && body["model"].is_string()) result.model = body["model"].get<std::string>();
+        if (body.contains("model") && body["model"].is_string())
+            result.model = body["model"].get<std::string>();
         if (body.contains("usage")) {
             result.input_tokens = detail::int_field(body["usage"], "input_tokens");
             result.output_tokens = detail::int_field(body["usage"], "output_tokens");
@@ -131,7 +138,7 @@ public:
         return result;
     }
 
-private:
+  private:
     std::string base_url_;
     std::string api_key_;
     std::string key_source_;

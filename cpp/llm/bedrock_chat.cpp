@@ -16,7 +16,7 @@ namespace {
 const int default_max_tokens = 4096;
 
 class BedrockChat final : public ChatProvider {
-public:
+  public:
     explicit BedrockChat(const ProviderConfig& config) : endpoint_(config, "bedrock") {
         detail::check_options(config, "bedrock", {"structured"});
         structured_ = detail::option(config, "structured", "tool");
@@ -37,7 +37,8 @@ public:
         json body = json::object();
         json messages = json::array();
         for (const auto& message : request.messages) {
-            messages.push_back({{"role", message.role}, {"content", json::array({{{"text", message.content}}})}});
+            messages.push_back(
+                {{"role", message.role}, {"content", json::array({{{"text", message.content}}})}});
         }
         if (messages.empty()) {
             throw_invalid(code::invalid_argument, "messages", "no message", "at least one message");
@@ -52,14 +53,17 @@ public:
             json schema = detail::parse_schema(request.json_schema);
             if (structured_ == "tool" && schema.value("type", "") == "object") {
                 body["toolConfig"] = {
-                    {"tools", json::array({{{"toolSpec",
-                                             {{"name", request.schema_name},
-                                              {"description", "Record the answer in the required structure."},
-                                              {"inputSchema", {{"json", schema}}}}}}})},
+                    {"tools",
+                     json::array(
+                         {{{"toolSpec",
+                            {{"name", request.schema_name},
+                             {"description", "Record the answer in the required structure."},
+                             {"inputSchema", {{"json", schema}}}}}}})},
                     {"toolChoice", {{"tool", {{"name", request.schema_name}}}}}};
             } else {
                 system += std::string(system.empty() ? "" : "\n\n") +
-                          "Answer with JSON only, valid against this JSON Schema:\n" + schema.dump();
+                          "Answer with JSON only, valid against this JSON Schema:\n" +
+                          schema.dump();
             }
         }
         if (!system.empty()) body["system"] = json::array({{{"text", system}}});
@@ -77,18 +81,21 @@ public:
         const json* content = nullptr;
         if (body.is_object() && body.contains("output") && body["output"].is_object() &&
             body["output"].contains("message") && body["output"]["message"].is_object() &&
-            body["output"]["message"].contains("content") && body["output"]["message"]["content"].is_array()) {
+            body["output"]["message"].contains("content") &&
+            body["output"]["message"]["content"].is_array()) {
             content = &body["output"]["message"]["content"];
         }
         if (!content) {
-            result.error = detail::malformed_response(response, "has no output.message.content", endpoint_.secrets());
+            result.error = detail::malformed_response(response, "has no output.message.content",
+                                                      endpoint_.secrets());
             return result;
         }
         std::string text;
         bool tool_answer = false;
         for (const auto& block : *content) {
             if (!block.is_object()) continue;
-            if (block.contains("toolUse") && block["toolUse"].is_object() && block["toolUse"].contains("input")) {
+            if (block.contains("toolUse") && block["toolUse"].is_object() &&
+                block["toolUse"].contains("input")) {
                 text = block["toolUse"]["input"].dump();
                 tool_answer = true;
             } else if (!tool_answer && block.contains("text") && block["text"].is_string()) {
@@ -109,7 +116,7 @@ public:
         return result;
     }
 
-private:
+  private:
     detail::BedrockEndpoint endpoint_;
     std::string structured_;
 };

@@ -19,13 +19,16 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
         secrets_.push_back(bearer_token_);
     } else {
         access_key_id_ = first_set(config, config.aws_access_key_id, {"AWS_ACCESS_KEY_ID"});
-        secret_access_key_ = first_set(config, config.aws_secret_access_key, {"AWS_SECRET_ACCESS_KEY"});
+        secret_access_key_ =
+            first_set(config, config.aws_secret_access_key, {"AWS_SECRET_ACCESS_KEY"});
         session_token_ = first_set(config, config.aws_session_token, {"AWS_SESSION_TOKEN"});
         if (access_key_id_.empty() || secret_access_key_.empty()) {
-            throw Error(code::provider_config,
-                        "provider `" + provider + "` needs credentials: a Bedrock API key "
-                        "(`api_key` or AWS_BEARER_TOKEN_BEDROCK), or AWS keys (AWS_ACCESS_KEY_ID "
-                        "and AWS_SECRET_ACCESS_KEY, optionally AWS_SESSION_TOKEN)");
+            throw Error(
+                code::provider_config,
+                "provider `" + provider +
+                    "` needs credentials: a Bedrock API key "
+                    "(`api_key` or AWS_BEARER_TOKEN_BEDROCK), or AWS keys (AWS_ACCESS_KEY_ID "
+                    "and AWS_SECRET_ACCESS_KEY, optionally AWS_SESSION_TOKEN)");
         }
         auth_source_ = std::string("SigV4 with AWS access keys") +
                        (session_token_.empty() ? "" : " and a session token");
@@ -57,7 +60,8 @@ HttpRequest BedrockEndpoint::request(const std::string& model, const std::string
 }
 
 std::string BedrockEndpoint::describe(const std::string& provider) const {
-    return detail::describe(provider, {{"region", region_}, {"base", base_url_}, {"auth", auth_source_}});
+    return detail::describe(provider,
+                            {{"region", region_}, {"base", base_url_}, {"auth", auth_source_}});
 }
 
 std::string BedrockEndpoint::identity() const { return base_url_ + " " + region_; }

@@ -11,15 +11,16 @@
 namespace llmv::detail {
 
 class BedrockEndpoint {
-public:
+  public:
     BedrockEndpoint(const ProviderConfig& config, const std::string& provider);
     // POST {base}/model/{modelId}/{action}, the model id percent-encoded (ids contain ':').
-    HttpRequest request(const std::string& model, const std::string& action, std::string body) const;
+    HttpRequest request(const std::string& model, const std::string& action,
+                        std::string body) const;
     std::string describe(const std::string& provider) const;
     std::string identity() const;
     const std::vector<std::string>& secrets() const { return secrets_; }
 
-private:
+  private:
     std::string region_;
     std::string base_url_;
     std::string bearer_token_;

@@ -13,20 +13,24 @@ using nlohmann::json;
 namespace {
 
 class BedrockTitanEmbeddings final : public EmbeddingProvider {
-public:
-    explicit BedrockTitanEmbeddings(const ProviderConfig& config) : endpoint_(config, "bedrock-titan") {
+  public:
+    explicit BedrockTitanEmbeddings(const ProviderConfig& config)
+        : endpoint_(config, "bedrock-titan") {
         detail::check_options(config, "bedrock-titan", {});
     }
 
     std::string name() const override { return "bedrock-titan"; }
     std::string description() const override { return endpoint_.describe("bedrock-titan"); }
-    std::string endpoint_identity() const override { return "bedrock-titan " + endpoint_.identity(); }
+    std::string endpoint_identity() const override {
+        return "bedrock-titan " + endpoint_.identity();
+    }
     std::size_t max_batch_size() const override { return 1; }
 
     HttpRequest build_request(const EmbeddingRequest& request) const override {
         detail::check_model(request.model, "bedrock-titan");
         if (request.inputs.size() != 1) {
-            throw_invalid(code::invalid_argument, "inputs", std::to_string(request.inputs.size()) + " texts",
+            throw_invalid(code::invalid_argument, "inputs",
+                          std::to_string(request.inputs.size()) + " texts",
                           "exactly 1 text per request for provider `bedrock-titan`");
         }
         json body = {{"inputText", request.inputs.front()}, {"normalize", request.normalize}};
@@ -41,17 +45,20 @@ public:
         return endpoint_.request(request.model, "invoke", body.dump());
     }
 
-    EmbeddingResult parse_response(const HttpResponse& response, std::size_t n_inputs) const override {
+    EmbeddingResult parse_response(const HttpResponse& response,
+                                   std::size_t n_inputs) const override {
         EmbeddingResult result;
         if (!detail::is_success(response)) {
             result.error = detail::http_failure(response, endpoint_.secrets());
             return result;
         }
         const json body = detail::parse_body(response.body);
-        auto vector = body.is_object() && body.contains("embedding") ? detail::read_vector(body["embedding"])
-                                                                     : std::nullopt;
+        auto vector = body.is_object() && body.contains("embedding")
+                          ? detail::read_vector(body["embedding"])
+                          : std::nullopt;
         if (!vector || n_inputs != 1) {
-            result.error = detail::malformed_response(response, "has no embedding array", endpoint_.secrets());
+            result.error =
+                detail::malformed_response(response, "has no embedding array", endpoint_.secrets());
             return result;
         }
         result.vectors.push_back(std::move(*vector));
@@ -60,13 +67,14 @@ public:
         return result;
     }
 
-private:
+  private:
     detail::BedrockEndpoint endpoint_;
 };
 
 }  // namespace
 
-std::unique_ptr<EmbeddingProvider> make_bedrock_titan_embedding_provider(const ProviderConfig& config) {
+std::unique_ptr<EmbeddingProvider> make_bedrock_titan_embedding_provider(
+    const ProviderConfig& config) {
     return std::make_unique<BedrockTitanEmbeddings>(config);
 }
 

@@ -16,7 +16,9 @@ std::uint64_t splitmix64(std::uint64_t x) {
 }
 
 // In [0, 1), from the top 53 bits.
-double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0); }
+double unit(std::uint64_t bits) {
+    return static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0);
+}
 
 }  // namespace
 

@@ -12,11 +12,13 @@ using nlohmann::json;
 namespace {
 
 class OllamaEmbeddings final : public EmbeddingProvider {
-public:
+  public:
     explicit OllamaEmbeddings(const ProviderConfig& config)
-        : connect_timeout_ms_(config.connect_timeout_ms), total_timeout_ms_(config.total_timeout_ms) {
+        : connect_timeout_ms_(config.connect_timeout_ms),
+          total_timeout_ms_(config.total_timeout_ms) {
         detail::check_options(config, "ollama", {"max_batch_size"});
-        base_url_ = detail::strip_trailing_slashes(detail::first_set(config, config.base_url, {"OLLAMA_HOST"}));
+        base_url_ = detail::strip_trailing_slashes(
+            detail::first_set(config, config.base_url, {"OLLAMA_HOST"}));
         if (base_url_.empty()) base_url_ = "http://127.0.0.1:11434";
         if (base_url_.find("://") == std::string::npos) base_url_ = "http://" + base_url_;
         const std::string batch = detail::option(config, "max_batch_size", "256");
@@ -30,14 +32,17 @@ public:
     }
 
     std::string name() const override { return "ollama"; }
-    std::string description() const override { return detail::describe("ollama", {{"base", base_url_}}); }
+    std::string description() const override {
+        return detail::describe("ollama", {{"base", base_url_}});
+    }
     std::string endpoint_identity() const override { return "ollama " + base_url_; }
     std::size_t max_batch_size() const override { return max_batch_size_; }
 
     HttpRequest build_request(const EmbeddingRequest& request) const override {
         detail::check_model(request.model, "ollama");
         if (request.inputs.empty() || request.inputs.size() > max_batch_size_) {
-            throw_invalid(code::invalid_argument, "inputs", std::to_string(request.inputs.size()) + " texts",
+            throw_invalid(code::invalid_argument, "inputs",
+                          std::to_string(request.inputs.size()) + " texts",
                           "1 to " + std::to_string(max_batch_size_) + " texts per request");
         }
         json body = {{"model", request.model}, {"input", request.inputs}};
@@ -51,7 +56,8 @@ public:
         return http;
     }
 
-    EmbeddingResult parse_response(const HttpResponse& response, std::size_t n_inputs) const override {
+    EmbeddingResult parse_response(const HttpResponse& response,
+                                   std::size_t n_inputs) const override {
         EmbeddingResult result;
         if (!detail::is_success(response)) {
             result.error = detail::http_failure(response, {});
@@ -61,25 +67,28 @@ public:
         if (!body.is_object() || !body.contains("embeddings") || !body["embeddings"].is_array() ||
             body["embeddings"].size() != n_inputs) {
             result.error = detail::malformed_response(
-                response, "does not have one embedding per input (" + std::to_string(n_inputs) + ")", {});
+                response,
+                "does not have one embedding per input (" + std::to_string(n_inputs) + ")", {});
             return result;
         }
         for (const auto& item : body["embeddings"]) {
             auto vector = detail::read_vector(item);
             if (!vector) {
                 result.vectors.clear();
-                result.error = detail::malformed_response(response, "has an embedding that is not numbers", {});
+                result.error = detail::malformed_response(
+                    response, "has an embedding that is not numbers", {});
                 return result;
             }
             result.vectors.push_back(std::move(*vector));
         }
         result.input_tokens = detail::int_field(body, "prompt_eval_count");
-        if (body.contains("model") && body["model"].is_string()) result.model = body["model"].get<std::string>();
+        if (body.contains("model") && body["model"].is_string())
+            result.model = body["model"].get<std::string>();
         result.ok = true;
         return result;
     }
 
-private:
+  private:
     std::string base_url_;
     std::size_t max_batch_size_ = 256;
     long connect_timeout_ms_;

@@ -12,18 +12,21 @@ using nlohmann::json;
 namespace {
 
 class OpenAIChat final : public ChatProvider {
-public:
+  public:
     explicit OpenAIChat(const ProviderConfig& config) : endpoint_(config, "openai") {
-        detail::check_options(config, "openai",
-                              {"flavor", "api_version", "api_key_env", "max_tokens_field", "strict"});
+        detail::check_options(
+            config, "openai",
+            {"flavor", "api_version", "api_key_env", "max_tokens_field", "strict"});
         max_tokens_field_ = detail::option(config, "max_tokens_field", "max_tokens");
         if (max_tokens_field_ != "max_tokens" && max_tokens_field_ != "max_completion_tokens") {
-            throw_invalid(code::provider_config, "options$max_tokens_field", "\"" + max_tokens_field_ + "\"",
+            throw_invalid(code::provider_config, "options$max_tokens_field",
+                          "\"" + max_tokens_field_ + "\"",
                           "\"max_tokens\" or \"max_completion_tokens\"");
         }
         const std::string strict = detail::option(config, "strict", "true");
         if (strict != "true" && strict != "false") {
-            throw_invalid(code::provider_config, "options$strict", "\"" + strict + "\"", "\"true\" or \"false\"");
+            throw_invalid(code::provider_config, "options$strict", "\"" + strict + "\"",
+                          "\"true\" or \"false\"");
         }
         strict_ = strict == "true";
     }
@@ -37,7 +40,8 @@ public:
         json body = json::object();
         body["model"] = request.model;
         json messages = json::array();
-        if (!request.system.empty()) messages.push_back({{"role", "system"}, {"content", request.system}});
+        if (!request.system.empty())
+            messages.push_back({{"role", "system"}, {"content", request.system}});
         for (const auto& message : request.messages) {
             messages.push_back({{"role", message.role}, {"content", message.content}});
         }
@@ -50,11 +54,11 @@ public:
         if (request.max_tokens) body[max_tokens_field_] = *request.max_tokens;
         if (request.seed) body["seed"] = *request.seed;
         if (!request.json_schema.empty()) {
-            body["response_format"] = {
-                {"type", "json_schema"},
-                {"json_schema",
-                 {{"name", request.schema_name}, {"strict", strict_},
-                  {"schema", detail::parse_schema(request.json_schema)}}}};
+            body["response_format"] = {{"type", "json_schema"},
+                                       {"json_schema",
+                                        {{"name", request.schema_name},
+                                         {"strict", strict_},
+                                         {"schema", detail::parse_schema(request.json_schema)}}}};
         }
         return endpoint_.request("chat/completions", request.model, body.dump());
     }
@@ -81,7 +85,8 @@ public:
         if (choices == body.end() || !choices->is_array() || choices->empty() ||
             !(*choices)[0].is_object() || !(*choices)[0].contains("message") ||
             !(*choices)[0]["message"].is_object()) {
-            result.error = detail::malformed_response(response, "has no choices[0].message", endpoint_.secrets());
+            result.error = detail::malformed_response(response, "has no choices[0].message",
+                                                      endpoint_.secrets());
             return result;
         }
         const json& choice = (*choices)[0];
@@ -93,14 +98,16 @@ public:
         } else if (message.contains("content") && message["content"].is_string()) {
             result.text = message["content"].get<std::string>();
         } else if (!(message.contains("content") && message["content"].is_null())) {
-            result.error = detail::malformed_response(response, "has no message content", endpoint_.secrets());
+            result.error =
+                detail::malformed_response(response, "has no message content", endpoint_.secrets());
             return result;
         }
         if (choice.contains("finish_reason") && choice["finish_reason"].is_string()) {
             result.finish_reason = choice["finish_reason"].get<std::string>();
         }
         if (result.refused && result.finish_reason.empty()) result.finish_reason = "refusal";
-        if (body.contains("model") && body["model"].is_string()) result.model = body["model"].get<std::string>();
+        if (body.contains("model") && body["model"].is_string())
+            result.model = body["model"].get<std::string>();
         if (body.contains("usage")) {
             result.input_tokens = detail::int_field(body["usage"], "prompt_tokens");
             result.output_tokens = detail::int_field(body["usage"], "completion_tokens");
@@ -109,7 +116,7 @@ public:
         return result;
     }
 
-private:
+  private:
     detail::OpenAIEndpoint endpoint_;
     std::string max_tokens_field_;
     bool strict_ = true;

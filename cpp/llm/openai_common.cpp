@@ -18,36 +18,45 @@ OpenAIEndpoint::OpenAIEndpoint(const ProviderConfig& config, const std::string& 
                       "\"openai\" (any OpenAI-compatible server) or \"azure\"");
     }
     azure_ = flavor == "azure";
-    const std::string key_env = option(config, "api_key_env", azure_ ? "AZURE_OPENAI_API_KEY" : "OPENAI_API_KEY");
+    const std::string key_env =
+        option(config, "api_key_env", azure_ ? "AZURE_OPENAI_API_KEY" : "OPENAI_API_KEY");
     api_key_ = first_set(config, config.api_key, {key_env});
     key_source_ = !config.api_key.empty() ? "argument" : (api_key_.empty() ? "" : "$" + key_env);
     if (azure_) {
-        base_url_ = strip_trailing_slashes(first_set(config, config.base_url, {"AZURE_OPENAI_ENDPOINT"}));
-        api_version_ = first_set(config, option(config, "api_version", ""), {"AZURE_OPENAI_API_VERSION"});
+        base_url_ =
+            strip_trailing_slashes(first_set(config, config.base_url, {"AZURE_OPENAI_ENDPOINT"}));
+        api_version_ =
+            first_set(config, option(config, "api_version", ""), {"AZURE_OPENAI_API_VERSION"});
         if (api_version_.empty()) api_version_ = default_azure_api_version;
         if (base_url_.empty()) {
-            throw Error(code::provider_config,
-                        "provider `" + provider + "` with flavor \"azure\" needs a base URL: set "
-                        "`base_url` or AZURE_OPENAI_ENDPOINT (https://<resource>.openai.azure.com)");
+            throw Error(
+                code::provider_config,
+                "provider `" + provider +
+                    "` with flavor \"azure\" needs a base URL: set "
+                    "`base_url` or AZURE_OPENAI_ENDPOINT (https://<resource>.openai.azure.com)");
         }
         if (api_key_.empty()) {
-            throw Error(code::provider_config, "provider `" + provider + "` with flavor \"azure\" needs an "
-                        "API key: set `api_key` or " + key_env);
+            throw Error(code::provider_config, "provider `" + provider +
+                                                   "` with flavor \"azure\" needs an "
+                                                   "API key: set `api_key` or " +
+                                                   key_env);
         }
     } else {
         base_url_ = strip_trailing_slashes(first_set(config, config.base_url, {"OPENAI_BASE_URL"}));
         if (base_url_.empty()) base_url_ = default_openai_base;
         // Local servers (Ollama, vLLM, llama-server) need no key; OpenAI itself does.
         if (api_key_.empty() && base_url_ == default_openai_base) {
-            throw Error(code::provider_config, "provider `" + provider + "` at " + base_url_ +
-                        " needs an API key: set `api_key` or " + key_env +
-                        " (or set `base_url` to a local server that needs none)");
+            throw Error(code::provider_config,
+                        "provider `" + provider + "` at " + base_url_ +
+                            " needs an API key: set `api_key` or " + key_env +
+                            " (or set `base_url` to a local server that needs none)");
         }
     }
     if (!api_key_.empty()) secrets_.push_back(api_key_);
 }
 
-HttpRequest OpenAIEndpoint::request(const std::string& path, const std::string& model, std::string body) const {
+HttpRequest OpenAIEndpoint::request(const std::string& path, const std::string& model,
+                                    std::string body) const {
     HttpRequest request;
     request.method = "POST";
     if (azure_) {
@@ -67,10 +76,11 @@ HttpRequest OpenAIEndpoint::request(const std::string& path, const std::string& 
 }
 
 std::string OpenAIEndpoint::describe(const std::string& provider) const {
-    return detail::describe(provider, {{"flavor", azure_ ? "azure" : "openai-compatible"},
-                                       {"base", base_url_},
-                                       {"api-version", api_version_},
-                                       {"key", key_source_.empty() ? "none" : "from " + key_source_}});
+    return detail::describe(provider,
+                            {{"flavor", azure_ ? "azure" : "openai-compatible"},
+                             {"base", base_url_},
+                             {"api-version", api_version_},
+                             {"key", key_source_.empty() ? "none" : "from " + key_source_}});
 }
 
 std::string OpenAIEndpoint::identity() const {

@@ -10,7 +10,7 @@
 namespace llmv::detail {
 
 class OpenAIEndpoint {
-public:
+  public:
     // Reads options "flavor" ("openai" | "azure"), "api_version", "api_key_env" and the
     // environment; throws provider_config when a required credential is missing.
     OpenAIEndpoint(const ProviderConfig& config, const std::string& provider);
@@ -21,7 +21,7 @@ public:
     const std::vector<std::string>& secrets() const { return secrets_; }
     bool azure() const { return azure_; }
 
-private:
+  private:
     bool azure_ = false;
     std::string base_url_;
     std::string api_version_;

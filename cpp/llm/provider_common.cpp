@@ -35,7 +35,7 @@ std::string ChatRequest::canonical_json() const {
     out["max_tokens"] = max_tokens ? json(*max_tokens) : json(nullptr);
     out["seed"] = seed ? json(*seed) : json(nullptr);
     json schema = json::parse(json_schema, nullptr, false);
-    out["json_schema"] = json_schema.empty() ? json(nullptr)
+    out["json_schema"] = json_schema.empty()     ? json(nullptr)
                          : schema.is_discarded() ? json(json_schema)
                                                  : schema;
     out["schema_name"] = schema_name;
@@ -80,7 +80,8 @@ long long days_from_civil(long long year, unsigned month, unsigned day) {
     const long long era = (year >= 0 ? year : year - 399) / 400;
     const unsigned year_of_era = static_cast<unsigned>(year - era * 400);
     const unsigned day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-    const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    const unsigned day_of_era =
+        year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     return era * 146097 + static_cast<long long>(day_of_era) - 719468;
 }
 
@@ -102,7 +103,8 @@ std::optional<double> parse_http_date(const std::string& text) {
     if (month == 0 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
         return std::nullopt;
     }
-    const long long days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+    const long long days =
+        days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
     return static_cast<double>(days * 86400 + hour * 3600 + minute * 60 + second);
 }
 
@@ -122,7 +124,8 @@ std::optional<double> parse_rfc3339(const std::string& text) {
             offset = (zone_hours * 3600.0 + zone_minutes * 60.0) * (text[zone_at] == '-' ? -1 : 1);
         }
     }
-    const long long days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+    const long long days =
+        days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
     return static_cast<double>(days * 86400 + hour * 3600 + minute * 60) + second - offset;
 }
 
@@ -158,7 +161,8 @@ std::optional<double> parse_duration(const std::string& text) {
     return total;
 }
 
-const std::string* header(const std::map<std::string, std::string>& headers, const std::string& name) {
+const std::string* header(const std::map<std::string, std::string>& headers,
+                          const std::string& name) {
     auto found = headers.find(name);
     return found == headers.end() ? nullptr : &found->second;
 }
@@ -263,14 +267,17 @@ void check_options(const ProviderConfig& config, const std::string& provider,
     for (const auto& [key, value] : config.options) {
         if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
             std::string list;
-            for (const auto& name : allowed) list += (list.empty() ? "" : ", ") + ("\"" + name + "\"");
-            throw_invalid(code::provider_config, "options", "\"" + key + "\" for provider `" + provider + "`",
+            for (const auto& name : allowed)
+                list += (list.empty() ? "" : ", ") + ("\"" + name + "\"");
+            throw_invalid(code::provider_config, "options",
+                          "\"" + key + "\" for provider `" + provider + "`",
                           allowed.empty() ? "empty for this provider" : "one of " + list);
         }
     }
 }
 
-std::string option(const ProviderConfig& config, const std::string& key, const std::string& fallback) {
+std::string option(const ProviderConfig& config, const std::string& key,
+                   const std::string& fallback) {
     auto found = config.options.find(key);
     return found == config.options.end() ? fallback : found->second;
 }
@@ -350,14 +357,16 @@ ProviderError http_failure(const HttpResponse& response, const std::vector<std::
         }
         if (type.empty()) {
             auto amazon = response.headers.find("x-amzn-errortype");
-            if (amazon != response.headers.end()) type = amazon->second.substr(0, amazon->second.find(':'));
+            if (amazon != response.headers.end())
+                type = amazon->second.substr(0, amazon->second.find(':'));
         }
         if (message.empty()) {
-            message = response.body.empty() ? "HTTP " + std::to_string(response.status) + " with an empty body"
-                                             : abbreviate(response.body, 300);
+            message = response.body.empty()
+                          ? "HTTP " + std::to_string(response.status) + " with an empty body"
+                          : abbreviate(response.body, 300);
         }
-        error.message = "HTTP " + std::to_string(response.status) + (type.empty() ? "" : " " + type) +
-                        ": " + message;
+        error.message = "HTTP " + std::to_string(response.status) +
+                        (type.empty() ? "" : " " + type) + ": " + message;
         error.provider_type = type;
     }
     error.message = redact(error.message, secrets);

@@ -36,6 +36,7 @@ bool is_success(const HttpResponse& response);
 nlohmann::json parse_body(const std::string& body);
 std::int64_t int_field(const nlohmann::json& object, const char* key);
 // "openai (base https://api.openai.com/v1, auth bearer)"
-std::string describe(const std::string& name, const std::vector<std::pair<std::string, std::string>>& facts);
+std::string describe(const std::string& name,
+                     const std::vector<std::pair<std::string, std::string>>& facts);
 
 }  // namespace llmv::detail

@@ -45,13 +45,15 @@ Factory find(std::vector<std::pair<std::string, Factory>>& table, const std::str
         if (known == name) return factory;
     }
     std::string names;
-    for (const auto& entry : table) names += (names.empty() ? "" : ", ") + ("\"" + entry.first + "\"");
+    for (const auto& entry : table)
+        names += (names.empty() ? "" : ", ") + ("\"" + entry.first + "\"");
     throw_invalid(code::invalid_argument, "provider", "\"" + name + "\"",
                   std::string("one of the ") + kind + " providers " + names);
 }
 
 template <typename Factory>
-void put(std::vector<std::pair<std::string, Factory>>& table, const std::string& name, Factory factory) {
+void put(std::vector<std::pair<std::string, Factory>>& table, const std::string& name,
+         Factory factory) {
     for (auto& entry : table) {
         if (entry.first == name) {
             entry.second = std::move(factory);
@@ -63,7 +65,8 @@ void put(std::vector<std::pair<std::string, Factory>>& table, const std::string&
 
 }  // namespace
 
-std::unique_ptr<ChatProvider> make_chat_provider(const std::string& name, const ProviderConfig& config) {
+std::unique_ptr<ChatProvider> make_chat_provider(const std::string& name,
+                                                 const ProviderConfig& config) {
     ChatProviderFactory factory;
     {
         std::lock_guard<std::mutex> lock(registry().mutex);

@@ -45,8 +45,9 @@ std::vector<json> json_values(const std::string& text) {
             }
         }
         if (balanced) {
-            json value = json::parse(text.begin() + static_cast<std::ptrdiff_t>(start),
-                                     text.begin() + static_cast<std::ptrdiff_t>(end) + 1, nullptr, false);
+            json value =
+                json::parse(text.begin() + static_cast<std::ptrdiff_t>(start),
+                            text.begin() + static_cast<std::ptrdiff_t>(end) + 1, nullptr, false);
             if (!value.is_discarded()) {
                 values.push_back(std::move(value));
                 start = end + 1;
@@ -143,10 +144,14 @@ bool is_edge_junk(const std::string& text, std::size_t at, std::size_t& width) {
 
 const char* to_string(AnswerStatus status) {
     switch (status) {
-        case AnswerStatus::ok: return "ok";
-        case AnswerStatus::unparseable: return "unparseable";
-        case AnswerStatus::wrong_count: return "wrong_count";
-        case AnswerStatus::label_outside_set: return "label_outside_set";
+        case AnswerStatus::ok:
+            return "ok";
+        case AnswerStatus::unparseable:
+            return "unparseable";
+        case AnswerStatus::wrong_count:
+            return "wrong_count";
+        case AnswerStatus::label_outside_set:
+            return "label_outside_set";
     }
     return "unknown";
 }
@@ -183,7 +188,8 @@ std::optional<std::string> find_json_value(const std::string& text) {
     return values.front().dump();
 }
 
-PassagesAnswer parse_passages_answer(const std::string& answer, std::optional<std::size_t> expected_count) {
+PassagesAnswer parse_passages_answer(const std::string& answer,
+                                     std::optional<std::size_t> expected_count) {
     PassagesAnswer out;
     out.raw = answer;
     const auto values = json_values(answer);
@@ -214,13 +220,15 @@ PassagesAnswer parse_passages_answer(const std::string& answer, std::optional<st
     return out;
 }
 
-LabelAnswer parse_label_answer(const std::string& answer, const std::vector<std::string>& label_set) {
+LabelAnswer parse_label_answer(const std::string& answer,
+                               const std::vector<std::string>& label_set) {
     LabelAnswer out;
     out.raw = answer;
     std::optional<std::string> read;
     for (const auto& value : json_values(answer)) {
         if (value.is_object()) {
-            const json* label = member(value, {"label", "answer", "category", "class", "classification", "sentiment"});
+            const json* label = member(
+                value, {"label", "answer", "category", "class", "classification", "sentiment"});
             if (!label && value.size() == 1) label = &*value.begin();
             if (label && label->is_string()) read = label->get<std::string>();
         } else if (value.is_array() && value.size() == 1 && value[0].is_string()) {
@@ -263,18 +271,22 @@ LabelAnswer parse_label_answer(const std::string& answer, const std::vector<std:
     }
     out.status = AnswerStatus::label_outside_set;
     std::string allowed;
-    for (const auto& label : label_set) allowed += (allowed.empty() ? "" : ", ") + ("\"" + label + "\"");
+    for (const auto& label : label_set)
+        allowed += (allowed.empty() ? "" : ", ") + ("\"" + label + "\"");
     out.problem = "label \"" + *read + "\" is not one of " + allowed;
     return out;
 }
 
 std::string passages_json_schema(std::size_t n) {
-    json schema = {
-        {"type", "object"},
-        {"properties",
-         {{"passages", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", n}, {"maxItems", n}}}}},
-        {"required", json::array({"passages"})},
-        {"additionalProperties", false}};
+    json schema = {{"type", "object"},
+                   {"properties",
+                    {{"passages",
+                      {{"type", "array"},
+                       {"items", {{"type", "string"}}},
+                       {"minItems", n},
+                       {"maxItems", n}}}}},
+                   {"required", json::array({"passages"})},
+                   {"additionalProperties", false}};
     return schema.dump();
 }
 

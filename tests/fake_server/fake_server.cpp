@@ -43,33 +43,54 @@ std::string error_type(Protocol protocol, int status) {
     switch (protocol) {
         case Protocol::anthropic:
             switch (status) {
-                case 400: return "invalid_request_error";
-                case 401: return "authentication_error";
-                case 403: return "permission_error";
-                case 404: return "not_found_error";
-                case 413: return "request_too_large";
-                case 429: return "rate_limit_error";
-                case 529: return "overloaded_error";
-                default: return "api_error";
+                case 400:
+                    return "invalid_request_error";
+                case 401:
+                    return "authentication_error";
+                case 403:
+                    return "permission_error";
+                case 404:
+                    return "not_found_error";
+                case 413:
+                    return "request_too_large";
+                case 429:
+                    return "rate_limit_error";
+                case 529:
+                    return "overloaded_error";
+                default:
+                    return "api_error";
             }
         case Protocol::bedrock:
             switch (status) {
-                case 400: return "ValidationException";
-                case 403: return "AccessDeniedException";
-                case 404: return "ResourceNotFoundException";
-                case 408: return "ModelTimeoutException";
-                case 424: return "ModelErrorException";
-                case 429: return "ThrottlingException";
-                case 503: return "ServiceUnavailableException";
-                default: return "InternalServerException";
+                case 400:
+                    return "ValidationException";
+                case 403:
+                    return "AccessDeniedException";
+                case 404:
+                    return "ResourceNotFoundException";
+                case 408:
+                    return "ModelTimeoutException";
+                case 424:
+                    return "ModelErrorException";
+                case 429:
+                    return "ThrottlingException";
+                case 503:
+                    return "ServiceUnavailableException";
+                default:
+                    return "InternalServerException";
             }
         default:
             switch (status) {
-                case 400: return "invalid_request_error";
-                case 401: return "invalid_request_error";
-                case 404: return "invalid_request_error";
-                case 429: return "requests";
-                default: return "server_error";
+                case 400:
+                    return "invalid_request_error";
+                case 401:
+                    return "invalid_request_error";
+                case 404:
+                    return "invalid_request_error";
+                case 429:
+                    return "requests";
+                default:
+                    return "server_error";
             }
     }
 }
@@ -80,16 +101,21 @@ void send_error(httplib::Response& res, Protocol protocol, int status, const std
     json body;
     switch (protocol) {
         case Protocol::openai:
-            body = {{"error", {{"message", message}, {"type", type}, {"param", nullptr},
-                               {"code", status == 429 ? json("rate_limit_exceeded") : json(nullptr)}}}};
+            body = {{"error",
+                     {{"message", message},
+                      {"type", type},
+                      {"param", nullptr},
+                      {"code", status == 429 ? json("rate_limit_exceeded") : json(nullptr)}}}};
             break;
         case Protocol::anthropic:
-            body = {{"type", "error"}, {"error", {{"type", type}, {"message", message}}},
+            body = {{"type", "error"},
+                    {"error", {{"type", type}, {"message", message}}},
                     {"request_id", "req_fake"}};
             break;
         case Protocol::bedrock:
             body = {{"message", message}};
-            res.set_header("x-amzn-ErrorType", type + ":http://internal.amazon.com/coral/com.amazon.coral.service/");
+            res.set_header("x-amzn-ErrorType",
+                           type + ":http://internal.amazon.com/coral/com.amazon.coral.service/");
             break;
         case Protocol::ollama:
             body = {{"error", message}};
@@ -112,7 +138,7 @@ std::size_t count_words(const std::string& text) { return HashedEmbedder::words(
 struct ChatTask {
     bool annotation = false;
     std::size_t n = 1;
-    std::string label;               // simulation: the label to write for
+    std::string label;                // simulation: the label to write for
     std::vector<std::string> labels;  // S
 };
 
@@ -122,20 +148,24 @@ std::size_t first_mention(const std::string& prompt_lower, const std::string& la
     if (needle.empty()) return std::string::npos;
     for (std::size_t at = prompt_lower.find(needle); at != std::string::npos;
          at = prompt_lower.find(needle, at + 1)) {
-        const bool start_ok = at == 0 || !std::isalnum(static_cast<unsigned char>(prompt_lower[at - 1]));
+        const bool start_ok =
+            at == 0 || !std::isalnum(static_cast<unsigned char>(prompt_lower[at - 1]));
         const std::size_t end = at + needle.size();
-        const bool end_ok = end >= prompt_lower.size() || !std::isalnum(static_cast<unsigned char>(prompt_lower[end]));
+        const bool end_ok = end >= prompt_lower.size() ||
+                            !std::isalnum(static_cast<unsigned char>(prompt_lower[end]));
         if (start_ok && end_ok) return at;
     }
     return std::string::npos;
 }
 
-ChatTask read_task(const std::string& prompt, const json& schema, const std::vector<std::string>& default_labels) {
+ChatTask read_task(const std::string& prompt, const json& schema,
+                   const std::vector<std::string>& default_labels) {
     ChatTask task;
     task.labels = default_labels;
-    const json* properties = schema.is_object() && schema.contains("properties") && schema["properties"].is_object()
-                                 ? &schema["properties"]
-                                 : nullptr;
+    const json* properties =
+        schema.is_object() && schema.contains("properties") && schema["properties"].is_object()
+            ? &schema["properties"]
+            : nullptr;
     if (properties && properties->contains("label") && (*properties)["label"].is_object() &&
         (*properties)["label"].contains("enum") && (*properties)["label"]["enum"].is_array()) {
         task.labels.clear();
@@ -158,9 +188,11 @@ ChatTask read_task(const std::string& prompt, const json& schema, const std::vec
         }
     } else if (properties && properties->contains("label")) {
         task.annotation = true;
-    } else if (prompt_lower.find("classif") != std::string::npos || prompt_lower.find("annotat") != std::string::npos ||
+    } else if (prompt_lower.find("classif") != std::string::npos ||
+               prompt_lower.find("annotat") != std::string::npos ||
                prompt_lower.find("categori") != std::string::npos) {
-        task.annotation = true;  // before the count: the passage to annotate may contain "3 reports"
+        task.annotation =
+            true;  // before the count: the passage to annotate may contain "3 reports"
     } else if (counted) {
         task.n = std::stoul(match[1].str());
     } else if (prompt_lower.find("label") != std::string::npos) {
@@ -259,19 +291,22 @@ struct FakeServer::Impl {
     }
 
     // The answer to a chat request, as JSON (structured) or text.
-    json chat_answer(const std::string& prompt, const json& schema, const json& seed, double temperature,
-                     const Fault& fault) {
+    json chat_answer(const std::string& prompt, const json& schema, const json& seed,
+                     double temperature, const Fault& fault) {
         const ChatTask task = read_task(prompt, schema, options.labels);
         const std::uint64_t v = variant(prompt, seed, temperature);
         if (task.annotation) {
             std::string label = text.annotate(prompt, task.labels);
-            if (!task.labels.empty() && task.labels.size() > 1 && options.annotation_error_rate > 0) {
+            if (!task.labels.empty() && task.labels.size() > 1 &&
+                options.annotation_error_rate > 0) {
                 const std::uint64_t h = stable_hash("error", v);
                 const double u = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
                 if (u < options.annotation_error_rate) {
                     const std::size_t at = static_cast<std::size_t>(
-                        std::find(task.labels.begin(), task.labels.end(), label) - task.labels.begin());
-                    label = task.labels[(at + 1 + (h % (task.labels.size() - 1))) % task.labels.size()];
+                        std::find(task.labels.begin(), task.labels.end(), label) -
+                        task.labels.begin());
+                    label =
+                        task.labels[(at + 1 + (h % (task.labels.size() - 1))) % task.labels.size()];
                 }
             }
             if (fault.kind == Fault::Kind::label_outside_set) {
@@ -288,7 +323,8 @@ struct FakeServer::Impl {
     std::string as_text(const json& answer, bool structured) const {
         if (structured) return answer.dump();
         // Like a chatty model: prose and a code fence around the JSON.
-        return std::string(answer.contains("label") ? "Here is my annotation:\n" : "Here are the passages:\n") +
+        return std::string(answer.contains("label") ? "Here is my annotation:\n"
+                                                    : "Here are the passages:\n") +
                "```json\n" + answer.dump(2) + "\n```\nLet me know if you need anything else.";
     }
 
@@ -298,12 +334,14 @@ struct FakeServer::Impl {
                 res.set_content(body.substr(0, body.size() / 2), "application/json");
                 break;
             case Fault::Kind::malformed_json:
-                res.set_content("{\"this is\": not JSON <html>502 Bad Gateway</html>", "application/json");
+                res.set_content("{\"this is\": not JSON <html>502 Bad Gateway</html>",
+                                "application/json");
                 break;
             case Fault::Kind::drop_connection:
                 // Headers promise a body that never comes: the client sees the connection drop.
-                res.set_content_provider(body.size(), "application/json",
-                                         [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
+                res.set_content_provider(
+                    body.size(), "application/json",
+                    [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
                 break;
             default:
                 res.set_content(body, "application/json");
@@ -336,7 +374,8 @@ struct FakeServer::Impl {
                     send_error(res, protocol, 400, "anthropic-version: header is required");
                     return false;
                 }
-                if (options.api_key.empty() || req.get_header_value("x-api-key") == options.api_key) return true;
+                if (options.api_key.empty() || req.get_header_value("x-api-key") == options.api_key)
+                    return true;
                 send_error(res, protocol, 401, "invalid x-api-key");
                 return false;
             }
@@ -352,24 +391,28 @@ struct FakeServer::Impl {
         const std::string authorization = req.get_header_value("Authorization");
         if (authorization.rfind("Bearer ", 0) == 0) {
             if (authorization.substr(7) == options.bedrock_api_key) return true;
-            send_error(res, Protocol::bedrock, 403, "Invalid API Key format: Must start with pre-defined prefix",
+            send_error(res, Protocol::bedrock, 403,
+                       "Invalid API Key format: Must start with pre-defined prefix",
                        "UnrecognizedClientException");
             return false;
         }
         if (authorization.rfind("AWS4-HMAC-SHA256 ", 0) != 0) {
-            send_error(res, Protocol::bedrock, 403, "Missing Authentication Token", "MissingAuthenticationTokenException");
+            send_error(res, Protocol::bedrock, 403, "Missing Authentication Token",
+                       "MissingAuthenticationTokenException");
             return false;
         }
         static const std::regex pattern(
             R"(AWS4-HMAC-SHA256 Credential=([^/,\s]+)/(\d{8})/([^/]+)/([^/]+)/aws4_request,\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64}))");
         std::smatch match;
         if (!std::regex_match(authorization, match, pattern)) {
-            send_error(res, Protocol::bedrock, 403, "Authorization header requires Credential, SignedHeaders and Signature",
+            send_error(res, Protocol::bedrock, 403,
+                       "Authorization header requires Credential, SignedHeaders and Signature",
                        "IncompleteSignatureException");
             return false;
         }
         if (match[1].str() != options.aws_access_key_id) {
-            send_error(res, Protocol::bedrock, 403, "The security token included in the request is invalid.",
+            send_error(res, Protocol::bedrock, 403,
+                       "The security token included in the request is invalid.",
                        "UnrecognizedClientException");
             return false;
         }
@@ -399,13 +442,14 @@ struct FakeServer::Impl {
         }
         const std::string expected = sigv4_authorization(input);
         const std::string signature = match[6].str();
-        if (!has_host || !has_date || input.amz_date.substr(0, 8) != match[2].str() || input.service != "bedrock" ||
-            expected.substr(expected.size() - 64) != signature) {
-            send_error(res, Protocol::bedrock, 403,
-                       "The request signature we calculated does not match the signature you provided. "
-                       "The Canonical String for this request should have been\n'" +
-                           sigv4_canonical_request(input) + "'",
-                       "InvalidSignatureException");
+        if (!has_host || !has_date || input.amz_date.substr(0, 8) != match[2].str() ||
+            input.service != "bedrock" || expected.substr(expected.size() - 64) != signature) {
+            send_error(
+                res, Protocol::bedrock, 403,
+                "The request signature we calculated does not match the signature you provided. "
+                "The Canonical String for this request should have been\n'" +
+                    sigv4_canonical_request(input) + "'",
+                "InvalidSignatureException");
             return false;
         }
         return true;
@@ -416,14 +460,16 @@ struct FakeServer::Impl {
     void handle(const std::string& endpoint, Protocol protocol, const httplib::Request& req,
                 httplib::Response& res, Answer answer) {
         arrive(endpoint, req);
-        if (options.latency_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
+        if (options.latency_ms > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(options.latency_ms));
         if (!authorize(protocol, req, res)) return;
         const Fault fault = next_fault(endpoint);
         if (fault.kind == Fault::Kind::http_error) {
             if (!fault.retry_after.empty()) res.set_header("Retry-After", fault.retry_after);
             send_error(res, protocol, fault.status,
-                       fault.message.empty() ? "fake server: scripted HTTP " + std::to_string(fault.status)
-                                             : fault.message);
+                       fault.message.empty()
+                           ? "fake server: scripted HTTP " + std::to_string(fault.status)
+                           : fault.message);
             return;
         }
         if (fault.kind == Fault::Kind::slow) {
@@ -444,12 +490,14 @@ struct FakeServer::Impl {
     }
 
     std::string refusal_text(const Fault& fault) const {
-        return fault.message.empty() ? "I'm sorry, but I can't help with that request." : fault.message;
+        return fault.message.empty() ? "I'm sorry, but I can't help with that request."
+                                     : fault.message;
     }
 
     std::string openai_chat(const json& request, const Fault& fault, std::string& error) {
-        if (!request.contains("model") || !request["model"].is_string() || !request.contains("messages") ||
-            !request["messages"].is_array() || request["messages"].empty()) {
+        if (!request.contains("model") || !request["model"].is_string() ||
+            !request.contains("messages") || !request["messages"].is_array() ||
+            request["messages"].empty()) {
             error = "'model' and a non-empty 'messages' array are required";
             return "";
         }
@@ -465,41 +513,50 @@ struct FakeServer::Impl {
             schema = request["response_format"]["json_schema"].value("schema", json::object());
         }
         const double temperature = request.value("temperature", 1.0);
-        const json answer = chat_answer(prompt, schema, request.value("seed", json()), temperature, fault);
-        json message = {{"role", "assistant"}, {"content", as_text(answer, !schema.is_null())}, {"refusal", nullptr}};
+        const json answer =
+            chat_answer(prompt, schema, request.value("seed", json()), temperature, fault);
+        json message = {{"role", "assistant"},
+                        {"content", as_text(answer, !schema.is_null())},
+                        {"refusal", nullptr}};
         std::string finish = "stop";
         if (fault.kind == Fault::Kind::refusal) {
             message["content"] = nullptr;
             message["refusal"] = refusal_text(fault);
         }
-        const std::string content = message["content"].is_string() ? message["content"].get<std::string>()
-                                                                    : message["refusal"].get<std::string>();
+        const std::string content = message["content"].is_string()
+                                        ? message["content"].get<std::string>()
+                                        : message["refusal"].get<std::string>();
         const std::uint64_t number = request_counter.load();
-        json body = {{"id", "chatcmpl-fake" + std::to_string(number)},
-                     {"object", "chat.completion"},
-                     {"created", 1767225600},
-                     {"model", request["model"]},
-                     {"choices", json::array({{{"index", 0}, {"message", message}, {"finish_reason", finish}}})},
-                     {"usage",
-                      {{"prompt_tokens", count_words(prompt)},
-                       {"completion_tokens", count_words(content)},
-                       {"total_tokens", count_words(prompt) + count_words(content)}}}};
+        json body = {
+            {"id", "chatcmpl-fake" + std::to_string(number)},
+            {"object", "chat.completion"},
+            {"created", 1767225600},
+            {"model", request["model"]},
+            {"choices",
+             json::array({{{"index", 0}, {"message", message}, {"finish_reason", finish}}})},
+            {"usage",
+             {{"prompt_tokens", count_words(prompt)},
+              {"completion_tokens", count_words(content)},
+              {"total_tokens", count_words(prompt) + count_words(content)}}}};
         return body.dump();
     }
 
     std::string anthropic_messages(const json& request, const Fault& fault, std::string& error) {
-        if (!request.contains("model") || !request.contains("max_tokens") || !request["max_tokens"].is_number_integer() ||
-            !request.contains("messages") || !request["messages"].is_array() || request["messages"].empty()) {
+        if (!request.contains("model") || !request.contains("max_tokens") ||
+            !request["max_tokens"].is_number_integer() || !request.contains("messages") ||
+            !request["messages"].is_array() || request["messages"].empty()) {
             error = "model, max_tokens and messages are required";
             return "";
         }
         if (request.contains("temperature") && request["temperature"].is_number() &&
-            (request["temperature"].get<double>() < 0 || request["temperature"].get<double>() > 1)) {
+            (request["temperature"].get<double>() < 0 ||
+             request["temperature"].get<double>() > 1)) {
             error = "temperature: range: 0..1";
             return "";
         }
         std::string prompt;
-        if (request.contains("system") && request["system"].is_string()) prompt += request["system"].get<std::string>() + "\n";
+        if (request.contains("system") && request["system"].is_string())
+            prompt += request["system"].get<std::string>() + "\n";
         for (const auto& message : request["messages"]) {
             if (message.contains("content") && message["content"].is_string()) {
                 prompt += message["content"].get<std::string>() + "\n";
@@ -511,7 +568,8 @@ struct FakeServer::Impl {
             schema = request["tools"][0].value("input_schema", json::object());
             tool_name = request["tools"][0].value("name", "answer");
         }
-        const json answer = chat_answer(prompt, schema, json(), request.value("temperature", 1.0), fault);
+        const json answer =
+            chat_answer(prompt, schema, json(), request.value("temperature", 1.0), fault);
         json content = json::array();
         std::string stop = "end_turn";
         std::string produced;
@@ -521,26 +579,34 @@ struct FakeServer::Impl {
             stop = "refusal";
         } else if (!tool_name.empty()) {
             produced = answer.dump();
-            content.push_back({{"type", "tool_use"}, {"id", "toolu_fake"}, {"name", tool_name}, {"input", answer}});
+            content.push_back({{"type", "tool_use"},
+                               {"id", "toolu_fake"},
+                               {"name", tool_name},
+                               {"input", answer}});
             stop = "tool_use";
         } else {
             produced = as_text(answer, false);
             content.push_back({{"type", "text"}, {"text", produced}});
         }
-        json body = {{"id", "msg_fake"},
-                     {"type", "message"},
-                     {"role", "assistant"},
-                     {"model", request["model"]},
-                     {"content", content},
-                     {"stop_reason", stop},
-                     {"stop_sequence", nullptr},
-                     {"usage", {{"input_tokens", count_words(prompt)}, {"output_tokens", count_words(produced)}}}};
+        json body = {
+            {"id", "msg_fake"},
+            {"type", "message"},
+            {"role", "assistant"},
+            {"model", request["model"]},
+            {"content", content},
+            {"stop_reason", stop},
+            {"stop_sequence", nullptr},
+            {"usage",
+             {{"input_tokens", count_words(prompt)}, {"output_tokens", count_words(produced)}}}};
         return body.dump();
     }
 
     std::string bedrock_converse(const json& request, const Fault& fault, std::string& error) {
-        if (!request.contains("messages") || !request["messages"].is_array() || request["messages"].empty()) {
-            error = "1 validation error detected: Value at 'messages' failed to satisfy constraint: Member must not be null";
+        if (!request.contains("messages") || !request["messages"].is_array() ||
+            request["messages"].empty()) {
+            error =
+                "1 validation error detected: Value at 'messages' failed to satisfy constraint: "
+                "Member must not be null";
             return "";
         }
         std::string prompt;
@@ -560,7 +626,8 @@ struct FakeServer::Impl {
             request["toolConfig"]["tools"].is_array() && !request["toolConfig"]["tools"].empty()) {
             const json& spec = request["toolConfig"]["tools"][0].value("toolSpec", json::object());
             tool_name = spec.value("name", "answer");
-            if (spec.contains("inputSchema") && spec["inputSchema"].contains("json")) schema = spec["inputSchema"]["json"];
+            if (spec.contains("inputSchema") && spec["inputSchema"].contains("json"))
+                schema = spec["inputSchema"]["json"];
         }
         double temperature = 1.0;
         if (request.contains("inferenceConfig") && request["inferenceConfig"].is_object()) {
@@ -575,17 +642,20 @@ struct FakeServer::Impl {
             content.push_back({{"text", produced}});
         } else if (!tool_name.empty()) {
             produced = answer.dump();
-            content.push_back({{"toolUse", {{"toolUseId", "tooluse_fake"}, {"name", tool_name}, {"input", answer}}}});
+            content.push_back(
+                {{"toolUse",
+                  {{"toolUseId", "tooluse_fake"}, {"name", tool_name}, {"input", answer}}}});
             stop = "tool_use";
         } else {
             produced = as_text(answer, false);
             content.push_back({{"text", produced}});
         }
         const auto in = count_words(prompt), out = count_words(produced);
-        json body = {{"output", {{"message", {{"role", "assistant"}, {"content", content}}}}},
-                     {"stopReason", stop},
-                     {"usage", {{"inputTokens", in}, {"outputTokens", out}, {"totalTokens", in + out}}},
-                     {"metrics", {{"latencyMs", options.latency_ms}}}};
+        json body = {
+            {"output", {{"message", {{"role", "assistant"}, {"content", content}}}}},
+            {"stopReason", stop},
+            {"usage", {{"inputTokens", in}, {"outputTokens", out}, {"totalTokens", in + out}}},
+            {"metrics", {{"latencyMs", options.latency_ms}}}};
         return body.dump();
     }
 
@@ -619,15 +689,20 @@ struct FakeServer::Impl {
         json data = json::array();
         std::size_t tokens = 0;
         for (std::size_t i = 0; i < inputs->size(); ++i) {
-            data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", embed((*inputs)[i], dimensions)}});
+            data.push_back({{"object", "embedding"},
+                            {"index", i},
+                            {"embedding", embed((*inputs)[i], dimensions)}});
             tokens += count_words((*inputs)[i]);
         }
-        return json({{"object", "list"}, {"data", data}, {"model", request["model"]},
+        return json({{"object", "list"},
+                     {"data", data},
+                     {"model", request["model"]},
                      {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}})
             .dump();
     }
 
-    std::string titan_embeddings(const std::string& model, const json& request, const Fault&, std::string& error) {
+    std::string titan_embeddings(const std::string& model, const json& request, const Fault&,
+                                 std::string& error) {
         if (model.rfind("amazon.titan-embed-text", 0) != 0) {
             error = "The provided model identifier is invalid.";
             return "";
@@ -660,8 +735,11 @@ struct FakeServer::Impl {
             vectors.push_back(embed(input, dimensions));
             tokens += count_words(input);
         }
-        return json({{"model", request["model"]}, {"embeddings", vectors}, {"total_duration", 1000},
-                     {"load_duration", 10}, {"prompt_eval_count", tokens}})
+        return json({{"model", request["model"]},
+                     {"embeddings", vectors},
+                     {"total_duration", 1000},
+                     {"load_duration", 10},
+                     {"prompt_eval_count", tokens}})
             .dump();
     }
 
@@ -670,23 +748,31 @@ struct FakeServer::Impl {
         using httplib::Response;
         auto openai_chat_route = [this](const Request& req, Response& res) {
             handle("openai.chat", Protocol::openai, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) { return openai_chat(r, f, e); });
+                   [this](const json& r, const Fault& f, std::string& e) {
+                       return openai_chat(r, f, e);
+                   });
         };
         server.Post("/v1/chat/completions", openai_chat_route);
         server.Post(R"(/openai/deployments/([^/]+)/chat/completions)", openai_chat_route);
         auto openai_embeddings_route = [this](const Request& req, Response& res) {
             handle("openai.embeddings", Protocol::openai, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) { return openai_embeddings(r, f, e); });
+                   [this](const json& r, const Fault& f, std::string& e) {
+                       return openai_embeddings(r, f, e);
+                   });
         };
         server.Post("/v1/embeddings", openai_embeddings_route);
         server.Post(R"(/openai/deployments/([^/]+)/embeddings)", openai_embeddings_route);
         server.Post("/v1/messages", [this](const Request& req, Response& res) {
             handle("anthropic.messages", Protocol::anthropic, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) { return anthropic_messages(r, f, e); });
+                   [this](const json& r, const Fault& f, std::string& e) {
+                       return anthropic_messages(r, f, e);
+                   });
         });
         server.Post(R"(/model/(.+)/converse)", [this](const Request& req, Response& res) {
             handle("bedrock.converse", Protocol::bedrock, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) { return bedrock_converse(r, f, e); });
+                   [this](const json& r, const Fault& f, std::string& e) {
+                       return bedrock_converse(r, f, e);
+                   });
         });
         server.Post(R"(/model/(.+)/invoke)", [this](const Request& req, Response& res) {
             const std::string model = req.matches[1].str();
@@ -697,14 +783,18 @@ struct FakeServer::Impl {
         });
         server.Post("/api/embed", [this](const Request& req, Response& res) {
             handle("ollama.embed", Protocol::ollama, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) { return ollama_embed(r, f, e); });
+                   [this](const json& r, const Fault& f, std::string& e) {
+                       return ollama_embed(r, f, e);
+                   });
         });
 
         server.Post("/_control/faults", [this](const Request& req, Response& res) {
             const json request = json::parse(req.body, nullptr, false);
             try {
-                if (!request.is_object() || !request.contains("faults") || !request["faults"].is_array()) {
-                    throw std::invalid_argument("body must be {\"endpoint\": ..., \"faults\": [...]}");
+                if (!request.is_object() || !request.contains("faults") ||
+                    !request["faults"].is_array()) {
+                    throw std::invalid_argument(
+                        "body must be {\"endpoint\": ..., \"faults\": [...]}");
                 }
                 std::vector<Fault> list;
                 for (const auto& item : request["faults"]) {
@@ -746,7 +836,8 @@ struct FakeServer::Impl {
     }
 };
 
-FakeServer::FakeServer(FakeServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+FakeServer::FakeServer(FakeServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {
     impl_->install_routes();
 }
 
@@ -755,16 +846,20 @@ FakeServer::~FakeServer() { stop(); }
 void FakeServer::start() {
     if (impl_->running) return;
     const int threads = std::max(1, impl_->options.threads);
-    impl_->server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+    impl_->server.new_task_queue = [threads] {
+        return new httplib::ThreadPool(static_cast<std::size_t>(threads));
+    };
     impl_->server.set_keep_alive_max_count(1000000);  // let clients reuse connections
     impl_->server.set_keep_alive_timeout(2);
     if (impl_->options.port == 0) {
         impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
     } else {
-        impl_->port = impl_->server.bind_to_port("127.0.0.1", impl_->options.port) ? impl_->options.port : -1;
+        impl_->port =
+            impl_->server.bind_to_port("127.0.0.1", impl_->options.port) ? impl_->options.port : -1;
     }
     if (impl_->port <= 0) {
-        throw std::runtime_error("fake server: cannot bind 127.0.0.1:" + std::to_string(impl_->options.port));
+        throw std::runtime_error("fake server: cannot bind 127.0.0.1:" +
+                                 std::to_string(impl_->options.port));
     }
     impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
     for (int i = 0; i < 5000 && !impl_->server.is_running(); ++i) {
@@ -782,7 +877,9 @@ void FakeServer::stop() {
 
 int FakeServer::port() const { return impl_->port; }
 
-std::string FakeServer::base_url() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }
+std::string FakeServer::base_url() const {
+    return "http://127.0.0.1:" + std::to_string(impl_->port);
+}
 
 void FakeServer::push_faults(const std::string& endpoint, const std::vector<Fault>& faults) {
     impl_->push(endpoint, faults);
@@ -819,8 +916,8 @@ void FakeServer::reset_counters() {
 std::vector<RecordedRequest> FakeServer::recorded(std::size_t max) const {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     const std::size_t first = impl_->recorded.size() > max ? impl_->recorded.size() - max : 0;
-    return std::vector<RecordedRequest>(impl_->recorded.begin() + static_cast<std::ptrdiff_t>(first),
-                                        impl_->recorded.end());
+    return std::vector<RecordedRequest>(
+        impl_->recorded.begin() + static_cast<std::ptrdiff_t>(first), impl_->recorded.end());
 }
 
 const FakeServerOptions& FakeServer::options() const { return impl_->options; }

@@ -71,8 +71,8 @@ Fault::Kind fault_kind_from_string(const std::string& name);
 const char* to_string(Fault::Kind kind);
 
 struct FakeServerOptions {
-    int port = 0;  // 0: any free port (see FakeServer::port())
-    int threads = 64;  // one per open keep-alive connection (cpp-httplib)
+    int port = 0;        // 0: any free port (see FakeServer::port())
+    int threads = 64;    // one per open keep-alive connection (cpp-httplib)
     int latency_ms = 0;  // added to every answer (benchmarks)
     // Credentials the server accepts. Empty api_key: OpenAI and Anthropic requests need no key
     // (like a local llama-server). AWS keys: SigV4 requests must be signed with these.
@@ -93,13 +93,13 @@ struct FakeServerOptions {
 struct RecordedRequest {
     std::string endpoint;
     std::string method;
-    std::string path;  // as received, with the query string
+    std::string path;                            // as received, with the query string
     std::map<std::string, std::string> headers;  // names lower-cased
     std::string body;
 };
 
 class FakeServer {
-public:
+  public:
     explicit FakeServer(FakeServerOptions options = {});
     ~FakeServer();  // stops
     FakeServer(const FakeServer&) = delete;
@@ -123,7 +123,7 @@ public:
 
     const FakeServerOptions& options() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -11,9 +11,10 @@
 namespace {
 
 [[noreturn]] void usage(const std::string& problem) {
-    std::cerr << "fake_provider_server: " << problem << "\n"
-              << "usage: fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K]\n"
-              << "       [--labels A,B,C] [--error-rate X] [--seed N] [--dimensions D]\n";
+    std::cerr
+        << "fake_provider_server: " << problem << "\n"
+        << "usage: fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K]\n"
+        << "       [--labels A,B,C] [--error-rate X] [--seed N] [--dimensions D]\n";
     std::exit(2);
 }
 
@@ -21,8 +22,8 @@ long whole_number(const std::string& flag, const std::string& value, long low, l
     char* end = nullptr;
     const long number = std::strtol(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || number < low || number > high) {
-        usage(flag + " must be a whole number from " + std::to_string(low) + " to " + std::to_string(high) +
-              "; received \"" + value + "\"");
+        usage(flag + " must be a whole number from " + std::to_string(low) + " to " +
+              std::to_string(high) + "; received \"" + value + "\"");
     }
     return number;
 }
@@ -47,11 +48,13 @@ int main(int argc, char** argv) {
         } else if (flag == "--seed") {
             options.seed = static_cast<std::uint64_t>(whole_number(flag, value, 0, 2147483647));
         } else if (flag == "--dimensions") {
-            options.embedding_dimensions = static_cast<std::size_t>(whole_number(flag, value, 1, 8192));
+            options.embedding_dimensions =
+                static_cast<std::size_t>(whole_number(flag, value, 1, 8192));
         } else if (flag == "--error-rate") {
             char* end = nullptr;
             options.annotation_error_rate = std::strtod(value.c_str(), &end);
-            if (*end != '\0' || options.annotation_error_rate < 0 || options.annotation_error_rate > 1) {
+            if (*end != '\0' || options.annotation_error_rate < 0 ||
+                options.annotation_error_rate > 1) {
                 usage("--error-rate must be a number from 0 to 1; received \"" + value + "\"");
             }
         } else if (flag == "--labels") {

@@ -38,7 +38,8 @@ std::string uri_encode(const std::string& text, bool keep_slash) {
     static const char* digits = "0123456789ABCDEF";
     std::string out;
     for (unsigned char c : text) {
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+            (keep_slash && c == '/')) {
             out += static_cast<char>(c);
         } else {
             out += '%';
@@ -52,7 +53,8 @@ std::string uri_encode(const std::string& text, bool keep_slash) {
 std::string uri_decode(const std::string& text) {
     std::string out;
     for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        if (text[i] == '%' && i + 2 < text.size() &&
+            std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
             std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
             out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
             i += 2;
@@ -125,15 +127,16 @@ std::string sigv4_authorization(const SigV4Input& input) {
     const std::string scope = date + "/" + input.region + "/" + input.service + "/aws4_request";
     const std::string string_to_sign = "AWS4-HMAC-SHA256\n" + input.amz_date + "\n" + scope + "\n" +
                                        sha256_hex(sigv4_canonical_request(input));
-    const std::string key = hmac(hmac(hmac(hmac("AWS4" + input.secret_access_key, date), input.region),
-                                      input.service),
-                                 "aws4_request");
+    const std::string key =
+        hmac(hmac(hmac(hmac("AWS4" + input.secret_access_key, date), input.region), input.service),
+             "aws4_request");
     const std::string signature = hmac(key, string_to_sign);
     std::string signed_headers;
-    for (const auto& entry : input.headers) signed_headers += (signed_headers.empty() ? "" : ";") + entry.first;
+    for (const auto& entry : input.headers)
+        signed_headers += (signed_headers.empty() ? "" : ";") + entry.first;
     return "AWS4-HMAC-SHA256 Credential=" + input.access_key_id + "/" + scope +
-           ", SignedHeaders=" + signed_headers +
-           ", Signature=" + hex(reinterpret_cast<const unsigned char*>(signature.data()), signature.size());
+           ", SignedHeaders=" + signed_headers + ", Signature=" +
+           hex(reinterpret_cast<const unsigned char*>(signature.data()), signature.size());
 }
 
 }  // namespace llmv::fake

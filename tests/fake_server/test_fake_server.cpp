@@ -71,7 +71,8 @@ HttpResponse send(const HttpRequest& request, int read_timeout_s = 10) {
         input.region = spec.substr(8, third - 8);
         input.service = spec.substr(third + 1);
         input.amz_date = now_amz_date();
-        input.headers = {{"content-type", content_type}, {"host", host}, {"x-amz-date", input.amz_date}};
+        input.headers = {
+            {"content-type", content_type}, {"host", host}, {"x-amz-date", input.amz_date}};
         input.body = request.body;
         input.access_key_id = request.aws_access_key_id;
         input.secret_access_key = request.aws_secret_access_key;
@@ -82,7 +83,8 @@ HttpResponse send(const HttpRequest& request, int read_timeout_s = 10) {
     HttpResponse response;
     auto result = client.Post(target.c_str(), headers, request.body, content_type.c_str());
     if (!result) {
-        response.transport_error = "httplib error " + std::to_string(static_cast<int>(result.error()));
+        response.transport_error =
+            "httplib error " + std::to_string(static_cast<int>(result.error()));
         return response;
     }
     response.status = result->status;
@@ -146,10 +148,13 @@ TEST_CASE("SigV4 reproduces the published AWS test-suite signatures") {
 TEST_CASE("SigV4 canonical URI encodes a Bedrock model id twice") {
     fake::SigV4Input input;
     input.path = "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse";
-    input.headers = {{"host", "bedrock-runtime.us-east-1.amazonaws.com"}, {"x-amz-date", "20260101T000000Z"}};
+    input.headers = {{"host", "bedrock-runtime.us-east-1.amazonaws.com"},
+                     {"x-amz-date", "20260101T000000Z"}};
     const std::string canonical = fake::sigv4_canonical_request(input);
-    CHECK(canonical.find("/model/anthropic.claude-3-5-sonnet-20240620-v1%253A0/converse\n") != std::string::npos);
-    CHECK(fake::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(canonical.find("/model/anthropic.claude-3-5-sonnet-20240620-v1%253A0/converse\n") !=
+          std::string::npos);
+    CHECK(fake::sha256_hex("") ==
+          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 TEST_CASE("OpenAI chat: passages lean to the asked label and are distinct") {
@@ -161,8 +166,9 @@ TEST_CASE("OpenAI chat: passages lean to the asked label and are distinct") {
         return config;
     }());
     auto request = ChatRequest::user_prompt(
-        "fake-model", "Write 5 short passages whose sentiment is Negative. Possible sentiments: Positive, "
-                      "Neutral, Negative.");
+        "fake-model",
+        "Write 5 short passages whose sentiment is Negative. Possible sentiments: Positive, "
+        "Neutral, Negative.");
     request.json_schema = passages_json_schema(5);
     const ChatResult result = provider->parse_response(send(provider->build_request(request)));
     REQUIRE(result.ok);
@@ -202,7 +208,9 @@ TEST_CASE("OpenAI chat: annotation picks the label of the text's vocabulary") {
     for (const std::string& label : sentiment) {
         const std::string passage = generator.passages(label, 1, 7).front();
         auto request = ChatRequest::user_prompt(
-            "fake-model", "Label the sentiment of this text as Positive, Neutral or Negative.\nText: \"" + passage + "\"");
+            "fake-model",
+            "Label the sentiment of this text as Positive, Neutral or Negative.\nText: \"" +
+                passage + "\"");
         request.json_schema = label_json_schema(sentiment);
         const ChatResult result = provider->parse_response(send(provider->build_request(request)));
         REQUIRE(result.ok);
@@ -231,8 +239,8 @@ TEST_CASE("Annotation error rate gives wrong labels at about that rate, always i
     for (int i = 0; i < n; ++i) {
         auto request = ChatRequest::user_prompt("m", "Classify: " + passage);
         request.json_schema = label_json_schema(sentiment);
-        const auto answer = parse_label_answer(provider->parse_response(send(provider->build_request(request))).text,
-                                               sentiment);
+        const auto answer = parse_label_answer(
+            provider->parse_response(send(provider->build_request(request))).text, sentiment);
         REQUIRE(answer.status == AnswerStatus::ok);
         wrong += answer.label != "Positive";
     }
@@ -264,11 +272,12 @@ TEST_CASE("Azure flavor: deployment path, api-version query and api-key header")
     config.api_key = "test-key";
     config.options = {{"flavor", "azure"}, {"api_version", "2024-10-21"}};
     auto provider = make_chat_provider("openai", config);
-    const ChatResult result =
-        provider->parse_response(send(provider->build_request(ChatRequest::user_prompt("my-deployment", "Write 1 passage that is Neutral."))));
+    const ChatResult result = provider->parse_response(send(provider->build_request(
+        ChatRequest::user_prompt("my-deployment", "Write 1 passage that is Neutral."))));
     REQUIRE(result.ok);
     const auto recorded = server.recorded(1).front();
-    CHECK(recorded.path == "/openai/deployments/my-deployment/chat/completions?api-version=2024-10-21");
+    CHECK(recorded.path ==
+          "/openai/deployments/my-deployment/chat/completions?api-version=2024-10-21");
     CHECK(recorded.headers.at("api-key") == "test-key");
     CHECK(recorded.headers.count("authorization") == 0);
 }
@@ -279,7 +288,8 @@ TEST_CASE("Anthropic: tool-based structured output, version header required, 529
     auto config = config_for(server, "");
     config.api_key = "test-key";
     auto provider = make_chat_provider("anthropic", config);
-    auto request = ChatRequest::user_prompt("claude-test", "Write 4 passages with the label Positive.");
+    auto request =
+        ChatRequest::user_prompt("claude-test", "Write 4 passages with the label Positive.");
     request.json_schema = passages_json_schema(4);
     const ChatResult result = provider->parse_response(send(provider->build_request(request)));
     REQUIRE(result.ok);
@@ -305,7 +315,8 @@ TEST_CASE("Anthropic: tool-based structured output, version header required, 529
     auto wrong = config;
     wrong.api_key = "not-the-key";
     auto wrong_provider = make_chat_provider("anthropic", wrong);
-    const auto denied = wrong_provider->parse_response(send(wrong_provider->build_request(request)));
+    const auto denied =
+        wrong_provider->parse_response(send(wrong_provider->build_request(request)));
     CHECK(denied.error.code == code::provider_auth);
     CHECK(denied.error.provider_type == "authentication_error");
     CHECK(server.count("anthropic.messages") == 4);
@@ -326,7 +337,8 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         REQUIRE(result.ok);
         CHECK(result.finish_reason == "tool_use");
         CHECK(parse_passages_answer(result.text, 2).status == AnswerStatus::ok);
-        CHECK(server.recorded(1).front().path == "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse");
+        CHECK(server.recorded(1).front().path ==
+              "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse");
     }
     SECTION("SigV4 signed with the right secret is accepted") {
         auto config = config_for(server, "");
@@ -339,8 +351,10 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         const auto result = provider->parse_response(send(http));
         REQUIRE(result.ok);
         CHECK(result.input_tokens > 0);
-        CHECK(server.recorded(1).front().headers.at("authorization").find("/eu-west-1/bedrock/aws4_request") !=
-              std::string::npos);
+        CHECK(server.recorded(1)
+                  .front()
+                  .headers.at("authorization")
+                  .find("/eu-west-1/bedrock/aws4_request") != std::string::npos);
     }
     SECTION("SigV4 signed with a wrong secret gets 403") {
         auto config = config_for(server, "");
@@ -366,20 +380,24 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         input.path = "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse";
         const std::string host = "127.0.0.1:" + std::to_string(server.port());
         input.amz_date = now_amz_date();
-        input.headers = {{"content-type", "application/json"}, {"host", host}, {"x-amz-date", input.amz_date}};
+        input.headers = {
+            {"content-type", "application/json"}, {"host", host}, {"x-amz-date", input.amz_date}};
         input.body = "{}";
         input.access_key_id = "AKIDEXAMPLE";
         input.secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
         input.region = "us-east-1";
         httplib::Client client("127.0.0.1", server.port());
-        httplib::Headers headers = {{"Host", host}, {"x-amz-date", input.amz_date},
+        httplib::Headers headers = {{"Host", host},
+                                    {"x-amz-date", input.amz_date},
                                     {"Authorization", fake::sigv4_authorization(input)}};
         auto result = client.Post(input.path.c_str(), headers, http.body, "application/json");
         REQUIRE(result);
         CHECK(result->status == 403);
         // And the same signature over the body actually sent passes.
         input.body = http.body;
-        headers = {{"Host", host}, {"x-amz-date", input.amz_date}, {"Authorization", fake::sigv4_authorization(input)}};
+        headers = {{"Host", host},
+                   {"x-amz-date", input.amz_date},
+                   {"Authorization", fake::sigv4_authorization(input)}};
         result = client.Post(input.path.c_str(), headers, http.body, "application/json");
         REQUIRE(result);
         CHECK(result->status == 200);
@@ -460,9 +478,11 @@ TEST_CASE("Scripted faults come in order, per endpoint, and are counted") {
     auto config = config_for(server, "/v1");
     config.api_key = "test-key";
     auto provider = make_chat_provider("openai", config);
-    const HttpRequest request = provider->build_request(ChatRequest::user_prompt("m", "Write 1 passage that is Positive."));
+    const HttpRequest request =
+        provider->build_request(ChatRequest::user_prompt("m", "Write 1 passage that is Positive."));
 
-    server.push_faults("openai.chat", {Fault::http(429, "2"), Fault::of(Fault::Kind::none), Fault::http(503)});
+    server.push_faults("openai.chat",
+                       {Fault::http(429, "2"), Fault::of(Fault::Kind::none), Fault::http(503)});
     server.push_faults("*", {Fault::http(500)});
     auto first = send(request);
     CHECK(first.status == 429);
@@ -485,7 +505,8 @@ TEST_CASE("Scripted faults come in order, per endpoint, and are counted") {
         CHECK(provider->parse_response(dropped).error.retryable);
     }
     SECTION("truncated body and malformed JSON are retryable malformed responses") {
-        server.push_faults("openai.chat", {Fault::of(Fault::Kind::truncated_body), Fault::of(Fault::Kind::malformed_json)});
+        server.push_faults("openai.chat", {Fault::of(Fault::Kind::truncated_body),
+                                           Fault::of(Fault::Kind::malformed_json)});
         for (int i = 0; i < 2; ++i) {
             const auto http = send(request);
             CHECK(http.status == 200);
@@ -522,17 +543,21 @@ TEST_CASE("Control endpoints script faults and report counters over HTTP") {
     FakeServer server;
     server.start();
     httplib::Client client("127.0.0.1", server.port());
-    auto queued = client.Post("/_control/faults",
-                              R"({"endpoint": "ollama.embed", "faults": [{"kind": "http_error", "status": 503, "retry_after": "1"}]})",
-                              "application/json");
+    auto queued = client.Post(
+        "/_control/faults",
+        R"({"endpoint": "ollama.embed", "faults": [{"kind": "http_error", "status": 503, "retry_after": "1"}]})",
+        "application/json");
     REQUIRE(queued);
     CHECK(queued->status == 200);
-    auto bad = client.Post("/_control/faults", R"({"faults": [{"kind": "meteor"}]})", "application/json");
+    auto bad =
+        client.Post("/_control/faults", R"({"faults": [{"kind": "meteor"}]})", "application/json");
     REQUIRE(bad);
     CHECK(bad->status == 400);
     CHECK(bad->body.find("meteor") != std::string::npos);
-    auto first = client.Post("/api/embed", R"({"model": "m", "input": "hello"})", "application/json");
-    auto second = client.Post("/api/embed", R"({"model": "m", "input": ["a", "b"]})", "application/json");
+    auto first =
+        client.Post("/api/embed", R"({"model": "m", "input": "hello"})", "application/json");
+    auto second =
+        client.Post("/api/embed", R"({"model": "m", "input": ["a", "b"]})", "application/json");
     REQUIRE(first);
     REQUIRE(second);
     CHECK(first->status == 503);
@@ -560,7 +585,8 @@ TEST_CASE("Concurrent requests are all counted") {
         threads.emplace_back([&] {
             httplib::Client client("127.0.0.1", server.port());
             for (int i = 0; i < 5; ++i) {
-                auto result = client.Post("/v1/embeddings", R"({"model": "m", "input": "x"})", "application/json");
+                auto result = client.Post("/v1/embeddings", R"({"model": "m", "input": "x"})",
+                                          "application/json");
                 if (result && result->status == 200) ++ok;
             }
         });
@@ -579,8 +605,8 @@ TEST_CASE("The executable prints its port and serves until SIGTERM") {
         dup2(out[1], STDOUT_FILENO);
         close(out[0]);
         close(out[1]);
-        execl(FAKE_PROVIDER_SERVER, FAKE_PROVIDER_SERVER, "--port", "0", "--latency-ms", "1", "--threads", "4",
-              static_cast<char*>(nullptr));
+        execl(FAKE_PROVIDER_SERVER, FAKE_PROVIDER_SERVER, "--port", "0", "--latency-ms", "1",
+              "--threads", "4", static_cast<char*>(nullptr));
         _exit(127);
     }
     close(out[1]);
@@ -592,7 +618,8 @@ TEST_CASE("The executable prints its port and serves until SIGTERM") {
     CHECK(port > 0);
     if (port > 0) {
         httplib::Client client("127.0.0.1", port);
-        auto result = client.Post("/api/embed", R"({"model": "m", "input": "hello"})", "application/json");
+        auto result =
+            client.Post("/api/embed", R"({"model": "m", "input": "hello"})", "application/json");
         REQUIRE(result);
         CHECK(result->status == 200);
     }
@@ -617,13 +644,15 @@ TEST_CASE("The shipped task prompts are understood: n passages for the label, an
             for (bool with_schema : {true, false}) {
                 auto simulate = ChatRequest::user_prompt("m", task.render_simulation(label, 4, ""));
                 if (with_schema) simulate.json_schema = passages_json_schema(4);
-                const auto pool = parse_passages_answer(provider->parse_response(send(provider->build_request(simulate))).text, 4);
+                const auto pool = parse_passages_answer(
+                    provider->parse_response(send(provider->build_request(simulate))).text, 4);
                 REQUIRE(pool.status == AnswerStatus::ok);
                 for (const auto& passage : pool.passages) {
                     auto annotate = ChatRequest::user_prompt("m", task.render_annotation(passage));
                     if (with_schema) annotate.json_schema = label_json_schema(task.labels());
-                    const auto answer =
-                        parse_label_answer(provider->parse_response(send(provider->build_request(annotate))).text, task.labels());
+                    const auto answer = parse_label_answer(
+                        provider->parse_response(send(provider->build_request(annotate))).text,
+                        task.labels());
                     REQUIRE(answer.status == AnswerStatus::ok);
                     CHECK(answer.label == label);
                 }
@@ -645,7 +674,8 @@ TEST_CASE("The libcurl transport against the fake server: every provider end to 
     auto openai = make_chat_provider("openai", config);
     auto request = ChatRequest::user_prompt("m", "Write 2 passages that are Neutral.");
     request.json_schema = passages_json_schema(2);
-    const auto chat = openai->parse_response(transport.perform(openai->build_request(request)).response);
+    const auto chat =
+        openai->parse_response(transport.perform(openai->build_request(request)).response);
     REQUIRE(chat.ok);
     CHECK(parse_passages_answer(chat.text, 2).status == AnswerStatus::ok);
 
@@ -681,13 +711,20 @@ TEST_CASE("The libcurl transport against the fake server: every provider end to 
     }
 
     auto titan = make_embedding_provider("bedrock-titan", aws);
-    HttpRequest titan_request = titan->build_request({"amazon.titan-embed-text-v2:0", {"hello"}, std::nullopt, true});
+    HttpRequest titan_request =
+        titan->build_request({"amazon.titan-embed-text-v2:0", {"hello"}, std::nullopt, true});
     sign_aws_sigv4(titan_request, std::time(nullptr));
     CHECK(titan->parse_response(transport.perform(titan_request).response, 1).ok);
     auto ollama = make_embedding_provider("ollama", config_for(server, ""));
-    CHECK(ollama->parse_response(transport.perform(ollama->build_request({"m", {"a", "b"}, std::nullopt, true})).response, 2).ok);
+    CHECK(ollama
+              ->parse_response(
+                  transport.perform(ollama->build_request({"m", {"a", "b"}, std::nullopt, true}))
+                      .response,
+                  2)
+              .ok);
     auto anthropic_config = config_for(server, "");
     anthropic_config.api_key = "test-key";
     auto anthropic = make_chat_provider("anthropic", anthropic_config);
-    CHECK(anthropic->parse_response(transport.perform(anthropic->build_request(request)).response).ok);
+    CHECK(anthropic->parse_response(transport.perform(anthropic->build_request(request)).response)
+              .ok);
 }

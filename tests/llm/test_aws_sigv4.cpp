@@ -50,7 +50,8 @@ TEST_CASE("sha256 and hmac_sha256 match published vectors") {
     CHECK(hex(hmac_sha256("Jefe", "what do ya want for nothing?")) ==
           "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
     // RFC 4231 test case 6: a key longer than the block is hashed first.
-    CHECK(hex(hmac_sha256(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First")) ==
+    CHECK(hex(hmac_sha256(std::string(131, '\xaa'),
+                          "Test Using Larger Than Block-Size Key - Hash Key First")) ==
           "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
@@ -77,7 +78,8 @@ TEST_CASE("sign_aws_sigv4 reproduces the AWS SigV4 test suite") {
 }
 
 TEST_CASE("sign_aws_sigv4: session token, content type, port, bad spec") {
-    auto request = suite_request("POST", "http://127.0.0.1:8123/model/amazon.titan-embed-text-v2%3A0/invoke");
+    auto request =
+        suite_request("POST", "http://127.0.0.1:8123/model/amazon.titan-embed-text-v2%3A0/invoke");
     request.aws_sigv4 = "aws:amz:eu-west-1:bedrock";
     request.aws_session_token = "session-token-1";
     request.headers = {{"Content-Type", "application/json"}};
@@ -87,7 +89,8 @@ TEST_CASE("sign_aws_sigv4: session token, content type, port, bad spec") {
     CHECK(header(request, "X-Amz-Security-Token") == "session-token-1");
     const std::string authorization = header(request, "Authorization");
     CHECK(authorization.find("/20150830/eu-west-1/bedrock/aws4_request") != std::string::npos);
-    CHECK(authorization.find("SignedHeaders=content-type;host;x-amz-date;x-amz-security-token,") != std::string::npos);
+    CHECK(authorization.find("SignedHeaders=content-type;host;x-amz-date;x-amz-security-token,") !=
+          std::string::npos);
     CHECK(authorization.find("session-token-1") == std::string::npos);
     // Signing twice replaces, never duplicates, the signature headers.
     request.aws_sigv4 = "aws:amz:eu-west-1:bedrock";
@@ -98,5 +101,6 @@ TEST_CASE("sign_aws_sigv4: session token, content type, port, bad spec") {
 
     auto bad = suite_request("POST", "https://example.amazonaws.com/");
     bad.aws_sigv4 = "aws:bedrock";
-    CHECK_THROWS_WITH(sign_aws_sigv4(bad, suite_time), Catch::Contains("aws:amz:<region>:<service>"));
+    CHECK_THROWS_WITH(sign_aws_sigv4(bad, suite_time),
+                      Catch::Contains("aws:amz:<region>:<service>"));
 }

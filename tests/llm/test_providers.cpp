@@ -39,7 +39,8 @@ bool has_header(const HttpRequest& request, const std::string& name) {
     return false;
 }
 
-HttpResponse response(long status, std::string body, std::map<std::string, std::string> headers = {}) {
+HttpResponse response(long status, std::string body,
+                      std::map<std::string, std::string> headers = {}) {
     HttpResponse out;
     out.status = status;
     out.body = std::move(body);
@@ -57,14 +58,16 @@ ChatRequest full_request() {
     return request;
 }
 
-const char* passages_schema = R"({"type":"object","properties":{"passages":{"type":"array","items":{"type":"string"}}},"required":["passages"]})";
+const char* passages_schema =
+    R"({"type":"object","properties":{"passages":{"type":"array","items":{"type":"string"}}},"required":["passages"]})";
 
 }  // namespace
 
 TEST_CASE("registry: built-in names, unknown names, run-time registration") {
     const auto chat = chat_provider_names();
     CHECK(chat == std::vector<std::string>{"openai", "anthropic", "bedrock"});
-    CHECK(embedding_provider_names() == std::vector<std::string>{"openai", "bedrock-titan", "ollama"});
+    CHECK(embedding_provider_names() ==
+          std::vector<std::string>{"openai", "bedrock-titan", "ollama"});
     try {
         make_chat_provider("openia", isolated());
         FAIL("no error");
@@ -100,17 +103,21 @@ TEST_CASE("openai: request body and headers") {
 
     SECTION("defaults: temperature 1.0, nothing optional sent") {
         const auto minimal = provider->build_request(ChatRequest::user_prompt("m", "p"));
-        CHECK(json::parse(minimal.body) ==
-              json::parse(R"({"model": "m", "messages": [{"role": "user", "content": "p"}], "temperature": 1.0})"));
+        CHECK(
+            json::parse(minimal.body) ==
+            json::parse(
+                R"({"model": "m", "messages": [{"role": "user", "content": "p"}], "temperature": 1.0})"));
     }
     SECTION("json schema as response_format") {
         auto with_schema = ChatRequest::user_prompt("m", "p");
         with_schema.json_schema = passages_schema;
         with_schema.schema_name = "passages";
         const json body = json::parse(provider->build_request(with_schema).body);
-        CHECK(body.at("response_format") ==
-              json({{"type", "json_schema"},
-                    {"json_schema", {{"name", "passages"}, {"strict", true}, {"schema", json::parse(passages_schema)}}}}));
+        CHECK(body.at("response_format") == json({{"type", "json_schema"},
+                                                  {"json_schema",
+                                                   {{"name", "passages"},
+                                                    {"strict", true},
+                                                    {"schema", json::parse(passages_schema)}}}}));
     }
     SECTION("max_completion_tokens for newer OpenAI models") {
         config.options = {{"max_tokens_field", "max_completion_tokens"}};
@@ -120,7 +127,8 @@ TEST_CASE("openai: request body and headers") {
         CHECK_FALSE(body.contains("max_tokens"));
     }
     SECTION("a local server needs no key; base URL from the environment") {
-        auto local = make_chat_provider("openai", isolated({{"OPENAI_BASE_URL", "http://127.0.0.1:8080/v1/"}}));
+        auto local = make_chat_provider(
+            "openai", isolated({{"OPENAI_BASE_URL", "http://127.0.0.1:8080/v1/"}}));
         const auto http = local->build_request(full_request());
         CHECK(http.url == "http://127.0.0.1:8080/v1/chat/completions");
         CHECK_FALSE(has_header(http, "Authorization"));
@@ -145,11 +153,13 @@ TEST_CASE("openai: request body and headers") {
     SECTION("bad options and a bad schema name the argument") {
         auto bad = config;
         bad.options = {{"flavour", "azure"}};
-        CHECK_THROWS_WITH(make_chat_provider("openai", bad), Catch::Contains("\"flavour\"") && Catch::Contains("\"flavor\""));
+        CHECK_THROWS_WITH(make_chat_provider("openai", bad),
+                          Catch::Contains("\"flavour\"") && Catch::Contains("\"flavor\""));
         auto broken = ChatRequest::user_prompt("m", "p");
         broken.json_schema = "{not json";
         CHECK_THROWS_WITH(provider->build_request(broken), Catch::Contains("json_schema"));
-        CHECK_THROWS_WITH(provider->build_request(ChatRequest::user_prompt("", "p")), Catch::Contains("`model`"));
+        CHECK_THROWS_WITH(provider->build_request(ChatRequest::user_prompt("", "p")),
+                          Catch::Contains("`model`"));
     }
 }
 
@@ -159,14 +169,17 @@ TEST_CASE("openai: azure flavor") {
     config.options = {{"flavor", "azure"}};
     auto provider = make_chat_provider("openai", config);
     const auto request = provider->build_request(full_request());
-    CHECK(request.url == "https://res.openai.azure.com/openai/deployments/model-x/chat/completions?api-version=2024-10-21");
+    CHECK(request.url ==
+          "https://res.openai.azure.com/openai/deployments/model-x/chat/"
+          "completions?api-version=2024-10-21");
     CHECK(header(request, "api-key") == "az-key-98765");
     CHECK_FALSE(has_header(request, "Authorization"));
     auto embeddings = make_embedding_provider("openai", config);
     CHECK(embeddings->build_request({"emb", {"a"}, std::nullopt, true}).url ==
           "https://res.openai.azure.com/openai/deployments/emb/embeddings?api-version=2024-10-21");
     config.environment->erase("AZURE_OPENAI_API_KEY");
-    CHECK_THROWS_WITH(make_chat_provider("openai", config), Catch::Contains("AZURE_OPENAI_API_KEY"));
+    CHECK_THROWS_WITH(make_chat_provider("openai", config),
+                      Catch::Contains("AZURE_OPENAI_API_KEY"));
 }
 
 TEST_CASE("openai: response parsing") {
@@ -195,7 +208,8 @@ TEST_CASE("openai: response parsing") {
     REQUIRE(length.ok);
     CHECK(length.finish_reason == "length");
 
-    const auto truncated = provider->parse_response(response(200, R"({"choices": [{"index": 0, "mess)"));
+    const auto truncated =
+        provider->parse_response(response(200, R"({"choices": [{"index": 0, "mess)"));
     CHECK_FALSE(truncated.ok);
     CHECK(truncated.error.code == code::provider_malformed_response);
     CHECK(truncated.error.retryable);
@@ -205,10 +219,12 @@ TEST_CASE("openai: response parsing") {
 }
 
 TEST_CASE("error bodies of every provider are classified with the provider's own message") {
-    auto openai = make_chat_provider("openai", isolated({{"OPENAI_API_KEY", "sk-planted-secret-42"}}));
+    auto openai =
+        make_chat_provider("openai", isolated({{"OPENAI_API_KEY", "sk-planted-secret-42"}}));
     SECTION("openai 429 with Retry-After seconds") {
         const auto result = openai->parse_response(response(
-            429, R"({"error": {"message": "Rate limit reached for requests", "type": "requests", "param": null, "code": "rate_limit_exceeded"}})",
+            429,
+            R"({"error": {"message": "Rate limit reached for requests", "type": "requests", "param": null, "code": "rate_limit_exceeded"}})",
             {{"retry-after", "7"}}));
         CHECK_FALSE(result.ok);
         CHECK(result.error.code == code::provider_rate_limited);
@@ -221,16 +237,22 @@ TEST_CASE("error bodies of every provider are classified with the provider's own
     }
     SECTION("openai 401 echoing the key: redacted") {
         const auto result = openai->parse_response(response(
-            401, R"({"error": {"message": "Incorrect API key provided: sk-planted-secret-42.", "type": "invalid_request_error", "code": "invalid_api_key"}})"));
+            401,
+            R"({"error": {"message": "Incorrect API key provided: sk-planted-secret-42.", "type": "invalid_request_error", "code": "invalid_api_key"}})"));
         CHECK(result.error.code == code::provider_auth);
         CHECK_FALSE(result.error.retryable);
         CHECK(result.error.message.find("sk-planted-secret-42") == std::string::npos);
-        CHECK(result.error.message.find("Incorrect API key provided: <redacted>") != std::string::npos);
+        CHECK(result.error.message.find("Incorrect API key provided: <redacted>") !=
+              std::string::npos);
     }
     SECTION("openai 400 and 404 fail at once") {
-        CHECK(openai->parse_response(response(400, R"({"error": {"message": "bad", "type": "invalid_request_error"}})")).error.code ==
-              code::provider_bad_request);
-        const auto missing = openai->parse_response(response(404, R"({"error": {"message": "The model `m` does not exist", "type": "invalid_request_error"}})"));
+        CHECK(openai
+                  ->parse_response(response(
+                      400, R"({"error": {"message": "bad", "type": "invalid_request_error"}})"))
+                  .error.code == code::provider_bad_request);
+        const auto missing = openai->parse_response(response(
+            404,
+            R"({"error": {"message": "The model `m` does not exist", "type": "invalid_request_error"}})"));
         CHECK(missing.error.code == code::provider_not_found);
         CHECK_FALSE(missing.error.retryable);
     }
@@ -244,64 +266,80 @@ TEST_CASE("error bodies of every provider are classified with the provider's own
         CHECK(refused.error.retryable);
     }
     SECTION("anthropic 529 overloaded_error and 429 rate_limit_error") {
-        auto anthropic = make_chat_provider("anthropic", isolated({{"ANTHROPIC_API_KEY", "sk-ant-planted"}}));
+        auto anthropic =
+            make_chat_provider("anthropic", isolated({{"ANTHROPIC_API_KEY", "sk-ant-planted"}}));
         const auto overloaded = anthropic->parse_response(response(
-            529, R"({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}, "request_id": "req_1"})"));
+            529,
+            R"({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}, "request_id": "req_1"})"));
         CHECK(overloaded.error.code == code::provider_server);
         CHECK(overloaded.error.retryable);
         CHECK(overloaded.error.provider_type == "overloaded_error");
         CHECK(overloaded.error.message == "HTTP 529 overloaded_error: Overloaded");
         const auto limited = anthropic->parse_response(response(
-            429, R"({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})",
+            429,
+            R"({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})",
             {{"anthropic-ratelimit-requests-remaining", "0"},
              {"anthropic-ratelimit-requests-reset", "2099-01-01T00:00:00Z"}}));
         CHECK(limited.error.code == code::provider_rate_limited);
         REQUIRE(limited.error.retry_after_seconds);
         CHECK(*limited.error.retry_after_seconds > 1e8);  // decades away: the reset time was read
         const auto invalid = anthropic->parse_response(response(
-            400, R"({"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: field required"}})"));
+            400,
+            R"({"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: field required"}})"));
         CHECK(invalid.error.code == code::provider_bad_request);
         CHECK(invalid.error.message.find("max_tokens: field required") != std::string::npos);
     }
     SECTION("bedrock: message body and x-amzn-ErrorType header") {
-        auto bedrock = make_chat_provider("bedrock", isolated({{"AWS_BEARER_TOKEN_BEDROCK", "bedrock-planted-token"}}));
+        auto bedrock = make_chat_provider(
+            "bedrock", isolated({{"AWS_BEARER_TOKEN_BEDROCK", "bedrock-planted-token"}}));
         const auto throttled = bedrock->parse_response(response(
             429, R"({"message": "Too many requests, please wait before trying again."})",
-            {{"x-amzn-errortype", "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/"}}));
+            {{"x-amzn-errortype",
+              "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/"}}));
         CHECK(throttled.error.code == code::provider_rate_limited);
         CHECK(throttled.error.provider_type == "ThrottlingException");
         CHECK(throttled.error.message.find("Too many requests") != std::string::npos);
         const auto denied = bedrock->parse_response(response(
-            403, R"({"message": "You don't have access to the model with the specified model ID."})",
+            403,
+            R"({"message": "You don't have access to the model with the specified model ID."})",
             {{"x-amzn-errortype", "AccessDeniedException"}}));
         CHECK(denied.error.code == code::provider_auth);
-        const auto validation = bedrock->parse_response(response(400, R"({"Message": "Malformed input request"})"));
+        const auto validation =
+            bedrock->parse_response(response(400, R"({"Message": "Malformed input request"})"));
         CHECK(validation.error.code == code::provider_bad_request);
         CHECK(validation.error.message.find("Malformed input request") != std::string::npos);
         CHECK(bedrock->parse_response(response(503, "")).error.retryable);
     }
     SECTION("ollama: {\"error\": string}") {
         auto ollama = make_embedding_provider("ollama", isolated());
-        const auto missing = ollama->parse_response(response(404, R"({"error": "model \"nomic\" not found, try pulling it first"})"), 1);
+        const auto missing = ollama->parse_response(
+            response(404, R"({"error": "model \"nomic\" not found, try pulling it first"})"), 1);
         CHECK(missing.error.code == code::provider_not_found);
         CHECK(missing.error.message.find("try pulling it first") != std::string::npos);
     }
 }
 
-TEST_CASE("retry hints: Retry-After as seconds or HTTP date, retry-after-ms, OpenAI reset headers") {
+TEST_CASE(
+    "retry hints: Retry-After as seconds or HTTP date, retry-after-ms, OpenAI reset headers") {
     CHECK(retry_after_from_headers({{"retry-after", "120"}}, 0).value() == 120.0);
     CHECK(retry_after_from_headers({{"retry-after-ms", "250"}}, 0).value() == 0.25);
     // 784111777 is Sun, 06 Nov 1994 08:49:37 GMT.
-    CHECK(retry_after_from_headers({{"retry-after", "Sun, 06 Nov 1994 08:49:37 GMT"}}, 784111777.0 - 30).value() ==
-          Approx(30.0));
-    CHECK(retry_after_from_headers({{"retry-after", "Sun, 06 Nov 1994 08:49:37 GMT"}}, 784111777.0 + 30).value() == 0.0);
+    CHECK(retry_after_from_headers({{"retry-after", "Sun, 06 Nov 1994 08:49:37 GMT"}},
+                                   784111777.0 - 30)
+              .value() == Approx(30.0));
+    CHECK(retry_after_from_headers({{"retry-after", "Sun, 06 Nov 1994 08:49:37 GMT"}},
+                                   784111777.0 + 30)
+              .value() == 0.0);
     CHECK_FALSE(retry_after_from_headers({{"retry-after", "soon"}}, 0));
     CHECK_FALSE(retry_after_from_headers({}, 0));
-    CHECK(retry_after_from_headers({{"x-ratelimit-remaining-tokens", "0"}, {"x-ratelimit-reset-tokens", "6m0s"},
-                                    {"x-ratelimit-remaining-requests", "5"}, {"x-ratelimit-reset-requests", "1s"}},
+    CHECK(retry_after_from_headers({{"x-ratelimit-remaining-tokens", "0"},
+                                    {"x-ratelimit-reset-tokens", "6m0s"},
+                                    {"x-ratelimit-remaining-requests", "5"},
+                                    {"x-ratelimit-reset-requests", "1s"}},
                                    0)
               .value() == 360.0);
-    CHECK(retry_after_from_headers({{"x-ratelimit-remaining-requests", "0"}, {"x-ratelimit-reset-requests", "20ms"}}, 0)
+    CHECK(retry_after_from_headers(
+              {{"x-ratelimit-remaining-requests", "0"}, {"x-ratelimit-reset-requests", "20ms"}}, 0)
               .value() == Approx(0.02));
     CHECK(retry_after_from_headers({{"anthropic-ratelimit-tokens-remaining", "0"},
                                     {"anthropic-ratelimit-tokens-reset", "1970-01-01T00:01:40Z"}},
@@ -310,7 +348,8 @@ TEST_CASE("retry hints: Retry-After as seconds or HTTP date, retry-after-ms, Ope
 }
 
 TEST_CASE("anthropic: request body and headers") {
-    auto provider = make_chat_provider("anthropic", isolated({{"ANTHROPIC_API_KEY", "sk-ant-test-555"}}));
+    auto provider =
+        make_chat_provider("anthropic", isolated({{"ANTHROPIC_API_KEY", "sk-ant-test-555"}}));
     const HttpRequest request = provider->build_request(full_request());
     CHECK(request.url == "https://api.anthropic.com/v1/messages");
     CHECK(header(request, "x-api-key") == "sk-ant-test-555");
@@ -324,7 +363,8 @@ TEST_CASE("anthropic: request body and headers") {
         "temperature": 0.7, "top_p": 0.9})"));
 
     SECTION("max_tokens is required by the API: default 4096") {
-        const json body = json::parse(provider->build_request(ChatRequest::user_prompt("m", "p")).body);
+        const json body =
+            json::parse(provider->build_request(ChatRequest::user_prompt("m", "p")).body);
         CHECK(body.at("max_tokens") == 4096);
         CHECK(body.at("temperature") == 1.0);
         CHECK_FALSE(body.contains("top_p"));
@@ -333,8 +373,12 @@ TEST_CASE("anthropic: request body and headers") {
         auto structured = ChatRequest::user_prompt("m", "p");
         structured.json_schema = passages_schema;
         const json body = json::parse(provider->build_request(structured).body);
-        CHECK(body.at("tools") == json::parse(std::string(R"([{"name": "answer", "description": "Record the answer in the required structure.", "input_schema": )") +
-                                              passages_schema + "}]"));
+        CHECK(
+            body.at("tools") ==
+            json::parse(
+                std::string(
+                    R"([{"name": "answer", "description": "Record the answer in the required structure.", "input_schema": )") +
+                passages_schema + "}]"));
         CHECK(body.at("tool_choice") == json::parse(R"({"type": "tool", "name": "answer"})"));
     }
     SECTION("structured output through the prompt") {
@@ -345,20 +389,24 @@ TEST_CASE("anthropic: request body and headers") {
         structured.json_schema = passages_schema;
         const json body = json::parse(prompted->build_request(structured).body);
         CHECK_FALSE(body.contains("tools"));
-        CHECK(body.at("system").get<std::string>().find(json::parse(passages_schema).dump()) != std::string::npos);
+        CHECK(body.at("system").get<std::string>().find(json::parse(passages_schema).dump()) !=
+              std::string::npos);
     }
     SECTION("temperature outside 0..1 names the argument") {
         auto hot = ChatRequest::user_prompt("m", "p");
         hot.temperature = 1.5;
-        CHECK_THROWS_WITH(provider->build_request(hot), Catch::Contains("`temperature`") && Catch::Contains("between 0 and 1"));
+        CHECK_THROWS_WITH(provider->build_request(hot),
+                          Catch::Contains("`temperature`") && Catch::Contains("between 0 and 1"));
     }
     SECTION("missing key names the variable") {
-        CHECK_THROWS_WITH(make_chat_provider("anthropic", isolated()), Catch::Contains("ANTHROPIC_API_KEY"));
+        CHECK_THROWS_WITH(make_chat_provider("anthropic", isolated()),
+                          Catch::Contains("ANTHROPIC_API_KEY"));
     }
 }
 
 TEST_CASE("anthropic: response parsing, text and tool_use") {
-    auto provider = make_chat_provider("anthropic", isolated({{"ANTHROPIC_API_KEY", "sk-ant-test-555"}}));
+    auto provider =
+        make_chat_provider("anthropic", isolated({{"ANTHROPIC_API_KEY", "sk-ant-test-555"}}));
     const auto text = provider->parse_response(response(200, R"({
         "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
         "content": [{"type": "text", "text": "Hello "}, {"type": "text", "text": "world"}],
@@ -376,19 +424,23 @@ TEST_CASE("anthropic: response parsing, text and tool_use") {
     const auto passages = parse_passages_answer(tool.text, 2);
     REQUIRE(passages.status == AnswerStatus::ok);
     CHECK(passages.passages[0] == "He said \"no\".");
-    const auto refusal = provider->parse_response(response(200, R"({"content": [{"type": "text", "text": "I won't."}], "stop_reason": "refusal"})"));
+    const auto refusal = provider->parse_response(response(
+        200, R"({"content": [{"type": "text", "text": "I won't."}], "stop_reason": "refusal"})"));
     CHECK(refusal.refused);
-    CHECK(provider->parse_response(response(200, R"({"type": "message"})")).error.code == code::provider_malformed_response);
+    CHECK(provider->parse_response(response(200, R"({"type": "message"})")).error.code ==
+          code::provider_malformed_response);
 }
 
 TEST_CASE("bedrock: Converse request, SigV4 or bearer, region") {
-    const std::map<std::string, std::string> keys = {{"AWS_ACCESS_KEY_ID", "AKIAPLANTED0001"},
-                                                     {"AWS_SECRET_ACCESS_KEY", "planted/secret+key"},
-                                                     {"AWS_SESSION_TOKEN", "planted-session-token"},
-                                                     {"AWS_REGION", "eu-central-1"}};
+    const std::map<std::string, std::string> keys = {
+        {"AWS_ACCESS_KEY_ID", "AKIAPLANTED0001"},
+        {"AWS_SECRET_ACCESS_KEY", "planted/secret+key"},
+        {"AWS_SESSION_TOKEN", "planted-session-token"},
+        {"AWS_REGION", "eu-central-1"}};
     auto provider = make_chat_provider("bedrock", isolated(keys));
     const HttpRequest request = provider->build_request(full_request());
-    CHECK(request.url == "https://bedrock-runtime.eu-central-1.amazonaws.com/model/model-x/converse");
+    CHECK(request.url ==
+          "https://bedrock-runtime.eu-central-1.amazonaws.com/model/model-x/converse");
     CHECK(request.aws_sigv4 == "aws:amz:eu-central-1:bedrock");
     CHECK(request.aws_access_key_id == "AKIAPLANTED0001");
     CHECK(request.aws_secret_access_key == "planted/secret+key");
@@ -396,7 +448,8 @@ TEST_CASE("bedrock: Converse request, SigV4 or bearer, region") {
     CHECK_FALSE(has_header(request, "Authorization"));
     CHECK(header(request, "Content-Type") == "application/json");
     for (const char* secret : {"planted/secret+key", "planted-session-token", "AKIAPLANTED0001"}) {
-        CHECK(std::find(request.secrets.begin(), request.secrets.end(), secret) != request.secrets.end());
+        CHECK(std::find(request.secrets.begin(), request.secrets.end(), secret) !=
+              request.secrets.end());
     }
     CHECK(json::parse(request.body) == json::parse(R"({
         "messages": [{"role": "user", "content": [{"text": "Say \"hi\""}]}],
@@ -404,19 +457,24 @@ TEST_CASE("bedrock: Converse request, SigV4 or bearer, region") {
         "inferenceConfig": {"maxTokens": 100, "temperature": 0.7, "topP": 0.9}})"));
 
     SECTION("model ids with ':' and ARNs are percent-encoded in the path") {
-        auto arn = ChatRequest::user_prompt("arn:aws:bedrock:us-east-1:123:inference-profile/us.anthropic.claude-v2:1", "p");
+        auto arn = ChatRequest::user_prompt(
+            "arn:aws:bedrock:us-east-1:123:inference-profile/us.anthropic.claude-v2:1", "p");
         CHECK(provider->build_request(arn).url ==
               "https://bedrock-runtime.eu-central-1.amazonaws.com/model/"
-              "arn%3Aaws%3Abedrock%3Aus-east-1%3A123%3Ainference-profile%2Fus.anthropic.claude-v2%3A1/converse");
+              "arn%3Aaws%3Abedrock%3Aus-east-1%3A123%3Ainference-profile%2Fus.anthropic.claude-v2%"
+              "3A1/converse");
     }
     SECTION("toolConfig for structured output") {
         auto structured = ChatRequest::user_prompt("m", "p");
         structured.json_schema = passages_schema;
         const json body = json::parse(provider->build_request(structured).body);
-        CHECK(body.at("toolConfig") == json::parse(std::string(R"({"tools": [{"toolSpec": {"name": "answer",
+        CHECK(body.at("toolConfig") ==
+              json::parse(std::string(R"({"tools": [{"toolSpec": {"name": "answer",
             "description": "Record the answer in the required structure.", "inputSchema": {"json": )") +
-                                                   passages_schema + R"(}}}], "toolChoice": {"tool": {"name": "answer"}}})"));
-        CHECK(body.at("inferenceConfig") == json::parse(R"({"maxTokens": 4096, "temperature": 1.0})"));
+                          passages_schema +
+                          R"(}}}], "toolChoice": {"tool": {"name": "answer"}}})"));
+        CHECK(body.at("inferenceConfig") ==
+              json::parse(R"({"maxTokens": 4096, "temperature": 1.0})"));
     }
     SECTION("a Bedrock API key wins: bearer header, no signing") {
         auto with_token = keys;
@@ -429,17 +487,24 @@ TEST_CASE("bedrock: Converse request, SigV4 or bearer, region") {
         CHECK(bearer->description().find("bedrock-api-key-777") == std::string::npos);
     }
     SECTION("region fallbacks and no credentials") {
-        auto other = make_chat_provider("bedrock", isolated({{"AWS_BEARER_TOKEN_BEDROCK", "tok-12345"}}));
-        CHECK(other->build_request(full_request()).url.rfind("https://bedrock-runtime.us-east-1.amazonaws.com/", 0) == 0);
-        auto config = isolated({{"AWS_BEARER_TOKEN_BEDROCK", "tok-12345"}, {"AWS_DEFAULT_REGION", "ap-south-1"}});
-        CHECK(make_chat_provider("bedrock", config)->build_request(full_request()).url.find("ap-south-1") != std::string::npos);
-        CHECK_THROWS_WITH(make_chat_provider("bedrock", isolated()),
-                          Catch::Contains("AWS_BEARER_TOKEN_BEDROCK") && Catch::Contains("AWS_ACCESS_KEY_ID"));
+        auto other =
+            make_chat_provider("bedrock", isolated({{"AWS_BEARER_TOKEN_BEDROCK", "tok-12345"}}));
+        CHECK(other->build_request(full_request())
+                  .url.rfind("https://bedrock-runtime.us-east-1.amazonaws.com/", 0) == 0);
+        auto config = isolated(
+            {{"AWS_BEARER_TOKEN_BEDROCK", "tok-12345"}, {"AWS_DEFAULT_REGION", "ap-south-1"}});
+        CHECK(make_chat_provider("bedrock", config)
+                  ->build_request(full_request())
+                  .url.find("ap-south-1") != std::string::npos);
+        CHECK_THROWS_WITH(
+            make_chat_provider("bedrock", isolated()),
+            Catch::Contains("AWS_BEARER_TOKEN_BEDROCK") && Catch::Contains("AWS_ACCESS_KEY_ID"));
     }
 }
 
 TEST_CASE("bedrock: Converse response parsing") {
-    auto provider = make_chat_provider("bedrock", isolated({{"AWS_BEARER_TOKEN_BEDROCK", "tok-12345"}}));
+    auto provider =
+        make_chat_provider("bedrock", isolated({{"AWS_BEARER_TOKEN_BEDROCK", "tok-12345"}}));
     const auto text = provider->parse_response(response(200, R"({
         "output": {"message": {"role": "assistant", "content": [{"text": "{\"label\": \"Positive\"}"}]}},
         "stopReason": "end_turn", "usage": {"inputTokens": 30, "outputTokens": 6, "totalTokens": 36},
@@ -454,32 +519,40 @@ TEST_CASE("bedrock: Converse response parsing") {
                    "input": {"label": "Neutral"}}}]}}, "stopReason": "tool_use", "usage": {"inputTokens": 1, "outputTokens": 1}})"));
     REQUIRE(tool.ok);
     CHECK(parse_label_answer(tool.text, {"Positive", "Neutral"}).label == "Neutral");
-    const auto filtered = provider->parse_response(response(200, R"({"output": {"message": {"role": "assistant",
+    const auto filtered =
+        provider->parse_response(response(200, R"({"output": {"message": {"role": "assistant",
         "content": [{"text": "blocked"}]}}, "stopReason": "content_filtered"})"));
     CHECK(filtered.refused);
-    CHECK(provider->parse_response(response(200, R"({"output": {}})")).error.code == code::provider_malformed_response);
+    CHECK(provider->parse_response(response(200, R"({"output": {}})")).error.code ==
+          code::provider_malformed_response);
 }
 
 TEST_CASE("embeddings: openai request, batch limit and response order") {
-    auto provider = make_embedding_provider("openai", isolated({{"OPENAI_API_KEY", "sk-test-123456"}}));
+    auto provider =
+        make_embedding_provider("openai", isolated({{"OPENAI_API_KEY", "sk-test-123456"}}));
     CHECK(provider->max_batch_size() == 2048);
-    const auto request = provider->build_request({"text-embedding-3-small", {"a", "b \"c\""}, 256, true});
+    const auto request =
+        provider->build_request({"text-embedding-3-small", {"a", "b \"c\""}, 256, true});
     CHECK(request.url == "https://api.openai.com/v1/embeddings");
-    CHECK(json::parse(request.body) == json::parse(R"({"model": "text-embedding-3-small", "input": ["a", "b \"c\""],
+    CHECK(json::parse(request.body) ==
+          json::parse(R"({"model": "text-embedding-3-small", "input": ["a", "b \"c\""],
                                                       "encoding_format": "float", "dimensions": 256})"));
     // Vectors come back in `index` order even when the array is not.
     const auto result = provider->parse_response(response(200, R"({"object": "list", "model": "e",
         "data": [{"object": "embedding", "index": 1, "embedding": [0, 1]}, {"object": "embedding", "index": 0, "embedding": [1, 0]}],
-        "usage": {"prompt_tokens": 4, "total_tokens": 4}})"), 2);
+        "usage": {"prompt_tokens": 4, "total_tokens": 4}})"),
+                                                 2);
     REQUIRE(result.ok);
     CHECK(result.vectors == std::vector<std::vector<double>>{{1, 0}, {0, 1}});
     CHECK(result.input_tokens == 4);
-    const auto short_answer = provider->parse_response(response(200, R"({"data": [{"index": 0, "embedding": [1]}]})"), 2);
+    const auto short_answer =
+        provider->parse_response(response(200, R"({"data": [{"index": 0, "embedding": [1]}]})"), 2);
     CHECK_FALSE(short_answer.ok);
     CHECK(short_answer.error.code == code::provider_malformed_response);
     CHECK(short_answer.vectors.empty());
     std::vector<std::string> too_many(2049, "x");
-    CHECK_THROWS_WITH(provider->build_request({"m", too_many, std::nullopt, true}), Catch::Contains("2049"));
+    CHECK_THROWS_WITH(provider->build_request({"m", too_many, std::nullopt, true}),
+                      Catch::Contains("2049"));
     auto small = isolated({{"OPENAI_API_KEY", "k-12345"}});
     small.options = {{"max_batch_size", "64"}};
     CHECK(make_embedding_provider("openai", small)->max_batch_size() == 64);
@@ -488,42 +561,60 @@ TEST_CASE("embeddings: openai request, batch limit and response order") {
 }
 
 TEST_CASE("embeddings: bedrock-titan v2 body, one input per request") {
-    auto provider = make_embedding_provider("bedrock-titan", isolated({{"AWS_ACCESS_KEY_ID", "AKIA0000TEST"},
-                                                                       {"AWS_SECRET_ACCESS_KEY", "secret-0000"}}));
+    auto provider = make_embedding_provider("bedrock-titan",
+                                            isolated({{"AWS_ACCESS_KEY_ID", "AKIA0000TEST"},
+                                                      {"AWS_SECRET_ACCESS_KEY", "secret-0000"}}));
     CHECK(provider->max_batch_size() == 1);
-    const auto request = provider->build_request({"amazon.titan-embed-text-v2:0", {"Hello"}, 512, true});
-    CHECK(request.url == "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.titan-embed-text-v2%3A0/invoke");
+    const auto request =
+        provider->build_request({"amazon.titan-embed-text-v2:0", {"Hello"}, 512, true});
+    CHECK(request.url ==
+          "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.titan-embed-text-v2%3A0/"
+          "invoke");
     CHECK(request.aws_sigv4 == "aws:amz:us-east-1:bedrock");
-    CHECK(json::parse(request.body) == json::parse(R"({"inputText": "Hello", "dimensions": 512, "normalize": true})"));
-    CHECK(json::parse(provider->build_request({"amazon.titan-embed-text-v2:0", {"Hi"}, std::nullopt, false}).body) ==
-          json::parse(R"({"inputText": "Hi", "normalize": false})"));
-    CHECK_THROWS_WITH(provider->build_request({"amazon.titan-embed-text-v2:0", {"a", "b"}, std::nullopt, true}),
-                      Catch::Contains("exactly 1"));
+    CHECK(json::parse(request.body) ==
+          json::parse(R"({"inputText": "Hello", "dimensions": 512, "normalize": true})"));
+    CHECK(json::parse(
+              provider->build_request({"amazon.titan-embed-text-v2:0", {"Hi"}, std::nullopt, false})
+                  .body) == json::parse(R"({"inputText": "Hi", "normalize": false})"));
+    CHECK_THROWS_WITH(
+        provider->build_request({"amazon.titan-embed-text-v2:0", {"a", "b"}, std::nullopt, true}),
+        Catch::Contains("exactly 1"));
     CHECK_THROWS_WITH(provider->build_request({"amazon.titan-embed-text-v2:0", {"a"}, 300, true}),
                       Catch::Contains("256, 512 or 1024"));
-    const auto result = provider->parse_response(response(200, R"({"embedding": [0.6, 0.8], "inputTextTokenCount": 2,
-                                                                  "embeddingsByType": {"float": [0.6, 0.8]}})"), 1);
+    const auto result = provider->parse_response(
+        response(200, R"({"embedding": [0.6, 0.8], "inputTextTokenCount": 2,
+                                                                  "embeddingsByType": {"float": [0.6, 0.8]}})"),
+        1);
     REQUIRE(result.ok);
     CHECK(result.vectors == std::vector<std::vector<double>>{{0.6, 0.8}});
     CHECK(result.input_tokens == 2);
-    CHECK(provider->parse_response(response(200, R"({"embedding": []})"), 1).error.code == code::provider_malformed_response);
+    CHECK(provider->parse_response(response(200, R"({"embedding": []})"), 1).error.code ==
+          code::provider_malformed_response);
 }
 
 TEST_CASE("embeddings: ollama /api/embed") {
-    auto provider = make_embedding_provider("ollama", isolated({{"OLLAMA_HOST", "127.0.0.1:11500"}}));
-    const auto request = provider->build_request({"nomic-embed-text", {"a", "b"}, std::nullopt, true});
+    auto provider =
+        make_embedding_provider("ollama", isolated({{"OLLAMA_HOST", "127.0.0.1:11500"}}));
+    const auto request =
+        provider->build_request({"nomic-embed-text", {"a", "b"}, std::nullopt, true});
     CHECK(request.url == "http://127.0.0.1:11500/api/embed");
-    CHECK(request.headers == std::vector<std::pair<std::string, std::string>>{{"Content-Type", "application/json"}});
-    CHECK(json::parse(request.body) == json::parse(R"({"model": "nomic-embed-text", "input": ["a", "b"]})"));
+    CHECK(request.headers ==
+          std::vector<std::pair<std::string, std::string>>{{"Content-Type", "application/json"}});
+    CHECK(json::parse(request.body) ==
+          json::parse(R"({"model": "nomic-embed-text", "input": ["a", "b"]})"));
     const auto result = provider->parse_response(
-        response(200, R"({"model": "nomic-embed-text", "embeddings": [[0.1, 0.2], [0.3, 0.4]], "prompt_eval_count": 8})"), 2);
+        response(
+            200,
+            R"({"model": "nomic-embed-text", "embeddings": [[0.1, 0.2], [0.3, 0.4]], "prompt_eval_count": 8})"),
+        2);
     REQUIRE(result.ok);
     CHECK(result.vectors.size() == 2);
     CHECK(result.input_tokens == 8);
     CHECK(provider->parse_response(response(200, R"({"embeddings": [[0.1]]})"), 2).error.code ==
           code::provider_malformed_response);
-    CHECK(make_embedding_provider("ollama", isolated())->build_request({"m", {"a"}, std::nullopt, true}).url ==
-          "http://127.0.0.1:11434/api/embed");
+    CHECK(make_embedding_provider("ollama", isolated())
+              ->build_request({"m", {"a"}, std::nullopt, true})
+              .url == "http://127.0.0.1:11434/api/embed");
 }
 
 TEST_CASE("credentials never appear in descriptions, identities or errors") {
@@ -531,10 +622,12 @@ TEST_CASE("credentials never appear in descriptions, identities or errors") {
     std::vector<std::unique_ptr<ChatProvider>> chat;
     chat.push_back(make_chat_provider("openai", isolated({{"OPENAI_API_KEY", planted}})));
     chat.push_back(make_chat_provider("anthropic", isolated({{"ANTHROPIC_API_KEY", planted}})));
-    chat.push_back(make_chat_provider("bedrock", isolated({{"AWS_BEARER_TOKEN_BEDROCK", planted}})));
+    chat.push_back(
+        make_chat_provider("bedrock", isolated({{"AWS_BEARER_TOKEN_BEDROCK", planted}})));
     chat.push_back(make_chat_provider("bedrock", isolated({{"AWS_ACCESS_KEY_ID", "AKIA" + planted},
                                                            {"AWS_SECRET_ACCESS_KEY", planted}})));
-    auto azure = isolated({{"AZURE_OPENAI_API_KEY", planted}, {"AZURE_OPENAI_ENDPOINT", "https://r.openai.azure.com"}});
+    auto azure = isolated({{"AZURE_OPENAI_API_KEY", planted},
+                           {"AZURE_OPENAI_ENDPOINT", "https://r.openai.azure.com"}});
     azure.options = {{"flavor", "azure"}};
     chat.push_back(make_chat_provider("openai", azure));
     for (const auto& provider : chat) {
@@ -542,22 +635,25 @@ TEST_CASE("credentials never appear in descriptions, identities or errors") {
         CHECK(provider->description().find(planted) == std::string::npos);
         CHECK(provider->endpoint_identity().find(planted) == std::string::npos);
         const HttpRequest request = provider->build_request(ChatRequest::user_prompt("m", "p"));
-        CHECK(std::find(request.secrets.begin(), request.secrets.end(), planted) != request.secrets.end());
+        CHECK(std::find(request.secrets.begin(), request.secrets.end(), planted) !=
+              request.secrets.end());
         CHECK(request.body.find(planted) == std::string::npos);
         CHECK(request.url.find(planted) == std::string::npos);
         // An error body quoting the key comes back redacted, whatever its shape.
-        for (const std::string& body : {R"({"error": {"message": "bad key )" + planted + R"("}})",
-                                         R"({"message": "bad key )" + planted + R"("})", "plain text " + planted}) {
+        for (const std::string& body :
+             {R"({"error": {"message": "bad key )" + planted + R"("}})",
+              R"({"message": "bad key )" + planted + R"("})", "plain text " + planted}) {
             const auto result = provider->parse_response(response(401, body));
             CHECK(result.error.message.find(planted) == std::string::npos);
         }
-        CHECK(provider->parse_response(response(200, "garbage " + planted)).error.message.find(planted) ==
-              std::string::npos);
+        CHECK(provider->parse_response(response(200, "garbage " + planted))
+                  .error.message.find(planted) == std::string::npos);
     }
-    auto titan = make_embedding_provider("bedrock-titan", isolated({{"AWS_BEARER_TOKEN_BEDROCK", planted}}));
+    auto titan =
+        make_embedding_provider("bedrock-titan", isolated({{"AWS_BEARER_TOKEN_BEDROCK", planted}}));
     CHECK(titan->description().find(planted) == std::string::npos);
-    CHECK(titan->parse_response(response(403, R"({"message": ")" + planted + R"("})"), 1).error.message.find(planted) ==
-          std::string::npos);
+    CHECK(titan->parse_response(response(403, R"({"message": ")" + planted + R"("})"), 1)
+              .error.message.find(planted) == std::string::npos);
 }
 
 TEST_CASE("canonical JSON of a request covers every generation parameter") {

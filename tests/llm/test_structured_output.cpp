@@ -18,14 +18,16 @@ TEST_CASE("passages: object, bare array, fences, prose") {
     CHECK(parse_passages_answer(R"(["one", "two", "three"])", 3).passages.size() == 3);
 
     const std::string fenced =
-        "Sure! Here are the passages you asked for:\n```json\n{\n  \"passages\": [\"a\", \"b\"]\n}\n```\nHope this helps.";
+        "Sure! Here are the passages you asked for:\n```json\n{\n  \"passages\": [\"a\", "
+        "\"b\"]\n}\n```\nHope this helps.";
     const auto from_fence = parse_passages_answer(fenced, 2);
     CHECK(from_fence.status == AnswerStatus::ok);
     CHECK(from_fence.passages == std::vector<std::string>{"a", "b"});
     CHECK(from_fence.raw == fenced);
 
     // Brackets in prose before the JSON are skipped: [3] is not a passages array.
-    const auto prose = parse_passages_answer("As requested [3] texts (see {notes}): [\"x\", \"y\", \"z\"] done", 3);
+    const auto prose = parse_passages_answer(
+        "As requested [3] texts (see {notes}): [\"x\", \"y\", \"z\"] done", 3);
     CHECK(prose.status == AnswerStatus::ok);
     CHECK(prose.passages == std::vector<std::string>{"x", "y", "z"});
 
@@ -45,7 +47,8 @@ TEST_CASE("passages: quotes, brackets, escapes and unicode inside texts survive"
     CHECK(parsed.passages[3] == "Ünïcödé “curly” 日本語 🚀");
 }
 
-TEST_CASE("passages: wrong count keeps the texts and broken answers are unparseable, raw text kept") {
+TEST_CASE(
+    "passages: wrong count keeps the texts and broken answers are unparseable, raw text kept") {
     const auto short_answer = parse_passages_answer(R"({"passages": ["a", "b"]})", 3);
     CHECK(short_answer.status == AnswerStatus::wrong_count);
     CHECK(short_answer.passages.size() == 2);
@@ -57,8 +60,10 @@ TEST_CASE("passages: wrong count keeps the texts and broken answers are unparsea
     CHECK(cut.raw == truncated);
     CHECK(cut.passages.empty());
 
-    CHECK(parse_passages_answer("I'm sorry, I can't write that.", 2).status == AnswerStatus::unparseable);
-    CHECK(parse_passages_answer(R"({"passages": []})", std::nullopt).status == AnswerStatus::unparseable);
+    CHECK(parse_passages_answer("I'm sorry, I can't write that.", 2).status ==
+          AnswerStatus::unparseable);
+    CHECK(parse_passages_answer(R"({"passages": []})", std::nullopt).status ==
+          AnswerStatus::unparseable);
     CHECK(parse_passages_answer(R"({"passages": [1, 2]})", 2).status == AnswerStatus::unparseable);
     const auto blank = parse_passages_answer(R"({"passages": ["fine", "   "]})", 2);
     CHECK(blank.status == AnswerStatus::unparseable);
@@ -69,8 +74,10 @@ TEST_CASE("passages: wrong count keeps the texts and broken answers are unparsea
 
 TEST_CASE("labels: JSON forms, normalisation, label outside S") {
     CHECK(parse_label_answer(R"({"label": "Positive"})", sentiment).label == "Positive");
-    CHECK(parse_label_answer("```json\n{\"label\": \"negative\"}\n```", sentiment).label == "Negative");
-    CHECK(parse_label_answer(R"(The answer is {"Label": "  NEUTRAL. "} because...)", sentiment).label == "Neutral");
+    CHECK(parse_label_answer("```json\n{\"label\": \"negative\"}\n```", sentiment).label ==
+          "Negative");
+    CHECK(parse_label_answer(R"(The answer is {"Label": "  NEUTRAL. "} because...)", sentiment)
+              .label == "Neutral");
     CHECK(parse_label_answer(R"({"sentiment": "positive"})", sentiment).label == "Positive");
     CHECK(parse_label_answer(R"("Negative")", sentiment).label == "Negative");
     CHECK(parse_label_answer("Positive", sentiment).label == "Positive");
@@ -86,7 +93,8 @@ TEST_CASE("labels: JSON forms, normalisation, label outside S") {
     CHECK(outside.problem.find("\"Neutral\"") != std::string::npos);
 
     // Prose that merely mentions a label is not coerced into it.
-    const auto prose = parse_label_answer("The text is not Positive at all, I would say", sentiment);
+    const auto prose =
+        parse_label_answer("The text is not Positive at all, I would say", sentiment);
     CHECK(prose.status == AnswerStatus::unparseable);
     CHECK(prose.raw == "The text is not Positive at all, I would say");
     CHECK(parse_label_answer("", sentiment).status == AnswerStatus::unparseable);
@@ -98,7 +106,8 @@ TEST_CASE("labels: multi-word labels, hyphens and underscores") {
     CHECK(parse_label_answer(R"({"label": "strongly-agree"})", stance).label == "Strongly agree");
     CHECK(parse_label_answer(R"({"label": "STRONGLY_AGREE!"})", stance).label == "Strongly agree");
     CHECK(parse_label_answer(R"({"label": "agree"})", stance).label == "Agree");
-    CHECK(parse_label_answer(R"({"label": "strongly disagree"})", stance).status == AnswerStatus::label_outside_set);
+    CHECK(parse_label_answer(R"({"label": "strongly disagree"})", stance).status ==
+          AnswerStatus::label_outside_set);
 }
 
 TEST_CASE("normalize_label") {

@@ -23,12 +23,14 @@ TEST_CASE("hashed embedder: unit length, deterministic, word overlap means simil
     CHECK(a.size() == 64);
     CHECK(std::abs(dot(a, a) - 1.0) < 1e-12);
     CHECK(embedder.embed("Strong growth and robust gains this quarter") == a);
-    CHECK(embedder.embed("STRONG growth, and robust gains; this quarter!") == a);  // case and punctuation
+    CHECK(embedder.embed("STRONG growth, and robust gains; this quarter!") ==
+          a);  // case and punctuation
     const auto near = embedder.embed("strong growth and robust gains");
     const auto far = embedder.embed("dismal losses amid crisis layoffs");
     CHECK(dot(a, near) > 0.7);
     CHECK(dot(a, near) > dot(a, far) + 0.3);
-    CHECK(HashedEmbedder(64, 1).embed("strong growth") != HashedEmbedder(64, 2).embed("strong growth"));
+    CHECK(HashedEmbedder(64, 1).embed("strong growth") !=
+          HashedEmbedder(64, 2).embed("strong growth"));
     const auto empty = embedder.embed("");
     CHECK(std::abs(dot(empty, empty) - 1.0) < 1e-12);
     CHECK(HashedEmbedder(16).embed("x").size() == 16);
@@ -37,7 +39,8 @@ TEST_CASE("hashed embedder: unit length, deterministic, word overlap means simil
     CHECK(stable_hash("llmvalidate") == stable_hash("llmvalidate"));
     CHECK(stable_hash("a") != stable_hash("b"));
     CHECK(stable_hash("a", 1) != stable_hash("a", 2));
-    CHECK(HashedEmbedder::words("It's 2026: naïve-ish") == std::vector<std::string>{"it", "s", "2026", "naïve", "ish"});
+    CHECK(HashedEmbedder::words("It's 2026: naïve-ish") ==
+          std::vector<std::string>{"it", "s", "2026", "naïve", "ish"});
 }
 
 TEST_CASE("synthetic text: distinct passages that lean to their label and annotate back") {
@@ -48,7 +51,8 @@ TEST_CASE("synthetic text: distinct passages that lean to their label and annota
         REQUIRE(passages.size() == 20);
         CHECK(std::set<std::string>(passages.begin(), passages.end()).size() == 20);
         int correct = 0;
-        for (const auto& passage : passages) correct += generator.annotate(passage, labels) == label;
+        for (const auto& passage : passages)
+            correct += generator.annotate(passage, labels) == label;
         CHECK(correct >= 18);
     }
     CHECK(generator.passages("Positive", 3, 1) == generator.passages("Positive", 3, 1));
@@ -64,11 +68,13 @@ TEST_CASE("synthetic text: unknown labels get their own pseudo-vocabulary") {
     CHECK(a.size() == 24);
     CHECK(a != b);
     for (const auto& label : labels) {
-        for (const auto& passage : generator.passages(label, 5, 9)) CHECK(generator.annotate(passage, labels) == label);
+        for (const auto& passage : generator.passages(label, 5, 9))
+            CHECK(generator.annotate(passage, labels) == label);
     }
     // Passages of one label are closer to each other than to another label's.
     const HashedEmbedder embedder;
     const auto p = generator.passages("Inflation concern", 2, 1);
     const auto q = generator.passages("Labor market", 1, 1);
-    CHECK(dot(embedder.embed(p[0]), embedder.embed(p[1])) > dot(embedder.embed(p[0]), embedder.embed(q[0])));
+    CHECK(dot(embedder.embed(p[0]), embedder.embed(p[1])) >
+          dot(embedder.embed(p[0]), embedder.embed(q[0])));
 }
