@@ -12,7 +12,7 @@
 namespace llmv {
 
 class HashedEmbedder {
-public:
+  public:
     explicit HashedEmbedder(std::size_t dimensions = 64, std::uint64_t seed = 0);
     std::size_t dimensions() const { return dimensions_; }
     // Lower-cased alphanumeric words (UTF-8 bytes >= 0x80 count as letters), each word
@@ -22,7 +22,7 @@ public:
     // The words `embed` uses, exposed for tests and for the text generator.
     static std::vector<std::string> words(const std::string& text);
 
-private:
+  private:
     std::size_t dimensions_;
     std::uint64_t seed_;
 };

@@ -33,8 +33,8 @@ struct ProviderConfig {
     std::string aws_secret_access_key;
     std::string aws_session_token;
     // Provider-specific switches, documented in docs/providers.md, e.g. for `openai`:
-    // {"flavor", "azure"}, {"api_version", "2024-10-21"}, {"max_tokens_field", "max_completion_tokens"};
-    // for `anthropic` and `bedrock`: {"structured", "tool" | "prompt"}.
+    // {"flavor", "azure"}, {"api_version", "2024-10-21"}, {"max_tokens_field",
+    // "max_completion_tokens"}; for `anthropic` and `bedrock`: {"structured", "tool" | "prompt"}.
     // An unknown key is an error (names the key and the allowed ones).
     std::map<std::string, std::string> options;
     // Tests set this to make the provider read these variables instead of the process
@@ -72,7 +72,8 @@ struct ChatRequest {
     std::vector<ChatMessage> messages;  // the conversation; see user_prompt()
     double temperature = 1.0;           // the paper's setting
     std::optional<double> top_p;
-    std::optional<int> max_tokens;  // unset: the provider default (anthropic/bedrock need one: 4096)
+    std::optional<int>
+        max_tokens;  // unset: the provider default (anthropic/bedrock need one: 4096)
     std::optional<std::int64_t> seed;  // sent where the API has one (openai); ignored elsewhere
     // A JSON Schema (JSON text) for structured output; empty: free text. `schema_name`
     // names it where the API wants a name (OpenAI json_schema.name, the tool name).
@@ -88,17 +89,18 @@ struct ChatRequest {
 
 struct ChatResult {
     bool ok = false;
-    std::string text;           // the answer (for tool-based structured output: the tool input as JSON)
-    std::string finish_reason;  // the provider's own word: "stop", "end_turn", "length", "refusal", ...
-    bool refused = false;       // the model declined (OpenAI `refusal`, Anthropic stop_reason "refusal")
-    std::string model;          // the model the provider says answered
+    std::string text;  // the answer (for tool-based structured output: the tool input as JSON)
+    std::string
+        finish_reason;     // the provider's own word: "stop", "end_turn", "length", "refusal", ...
+    bool refused = false;  // the model declined (OpenAI `refusal`, Anthropic stop_reason "refusal")
+    std::string model;     // the model the provider says answered
     std::int64_t input_tokens = 0;
     std::int64_t output_tokens = 0;
     ProviderError error;  // meaningful when !ok
 };
 
 class ChatProvider {
-public:
+  public:
     virtual ~ChatProvider() = default;
     virtual std::string name() const = 0;  // the registry name, e.g. "openai"
     // Printable: name, base URL, region, auth scheme; never a credential.
@@ -124,7 +126,8 @@ struct EmbeddingRequest {
     std::string model;
     std::vector<std::string> inputs;  // at most max_batch_size() per request
     std::optional<int> dimensions;    // where the API lets one choose
-    bool normalize = true;            // bedrock-titan's `normalize`; vectors are L2-normalised anyway by the pipeline
+    bool normalize =
+        true;  // bedrock-titan's `normalize`; vectors are L2-normalised anyway by the pipeline
 
     std::string canonical_json() const;
 };
@@ -138,7 +141,7 @@ struct EmbeddingResult {
 };
 
 class EmbeddingProvider {
-public:
+  public:
     virtual ~EmbeddingProvider() = default;
     virtual std::string name() const = 0;
     virtual std::string description() const = 0;

@@ -31,8 +31,8 @@ struct PassagesAnswer {
 
 struct LabelAnswer {
     AnswerStatus status = AnswerStatus::unparseable;
-    std::string label;       // the matching element of S, spelled as in S (when ok)
-    std::string raw_label;   // the label as the model wrote it (when one was read)
+    std::string label;      // the matching element of S, spelled as in S (when ok)
+    std::string raw_label;  // the label as the model wrote it (when one was read)
     std::string problem;
     std::string raw;
 };
@@ -45,7 +45,8 @@ PassagesAnswer parse_passages_answer(const std::string& answer,
 
 // Accepts {"label": "..."} (also "answer", "category", "class", "sentiment"), a bare JSON
 // string, or, when no JSON is present, an answer that is just the label (after normalising).
-LabelAnswer parse_label_answer(const std::string& answer, const std::vector<std::string>& label_set);
+LabelAnswer parse_label_answer(const std::string& answer,
+                               const std::vector<std::string>& label_set);
 
 // Lower case (ASCII), punctuation and quotes dropped at the ends, inner runs of white space,
 // '_' and '-' collapsed to one space. "  Very-Positive. " -> "very positive".

@@ -12,7 +12,7 @@
 namespace llmv {
 
 class SyntheticText {
-public:
+  public:
     // `label_word_share`: the share of a passage's words drawn from the label's vocabulary
     // (the rest from a vocabulary shared by every label).
     explicit SyntheticText(std::uint64_t seed = 0, std::size_t words_per_passage = 24,
@@ -29,7 +29,7 @@ public:
     // negative, neutral, ...), otherwise pseudo-words derived from the label's name.
     std::vector<std::string> vocabulary(const std::string& label) const;
 
-private:
+  private:
     std::uint64_t seed_;
     std::size_t words_per_passage_;
     double label_word_share_;
