@@ -688,6 +688,7 @@ private:
         job.id = next_job_id_++;
         job.request = chat_->build_request(request);
         job.model = chat_model_;
+        add_encoding_override(job.request);
         job.estimated_tokens =
             static_cast<double>(unit.prompt.size()) / 4.0 +
             (config_.max_tokens ? *config_.max_tokens : (unit.kind == Kind::simulate ? 200.0 * unit.count : 20.0));
@@ -698,6 +699,13 @@ private:
         inflight_by_key_[hash] = job.id;
         inflight_[job.id] = std::move(flight);
         return job;
+    }
+
+    // LLMV_ACCEPT_ENCODING=identity: benchmarks against cpp-httplib servers, which would
+    // brotli-compress every answer at quality 11 (a server cost that is no part of ours).
+    static void add_encoding_override(HttpRequest& request) {
+        const char* encoding = std::getenv("LLMV_ACCEPT_ENCODING");
+        if (encoding && *encoding) request.headers.emplace_back("Accept-Encoding", encoding);
     }
 
     void remember_secret(const std::string& secret) {
@@ -967,6 +975,7 @@ private:
         job.id = next_job_id_++;
         job.request = embedder_->build_request(request);
         job.model = embedding_model_;
+        add_encoding_override(job.request);
         std::size_t chars = 0;
         for (const auto& text : batch) chars += text.size();
         job.estimated_tokens = static_cast<double>(chars) / 4.0;
