@@ -10,103 +10,18 @@
 #include <vector>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/sha256.hpp"
 
 namespace llmv {
 
 namespace {
 
-std::uint32_t rotate_right(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-// The first 32 bits of the fractional parts of the square (initial hash) and cube (round
-// constants) roots of the first primes, computed rather than typed (FIPS 180-4, 4.2.2/5.3.3).
-struct Sha256Constants {
-    std::array<std::uint32_t, 8> initial{};
-    std::array<std::uint32_t, 64> rounds{};
-    Sha256Constants() {
-        std::vector<int> primes;
-        for (int candidate = 2; primes.size() < 64; ++candidate) {
-            bool prime = true;
-            for (int p : primes) {
-                if (p * p > candidate) break;
-                if (candidate % p == 0) prime = false;
-            }
-            if (prime) primes.push_back(candidate);
-        }
-        auto fraction_bits = [](long double root) {
-            const long double fraction = root - std::floor(root);
-            return static_cast<std::uint32_t>(std::floor(fraction * 4294967296.0L));
-        };
-        for (int i = 0; i < 8; ++i)
-            initial[i] = fraction_bits(std::sqrt(static_cast<long double>(primes[i])));
-        for (int i = 0; i < 64; ++i)
-            rounds[i] = fraction_bits(std::cbrt(static_cast<long double>(primes[i])));
-    }
-};
-
-const Sha256Constants& constants() {
-    static const Sha256Constants instance;
-    return instance;
-}
-
+// Raw 32-byte digest from the engine's one SHA-256 (cpp/core/sha256.cpp).
 std::string sha256(const std::string& data) {
-    const auto& k = constants().rounds;
-    std::array<std::uint32_t, 8> h = constants().initial;
-    std::string message = data;
-    const std::uint64_t bit_length = static_cast<std::uint64_t>(data.size()) * 8;
-    message += static_cast<char>(0x80);
-    while (message.size() % 64 != 56) message += static_cast<char>(0);
-    for (int shift = 56; shift >= 0; shift -= 8)
-        message += static_cast<char>((bit_length >> shift) & 0xff);
-    std::array<std::uint32_t, 64> w{};
-    for (std::size_t block = 0; block < message.size(); block += 64) {
-        for (int t = 0; t < 16; ++t) {
-            w[t] = 0;
-            for (int b = 0; b < 4; ++b) {
-                w[t] = (w[t] << 8) | static_cast<unsigned char>(message[block + 4 * t + b]);
-            }
-        }
-        for (int t = 16; t < 64; ++t) {
-            const std::uint32_t s0 =
-                rotate_right(w[t - 15], 7) ^ rotate_right(w[t - 15], 18) ^ (w[t - 15] >> 3);
-            const std::uint32_t s1 =
-                rotate_right(w[t - 2], 17) ^ rotate_right(w[t - 2], 19) ^ (w[t - 2] >> 10);
-            w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-        }
-        std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6],
-                      hh = h[7];
-        for (int t = 0; t < 64; ++t) {
-            const std::uint32_t sum1 =
-                rotate_right(e, 6) ^ rotate_right(e, 11) ^ rotate_right(e, 25);
-            const std::uint32_t choose = (e & f) ^ (~e & g);
-            const std::uint32_t temp1 = hh + sum1 + choose + k[t] + w[t];
-            const std::uint32_t sum0 =
-                rotate_right(a, 2) ^ rotate_right(a, 13) ^ rotate_right(a, 22);
-            const std::uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
-            const std::uint32_t temp2 = sum0 + majority;
-            hh = g;
-            g = f;
-            f = e;
-            e = d + temp1;
-            d = c;
-            c = b;
-            b = a;
-            a = temp1 + temp2;
-        }
-        h[0] += a;
-        h[1] += b;
-        h[2] += c;
-        h[3] += d;
-        h[4] += e;
-        h[5] += f;
-        h[6] += g;
-        h[7] += hh;
-    }
-    std::string digest;
-    for (std::uint32_t word : h) {
-        for (int shift = 24; shift >= 0; shift -= 8)
-            digest += static_cast<char>((word >> shift) & 0xff);
-    }
-    return digest;
+    Sha256 hasher;
+    hasher.update(data);
+    const auto digest = hasher.digest();
+    return std::string(reinterpret_cast<const char*>(digest.data()), digest.size());
 }
 
 std::string hex(const std::string& bytes) {
@@ -190,8 +105,6 @@ std::string trim_value(const std::string& value) {
 }
 
 }  // namespace
-
-std::string sha256_hex(const std::string& data) { return hex(sha256(data)); }
 
 std::string hmac_sha256(const std::string& key, const std::string& data) {
     std::string block_key = key.size() > 64 ? sha256(key) : key;

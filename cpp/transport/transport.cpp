@@ -5,7 +5,11 @@
 // retries and the rate limiters are looked at on every tick.
 #include "llmvalidate/transport.hpp"
 
+#include "llmvalidate/aws_sigv4.hpp"
+
 #include <curl/curl.h>
+
+#include <ctime>
 
 #include <algorithm>
 #include <cctype>
@@ -91,6 +95,7 @@ struct Transfer {
     std::unique_ptr<Pending> pending;
     HttpResponse response;
     std::string user_password;
+    HttpRequest signed_request;  // the request as sent, when it is signed here
     char error_buffer[CURL_ERROR_SIZE] = {0};
     double started = 0;
 };
@@ -243,8 +248,17 @@ struct Transport::Impl {
     }
 
     void start(std::unique_ptr<Pending> pending) {
-        const HttpRequest& request = pending->job.request;
         auto transfer = std::make_unique<Transfer>();
+        // AWS SigV4 is signed here, on every attempt (AWS refuses signatures older than about
+        // 15 minutes), by the engine's signer: libcurl 7.88's signer encodes model ids with
+        // ':' (amazon.titan-embed-text-v2:0, the Claude ids) in a form Bedrock rejects.
+        const HttpRequest* to_send = &pending->job.request;
+        if (!to_send->aws_sigv4.empty()) {
+            transfer->signed_request = *to_send;
+            sign_aws_sigv4(transfer->signed_request, std::time(nullptr));
+            to_send = &transfer->signed_request;
+        }
+        const HttpRequest& request = *to_send;
         transfer->easy = take_handle();
         CURL* easy = transfer->easy;
         curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
@@ -313,7 +327,7 @@ struct Transport::Impl {
             if (!request.aws_session_token.empty()) {
                 event.headers.emplace_back("x-amz-security-token", "<redacted>");
             }
-            if (!request.aws_sigv4.empty()) event.message = "signed with AWS SigV4";
+            if (!pending->job.request.aws_sigv4.empty()) event.message = "signed with AWS SigV4";
             trace(std::move(event));
         }
         transfer->started = now();
