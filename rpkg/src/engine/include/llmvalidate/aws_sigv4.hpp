@@ -8,10 +8,10 @@
 #include <string>
 
 #include "llmvalidate/http.hpp"
+#include "llmvalidate/sha256.hpp"  // sha256_hex
 
 namespace llmv {
 
-std::string sha256_hex(const std::string& data);
 std::string hmac_sha256(const std::string& key, const std::string& data);  // raw 32 bytes
 
 // Signs `request` as AWS documents for every service but S3: reads request.aws_sigv4
