@@ -11,8 +11,14 @@ apt_packages=(
   r-cran-testthat r-cran-generics r-cran-broom r-cran-tibble r-cran-withr
   r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc
   qpdf devscripts r-cran-roxygen2
-  nodejs npm curl
+  curl
 )
+# npm builds the offline llama-server (tools/build-llama-server.sh). Machines whose Node.js
+# comes from NodeSource already have npm inside it, and Debian's npm conflicts with that
+# package: ask apt only where there is no npm at all.
+if ! command -v npm >/dev/null 2>&1; then
+  apt_packages+=(nodejs npm)
+fi
 
 missing=()
 for package in "${apt_packages[@]}"; do
