@@ -11,9 +11,13 @@ program define llmvalidate, rclass
         LoadPlugin
         Version `rest'
     }
-    else if inlist(`"`subcommand'"', "power", "cache") {
-        display as error "llmvalidate `subcommand' is not yet available in this version"
-        exit 199
+    else if `"`subcommand'"' == "power" {
+        LoadPlugin
+        Power `rest'
+    }
+    else if `"`subcommand'"' == "cache" {
+        LoadPlugin
+        Cache `rest'
     }
     else {
         LoadPlugin
@@ -90,10 +94,11 @@ end
 * lint: internal
 program define RunPlugin, rclass
     version 14.1
-    syntax [varlist(default=none)] , touse(varname) command(name)                   ///
+    syntax [varlist(default=none)] , command(name) [touse(varname)]                 ///
         [ words(string) generate(string) replace labels(string asis) varnames(string) ///
           task(string) provider(string) model(string) embedding(string)             ///
-          embmodel(string) baseurl(string) cache(string) keyenv(string) ]
+          embmodel(string) baseurl(string) cache(string) keyenv(string)             ///
+          truelabel(string) topic(string) ]
 
     local llmv_labels `"`labels'"'
     local llmv_varnames `"`varnames'"'
@@ -104,10 +109,15 @@ program define RunPlugin, rclass
     local llmv_embedding_model `"`embmodel'"'
     local llmv_base_url `"`baseurl'"'
     local llmv_cache `"`cache'"'
+    local llmv_truelabel `"`truelabel'"'
+    local llmv_topic `"`topic'"'
     * The key goes from the environment to the plugin in a local that is never expanded here,
     * so it is not shown even under -set trace on-.
     if "`keyenv'" != "" local llmv_apikey : environment `keyenv'
-    capture noisily plugin call llmvalidate_plugin `varlist' if `touse', `command' `words'
+    * power and cache read no data: no varlist, no sample.
+    local sample
+    if "`touse'" != "" local sample if `touse'
+    capture noisily plugin call llmvalidate_plugin `varlist' `sample', `command' `words'
     local rc = _rc
     local llmv_apikey
     if `rc' exit `rc'
@@ -132,7 +142,7 @@ program define RunPlugin, rclass
         else quietly generate `llmv_v`i'_type' `var_`suffix'' = .
         local newvars `newvars' `var_`suffix''
     }
-    capture noisily plugin call llmvalidate_plugin `newvars' if `touse', store `store'
+    capture noisily plugin call llmvalidate_plugin `newvars' `sample', store `store'
     local rc = _rc
     foreach name of local llmv_scalars {
         if `rc' == 0 return scalar `name' = scalar(`R'_`name')
@@ -260,17 +270,7 @@ program define Validate, rclass
         local seed = strofreal(runiformint(1, 2147483646), "%12.0f")
     }
 
-    * task(): a TOML task file, or the name of one found along the ado-path.
-    local taskfile `"`task'"'
-    capture confirm file `"`taskfile'"'
-    if _rc {
-        capture findfile `"`task'.toml"'
-        if _rc {
-            display as error `"task(): `task' is neither a file nor a task file (.toml) on the ado-path"'
-            exit 601
-        }
-        local taskfile `"`r(fn)'"'
-    }
+    FindTask `"`task'"' taskfile
     * Keys come from the environment, never from the command line.
     if "`keyenv'" == "" {
         if lower("`provider'") == "anthropic" local keyenv ANTHROPIC_API_KEY
@@ -307,6 +307,88 @@ program define Validate, rclass
         if "`dryrun'" != "" ShowDryRun
         else ShowResults
     }
+end
+
+* task(): a TOML task file, or the name of one found along the ado-path; the file's path is
+* left in the caller's local named by the second argument.
+program define FindTask
+    version 14.1
+    args task target
+    local taskfile `"`task'"'
+    capture confirm file `"`taskfile'"'
+    if _rc {
+        capture findfile `"`task'.toml"'
+        if _rc {
+            display as error `"task(): `task' is neither a file nor a task file (.toml) on the ado-path"'
+            exit 601
+        }
+        local taskfile `"`r(fn)'"'
+    }
+    c_local `target' `"`taskfile'"'
+end
+
+* ---------------------------------------------------------------------------------------------
+* llmvalidate power, task(): how often each test passes, by simulation with the simulated
+* provider's synthetic data-generating process. Reads no data and calls no LLM.
+program define Power, rclass
+    version 14.1
+    syntax , TASK(string)                                                              ///
+        [ TRUElabel(string) REPLications(integer 200) M(integer 100) N(integer 10)        ///
+          REPeats(integer 1) ALPha(real 0.05) THReshold(real 0.9) SEED(string)            ///
+          PERMutations(integer 999) VMethod(string) SMethod(string) RULE(string)          ///
+          FOLlow(real 0.97) SIGnal(real 0.3) ACCuracy(real 0.97) UNParseable(real 0)      ///
+          WORDs(integer 0) DGPseed(string) TOPic(string) CONCurrency(integer 16) NOTABle ]
+
+    * -set seed- governs both the tests' seed and the data-generating process's.
+    if `"`seed'"' == "" local seed = strofreal(runiformint(1, 2147483646), "%12.0f")
+    if `"`dgpseed'"' == "" local dgpseed = strofreal(runiformint(1, 2147483646), "%12.0f")
+    FindTask `"`task'"' taskfile
+
+    * The option words() owns the local words; the plugin's arguments are built in local call.
+    local call replications=`replications' m=`m' n=`n' repeats=`repeats'
+    foreach option in alpha threshold follow signal accuracy unparseable {
+        RealText ``option''
+        local call `call' `option'=`r(text)'
+    }
+    local call `call' seed=`seed' dgpseed=`dgpseed' permutations=`permutations'
+    local call `call' words=`words' concurrency=`concurrency'
+    if "`vmethod'" != "" local call `call' vmethod=`vmethod'
+    if "`smethod'" != "" local call `call' smethod=`smethod'
+    if "`rule'" != "" local call `call' rule=`rule'
+
+    RunPlugin, command(power) words(`call') task(`taskfile') truelabel(`truelabel') ///
+        topic(`topic')
+    return add
+    return local cmd "llmvalidate"
+    return local subcmd "power"
+    return local task `"`taskfile'"'
+    if "`notable'" == "" ShowPower
+end
+
+* ---------------------------------------------------------------------------------------------
+* llmvalidate cache [describe] using file / llmvalidate cache clear using file [, model()]
+program define Cache, rclass
+    version 14.1
+    gettoken action rest : 0, parse(" ,")
+    if inlist(`"`action'"', "", ",", "using") {
+        local action describe
+        local rest `"`0'"'
+    }
+    if !inlist(`"`action'"', "describe", "clear") {
+        display as error `"llmvalidate cache: subcommand `action' is not allowed; allowed: describe, clear"'
+        exit 198
+    }
+    local 0 `"`rest'"'
+    syntax using/ [, MODel(string) NOTABle]
+    if "`model'" != "" & "`action'" != "clear" {
+        display as error "option model() is allowed only with llmvalidate cache clear"
+        exit 198
+    }
+    RunPlugin, command(cache) words(action=`action') cache(`using') model(`model')
+    return add
+    return local cmd "llmvalidate"
+    return local subcmd "cache"
+    if "`notable'" == "" ShowCache
 end
 
 * ---------------------------------------------------------------------------------------------
@@ -385,6 +467,59 @@ program define ShowMany
             as result %6.4f r(share_valid)
     }
     else display as text "No passage passed its prerequisites: no share valid."
+end
+
+program define ShowPower
+    version 14.1
+    display
+    display as text "{p 0 0 2}SYNTHETIC: power by simulation with the simulated provider's "   ///
+        "data-generating process; no LLM was called.{p_end}"
+    display as text "Power of the validation tests (simulation)" ///
+        _col(49) "Replications" _col(67) "= " as result %10.0f r(replications)
+    display as text _col(49) "Pool size M" _col(67) "= " as result %10.0f r(M)
+    display as text _col(49) "Alpha" _col(67) "= " as result %10.3g r(alpha)
+    display as text _col(49) "True label" _col(67) "= " as result %10s abbrev(`"`r(true_label)'"', 10)
+    display as text _col(49) "Follow / accuracy" _col(67) "= " as result %4.2f r(follow) ///
+        as text " / " as result %4.2f r(accuracy)
+    display as text "{hline 37}{c TT}{hline 11}"
+    display as text _col(38) "{c |}      Share"
+    display as text "{hline 37}{c +}{hline 11}"
+    tempname P
+    matrix `P' = r(power)
+    local labels `""Annotation correct" "Backtranslation passes" "Every separation passes""'
+    local labels `"`labels' "Validity not rejected" "Verdict valid" "Verdict invalid""'
+    local labels `"`labels' "Verdict inconclusive" "Valid | annotation correct""'
+    local labels `"`labels' "Invalid | annotation wrong""'
+    local i 0
+    foreach label of local labels {
+        local ++i
+        display as text %36s "`label'" " {c |}" as result %11.4f `P'[`i', 1]
+    }
+    display as text "{hline 37}{c BT}{hline 11}"
+    display as text "Monte Carlo standard error of P(valid): " as result %6.4f r(se_valid)
+end
+
+program define ShowCache
+    version 14.1
+    display
+    display as text `"Cache {res}`r(using)'{txt}: "' as result r(entries) as text " entries (" ///
+        as result r(ok_entries) as text " parsed, " as result r(other_entries)                ///
+        as text " unparseable, invalid or refused), " as result r(size_bytes) as text " bytes"
+    if r(N_models) > 0 {
+        tempname C
+        matrix `C' = r(models)
+        display as text "{hline 35}{c TT}{hline 44}"
+        display as text %34s "provider/model" " {c |}   Entries        OK   Input tok.  Output tok."
+        display as text "{hline 35}{c +}{hline 44}"
+        local i 0
+        local names `"`r(models)'"'
+        foreach name of local names {
+            local ++i
+            display as text %34s abbrev(`"`name'"', 34) " {c |}" as result                 ///
+                %10.0f `C'[`i', 1] %10.0f `C'[`i', 2] %13.0f `C'[`i', 3] %13.0f `C'[`i', 4]
+        }
+        display as text "{hline 35}{c BT}{hline 44}"
+    }
 end
 
 program define ShowDryRun

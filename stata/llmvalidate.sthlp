@@ -4,6 +4,9 @@
 {viewerjumpto "Syntax" "llmvalidate##syntax"}{...}
 {viewerjumpto "Description" "llmvalidate##description"}{...}
 {viewerjumpto "Options" "llmvalidate##options"}{...}
+{viewerjumpto "Power" "llmvalidate##power"}{...}
+{viewerjumpto "Cache" "llmvalidate##cache"}{...}
+{viewerjumpto "Installation" "llmvalidate##install"}{...}
 {viewerjumpto "Remarks" "llmvalidate##remarks"}{...}
 {viewerjumpto "Examples" "llmvalidate##examples"}{...}
 {viewerjumpto "Stored results" "llmvalidate##results"}{...}
@@ -29,6 +32,21 @@ Run the tests on embeddings you already have{p_end}
 
 {p 8 20 2}
 {cmd:llmvalidate test} {varlist} {ifin}{cmd:,} {opt lab:el(varname)} {opt pass:age(varname)} [{it:test_options}]
+
+{pstd}
+Power of the tests by simulation (synthetic data-generating process; no data, no LLM calls){p_end}
+
+{p 8 20 2}
+{cmd:llmvalidate power}{cmd:,} {opt task(file)} [{it:power_options}]
+
+{pstd}
+Describe or clear the response cache{p_end}
+
+{p 8 20 2}
+{cmd:llmvalidate cache} [{cmd:describe}] {cmd:using} {it:filename} [{cmd:,} {opt notab:le}]
+
+{p 8 20 2}
+{cmd:llmvalidate cache clear} {cmd:using} {it:filename} [{cmd:,} {opt mod:el(string)}]
 
 {pstd}
 Report the version of the command and of its plugin{p_end}
@@ -94,11 +112,31 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt notab:le}}display no results table{p_end}
 {synoptline}
 
+{synoptset 26 tabbed}{...}
+{synopthdr:power_options}
+{synoptline}
+{syntab:Required}
+{synopt:{opt task(file)}}the task, as for {cmd:llmvalidate} {varname}{p_end}
+{syntab:Simulation}
+{synopt:{opt repl:ications(#)}}Monte Carlo replications; default {cmd:replications(200)}{p_end}
+{synopt:{opt true:label(string)}}the label the passage is written in; default: the task's first label{p_end}
+{synopt:{opt fol:low(#)}}probability that a generated text follows the requested label; default {cmd:follow(0.97)}{p_end}
+{synopt:{opt sig:nal(#)}}share of a text's words from its label's lexicon; default {cmd:signal(0.3)}{p_end}
+{synopt:{opt acc:uracy(#)}}the simulated annotator's accuracy; default {cmd:accuracy(0.97)}{p_end}
+{synopt:{opt unp:arseable(#)}}probability that an answer is not JSON; default {cmd:unparseable(0)}{p_end}
+{synopt:{opt word:s(#)}}words per generated text; default: the length of the passage{p_end}
+{synopt:{opt top:ic(string)}}topic words of the passage and the pools{p_end}
+{synopt:{opt dgp:seed(#)}}seed of the data-generating process; default: drawn from Stata's generator{p_end}
+{syntab:Method}
+{synopt:{it:validate_method_options}}{opt m()}, {opt n()}, {opt repeats()}, {opt alpha()}, {opt threshold()}, {opt seed()}, {opt permutations()}, {opt vmethod()}, {opt smethod()}, {opt rule()}, {opt concurrency()}, {opt notable}, as for {cmd:llmvalidate} {varname}{p_end}
+{synoptline}
+
 {synoptset 26}{...}
 {synopthdr:other_options}
 {synoptline}
 {synopt:{opt q:uietly}}{cmd:llmvalidate version}: display nothing{p_end}
 {synopt:{opt p:refix(name)}}{cmd:estadd llmvalidate}: prefix of the added results; default {cmd:llmv_}{p_end}
+{synopt:{opt mod:el(string)}}{cmd:llmvalidate cache clear}: remove only this model's entries (every provider){p_end}
 {synoptline}
 
 
@@ -246,6 +284,37 @@ created only when the whole run succeeds.
 {cmd:llmv_}.
 
 
+{marker power}{...}
+{title:Power}
+
+{pstd}
+{cmd:llmvalidate power} answers "how large must M be?" before anything is paid for. In each
+of {opt replications()} replications the {cmd:simulated} provider's synthetic
+data-generating process writes the passage y as a text of {opt truelabel()}, its simulated
+annotator labels it (so the annotation is valid exactly when it returns the true label), and
+the whole validation runs as {cmd:llmvalidate} {varname} would run it, with the same engine
+({cmd:llmvalidate power} of the command-line tool gives the same numbers). The results are
+shares of replications: how often each test passes and how often each verdict comes out, and
+{cmd:r(p_valid_correct)}, the power to call a correct annotation valid. Every result is
+synthetic, says so ({cmd:r(synthetic)} is {cmd:yes}) and involves no LLM; nothing is cached.
+{opt follow()}, {opt signal()} and {opt accuracy()} describe how well the simulated LLM
+follows the label, how strongly the label marks a text, and how well it annotates; see the
+repository's {cmd:docs/simulated.md}. {hi:Break} stops the simulation; nothing is stored.
+
+
+{marker cache}{...}
+{title:Cache}
+
+{pstd}
+{cmd:llmvalidate cache describe using} {it:filename} shows what the response cache of
+{opt cache()} holds: the entries (answers that parsed, and answers that did not: every
+answer paid for is kept), the file size, and per provider and model the entries and the tokens
+they cost. {cmd:llmvalidate cache clear using} {it:filename} removes every entry, or with
+{opt model()} only the entries of one model; the next run pays for them again. The file must
+exist (return code 601 otherwise). The cache file is shared with R and the command-line tool:
+a run in one reuses the answers paid for in another.
+
+
 {marker remarks}{...}
 {title:Remarks}
 
@@ -265,10 +334,19 @@ observation.
 Nothing is stored after a {hi:Break} (return code 1); the cache keeps every response already
 received.
 
+{marker install}{...}
 {pstd}
-{bf:Platforms.} The plugin is compiled for 64-bit Linux. Build it with the repository's
-{cmd:tools/build.sh}; the folder {cmd:build/stata/net} can then be used with
-{cmd:net install llmvalidate, from(}{it:path}{cmd:)}.
+{bf:Installation and platforms.} The plugin is compiled for 64-bit Linux; it is built from
+the repository, not downloaded. Build it with the repository's {cmd:tools/build.sh} (or
+{cmd:cmake --build build --target llmvalidate_plugin}): the build copies the plugin into the
+repository's {cmd:stata/} folder, beside this help file, and fills {cmd:build/stata/net}
+with the same files. Then, in Stata:{p_end}
+
+{phang2}{cmd:net install llmvalidate, from("}{it:/path/to/repository}{cmd:/stata") replace}{p_end}
+{phang2}{cmd:llmvalidate version}{p_end}
+
+{pstd}
+{cmd:llmvalidate version} shows the version of the plugin that was loaded.
 
 
 {marker examples}{...}
@@ -295,6 +373,18 @@ received.
 {phang2}{cmd:llmvalidate test e1-e768 if id == 17, label(label) passage(passage) backtranslation(llm_back)}{p_end}
 {phang2}{cmd:estadd llmvalidate}{p_end}
 {phang2}{cmd:esttab, stats(N llmv_tau llmv_p llmv_accuracy)}{p_end}
+
+{pstd}Power before paying: how often is a correct annotation found valid with M = 50?{p_end}
+
+{phang2}{cmd:set seed 12345}{p_end}
+{phang2}{cmd:llmvalidate power, task(prompts/simple_sentiment.toml) m(50) replications(100) follow(0.9) accuracy(0.9)}{p_end}
+{phang2}{cmd:matrix list r(power)}{p_end}
+{phang2}{cmd:display r(p_valid_correct)}{p_end}
+
+{pstd}The cache after a run, and clearing one model's answers:{p_end}
+
+{phang2}{cmd:llmvalidate cache describe using llmv.sqlite}{p_end}
+{phang2}{cmd:llmvalidate cache clear using llmv.sqlite, model(claude-sonnet-4-20250514)}{p_end}
 
 {pstd}Validating passages with LLM calls, with a cache:{p_end}
 
@@ -354,7 +444,33 @@ received.
 {synopt:{cmd:r(backtranslation)}}accuracy, lower_bound, pass, M, correct by label (one passage){p_end}
 
 {pstd}
-{cmd:estadd llmvalidate} adds these scalars and macros to the stored estimates with the prefix
+{cmd:llmvalidate power} stores in {cmd:r()}: the scalars {cmd:r(replications)},
+{cmd:r(N_correct)} and {cmd:r(N_wrong)} (replications whose annotation was correct or wrong);
+the shares {cmd:r(p_correct)} (annotation correct), {cmd:r(p_bt_pass)} (backtranslation
+passes), {cmd:r(p_sep_pass)} (every separation test passes), {cmd:r(p_not_rejected)}
+(validity not rejected), {cmd:r(p_valid)}, {cmd:r(p_invalid)}, {cmd:r(p_inconclusive)}
+(verdicts), {cmd:r(p_valid_correct)} (valid among correct annotations), {cmd:r(p_invalid_wrong)}
+(invalid among wrong ones); {cmd:r(se_valid)} (Monte Carlo standard error of
+{cmd:r(p_valid)}); the settings {cmd:r(M)}, {cmd:r(n)}, {cmd:r(repeats)}, {cmd:r(alpha)},
+{cmd:r(threshold)}, {cmd:r(permutations)}, {cmd:r(follow)}, {cmd:r(signal)},
+{cmd:r(accuracy)}, {cmd:r(unparseable)}; the macros {cmd:r(true_label)}, {cmd:r(seed)},
+{cmd:r(dgpseed)}, {cmd:r(vmethod)}, {cmd:r(smethod)}, {cmd:r(rule)}, {cmd:r(provider)}
+({cmd:simulated}), {cmd:r(synthetic)} ({cmd:yes}), {cmd:r(task)}; and the matrix
+{cmd:r(power)}, the shares above as one column, rows {cmd:correct}, {cmd:bt_pass},
+{cmd:sep_pass}, {cmd:not_rejected}, {cmd:valid}, {cmd:invalid}, {cmd:inconclusive},
+{cmd:valid_correct}, {cmd:invalid_wrong}.
+
+{pstd}
+{cmd:llmvalidate cache} stores the scalars {cmd:r(entries)}, {cmd:r(ok_entries)},
+{cmd:r(other_entries)}, {cmd:r(size_bytes)}, {cmd:r(N_models)} and, after {cmd:clear},
+{cmd:r(removed)}; the macros {cmd:r(using)}, {cmd:r(action)}, {cmd:r(model)} and
+{cmd:r(models)} (the {it:provider}/{it:model} of each row of the matrix); and the matrix
+{cmd:r(models)}: per provider and model the entries, the entries that parsed, and the input
+and output tokens they cost.
+
+{pstd}
+{cmd:estadd llmvalidate} adds the scalars and macros of {cmd:llmvalidate} and
+{cmd:llmvalidate test} to the stored estimates with the prefix
 {cmd:llmv_}, e.g. {cmd:e(llmv_tau)}, {cmd:e(llmv_p)}, {cmd:e(llmv_verdict)}. Run it right
 after {cmd:llmvalidate}, while {cmd:r()} holds its results.
 
@@ -369,10 +485,10 @@ Errors of the plugin are reported with a message and one of these return codes:
 {p2col:{bf:1}}{hi:Break} was pressed; nothing was stored{p_end}
 {p2col:{bf:109}}a variable of the wrong type (e.g. numeric passages){p_end}
 {p2col:{bf:198}}an invalid option value (alpha outside (0,1), an unknown method, a malformed task, a missing key){p_end}
-{p2col:{bf:199}}{cmd:llmvalidate} {varname} (LLM calls), {cmd:power} or {cmd:cache} is not available in this build{p_end}
+{p2col:{bf:199}}{cmd:llmvalidate} {varname} (LLM calls) or {cmd:power} is not available in this build of the plugin{p_end}
 {p2col:{bf:459}}the data are not as required: a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
 {p2col:{bf:498}}an internal error of llmvalidate (please report it){p_end}
-{p2col:{bf:601}}the task file or the plugin was not found{p_end}
+{p2col:{bf:601}}the task file, the cache file ({cmd:llmvalidate cache}) or the plugin was not found{p_end}
 {p2col:{bf:603}}a file (the cache, the task) could not be opened or written{p_end}
 {p2col:{bf:673}}the provider refused the API key{p_end}
 {p2col:{bf:674}}the provider's answer could not be read{p_end}

@@ -9,6 +9,8 @@ namespace llmv::stata {
 int command_version(Api& api, int argc, char* argv[]);
 int command_test(Api& api, int argc, char* argv[]);
 int command_validate(Api& api, int argc, char* argv[]);
+int command_power(Api& api, int argc, char* argv[]);
+int command_cache(Api& api, int argc, char* argv[]);
 // The pipeline is linked into this build (validate, power and cache can run).
 bool pipeline_available();
 

@@ -40,11 +40,11 @@ int dispatch(int argc, char* argv[]) {
     if (subcommand == "test") return llmv::stata::command_test(api, argc, argv);
     if (subcommand == "store") return llmv::stata::store_pending(api, argc, argv);
     if (subcommand == "validate") return llmv::stata::command_validate(api, argc, argv);
-    if (subcommand == "power" || subcommand == "cache")
-        return report(llmv::stata::kRcNotAvailable,
-                      "llmvalidate " + subcommand + " is not yet available in this build");
-    return report(llmv::stata::kRcSyntax, "llmvalidate plugin: unknown subcommand `" + subcommand +
-                                              "'; allowed: version, test, store, validate");
+    if (subcommand == "power") return llmv::stata::command_power(api, argc, argv);
+    if (subcommand == "cache") return llmv::stata::command_cache(api, argc, argv);
+    return report(llmv::stata::kRcSyntax,
+                  "llmvalidate plugin: unknown subcommand `" + subcommand +
+                      "'; allowed: version, test, store, validate, power, cache");
 }
 
 }  // namespace

@@ -481,7 +481,7 @@ TEST_CASE("store refuses matrices of the wrong size before writing anything", "[
     REQUIRE(stata.scalars.empty());
 }
 
-TEST_CASE("Break stops a run between passages; nothing is stored; a re-run completes",
+TEST_CASE("Break stops a run between passages, nothing is stored, a re-run completes",
           "[test][break]") {
     Design design;
     std::vector<std::string> claimed(12, "Positive"), truth(12, "Positive");
@@ -510,7 +510,7 @@ TEST_CASE("Break stops a run between passages; nothing is stored; a re-run compl
     REQUIRE(again.scalars.at("N") == 12);
 }
 
-TEST_CASE("the seed reaches the permutations; the same seed gives the same numbers", "[test]") {
+TEST_CASE("the seed reaches the permutations and the same seed gives the same numbers", "[test]") {
     Design design;
     design.spread = 3.0;  // labels hard to tell apart: permutation p-values vary with the seed
     const auto texts = make_texts(design, {"Positive"}, {"Positive"});

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "fake_server_process.hpp"
 #include "fake_stata.hpp"
 
 using namespace host;
@@ -66,38 +67,6 @@ void simulated_locals(Stata& stata, const std::string& cache) {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-// The fake provider server as a child process on 127.0.0.1 (it prints its port).
-class FakeServerProcess {
-  public:
-    FakeServerProcess() {
-        int fds[2];
-        REQUIRE(pipe(fds) == 0);
-        pid_ = fork();
-        REQUIRE(pid_ >= 0);
-        if (pid_ == 0) {
-            dup2(fds[1], STDOUT_FILENO);
-            close(fds[0]);
-            execl(LLMV_FAKE_SERVER_PATH, LLMV_FAKE_SERVER_PATH, "--port", "0", "--api-key",
-                  "sk-host-secret", static_cast<char*>(nullptr));
-            _exit(127);
-        }
-        close(fds[1]);
-        char c;
-        while (read(fds[0], &c, 1) == 1 && c != '\n') port_ += c;
-        close(fds[0]);
-        REQUIRE_FALSE(port_.empty());
-    }
-    ~FakeServerProcess() {
-        kill(pid_, SIGTERM);
-        waitpid(pid_, nullptr, 0);
-    }
-    std::string base_url() const { return "http://127.0.0.1:" + port_ + "/v1"; }
-
-  private:
-    pid_t pid_ = -1;
-    std::string port_;
-};
-
 void server_locals(Stata& stata, const FakeServerProcess& server, const std::string& cache) {
     stata.set_local("llmv_task", kTask);
     stata.set_local("llmv_provider", "openai");
@@ -147,7 +116,7 @@ TEST_CASE("validate with the simulated provider: results in the marked sample on
     std::remove(cache.c_str());
 }
 
-TEST_CASE("validate: Break mid-run stores nothing; a re-run resumes from the cache",
+TEST_CASE("validate: Break mid-run stores nothing and a re-run resumes from the cache",
           "[validate][break][server]") {
     FakeServerProcess server;
     std::vector<double> reference;

@@ -1,0 +1,89 @@
+// `llmvalidate cache describe|clear using file`: what the response cache holds, and clearing
+// it (every entry, or one model's), through the engine's llmv::Cache, as the CLI's
+// `llmvalidate cache` does. The ado-file passes
+//
+//   locals:   llmv_cache (the file), llmv_model (clear only this model; optional)
+//   words:    action=describe|clear
+//
+// The file must exist: describing or clearing a cache that is not there is an error (601), not
+// a new empty file.
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
+#include "arguments.hpp"
+#include "commands.hpp"
+#include "llmvalidate/cache.hpp"
+#include "results.hpp"
+#include "return_codes.hpp"
+
+namespace llmv::stata {
+
+int command_cache(Api& api, int argc, char* argv[]) {
+    Arguments args(argc, argv);
+    args.allow_only({"action"});
+    forget_pending();
+    const std::string action = args.text("action", "describe");
+    if (action != "describe" && action != "clear")
+        throw StataFailure(kRcSyntax, "llmvalidate cache: subcommand `" + action +
+                                          "' is not allowed; allowed: describe, clear");
+    const std::string path = api.local("llmv_cache").value_or("");
+    if (path.empty())
+        throw StataFailure(kRcSyntax, "llmvalidate cache: give the cache file with using");
+    struct stat info;
+    if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+        throw StataFailure(kRcFileNotFound, "file " + path +
+                                                " not found (llmvalidate cache needs an existing "
+                                                "cache file; runs with cache() create one)");
+    const std::string model = api.local("llmv_model").value_or("");
+    if (action != "clear" && !model.empty())
+        throw StataFailure(kRcSyntax, "llmvalidate cache: option model() is allowed only with "
+                                      "clear; received model(" +
+                                          model + ") with " + action);
+
+    Cache cache(path);
+    Results results;
+    if (action == "clear") {
+        const std::uint64_t removed = model.empty() ? cache.clear_all() : cache.clear_model(model);
+        results.scalar("removed", static_cast<double>(removed));
+        api.display("{txt}(" + std::to_string(removed) + " cache entr" +
+                    (removed == 1 ? "y" : "ies") + " removed" +
+                    (model.empty() ? "" : " of model " + model) + ")\n");
+    }
+    const CacheStats stats = cache.stats();
+    const std::vector<CacheModelCount> models = cache.models();
+    results.scalar("entries", static_cast<double>(stats.entries));
+    results.scalar("ok_entries", static_cast<double>(stats.ok_entries));
+    results.scalar("other_entries", static_cast<double>(stats.other_entries));
+    results.scalar("size_bytes", static_cast<double>(stats.size_bytes));
+    results.scalar("N_models", static_cast<double>(models.size()));
+    results.macro("using", path);
+    results.macro("action", action);
+    if (!model.empty()) results.macro("model", model);
+
+    // One row per provider and model; Stata matrix names cannot hold a model's name, so the
+    // rows are numbered and r(models) lists "provider/model" in the same order.
+    if (!models.empty()) {
+        ResultMatrix table;
+        table.key = "models";
+        table.rows = static_cast<int>(models.size());
+        table.cols = 4;
+        table.col_names = {"entries", "ok_entries", "input_tokens", "output_tokens"};
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < models.size(); ++i) {
+            const auto& row = models[i];
+            table.row_names.push_back("model" + std::to_string(i + 1));
+            names.push_back(row.provider + "/" + row.model);
+            for (const std::uint64_t value :
+                 {row.entries, row.ok_entries, row.input_tokens, row.output_tokens})
+                table.values.push_back(static_cast<double>(value));
+        }
+        results.macro("models", join_stata_list(names));
+        results.matrices.push_back(std::move(table));
+    }
+    announce(api, std::move(results));
+    return 0;
+}
+
+}  // namespace llmv::stata

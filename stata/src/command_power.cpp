@@ -1,0 +1,143 @@
+// `llmvalidate power, task()`: how often each test passes, estimated by simulation with the
+// simulated provider's synthetic data-generating process (docs/simulated.md), through the
+// engine's pipeline::estimate_power, the function behind the CLI's `llmvalidate power`. No data
+// are read and no LLM is called; every result says it is synthetic. The ado-file passes
+//
+//   locals:   llmv_task (a file path), llmv_truelabel, llmv_topic
+//   words:    replications= m= n= repeats= alpha= threshold= seed= permutations= vmethod=
+//             smethod= rule= concurrency= follow= signal= accuracy= unparseable= words= dgpseed=
+#include "commands.hpp"
+#include "return_codes.hpp"
+
+#if LLMV_STATA_HAVE_PIPELINE
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "arguments.hpp"
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/task.hpp"
+#include "results.hpp"
+#endif
+
+namespace llmv::stata {
+
+#if !LLMV_STATA_HAVE_PIPELINE
+
+int command_power(Api&, int, char*[]) {
+    throw StataFailure(kRcNotAvailable,
+                       "llmvalidate power is not yet available in this build of the plugin");
+}
+
+#else
+
+int command_power(Api& api, int argc, char* argv[]) {
+    Arguments args(argc, argv);
+    args.allow_only({"replications", "m", "n", "repeats", "alpha", "threshold", "seed",
+                     "permutations", "vmethod", "smethod", "rule", "concurrency", "follow",
+                     "signal", "accuracy", "unparseable", "words", "dgpseed"});
+    forget_pending();
+
+    pipeline::PowerConfig power;
+    pipeline::ValidationConfig& config = power.validation;
+    config.provider = "simulated";
+    config.task_path = api.local("llmv_task").value_or("");
+    if (config.task_path.empty())
+        throw StataFailure(kRcSyntax, "llmvalidate power: option task() is required");
+    power.true_label = api.local("llmv_truelabel").value_or("");
+    power.replications = args.integer("replications", power.replications);
+    config.m = args.integer("m", config.m);
+    config.n = args.integer("n", config.n);
+    config.annotation_repeats = args.integer("repeats", config.annotation_repeats);
+    config.alpha = args.real("alpha", config.alpha);
+    config.threshold = args.real("threshold", config.threshold);
+    config.seed = args.seed("seed", config.seed);
+    config.permutations = args.integer("permutations", config.permutations);
+    config.validation_method = args.text("vmethod", config.validation_method);
+    config.separation_method = args.text("smethod", config.separation_method);
+    config.backtranslation_rule = args.text("rule", config.backtranslation_rule);
+    config.concurrency = args.integer("concurrency", config.concurrency);
+    pipeline::SimulatedDgp& dgp = config.simulated;
+    dgp.follow_probability = args.real("follow", dgp.follow_probability);
+    dgp.label_signal = args.real("signal", dgp.label_signal);
+    dgp.annotator_accuracy = args.real("accuracy", dgp.annotator_accuracy);
+    dgp.unparseable_probability = args.real("unparseable", dgp.unparseable_probability);
+    dgp.words = args.integer("words", dgp.words);
+    dgp.seed = args.seed("dgpseed", dgp.seed);
+    if (const auto topic = api.local("llmv_topic")) dgp.topic = *topic;
+    // Power runs keep nothing: every replication is a fresh synthetic draw (as in the CLI).
+    config.cache_path.clear();
+
+    // Break is read between progress reports, as in `validate`.
+    std::atomic<bool> cancel{false};
+    std::size_t dots = 0;
+    pipeline::BatchCallbacks callbacks;
+    callbacks.cancel = &cancel;
+    callbacks.on_progress = [&](const pipeline::Progress& progress) {
+        while (dots < progress.passages_done) {
+            ++dots;
+            api.display(dots % 50 == 0 ? ". " + std::to_string(dots) + "\n" : ".");
+        }
+        if (api.poll()) cancel = true;
+    };
+    const pipeline::PowerResult result = pipeline::estimate_power(power, callbacks);
+    if (dots % 50 != 0) api.display("\n");
+    if (cancel) throw BreakRequested();
+
+    Results results;
+    results.scalar("replications", result.replications);
+    results.scalar("N_correct", result.n_correct);
+    results.scalar("N_wrong", result.n_wrong);
+    results.scalar("p_correct", result.share_annotation_correct);
+    results.scalar("p_bt_pass", result.share_backtranslation_pass);
+    results.scalar("p_sep_pass", result.share_separation_all_pass);
+    results.scalar("p_not_rejected", result.share_validation_not_rejected);
+    results.scalar("p_valid", result.share_valid);
+    results.scalar("p_invalid", result.share_invalid);
+    results.scalar("p_inconclusive", result.share_inconclusive);
+    results.scalar("p_valid_correct", result.share_valid_given_correct);
+    results.scalar("p_invalid_wrong", result.share_invalid_given_wrong);
+    results.scalar("se_valid", result.monte_carlo_se);
+    results.scalar("M", config.m);
+    results.scalar("n", config.n);
+    results.scalar("repeats", config.annotation_repeats);
+    results.scalar("alpha", config.alpha);
+    results.scalar("threshold", config.threshold);
+    results.scalar("permutations", config.permutations);
+    results.scalar("follow", dgp.follow_probability);
+    results.scalar("signal", dgp.label_signal);
+    results.scalar("accuracy", dgp.annotator_accuracy);
+    results.scalar("unparseable", dgp.unparseable_probability);
+    // The label y was written in: the first of the task's unless truelabel() was given.
+    results.macro("true_label", power.true_label.empty()
+                                    ? llmv::load_task(config.task_path).labels().front()
+                                    : power.true_label);
+    results.macro("seed", std::to_string(config.seed));
+    results.macro("dgpseed", std::to_string(dgp.seed));
+    results.macro("vmethod", config.validation_method);
+    results.macro("smethod", config.separation_method);
+    results.macro("rule", config.backtranslation_rule);
+    results.macro("provider", "simulated");
+    results.macro("synthetic", "yes");
+
+    ResultMatrix table;
+    table.key = "power";
+    table.row_names = {"correct",  "bt_pass",      "sep_pass",      "not_rejected",
+                       "valid",    "invalid",      "inconclusive",  "valid_correct",
+                       "invalid_wrong"};
+    table.col_names = {"share"};
+    table.rows = static_cast<int>(table.row_names.size());
+    table.cols = 1;
+    table.values = {result.share_annotation_correct, result.share_backtranslation_pass,
+                    result.share_separation_all_pass, result.share_validation_not_rejected,
+                    result.share_valid,               result.share_invalid,
+                    result.share_inconclusive,        result.share_valid_given_correct,
+                    result.share_invalid_given_wrong};
+    results.matrices.push_back(std::move(table));
+    announce(api, std::move(results));
+    return 0;
+}
+
+#endif
+
+}  // namespace llmv::stata
