@@ -1,6 +1,7 @@
 #include "fake_server.hpp"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
@@ -230,6 +231,14 @@ const char* to_string(Fault::Kind kind) {
     return "unknown";
 }
 
+// Debian's libcpp-httplib listens with a backlog of 5: a burst of more simultaneous connects
+// (a client opening 32 connections at once) loses SYNs, which the client retries a second
+// later. Linux accepts a second listen() on the bound socket with a larger backlog.
+class BacklogServer : public httplib::Server {
+  public:
+    void raise_backlog(int backlog) { ::listen(svr_sock_, backlog); }
+};
+
 struct FakeServer::Impl {
     explicit Impl(FakeServerOptions opts)
         : options(std::move(opts)),
@@ -237,7 +246,7 @@ struct FakeServer::Impl {
           embedder(options.embedding_dimensions, options.seed) {}
 
     FakeServerOptions options;
-    httplib::Server server;
+    BacklogServer server;
     std::thread thread;
     int port = 0;
     bool running = false;
@@ -851,6 +860,11 @@ void FakeServer::start() {
     };
     impl_->server.set_keep_alive_max_count(1000000);  // let clients reuse connections
     impl_->server.set_keep_alive_timeout(2);
+    // cpp-httplib writes the head and the body of an answer separately: without TCP_NODELAY,
+    // Nagle holds the body until the client's delayed ACK (40 ms on Linux), so every answer on
+    // a reused connection took 40-45 ms more than its scripted latency (the transport bench's
+    // loopback server sets it too).
+    impl_->server.set_tcp_nodelay(true);
     if (impl_->options.port == 0) {
         impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
     } else {
@@ -861,6 +875,7 @@ void FakeServer::start() {
         throw std::runtime_error("fake server: cannot bind 127.0.0.1:" +
                                  std::to_string(impl_->options.port));
     }
+    impl_->server.raise_backlog(4096);
     impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
     for (int i = 0; i < 5000 && !impl_->server.is_running(); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
