@@ -19,8 +19,8 @@ for arg in "$@"; do
   esac
 done
 
-# The engine areas the package compiles. The pipeline brings llm, transport, cache, pipeline.
-engine_areas=(core stats)
+# The engine areas the package compiles (every area of cpp/ but the CLI).
+engine_areas=(core stats llm transport cache pipeline)
 
 # source directory (relative to the root) | destination | file pattern (find -name)
 copies=("cpp/include|rpkg/src/engine/include|*.hpp")

@@ -116,7 +116,10 @@ format_validation_block <- function(x, digits) {
     sprintf("M = %d, alpha = %s, threshold = %s, permutations = %d, seed = %s",
             as.integer(m), format(settings$alpha), format(settings$threshold),
             as.integer(settings$permutations), format(x$seed, scientific = FALSE)),
-    paste0("Verdict: ", verdict_line)
+    paste0("Verdict: ", verdict_line),
+    if (isTRUE(x$synthetic)) {
+      "Synthetic: simulated provider (a data-generating process, not a language model)"
+    }
   )
 }
 

@@ -9,15 +9,18 @@
 // glue, which does not build against the system Eigen 3.4 that configure may select.
 #include <R_ext/Rdynload.h>
 #include <Rcpp.h>
+#include <Rinternals.h>
 
 #include <Eigen/Dense>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/rng.hpp"
 #include "llmvalidate/stats.hpp"
 
@@ -158,6 +161,125 @@ Rcpp::List summary_to_r(const stats::PassageSummary& summary) {
 
 }  // namespace
 
+Rcpp::List test_output_to_r(const stats::TestOutput& output) {
+    Rcpp::List separation(output.separation.size());
+    for (std::size_t i = 0; i < output.separation.size(); ++i) {
+        separation[i] = separation_to_r(output.separation[i]);
+    }
+    Rcpp::List backtranslation_other(output.backtranslation_other.size());
+    for (std::size_t i = 0; i < output.backtranslation_other.size(); ++i) {
+        backtranslation_other[i] = backtranslation_to_r(output.backtranslation_other[i]);
+    }
+    return Rcpp::List::create(
+        Rcpp::Named("validation") = validation_to_r(output.validation),
+        Rcpp::Named("separation") = separation,
+        Rcpp::Named("backtranslation") = backtranslation_to_r(output.backtranslation),
+        Rcpp::Named("backtranslation_other") = backtranslation_other,
+        Rcpp::Named("verdict") = std::string(stats::verdict_name(output.verdict)),
+        Rcpp::Named("verdict_reason") = output.verdict_reason,
+        Rcpp::Named("seed") = static_cast<double>(output.seed));
+}
+
+
+// --- The pipeline ----------------------------------------------------------------------------
+namespace pipeline = llmv::pipeline;
+
+template <typename T>
+T list_get(const Rcpp::List& list, const char* name, T fallback) {
+    if (!list.containsElementNamed(name)) return fallback;
+    SEXP value = list[name];
+    if (Rf_isNull(value)) return fallback;
+    return Rcpp::as<T>(value);
+}
+
+// The configuration list built by R/llm_validate.R (names as in pipeline::ValidationConfig).
+pipeline::ValidationConfig as_config(const Rcpp::List& list) {
+    pipeline::ValidationConfig config;
+    config.task_path = list_get<std::string>(list, "task_path", "");
+    config.provider = list_get<std::string>(list, "provider", config.provider);
+    config.model = list_get<std::string>(list, "model", "");
+    config.base_url = list_get<std::string>(list, "base_url", "");
+    config.api_key = list_get<std::string>(list, "api_key", "");
+    config.embedding_provider = list_get<std::string>(list, "embedding_provider", "");
+    config.embedding_model = list_get<std::string>(list, "embedding_model", "");
+    config.embedding_base_url = list_get<std::string>(list, "embedding_base_url", "");
+    config.m = list_get<int>(list, "m", config.m);
+    config.n = list_get<int>(list, "n", config.n);
+    config.annotation_repeats = list_get<int>(list, "repeats", config.annotation_repeats);
+    config.alpha = list_get<double>(list, "alpha", config.alpha);
+    config.threshold = list_get<double>(list, "threshold", config.threshold);
+    config.validation_method = list_get<std::string>(list, "validation_method", "exact");
+    config.separation_method = list_get<std::string>(list, "separation_method", "permutation");
+    config.backtranslation_rule = list_get<std::string>(list, "backtranslation_rule", "point");
+    config.permutations = list_get<int>(list, "permutations", config.permutations);
+    config.seed = static_cast<std::uint64_t>(list_get<double>(list, "seed", 1));
+    config.cache_path = list_get<std::string>(list, "cache_path", "");
+    config.concurrency = list_get<int>(list, "concurrency", config.concurrency);
+    config.temperature = list_get<double>(list, "temperature", config.temperature);
+    config.dry_run = list_get<bool>(list, "dry_run", false);
+    config.max_transport_retries =
+        list_get<int>(list, "max_retries", config.max_transport_retries);
+    if (list.containsElementNamed("options") && !Rf_isNull(list["options"])) {
+        const Rcpp::List options(list["options"]);
+        if (options.size() > 0) {
+            const auto names = as_strings(options.names());
+            for (R_xlen_t i = 0; i < options.size(); ++i) {
+                config.provider_options[names[i]] = Rcpp::as<std::string>(options[i]);
+            }
+        }
+    }
+    if (list.containsElementNamed("simulated") && !Rf_isNull(list["simulated"])) {
+        const Rcpp::List dgp(list["simulated"]);
+        auto& sim = config.simulated;
+        sim.follow_probability = list_get<double>(dgp, "follow_probability", sim.follow_probability);
+        sim.label_signal = list_get<double>(dgp, "label_signal", sim.label_signal);
+        sim.annotator_accuracy = list_get<double>(dgp, "annotator_accuracy", sim.annotator_accuracy);
+        sim.unparseable_probability =
+            list_get<double>(dgp, "unparseable_probability", sim.unparseable_probability);
+        sim.words = list_get<int>(dgp, "words", sim.words);
+        sim.seed = static_cast<std::uint64_t>(list_get<double>(dgp, "seed", 0));
+    }
+    return config;
+}
+
+Rcpp::NumericVector counts_to_r(const pipeline::CallCounts& calls) {
+    Rcpp::NumericVector out = Rcpp::NumericVector::create(
+        Rcpp::Named("chat_calls") = calls.chat_calls,
+        Rcpp::Named("annotation_calls") = calls.annotation_calls,
+        Rcpp::Named("simulation_calls") = calls.simulation_calls,
+        Rcpp::Named("backtranslation_calls") = calls.backtranslation_calls,
+        Rcpp::Named("embedding_requests") = calls.embedding_requests,
+        Rcpp::Named("embedded_texts") = calls.embedded_texts,
+        Rcpp::Named("cache_hits") = calls.cache_hits,
+        Rcpp::Named("input_tokens") = calls.input_tokens,
+        Rcpp::Named("output_tokens") = calls.output_tokens);
+    return out;
+}
+
+Rcpp::List passage_to_r(const pipeline::PassageResult& result) {
+    return Rcpp::List::create(
+        Rcpp::Named("id") = result.id, Rcpp::Named("ok") = result.ok,
+        Rcpp::Named("error_code") = result.error_code,
+        Rcpp::Named("error_message") = result.error_message,
+        Rcpp::Named("label") = result.label,
+        Rcpp::Named("annotations") = result.annotations,
+        Rcpp::Named("labels") = result.label_set,
+        Rcpp::Named("tests") = result.ok ? Rcpp::RObject(test_output_to_r(result.tests))
+                                         : Rcpp::RObject(R_NilValue),
+        Rcpp::Named("verdict") = result.verdict_name, Rcpp::Named("task") = result.task_name,
+        Rcpp::Named("provider") = result.provider, Rcpp::Named("model") = result.model,
+        Rcpp::Named("embedding_provider") = result.embedding_provider,
+        Rcpp::Named("embedding_model") = result.embedding_model,
+        Rcpp::Named("synthetic") = result.synthetic,
+        Rcpp::Named("seed") = static_cast<double>(result.seed),
+        Rcpp::Named("calls") = counts_to_r(result.calls));
+}
+
+// R_CheckUserInterrupt() longjmps; run it under R_ToplevelExec so that it cannot jump
+// through the engine's C++ frames: a FALSE return means an interrupt was pending.
+void check_interrupt_body(void*) { R_CheckUserInterrupt(); }
+bool interrupt_pending() { return R_ToplevelExec(check_interrupt_body, nullptr) == FALSE; }
+
 extern "C" {
 
 SEXP llmv_validation_test(SEXP passage_, SEXP pool_, SEXP alpha_, SEXP method_, SEXP reference_) {
@@ -253,23 +375,7 @@ SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP 
     input.options.separation_method = Rcpp::as<std::string>(separation_method_);
     input.options.backtranslation_rule = Rcpp::as<std::string>(backtranslation_rule_);
     return guarded([&]() -> Rcpp::RObject {
-        const stats::TestOutput output = stats::run_tests(input);
-        Rcpp::List separation(output.separation.size());
-        for (std::size_t i = 0; i < output.separation.size(); ++i) {
-            separation[i] = separation_to_r(output.separation[i]);
-        }
-        Rcpp::List backtranslation_other(output.backtranslation_other.size());
-        for (std::size_t i = 0; i < output.backtranslation_other.size(); ++i) {
-            backtranslation_other[i] = backtranslation_to_r(output.backtranslation_other[i]);
-        }
-        return Rcpp::List::create(
-            Rcpp::Named("validation") = validation_to_r(output.validation),
-            Rcpp::Named("separation") = separation,
-            Rcpp::Named("backtranslation") = backtranslation_to_r(output.backtranslation),
-            Rcpp::Named("backtranslation_other") = backtranslation_other,
-            Rcpp::Named("verdict") = std::string(stats::verdict_name(output.verdict)),
-            Rcpp::Named("verdict_reason") = output.verdict_reason,
-            Rcpp::Named("seed") = static_cast<double>(output.seed));
+        return test_output_to_r(stats::run_tests(input));
     });
     END_RCPP
 }
@@ -309,6 +415,65 @@ SEXP llmv_benjamini_hochberg(SEXP p_values_) {
     END_RCPP
 }
 
+// config: list (as_config); text, id, human_label: character vectors; progress: NULL or an R
+// function(done, total) (called on the calling thread, errors ignored); dry_run: logical.
+SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP progress_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    const auto text = as_strings(Rcpp::CharacterVector(text_));
+    const auto ids = as_strings(Rcpp::CharacterVector(id_));
+    const auto human = as_strings(Rcpp::CharacterVector(human_label_));
+    return guarded([&]() -> Rcpp::RObject {
+        const pipeline::ValidationConfig config = as_config(config_list);
+        std::vector<pipeline::PassageInput> passages(text.size());
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            passages[i].id = ids[i];
+            passages[i].text = text[i];
+            passages[i].human_label = human[i];
+        }
+        if (config.dry_run) {
+            const pipeline::DryRunReport report = pipeline::dry_run(config, passages);
+            return Rcpp::List::create(
+                Rcpp::Named("passages") = static_cast<double>(report.passages),
+                Rcpp::Named("calls") = counts_to_r(report.calls),
+                Rcpp::Named("cached_calls") = static_cast<double>(report.cached_calls),
+                Rcpp::Named("estimated_input_tokens") =
+                    static_cast<double>(report.estimated_input_tokens),
+                Rcpp::Named("estimated_output_tokens") =
+                    static_cast<double>(report.estimated_output_tokens),
+                Rcpp::Named("note") = report.note);
+        }
+        std::atomic<bool> cancel{false};
+        pipeline::BatchCallbacks callbacks;
+        callbacks.cancel = &cancel;
+        const bool has_progress = !Rf_isNull(progress_);
+        callbacks.on_progress = [&](const pipeline::Progress& progress) {
+            if (interrupt_pending()) cancel = true;
+            if (!has_progress || cancel) return;
+            try {
+                Rcpp::Function update(progress_);
+                update(static_cast<double>(progress.calls_done),
+                       static_cast<double>(progress.calls_total));
+            } catch (const Rcpp::internal::InterruptedException&) {
+                // Ctrl-C while the progress bar's R code ran: Rcpp caught the interrupt.
+                cancel = true;
+            } catch (...) {
+                // A failing progress bar must not lose the run.
+            }
+        };
+        const pipeline::BatchResult batch = pipeline::validate_batch(config, passages, callbacks);
+        Rcpp::List results(batch.passages.size());
+        for (std::size_t i = 0; i < batch.passages.size(); ++i) {
+            results[i] = passage_to_r(batch.passages[i]);
+        }
+        return Rcpp::List::create(Rcpp::Named("passages") = results,
+                                  Rcpp::Named("calls") = counts_to_r(batch.calls),
+                                  Rcpp::Named("cancelled") = batch.cancelled || cancel.load(),
+                                  Rcpp::Named("synthetic") = batch.synthetic);
+    });
+    END_RCPP
+}
+
 static const R_CallMethodDef call_methods[] = {
     {"llmv_validation_test", reinterpret_cast<DL_FUNC>(&llmv_validation_test), 5},
     {"llmv_separation_test", reinterpret_cast<DL_FUNC>(&llmv_separation_test), 7},
@@ -316,6 +481,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_run_tests", reinterpret_cast<DL_FUNC>(&llmv_run_tests), 13},
     {"llmv_summarize_passages", reinterpret_cast<DL_FUNC>(&llmv_summarize_passages), 4},
     {"llmv_benjamini_hochberg", reinterpret_cast<DL_FUNC>(&llmv_benjamini_hochberg), 1},
+    {"llmv_pipeline_run", reinterpret_cast<DL_FUNC>(&llmv_pipeline_run), 5},
     {nullptr, nullptr, 0}};
 
 void R_init_llmvalidate(DllInfo* dll) {

@@ -40,6 +40,13 @@ else
   echo "r-package: no CLI in $build_dir/cpp; the CLI parity tests will be skipped"
 fi
 
+# The integration tests start the fake provider server on 127.0.0.1 when it was built.
+if [ -x "$build_dir/tests/fake_server/fake_provider_server" ]; then
+  export LLMV_FAKE_SERVER="$build_dir/tests/fake_server/fake_provider_server"
+else
+  echo "r-package: no fake provider server in $build_dir/tests; its R tests will be skipped"
+fi
+
 # --as-cran looks up missing Suggests (modelsummary) in CRAN's package list to report
 # orphaned ones. Offline, it gets an empty list: nothing is reported orphaned.
 mkdir -p "$work/offline-cran/web/packages"

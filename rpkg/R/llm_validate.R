@@ -1,0 +1,378 @@
+#' Validate LLM annotations of texts
+#'
+#' Runs the whole validation of Hansen (2026) for each passage: the model
+#' annotates the passage, writes `M` texts for each label of the task (`n` per
+#' call), annotates back the pool of its own label, the texts are embedded, and
+#' the validation, separation and backtranslation tests decide the verdict. Many
+#' passages run as one stream of requests, with up to `concurrency` in flight.
+#'
+#' Every response is kept in the `cache` file: a re-run of the same call makes
+#' no request and gives the same numbers, and a run interrupted with Ctrl-C
+#' (which raises an error of class `llmvalidate_error_cancelled`) resumes where
+#' it stopped.
+#'
+#' @param text A character vector of passages. Names, if any, become their ids.
+#' @param task A shipped task name (`"sentiment"`, `"sentiment5"`, `"clarity"`,
+#'   `"temporal"`, `"topic"`, `"phrasebank"`) or the path of a task file
+#'   (TOML, like those in `system.file("prompts", package = "llmvalidate")`).
+#' @param labels `NULL`, or human labels of the passages (one per passage),
+#'   kept in the result for [llm_validation_summary()].
+#' @param provider A chat provider such as [llm_provider_openai()] or
+#'   [llm_provider_simulated()]. `NULL` takes `getOption("llmvalidate.provider")`.
+#' @param model The chat model; `NULL` takes the provider's `model`. Required
+#'   for every provider but the simulated one.
+#' @param embedding An embedding provider such as [llm_embedding_openai()];
+#'   `NULL` takes the chat provider's family.
+#' @param M Texts per label pool.
+#' @param n Texts asked for per simulation call.
+#' @param alpha Level of the tests.
+#' @param threshold Backtranslation accuracy needed to pass.
+#' @param methods A named character vector: `validation` (`"exact"` or
+#'   `"paper"`), `separation` (`"permutation"` or `"paper"`) and
+#'   `backtranslation` (`"point"` or `"bound"`).
+#' @param cache `NULL` (nothing cached: a re-run pays again) or the path of an
+#'   SQLite cache file. Defaults to `getOption("llmvalidate.cache")`.
+#' @param concurrency Requests in flight.
+#' @param seed `NULL` draws the seed from R's random number generator, so that
+#'   [set.seed()] makes the run reproducible; or a whole number.
+#' @param dry_run `TRUE`: make no call, print and return the number of calls,
+#'   texts and estimated tokens the run would need.
+#' @param ... Further settings: `permutations` (default 999), `repeats`
+#'   (annotations of each passage, default 1), `temperature` (default 1),
+#'   `max_retries` (retries of a request after HTTP 429/5xx or a transport
+#'   failure, honouring Retry-After; default 6).
+#' @return For one passage, an `llm_validation` object (see
+#'   [llm_validation_methods]). For several, an `llm_validations` data frame
+#'   with one row per passage and the `llm_validation` objects in the list
+#'   column `validation`. With `dry_run = TRUE`, an `llm_dry_run` object.
+#' @references Hansen, A. L. (2026). Validating Large Language Model
+#'   Annotations. Finance and Economics Discussion Series 2026-020.
+#'   \doi{10.17016/FEDS.2026.020}
+#' @export
+#' @examples
+#' # The simulated provider is a synthetic data-generating process, not an LLM.
+#' set.seed(1)
+#' validation <- llm_validate(
+#'   "Revenue grew strongly and margins improved across every segment.",
+#'   task = "sentiment", provider = llm_provider_simulated(),
+#'   M = 20, n = 5, permutations = 199
+#' )
+#' validation
+#' llm_validate("Revenue grew.", task = "sentiment", provider = llm_provider_simulated(),
+#'              M = 20, n = 5, dry_run = TRUE)
+llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NULL,
+                         embedding = NULL, M = 100, n = 10, alpha = 0.05, threshold = 0.9,
+                         methods = c(validation = "exact", separation = "permutation",
+                                     backtranslation = "point"),
+                         cache = getOption("llmvalidate.cache"),
+                         concurrency = getOption("llmvalidate.concurrency", 16L),
+                         seed = NULL, dry_run = FALSE, ...) {
+  call <- rlang::current_env()
+  if (!is.character(text) || length(text) == 0 || anyNA(text)) {
+    abort_argument("text", "a character vector of passages without missing values", text, call)
+  }
+  task_path <- resolve_task(task, call)
+  if (!is.null(labels)) {
+    labels <- check_labels(labels, "labels", call)
+    if (length(labels) != length(text)) {
+      abort_argument("labels", sprintf("NULL or %d human label%s, one per passage",
+                                       length(text), if (length(text) == 1) "" else "s"),
+                     labels, call)
+    }
+  }
+  provider <- provider %||% getOption("llmvalidate.provider")
+  if (!inherits(provider, "llm_provider")) {
+    abort_argument("provider", paste0("a chat provider such as `llm_provider_openai()` or ",
+                                      "`llm_provider_simulated()`"), provider, call)
+  }
+  if (!is.null(model)) model <- check_string(model, "model", call)
+  if (!is.null(embedding) && !inherits(embedding, "llm_embedding_provider")) {
+    abort_argument("embedding", "NULL or an embedding provider such as `llm_embedding_openai()`",
+                   embedding, call)
+  }
+  M <- check_count(M, "M", call)
+  n <- check_count(n, "n", call)
+  alpha <- check_alpha(alpha, call = call)
+  threshold <- check_threshold(threshold, call = call)
+  methods <- check_methods(methods, call)
+  if (!is.null(cache)) cache <- path.expand(check_string(cache, "cache", call))
+  concurrency <- check_count(concurrency, "concurrency", call)
+  if (!is.logical(dry_run) || length(dry_run) != 1 || is.na(dry_run)) {
+    abort_argument("dry_run", "TRUE or FALSE", dry_run, call)
+  }
+  extra <- list(...)
+  settings_allowed <- c("permutations", "repeats", "temperature", "max_retries")
+  unknown <- setdiff(names(extra), settings_allowed)
+  if (length(extra) > 0 && (is.null(names(extra)) || any(!nzchar(names(extra))) ||
+                              length(unknown) > 0)) {
+    abort_argument("...", paste0("named settings among ",
+                                 paste0("`", settings_allowed, "`", collapse = ", ")),
+                   if (length(unknown) > 0) unknown else names(extra) %||% extra, call)
+  }
+  permutations <- check_permutations(extra$permutations %||% 999, call)
+  repeats <- check_count(extra$repeats %||% 1, "repeats", call)
+  temperature <- check_number(extra$temperature %||% 1, "temperature", 0, 2, FALSE, call,
+                              "a number between 0 and 2")
+  max_retries <- extra$max_retries %||% 6
+  if (!is_whole_number(max_retries) || max_retries < 0 || max_retries > 100) {
+    abort_argument("max_retries", "a whole number from 0 to 100", max_retries, call)
+  }
+  seed <- resolve_seed(seed, call)
+
+  config <- list(
+    task_path = task_path, provider = provider$name,
+    model = model %||% provider$model %||% "", base_url = provider$base_url %||% "",
+    api_key = provider$api_key %||% "", options = provider$options,
+    embedding_provider = if (is.null(embedding)) "" else embedding$name,
+    embedding_model = if (is.null(embedding)) "" else embedding$model %||% "",
+    embedding_base_url = if (is.null(embedding)) "" else embedding$base_url %||% "",
+    m = M, n = n, repeats = repeats, alpha = alpha, threshold = threshold,
+    validation_method = methods[["validation"]], separation_method = methods[["separation"]],
+    backtranslation_rule = methods[["backtranslation"]], permutations = permutations,
+    seed = seed, cache_path = cache %||% "", concurrency = concurrency,
+    temperature = temperature, dry_run = dry_run, max_retries = as.integer(max_retries),
+    simulated = if (!is.null(provider$simulated)) c(provider$simulated, seed = seed)
+  )
+  ids <- names(text) %||% as.character(seq_along(text))
+  ids[is.na(ids) | ids == ""] <- as.character(seq_along(text))[is.na(ids) | ids == ""]
+  human <- labels %||% rep("", length(text))
+
+  secrets <- provider_secrets(provider)
+  if (dry_run) {
+    report <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human,
+                                         NULL), secrets), call = call)
+    report$synthetic <- identical(provider$name, "simulated")
+    report <- structure(report, class = "llm_dry_run")
+    print(report)
+    return(invisible(report))
+  }
+
+  bar <- new_progress_bar()
+  result <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human,
+                                       bar$update), secrets), call = call)
+  bar$done()
+  if (isTRUE(result$cancelled)) {
+    abort_llmv(c("The run was interrupted.",
+                 i = "Every response received is in the cache; the same call resumes from it."),
+               code = "llmv.cancelled", call = call)
+  }
+  settings <- list(alpha = alpha, threshold = threshold, permutations = permutations,
+                   validation_method = methods[["validation"]],
+                   separation_method = methods[["separation"]],
+                   backtranslation_rule = methods[["backtranslation"]], M = M, n = n)
+  validations <- lapply(result$passages, passage_validation, settings = settings)
+  if (length(text) == 1) {
+    passage <- result$passages[[1]]
+    if (!isTRUE(passage$ok)) {
+      passage_message <- passage$error_message
+      abort_llmv(c("{passage_message}", provider_error_hint(passage$error_code, provider)),
+                 code = passage$error_code, call = call)
+    }
+    return(validations[[1]])
+  }
+  failed <- !vapply(result$passages, function(p) isTRUE(p$ok), logical(1))
+  if (any(failed)) {
+    first_error <- result$passages[[which(failed)[1]]]$error_message
+    cli::cli_warn(
+      c("{sum(failed)} of {length(failed)} passage{?s} failed; their rows have verdict \"error\".",
+        i = "First error: {first_error}",
+        i = "Responses received are in the cache: a re-run pays only for what failed."),
+      class = c("llmvalidate_warning_passages_failed", "llmvalidate_warning"), call = call
+    )
+  }
+  new_llm_validations(result, validations, human = labels)
+}
+
+# What to do about a provider error, as cli bullets (none for codes without advice).
+provider_error_hint <- function(code, provider) {
+  key_variable <- switch(provider$name, openai = "OPENAI_API_KEY",
+                         anthropic = "ANTHROPIC_API_KEY",
+                         bedrock = "AWS_BEARER_TOKEN_BEDROCK or AWS_ACCESS_KEY_ID", "the key")
+  hint <- switch(
+    code,
+    llmv.provider.rate_limited = paste0(
+      "The provider kept answering HTTP 429: lower `concurrency` or raise `max_retries` ",
+      "(in `...`); every response received is in the cache."),
+    llmv.provider.auth = paste0("The provider refused the key: check `api_key` or ",
+                                key_variable, "."),
+    llmv.provider.not_found = "Check `model` and `base_url`.",
+    llmv.transport.failed = "Check `base_url` and the connection; the same call resumes.",
+    llmv.transport.timeout = "Check `base_url` and the connection; the same call resumes.",
+    NULL
+  )
+  if (is.null(hint)) character() else c(i = hint)
+}
+
+# Keys that an error message must never show: the provider's own and those in the
+# environment variables the engine reads.
+provider_secrets <- function(provider) {
+  from_env <- Sys.getenv(c("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK",
+                           "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"), unset = "")
+  secrets <- c(provider$api_key, unname(from_env))
+  unique(secrets[!is.na(secrets) & nchar(secrets) >= 4])
+}
+
+# Replaces every secret in the engine's messages (providers may echo a key back).
+redact <- function(result, secrets) {
+  if (length(secrets) == 0) {
+    return(result)
+  }
+  scrub <- function(message) {
+    for (secret in secrets) message <- gsub(secret, "<redacted>", message, fixed = TRUE)
+    message
+  }
+  if (inherits(result, "llmvalidate_engine_error")) {
+    result$message <- scrub(result$message)
+  } else if (is.list(result$passages)) {
+    result$passages <- lapply(result$passages, function(p) {
+      p$error_message <- scrub(p$error_message)
+      p
+    })
+  }
+  result
+}
+
+shipped_tasks <- c(
+  sentiment = "simple_sentiment", sentiment5 = "detailed_sentiment", clarity = "clarity",
+  temporal = "temporal_focus", topic = "topic", phrasebank = "financial_phrasebank"
+)
+
+resolve_task <- function(task, call) {
+  if (!is.character(task) || length(task) != 1 || is.na(task)) {
+    abort_argument("task", "a shipped task name or the path of a task file", task, call)
+  }
+  if (task %in% names(shipped_tasks)) {
+    return(system.file("prompts", paste0(shipped_tasks[[task]], ".toml"),
+                       package = "llmvalidate", mustWork = TRUE))
+  }
+  if (file.exists(task) && !dir.exists(task)) {
+    return(normalizePath(task))
+  }
+  allowed <- paste0("a task file that exists or one of the shipped tasks ",
+                    paste0("\"", names(shipped_tasks), "\"", collapse = ", "))
+  abort_argument("task", allowed, task, call)
+}
+
+check_count <- function(x, arg, call) {
+  if (!is_whole_number(x) || x < 1 || x > .Machine$integer.max) {
+    abort_argument(arg, "a whole number of at least 1", x, call)
+  }
+  as.integer(x)
+}
+
+check_methods <- function(methods, call) {
+  defaults <- c(validation = "exact", separation = "permutation", backtranslation = "point")
+  choices <- list(validation = c("exact", "paper"), separation = c("permutation", "paper"),
+                  backtranslation = c("point", "bound"))
+  if (!is.character(methods) || is.null(names(methods)) ||
+        !all(names(methods) %in% names(defaults))) {
+    abort_argument("methods", paste0("a named character vector with names among ",
+                                     "`validation`, `separation`, `backtranslation`"),
+                   methods, call)
+  }
+  defaults[names(methods)] <- methods
+  for (name in names(defaults)) {
+    check_choice(defaults[[name]], choices[[name]], paste0("methods[[\"", name, "\"]]"), call)
+  }
+  defaults
+}
+
+passage_validation <- function(passage, settings) {
+  if (!isTRUE(passage$ok)) {
+    return(NULL)
+  }
+  validation <- new_llm_validation(passage$tests, passage$label, passage$labels, settings)
+  validation$id <- passage$id
+  validation$annotations <- passage$annotations
+  validation$task <- passage$task
+  validation$provider <- passage$provider
+  validation$model <- passage$model
+  validation$embedding_provider <- passage$embedding_provider
+  validation$embedding_model <- passage$embedding_model
+  validation$synthetic <- isTRUE(passage$synthetic)
+  validation$calls <- passage$calls
+  validation
+}
+
+new_llm_validations <- function(result, validations, human) {
+  passages <- result$passages
+  pick <- function(field, type) {
+    vapply(validations, function(v) if (is.null(v)) type[NA_integer_] else field(v), type)
+  }
+  frame <- data.frame(
+    id = vapply(passages, `[[`, character(1), "id"),
+    label = vapply(passages, function(p) if (isTRUE(p$ok)) p$label else NA_character_,
+                   character(1)),
+    verdict = vapply(passages, function(p) if (isTRUE(p$ok)) p$verdict else "error",
+                     character(1)),
+    statistic = pick(function(v) unname(v$validation$statistic), numeric(1)),
+    critical.value = pick(function(v) v$validation$critical.value, numeric(1)),
+    p.value = pick(function(v) v$validation$p.value, numeric(1)),
+    error = vapply(passages, function(p) if (isTRUE(p$ok)) NA_character_ else p$error_message,
+                   character(1)),
+    stringsAsFactors = FALSE
+  )
+  if (!is.null(human)) frame$human <- human
+  frame$validation <- validations
+  structure(frame, class = c("llm_validations", "data.frame"),
+            synthetic = isTRUE(result$synthetic), calls = result$calls)
+}
+
+#' @export
+print.llm_validations <- function(x, ...) {
+  cat(sprintf("<llm_validations> %d passages: %s\n", nrow(x),
+              paste(names(table(x$verdict)), table(x$verdict), sep = " ", collapse = ", ")))
+  if (isTRUE(attr(x, "synthetic"))) {
+    cat("Synthetic: simulated provider (a data-generating process, not a language model)\n")
+  }
+  shown <- as.data.frame(unclass(x)[setdiff(names(x), "validation")],
+                         stringsAsFactors = FALSE)
+  long <- !is.na(shown$error) & nchar(shown$error) > 60
+  shown$error[long] <- paste0(substr(shown$error[long], 1, 57), "...")
+  print(shown, ...)
+  invisible(x)
+}
+
+#' @export
+print.llm_dry_run <- function(x, ...) {
+  calls <- x$calls
+  cat(sprintf("<llm_dry_run> %d passage%s\n", as.integer(x$passages),
+              if (x$passages == 1) "" else "s"))
+  if (isTRUE(x$synthetic)) {
+    cat("Synthetic: simulated provider (a data-generating process, not a language model)\n")
+  }
+  cat(sprintf("  chat calls:     %s (annotation %s, simulation %s, backtranslation %s)\n",
+              format(calls[["chat_calls"]]), format(calls[["annotation_calls"]]),
+              format(calls[["simulation_calls"]]), format(calls[["backtranslation_calls"]])))
+  requests <- calls[["embedding_requests"]]
+  cat(sprintf("  embedded texts: %s%s\n", format(calls[["embedded_texts"]]),
+              if (requests >= 0) sprintf(" in %s requests", format(requests)) else ""))
+  cat(sprintf("  already cached: %s calls\n", format(x$cached_calls)))
+  cat(sprintf("  tokens (estimated): %s in, %s out\n", format(x$estimated_input_tokens),
+              format(x$estimated_output_tokens)))
+  if (nzchar(x$note)) cat(strwrap(paste("Note:", x$note), indent = 2, exdent = 2), sep = "\n")
+  invisible(x)
+}
+
+# A cli progress bar over the requests of a run, shown when the session is
+# interactive or options(llmvalidate.progress = TRUE) is set.
+new_progress_bar <- function() {
+  show <- getOption("llmvalidate.progress", interactive())
+  if (!isTRUE(show)) {
+    return(list(update = NULL, done = function() invisible()))
+  }
+  env <- new.env()
+  env$id <- NULL
+  list(
+    update = function(done, total) {
+      if (is.null(env$id)) {
+        env$id <- cli::cli_progress_bar("Validating", total = max(total, 1), .envir = env)
+      }
+      cli::cli_progress_update(id = env$id, set = done, total = max(total, 1), .envir = env)
+    },
+    done = function() {
+      if (!is.null(env$id)) cli::cli_progress_done(id = env$id, .envir = env)
+      invisible()
+    }
+  )
+}

@@ -1,0 +1,173 @@
+#' Chat and embedding providers
+#'
+#' Describe the model that annotates and writes texts (a chat provider) and the
+#' model that embeds them (an embedding provider), for [llm_validate()]. Like
+#' 'ellmer', a provider is a small object; nothing is contacted when it is
+#' created.
+#'
+#' Keys are read from environment variables when the run starts
+#' (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AWS_BEARER_TOKEN_BEDROCK` or
+#' `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`), unless `api_key` is given.
+#' Printing a provider never shows a key, and keys are removed from every
+#' error message the provider's answers lead to.
+#'
+#' Anthropic offers no embedding model; pair `llm_provider_anthropic()` with
+#' [llm_embedding_openai()], [llm_embedding_bedrock()] or
+#' [llm_embedding_ollama()] (the paper insists on one embedding model for every
+#' text of a validation, whichever it is).
+#'
+#' `llm_provider_simulated()` is not a language model: it is the documented
+#' synthetic data-generating process of the engine (texts are drawn from label
+#' lexicons, the annotator answers with the given accuracy). Results made with
+#' it are marked as synthetic. Use it to try the package offline, for power
+#' analysis, and in examples.
+#'
+#' @param model Model name. A real provider needs one, given here or as
+#'   `llm_validate(model = )`; `NULL` for an embedding provider takes the
+#'   chat provider's family default where the engine has one.
+#' @param base_url Base URL of the API; `NULL` takes the provider's default or
+#'   its environment variable (`OPENAI_BASE_URL`, `OLLAMA_HOST`, ...).
+#' @param api_key The key; `NULL` (recommended) reads the environment variable
+#'   when the run starts.
+#' @param options A named list of further provider options (strings), e.g.
+#'   `list(flavor = "azure")` for Azure OpenAI.
+#' @return An object of class `llm_provider` (chat) or `llm_embedding_provider`.
+#' @name llm_provider
+#' @examples
+#' llm_provider_openai(model = "gpt-4o-mini")
+#' llm_provider_simulated(annotator_accuracy = 0.8)
+NULL
+
+new_provider <- function(name, model, base_url, api_key, options, class, simulated = NULL,
+                         call = rlang::caller_env()) {
+  if (!is.null(model)) model <- check_string(model, "model", call = call)
+  if (!is.null(base_url)) base_url <- check_string(base_url, "base_url", call = call)
+  if (!is.null(api_key)) api_key <- check_string(api_key, "api_key", call = call)
+  if (!is.list(options) || (length(options) > 0 && is.null(names(options)))) {
+    abort_argument("options", "a named list of strings", options, call)
+  }
+  structure(
+    list(name = name, model = model, base_url = base_url, api_key = api_key,
+         options = lapply(options, as.character), simulated = simulated),
+    class = c(class, "llmv_provider")
+  )
+}
+
+#' @rdname llm_provider
+#' @export
+llm_provider_openai <- function(model = NULL, base_url = NULL, api_key = NULL, options = list()) {
+  new_provider("openai", model, base_url, api_key, options, "llm_provider")
+}
+
+#' @rdname llm_provider
+#' @export
+llm_provider_anthropic <- function(model = NULL, base_url = NULL, api_key = NULL,
+                                   options = list()) {
+  new_provider("anthropic", model, base_url, api_key, options, "llm_provider")
+}
+
+#' @rdname llm_provider
+#' @export
+llm_provider_bedrock <- function(model = NULL, base_url = NULL, api_key = NULL,
+                                 options = list()) {
+  new_provider("bedrock", model, base_url, api_key, options, "llm_provider")
+}
+
+#' @rdname llm_provider
+#' @details `llm_provider_ollama()` speaks Ollama's OpenAI-compatible API at
+#'   `base_url` (default `http://localhost:11434/v1`); no key is needed.
+#' @export
+llm_provider_ollama <- function(model = NULL, base_url = "http://localhost:11434/v1",
+                                options = list()) {
+  provider <- new_provider("openai", model, base_url, NULL, options, "llm_provider")
+  provider$display <- "ollama (OpenAI-compatible API)"
+  provider
+}
+
+#' @rdname llm_provider
+#' @param follow_probability Probability that a generated text is written in
+#'   the requested label.
+#' @param label_signal Share of a generated text's words drawn from its label's
+#'   lexicon (0: the label leaves no trace).
+#' @param annotator_accuracy Probability that the simulated annotator returns
+#'   the text's latent label.
+#' @param unparseable_probability Probability that an answer is not valid JSON.
+#' @param words Words per generated text; 0 takes the passage's length.
+#' @export
+llm_provider_simulated <- function(follow_probability = 0.97, label_signal = 0.3,
+                                   annotator_accuracy = 0.97, unparseable_probability = 0,
+                                   words = 0) {
+  call <- rlang::current_env()
+  dgp <- list(
+    follow_probability = check_number(follow_probability, "follow_probability", 0, 1, FALSE,
+                                      call, "a number between 0 and 1"),
+    label_signal = check_number(label_signal, "label_signal", 0, 1, FALSE, call,
+                                "a number between 0 and 1"),
+    annotator_accuracy = check_number(annotator_accuracy, "annotator_accuracy", 0, 1, FALSE,
+                                      call, "a number between 0 and 1"),
+    unparseable_probability = check_number(unparseable_probability, "unparseable_probability",
+                                           0, 1, FALSE, call, "a number between 0 and 1"),
+    words = check_number(words, "words", 0, 1e6, FALSE, call, "a whole number of words >= 0")
+  )
+  new_provider("simulated", NULL, NULL, NULL, list(), "llm_provider", simulated = dgp)
+}
+
+#' @rdname llm_provider
+#' @export
+llm_embedding_openai <- function(model = NULL, base_url = NULL) {
+  new_provider("openai", model, base_url, NULL, list(), "llm_embedding_provider")
+}
+
+#' @rdname llm_provider
+#' @export
+llm_embedding_bedrock <- function(model = NULL, base_url = NULL) {
+  new_provider("bedrock-titan", model, base_url, NULL, list(), "llm_embedding_provider")
+}
+
+#' @rdname llm_provider
+#' @export
+llm_embedding_ollama <- function(model = NULL, base_url = NULL) {
+  new_provider("ollama", model, base_url, NULL, list(), "llm_embedding_provider")
+}
+
+#' @rdname llm_provider
+#' @details `llm_embedding_simulated()` is the engine's hashed bag-of-words
+#'   embedder: deterministic, offline, not a language model.
+#' @export
+llm_embedding_simulated <- function() {
+  new_provider("simulated", NULL, NULL, NULL, list(), "llm_embedding_provider")
+}
+
+#' @export
+format.llmv_provider <- function(x, ...) {
+  kind <- if (inherits(x, "llm_embedding_provider")) "embedding provider" else "chat provider"
+  key <- if (!is.null(x$api_key)) {
+    "<redacted>"
+  } else if (grepl("^ollama", x$display %||% x$name)) {
+    "none needed"
+  } else {
+    "from the environment"
+  }
+  lines <- sprintf("<llmvalidate %s: %s>", kind, x$display %||% x$name)
+  if (x$name != "simulated") {
+    lines <- c(lines,
+               sprintf("  model:    %s", x$model %||% "(provider default)"),
+               sprintf("  base_url: %s", x$base_url %||% "(provider default)"),
+               sprintf("  key:      %s", key))
+  } else {
+    lines <- c(lines, "  synthetic: a simulated data-generating process, not a language model")
+    if (!is.null(x$simulated)) {
+      dgp <- x$simulated
+      lines <- c(lines, sprintf("  %s = %s", names(dgp), vapply(dgp, format, "")))
+    }
+  }
+  lines
+}
+
+#' @export
+print.llmv_provider <- function(x, ...) {
+  cat(format(x), sep = "\n")
+  invisible(x)
+}
+
+`%||%` <- function(x, y) if (is.null(x)) y else x

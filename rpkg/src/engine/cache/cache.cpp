@@ -1,0 +1,376 @@
+// The response cache on SQLite. WAL mode lets readers and one writer work at once across
+// processes; busy_timeout makes a writer wait for another process's lock instead of failing;
+// writes take the lock up front (BEGIN IMMEDIATE) so two writers never deadlock on upgrade.
+#include "llmvalidate/cache.hpp"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/http.hpp"
+#include "llmvalidate/sha256.hpp"
+
+namespace llmv {
+namespace {
+
+constexpr const char* schema_version = "1";
+
+void append_field(std::string& out, const char* name, const std::string& value) {
+    out += name;
+    out += ':';
+    out += std::to_string(value.size());
+    out += ':';
+    out += value;
+    out += '\n';
+}
+
+class Statement {
+  public:
+    Statement(sqlite3* db, const char* sql, const std::string& path) : db_(db), path_(path) {
+        if (sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr) != SQLITE_OK) fail("prepare");
+    }
+    ~Statement() { sqlite3_finalize(statement_); }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    void bind(int index, const std::string& value) {
+        check(sqlite3_bind_text(statement_, index, value.data(), static_cast<int>(value.size()),
+                                SQLITE_TRANSIENT));
+    }
+    void bind(int index, std::int64_t value) {
+        check(sqlite3_bind_int64(statement_, index, value));
+    }
+    // true: a row is available.
+    bool step() {
+        const int rc = sqlite3_step(statement_);
+        if (rc == SQLITE_ROW) return true;
+        if (rc == SQLITE_DONE) return false;
+        fail("step");
+    }
+    void reset() {
+        sqlite3_reset(statement_);
+        sqlite3_clear_bindings(statement_);
+    }
+    std::string text(int column) {
+        const auto* data = sqlite3_column_text(statement_, column);
+        const int size = sqlite3_column_bytes(statement_, column);
+        return data ? std::string(reinterpret_cast<const char*>(data),
+                                  static_cast<std::size_t>(size))
+                    : std::string();
+    }
+    std::int64_t integer(int column) { return sqlite3_column_int64(statement_, column); }
+
+  private:
+    void check(int rc) {
+        if (rc != SQLITE_OK) fail("bind");
+    }
+    [[noreturn]] void fail(const char* what) {
+        throw Error(code::cache, std::string("cache ") + path_ + ": " + what +
+                                     " failed: " + sqlite3_errmsg(db_));
+    }
+    sqlite3* db_;
+    sqlite3_stmt* statement_ = nullptr;
+    std::string path_;
+};
+
+}  // namespace
+
+std::string CacheKey::canonical() const {
+    // Versioned and length-prefixed: no field can spill into the next, and a change of
+    // format changes every key instead of silently colliding with old entries.
+    std::string out = "llmvalidate-cache-key-v1\n";
+    append_field(out, "provider", provider);
+    append_field(out, "endpoint", endpoint);
+    append_field(out, "model", model);
+    std::string parameters_text;
+    try {
+        parameters_text = parameters.dump(-1, ' ', true, nlohmann::json::error_handler_t::strict);
+    } catch (const nlohmann::json::exception& error) {
+        throw_invalid(code::invalid_argument, "cache key parameters",
+                      std::string("text that is not UTF-8 (") + error.what() + ")",
+                      "valid UTF-8 JSON");
+    }
+    append_field(out, "parameters", parameters_text);
+    append_field(out, "prompt", prompt);
+    append_field(out, "draw_index", std::to_string(draw_index));
+    append_field(out, "attempt", std::to_string(attempt));
+    return out;
+}
+
+std::string CacheKey::hash() const { return sha256_hex(canonical()); }
+
+struct Cache::Impl {
+    std::string path;
+    sqlite3* db = nullptr;
+    std::mutex mutex;
+
+    [[noreturn]] void fail(const std::string& what) {
+        throw Error(code::cache, "cache " + path + ": " + what + ": " +
+                                     (db ? sqlite3_errmsg(db) : "cannot open"));
+    }
+
+    void exec(const char* sql) {
+        char* message = nullptr;
+        if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+            std::string text = message ? message : "unknown error";
+            sqlite3_free(message);
+            throw Error(code::cache, "cache " + path + ": " + text + " (in: " + sql + ")");
+        }
+    }
+
+    // Runs `body` inside BEGIN IMMEDIATE ... COMMIT, rolling back on an exception.
+    template <typename Body>
+    void write_transaction(Body&& body) {
+        exec("BEGIN IMMEDIATE");
+        try {
+            body();
+            exec("COMMIT");
+        } catch (...) {
+            sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+
+    void upsert(Statement& statement, const CacheKey& key, const CacheEntry& entry,
+                const std::vector<std::string>& secrets, std::int64_t now) {
+        statement.reset();
+        statement.bind(1, key.hash());
+        statement.bind(2, key.provider);
+        statement.bind(3, key.model);
+        statement.bind(4, static_cast<std::int64_t>(key.draw_index));
+        statement.bind(5, static_cast<std::int64_t>(key.attempt));
+        statement.bind(6, entry.status);
+        statement.bind(7, redact(entry.body, secrets));
+        statement.bind(8, redact(entry.text, secrets));
+        statement.bind(9, entry.response_model);
+        statement.bind(10, static_cast<std::int64_t>(entry.input_tokens));
+        statement.bind(11, static_cast<std::int64_t>(entry.output_tokens));
+        statement.bind(12, now);
+        statement.step();
+    }
+};
+
+namespace {
+
+constexpr const char* upsert_sql =
+    "INSERT INTO responses(key, provider, model, draw_index, attempt, status, body, text, "
+    "response_model, input_tokens, output_tokens, created_unix) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+    "ON CONFLICT(key) DO UPDATE SET status = excluded.status, body = excluded.body, "
+    "text = excluded.text, response_model = excluded.response_model, "
+    "input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, "
+    "created_unix = excluded.created_unix "
+    "WHERE responses.status <> 'ok' OR excluded.status = 'ok'";
+
+constexpr const char* select_columns =
+    "SELECT key, provider, model, draw_index, attempt, status, body, text, response_model, "
+    "input_tokens, output_tokens, created_unix FROM responses WHERE key = ?1";
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
+
+Cache::Cache(const std::string& path, int busy_timeout_ms) : impl_(std::make_unique<Impl>()) {
+    impl_->path = path;
+    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
+    if (sqlite3_open_v2(path.c_str(), &impl_->db, flags, nullptr) != SQLITE_OK) {
+        std::string message = impl_->db ? sqlite3_errmsg(impl_->db) : "out of memory";
+        sqlite3_close(impl_->db);
+        impl_->db = nullptr;
+        throw Error(code::cache, "cannot open the cache file " + path + ": " + message);
+    }
+    try {
+        sqlite3_busy_timeout(impl_->db, busy_timeout_ms);
+        // Switching to WAL needs a moment of exclusive access; another process opening the
+        // same new file at the same instant can hold it, so retry briefly.
+        for (int tries = 0;; ++tries) {
+            char* message = nullptr;
+            const int rc =
+                sqlite3_exec(impl_->db, "PRAGMA journal_mode=WAL", nullptr, nullptr, &message);
+            sqlite3_free(message);
+            if (rc == SQLITE_OK) break;
+            if (rc != SQLITE_BUSY || tries > 200) impl_->fail("cannot switch to WAL mode");
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        // WAL + NORMAL: a commit survives a crash of the process (not of the OS) without an
+        // fsync per answer.
+        impl_->exec("PRAGMA synchronous=NORMAL");
+        impl_->write_transaction([&] {
+            impl_->exec(
+                "CREATE TABLE IF NOT EXISTS llmv_meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)");
+            impl_->exec(
+                "CREATE TABLE IF NOT EXISTS responses("
+                "key TEXT PRIMARY KEY, provider TEXT NOT NULL, model TEXT NOT NULL, "
+                "draw_index INTEGER NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL, "
+                "body TEXT NOT NULL, text TEXT NOT NULL, response_model TEXT NOT NULL, "
+                "input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, "
+                "created_unix INTEGER NOT NULL)");
+            impl_->exec("CREATE INDEX IF NOT EXISTS responses_by_model ON responses(model)");
+            Statement version(impl_->db, "SELECT value FROM llmv_meta WHERE name = 'schema'",
+                              impl_->path);
+            if (version.step()) {
+                const std::string found = version.text(0);
+                if (found != schema_version) {
+                    throw Error(code::cache, "cache " + path + " has schema version " + found +
+                                                 "; this version of llmvalidate reads " +
+                                                 schema_version + ". Use a new cache file.");
+                }
+            } else {
+                impl_->exec("INSERT INTO llmv_meta(name, value) VALUES('schema', '1')");
+            }
+        });
+    } catch (...) {
+        sqlite3_close(impl_->db);
+        impl_->db = nullptr;
+        throw;
+    }
+}
+
+Cache::~Cache() {
+    if (impl_ && impl_->db) sqlite3_close(impl_->db);
+}
+
+const std::string& Cache::path() const { return impl_->path; }
+
+std::optional<CacheEntry> Cache::get(const CacheKey& key) { return get(key.hash()); }
+
+std::optional<CacheEntry> Cache::get(const std::string& key_hash) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    Statement statement(impl_->db, select_columns, impl_->path);
+    statement.bind(1, key_hash);
+    if (!statement.step()) return std::nullopt;
+    CacheEntry entry;
+    entry.key = statement.text(0);
+    entry.provider = statement.text(1);
+    entry.model = statement.text(2);
+    entry.draw_index = static_cast<std::uint64_t>(statement.integer(3));
+    entry.attempt = static_cast<std::uint32_t>(statement.integer(4));
+    entry.status = statement.text(5);
+    entry.body = statement.text(6);
+    entry.text = statement.text(7);
+    entry.response_model = statement.text(8);
+    entry.input_tokens = static_cast<std::uint64_t>(statement.integer(9));
+    entry.output_tokens = static_cast<std::uint64_t>(statement.integer(10));
+    entry.created_unix = statement.integer(11);
+    return entry;
+}
+
+bool Cache::contains(const CacheKey& key) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    Statement statement(impl_->db, "SELECT 1 FROM responses WHERE key = ?1", impl_->path);
+    statement.bind(1, key.hash());
+    return statement.step();
+}
+
+void Cache::put(const CacheKey& key, const CacheEntry& entry,
+                const std::vector<std::string>& secrets) {
+    put_many({{key, entry}}, secrets);
+}
+
+void Cache::put_many(const std::vector<std::pair<CacheKey, CacheEntry>>& entries,
+                     const std::vector<std::string>& secrets) {
+    if (entries.empty()) return;
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    const std::int64_t now = unix_now();
+    impl_->write_transaction([&] {
+        Statement statement(impl_->db, upsert_sql, impl_->path);
+        for (const auto& [key, entry] : entries) impl_->upsert(statement, key, entry, secrets, now);
+    });
+}
+
+std::uint64_t Cache::count(const std::string& model) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (model.empty()) {
+        Statement statement(impl_->db, "SELECT COUNT(*) FROM responses", impl_->path);
+        statement.step();
+        return static_cast<std::uint64_t>(statement.integer(0));
+    }
+    Statement statement(impl_->db, "SELECT COUNT(*) FROM responses WHERE model = ?1", impl_->path);
+    statement.bind(1, model);
+    statement.step();
+    return static_cast<std::uint64_t>(statement.integer(0));
+}
+
+std::uint64_t Cache::size_bytes() {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    Statement pages(impl_->db, "PRAGMA page_count", impl_->path);
+    pages.step();
+    Statement page_size(impl_->db, "PRAGMA page_size", impl_->path);
+    page_size.step();
+    std::uint64_t bytes = static_cast<std::uint64_t>(pages.integer(0)) *
+                          static_cast<std::uint64_t>(page_size.integer(0));
+    std::error_code error;
+    const auto wal = std::filesystem::file_size(impl_->path + "-wal", error);
+    if (!error) bytes += static_cast<std::uint64_t>(wal);
+    return bytes;
+}
+
+CacheStats Cache::stats() {
+    CacheStats stats;
+    {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        Statement statement(impl_->db,
+                            "SELECT COUNT(*), COALESCE(SUM(status = 'ok'), 0) FROM responses",
+                            impl_->path);
+        statement.step();
+        stats.entries = static_cast<std::uint64_t>(statement.integer(0));
+        stats.ok_entries = static_cast<std::uint64_t>(statement.integer(1));
+        stats.other_entries = stats.entries - stats.ok_entries;
+    }
+    stats.size_bytes = size_bytes();
+    return stats;
+}
+
+std::vector<CacheModelCount> Cache::models() {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    Statement statement(impl_->db,
+                        "SELECT provider, model, COUNT(*), COALESCE(SUM(status = 'ok'), 0), "
+                        "COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) "
+                        "FROM responses GROUP BY provider, model ORDER BY provider, model",
+                        impl_->path);
+    std::vector<CacheModelCount> out;
+    while (statement.step()) {
+        CacheModelCount row;
+        row.provider = statement.text(0);
+        row.model = statement.text(1);
+        row.entries = static_cast<std::uint64_t>(statement.integer(2));
+        row.ok_entries = static_cast<std::uint64_t>(statement.integer(3));
+        row.input_tokens = static_cast<std::uint64_t>(statement.integer(4));
+        row.output_tokens = static_cast<std::uint64_t>(statement.integer(5));
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+std::uint64_t Cache::clear_model(const std::string& model) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    std::uint64_t removed = 0;
+    impl_->write_transaction([&] {
+        Statement statement(impl_->db, "DELETE FROM responses WHERE model = ?1", impl_->path);
+        statement.bind(1, model);
+        statement.step();
+        removed = static_cast<std::uint64_t>(sqlite3_changes(impl_->db));
+    });
+    return removed;
+}
+
+std::uint64_t Cache::clear_all() {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    std::uint64_t removed = 0;
+    impl_->write_transaction([&] {
+        impl_->exec("DELETE FROM responses");
+        removed = static_cast<std::uint64_t>(sqlite3_changes(impl_->db));
+    });
+    return removed;
+}
+
+}  // namespace llmv

@@ -1,0 +1,156 @@
+// `anthropic`: the Messages API, POST {base}/v1/messages with x-api-key and
+// anthropic-version: 2023-06-01. max_tokens is required by the API (default here 4096).
+// Structured output: by default a single tool whose input_schema is the JSON Schema, forced
+// with tool_choice; the answer is the tool input. Option {"structured", "prompt"} instead
+// appends the schema to the system prompt and reads the JSON from the text.
+#include "llm/provider_util.hpp"
+#include "llmvalidate/error.hpp"
+
+namespace llmv {
+
+using nlohmann::json;
+
+namespace {
+
+const char* anthropic_version = "2023-06-01";
+const int default_max_tokens = 4096;
+
+class AnthropicChat final : public ChatProvider {
+  public:
+    explicit AnthropicChat(const ProviderConfig& config)
+        : connect_timeout_ms_(config.connect_timeout_ms),
+          total_timeout_ms_(config.total_timeout_ms) {
+        detail::check_options(config, "anthropic", {"structured"});
+        structured_ = detail::option(config, "structured", "tool");
+        if (structured_ != "tool" && structured_ != "prompt") {
+            throw_invalid(code::provider_config, "options$structured", "\"" + structured_ + "\"",
+                          "\"tool\" or \"prompt\"");
+        }
+        base_url_ = detail::strip_trailing_slashes(
+            detail::first_set(config, config.base_url, {"ANTHROPIC_BASE_URL"}));
+        if (base_url_.empty()) base_url_ = "https://api.anthropic.com";
+        api_key_ = detail::first_set(config, config.api_key, {"ANTHROPIC_API_KEY"});
+        if (api_key_.empty()) {
+            throw Error(
+                code::provider_config,
+                "provider `anthropic` needs an API key: set `api_key` or ANTHROPIC_API_KEY");
+        }
+        key_source_ = config.api_key.empty() ? "$ANTHROPIC_API_KEY" : "argument";
+    }
+
+    std::string name() const override { return "anthropic"; }
+    std::string description() const override {
+        return detail::describe("anthropic", {{"base", base_url_},
+                                              {"anthropic-version", anthropic_version},
+                                              {"structured output", structured_},
+                                              {"key", "from " + key_source_}});
+    }
+    std::string endpoint_identity() const override { return "anthropic " + base_url_; }
+
+    HttpRequest build_request(const ChatRequest& request) const override {
+        detail::check_model(request.model, "anthropic");
+        if (request.temperature < 0 || request.temperature > 1) {
+            throw_invalid(code::invalid_argument, "temperature",
+                          std::to_string(request.temperature),
+                          "between 0 and 1 for provider `anthropic`");
+        }
+        json body = json::object();
+        body["model"] = request.model;
+        body["max_tokens"] = request.max_tokens.value_or(default_max_tokens);
+        json messages = json::array();
+        for (const auto& message : request.messages) {
+            messages.push_back({{"role", message.role}, {"content", message.content}});
+        }
+        if (messages.empty()) {
+            throw_invalid(code::invalid_argument, "messages", "no message", "at least one message");
+        }
+        body["messages"] = messages;
+        std::string system = request.system;
+        body["temperature"] = request.temperature;
+        if (request.top_p) body["top_p"] = *request.top_p;
+        if (!request.json_schema.empty()) {
+            json schema = detail::parse_schema(request.json_schema);
+            if (structured_ == "tool" && schema.value("type", "") == "object") {
+                body["tools"] =
+                    json::array({{{"name", request.schema_name},
+                                  {"description", "Record the answer in the required structure."},
+                                  {"input_schema", schema}}});
+                body["tool_choice"] = {{"type", "tool"}, {"name", request.schema_name}};
+            } else {  // tools take object schemas only; other schemas go in the prompt
+                system += std::string(system.empty() ? "" : "\n\n") +
+                          "Answer with JSON only, valid against this JSON Schema:\n" +
+                          schema.dump();
+            }
+        }
+        if (!system.empty()) body["system"] = system;
+        // No seed: the Messages API has none.
+
+        HttpRequest http;
+        http.url = base_url_ + "/v1/messages";
+        http.headers = {{"x-api-key", api_key_},
+                        {"anthropic-version", anthropic_version},
+                        {"Content-Type", "application/json"}};
+        http.body = body.dump();
+        http.secrets = {api_key_};
+        http.connect_timeout_ms = connect_timeout_ms_;
+        http.total_timeout_ms = total_timeout_ms_;
+        return http;
+    }
+
+    ChatResult parse_response(const HttpResponse& response) const override {
+        ChatResult result;
+        const std::vector<std::string> secrets = {api_key_};
+        if (!detail::is_success(response)) {
+            result.error = detail::http_failure(response, secrets);
+            return result;
+        }
+        const json body = detail::parse_body(response.body);
+        if (body.is_discarded() || !body.is_object() || !body.contains("content") ||
+            !body["content"].is_array()) {
+            result.error = detail::malformed_response(response, "has no content array", secrets);
+            return result;
+        }
+        std::string text;
+        bool tool_answer = false;
+        for (const auto& block : body["content"]) {
+            if (!block.is_object()) continue;
+            const std::string type = block.value("type", "");
+            if (type == "tool_use" && block.contains("input")) {
+                text = block["input"].dump();  // the tool input is the structured answer
+                tool_answer = true;
+            } else if (type == "text" && !tool_answer && block.contains("text") &&
+                       block["text"].is_string()) {
+                text += block["text"].get<std::string>();
+            }
+        }
+        result.text = text;
+        if (body.contains("stop_reason") && body["stop_reason"].is_string()) {
+            result.finish_reason = body["stop_reason"].get<std::string>();
+        }
+        result.refused = result.finish_reason == "refusal";
+        if (body.contains("model") && body["model"].is_string())
+            result.model = body["model"].get<std::string>();
+        if (body.contains("usage")) {
+            result.input_tokens = detail::int_field(body["usage"], "input_tokens");
+            result.output_tokens = detail::int_field(body["usage"], "output_tokens");
+        }
+        result.ok = true;
+        return result;
+    }
+
+  private:
+    std::string base_url_;
+    std::string api_key_;
+    std::string key_source_;
+    std::string structured_;
+    long connect_timeout_ms_;
+    long total_timeout_ms_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChatProvider> make_anthropic_chat_provider(const ProviderConfig& config) {
+    return std::make_unique<AnthropicChat>(config);
+}
+
+}  // namespace llmv

@@ -1,0 +1,130 @@
+// `bedrock`: the Bedrock Converse API, POST {base}/model/{modelId}/converse, one request
+// shape for every model family. Structured output as with `anthropic`: by default a tool
+// (toolConfig with the schema as inputSchema.json, forced with toolChoice.tool); option
+// {"structured", "prompt"} puts the schema in the system prompt instead (for models whose
+// Converse support has no forced tool choice).
+#include "llm/bedrock_common.hpp"
+#include "llm/provider_util.hpp"
+#include "llmvalidate/error.hpp"
+
+namespace llmv {
+
+using nlohmann::json;
+
+namespace {
+
+const int default_max_tokens = 4096;
+
+class BedrockChat final : public ChatProvider {
+  public:
+    explicit BedrockChat(const ProviderConfig& config) : endpoint_(config, "bedrock") {
+        detail::check_options(config, "bedrock", {"structured"});
+        structured_ = detail::option(config, "structured", "tool");
+        if (structured_ != "tool" && structured_ != "prompt") {
+            throw_invalid(code::provider_config, "options$structured", "\"" + structured_ + "\"",
+                          "\"tool\" or \"prompt\"");
+        }
+    }
+
+    std::string name() const override { return "bedrock"; }
+    std::string description() const override {
+        return endpoint_.describe("bedrock") + " structured output " + structured_;
+    }
+    std::string endpoint_identity() const override { return "bedrock " + endpoint_.identity(); }
+
+    HttpRequest build_request(const ChatRequest& request) const override {
+        detail::check_model(request.model, "bedrock");
+        json body = json::object();
+        json messages = json::array();
+        for (const auto& message : request.messages) {
+            messages.push_back(
+                {{"role", message.role}, {"content", json::array({{{"text", message.content}}})}});
+        }
+        if (messages.empty()) {
+            throw_invalid(code::invalid_argument, "messages", "no message", "at least one message");
+        }
+        body["messages"] = messages;
+        json inference = {{"maxTokens", request.max_tokens.value_or(default_max_tokens)},
+                          {"temperature", request.temperature}};
+        if (request.top_p) inference["topP"] = *request.top_p;
+        body["inferenceConfig"] = inference;
+        std::string system = request.system;
+        if (!request.json_schema.empty()) {
+            json schema = detail::parse_schema(request.json_schema);
+            if (structured_ == "tool" && schema.value("type", "") == "object") {
+                body["toolConfig"] = {
+                    {"tools",
+                     json::array(
+                         {{{"toolSpec",
+                            {{"name", request.schema_name},
+                             {"description", "Record the answer in the required structure."},
+                             {"inputSchema", {{"json", schema}}}}}}})},
+                    {"toolChoice", {{"tool", {{"name", request.schema_name}}}}}};
+            } else {
+                system += std::string(system.empty() ? "" : "\n\n") +
+                          "Answer with JSON only, valid against this JSON Schema:\n" +
+                          schema.dump();
+            }
+        }
+        if (!system.empty()) body["system"] = json::array({{{"text", system}}});
+        // No seed: Converse has none.
+        return endpoint_.request(request.model, "converse", body.dump());
+    }
+
+    ChatResult parse_response(const HttpResponse& response) const override {
+        ChatResult result;
+        if (!detail::is_success(response)) {
+            result.error = detail::http_failure(response, endpoint_.secrets());
+            return result;
+        }
+        const json body = detail::parse_body(response.body);
+        const json* content = nullptr;
+        if (body.is_object() && body.contains("output") && body["output"].is_object() &&
+            body["output"].contains("message") && body["output"]["message"].is_object() &&
+            body["output"]["message"].contains("content") &&
+            body["output"]["message"]["content"].is_array()) {
+            content = &body["output"]["message"]["content"];
+        }
+        if (!content) {
+            result.error = detail::malformed_response(response, "has no output.message.content",
+                                                      endpoint_.secrets());
+            return result;
+        }
+        std::string text;
+        bool tool_answer = false;
+        for (const auto& block : *content) {
+            if (!block.is_object()) continue;
+            if (block.contains("toolUse") && block["toolUse"].is_object() &&
+                block["toolUse"].contains("input")) {
+                text = block["toolUse"]["input"].dump();
+                tool_answer = true;
+            } else if (!tool_answer && block.contains("text") && block["text"].is_string()) {
+                text += block["text"].get<std::string>();
+            }
+        }
+        result.text = text;
+        if (body.contains("stopReason") && body["stopReason"].is_string()) {
+            result.finish_reason = body["stopReason"].get<std::string>();
+        }
+        result.refused = result.finish_reason == "content_filtered" ||
+                         result.finish_reason == "guardrail_intervened";
+        if (body.contains("usage")) {
+            result.input_tokens = detail::int_field(body["usage"], "inputTokens");
+            result.output_tokens = detail::int_field(body["usage"], "outputTokens");
+        }
+        result.ok = true;
+        return result;
+    }
+
+  private:
+    detail::BedrockEndpoint endpoint_;
+    std::string structured_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChatProvider> make_bedrock_chat_provider(const ProviderConfig& config) {
+    return std::make_unique<BedrockChat>(config);
+}
+
+}  // namespace llmv

@@ -1,0 +1,69 @@
+#include "llm/bedrock_common.hpp"
+
+#include "llm/provider_util.hpp"
+#include "llmvalidate/error.hpp"
+
+namespace llmv::detail {
+
+BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string& provider)
+    : connect_timeout_ms_(config.connect_timeout_ms), total_timeout_ms_(config.total_timeout_ms) {
+    region_ = first_set(config, config.region, {"AWS_REGION", "AWS_DEFAULT_REGION"});
+    if (region_.empty()) region_ = "us-east-1";
+    base_url_ = strip_trailing_slashes(
+        first_set(config, config.base_url, {"AWS_ENDPOINT_URL_BEDROCK_RUNTIME"}));
+    if (base_url_.empty()) base_url_ = "https://bedrock-runtime." + region_ + ".amazonaws.com";
+    bearer_token_ = first_set(config, config.api_key, {"AWS_BEARER_TOKEN_BEDROCK"});
+    if (!bearer_token_.empty()) {
+        auth_source_ = config.api_key.empty() ? "bearer token from $AWS_BEARER_TOKEN_BEDROCK"
+                                              : "bearer token from argument";
+        secrets_.push_back(bearer_token_);
+    } else {
+        access_key_id_ = first_set(config, config.aws_access_key_id, {"AWS_ACCESS_KEY_ID"});
+        secret_access_key_ =
+            first_set(config, config.aws_secret_access_key, {"AWS_SECRET_ACCESS_KEY"});
+        session_token_ = first_set(config, config.aws_session_token, {"AWS_SESSION_TOKEN"});
+        if (access_key_id_.empty() || secret_access_key_.empty()) {
+            throw Error(
+                code::provider_config,
+                "provider `" + provider +
+                    "` needs credentials: a Bedrock API key "
+                    "(`api_key` or AWS_BEARER_TOKEN_BEDROCK), or AWS keys (AWS_ACCESS_KEY_ID "
+                    "and AWS_SECRET_ACCESS_KEY, optionally AWS_SESSION_TOKEN)");
+        }
+        auth_source_ = std::string("SigV4 with AWS access keys") +
+                       (session_token_.empty() ? "" : " and a session token");
+        for (const auto* secret : {&access_key_id_, &secret_access_key_, &session_token_}) {
+            if (!secret->empty()) secrets_.push_back(*secret);
+        }
+    }
+}
+
+HttpRequest BedrockEndpoint::request(const std::string& model, const std::string& action,
+                                     std::string body) const {
+    HttpRequest request;
+    request.method = "POST";
+    request.url = base_url_ + "/model/" + percent_encode(model) + "/" + action;
+    request.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
+    if (!bearer_token_.empty()) {
+        request.headers.emplace_back("Authorization", "Bearer " + bearer_token_);
+    } else {
+        request.aws_sigv4 = "aws:amz:" + region_ + ":bedrock";
+        request.aws_access_key_id = access_key_id_;
+        request.aws_secret_access_key = secret_access_key_;
+        request.aws_session_token = session_token_;
+    }
+    request.body = std::move(body);
+    request.secrets = secrets_;
+    request.connect_timeout_ms = connect_timeout_ms_;
+    request.total_timeout_ms = total_timeout_ms_;
+    return request;
+}
+
+std::string BedrockEndpoint::describe(const std::string& provider) const {
+    return detail::describe(provider,
+                            {{"region", region_}, {"base", base_url_}, {"auth", auth_source_}});
+}
+
+std::string BedrockEndpoint::identity() const { return base_url_ + " " + region_; }
+
+}  // namespace llmv::detail

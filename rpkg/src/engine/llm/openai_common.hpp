@@ -1,0 +1,35 @@
+// The URL, credential and headers shared by the OpenAI-compatible chat and embedding
+// providers (plain OpenAI-style servers and Azure OpenAI).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "llmvalidate/provider.hpp"
+
+namespace llmv::detail {
+
+class OpenAIEndpoint {
+  public:
+    // Reads options "flavor" ("openai" | "azure"), "api_version", "api_key_env" and the
+    // environment; throws provider_config when a required credential is missing.
+    OpenAIEndpoint(const ProviderConfig& config, const std::string& provider);
+    // `path` below the base: "chat/completions", "embeddings".
+    HttpRequest request(const std::string& path, const std::string& model, std::string body) const;
+    std::string describe(const std::string& provider) const;
+    std::string identity() const;
+    const std::vector<std::string>& secrets() const { return secrets_; }
+    bool azure() const { return azure_; }
+
+  private:
+    bool azure_ = false;
+    std::string base_url_;
+    std::string api_version_;
+    std::string api_key_;
+    std::string key_source_;
+    std::vector<std::string> secrets_;
+    long connect_timeout_ms_;
+    long total_timeout_ms_;
+};
+
+}  // namespace llmv::detail

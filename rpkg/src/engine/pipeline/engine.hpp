@@ -1,0 +1,50 @@
+// The pipeline's scheduler (private to cpp/pipeline/). See llmvalidate/pipeline.hpp for the
+// contract; this header only connects the pieces of cpp/pipeline/*.cpp.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/cache.hpp"
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/provider.hpp"
+#include "llmvalidate/task.hpp"
+
+namespace llmv::pipeline {
+
+// Loads config.task_path (a shipped task name or a path) or config.task_source (TOML text);
+// throws llmv::Error.
+Task load_config_task(const ValidationConfig& config);
+// The task as used for one passage (its own simulation template, when it has one).
+Task task_for_input(const Task& task, const PassageInput& passage);
+// config.variables overridden by the passage's.
+TaskVariables passage_variables(const ValidationConfig& config, const PassageInput& passage);
+
+// Pool size per label (M, or the paper methods' N), and the labels that need the paper
+// methods' B reference draws, given β̂.
+int pool_size(const ValidationConfig& config);
+bool uses_paper_method(const ValidationConfig& config);
+std::vector<std::string> reference_labels(const ValidationConfig& config,
+                                          const std::vector<std::string>& labels,
+                                          const std::string& beta);
+int calls_for(int texts, int per_call);  // ⌈texts / per_call⌉
+
+// The chat request of one draw (a per-draw API seed, the JSON schema of the answer) and its
+// cache key: shared by the scheduler and the dry run, so that both agree on what is cached.
+ChatRequest chat_request_for(const ValidationConfig& config, const std::string& model,
+                             const std::vector<std::string>& labels, bool simulate,
+                             const std::string& prompt, int position, int count, int attempt);
+CacheKey chat_key_for(const std::string& provider, const std::string& endpoint,
+                      const ChatRequest& request, int position, int attempt);
+
+// The embedding provider name used when config.embedding_provider is empty.
+std::string default_embedding_provider(const std::string& chat_provider);
+
+// The whole run. `keep_results`: BatchResult::passages holds every passage.
+BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
+                       const BatchCallbacks& callbacks, bool keep_results,
+                       std::size_t passages_total);
+
+}  // namespace llmv::pipeline

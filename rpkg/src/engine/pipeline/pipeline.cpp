@@ -1,0 +1,305 @@
+// The public entry points of llmvalidate/pipeline.hpp around the scheduler (engine.cpp).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <set>
+
+#include "llmvalidate/cache.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/provider.hpp"
+#include "llmvalidate/structured_output.hpp"
+#include "pipeline/engine.hpp"
+#include "pipeline/simulated.hpp"
+
+namespace llmv::pipeline {
+
+namespace {
+
+void check_range(const std::string& field, double value, double low, double high,
+                 const std::string& allowed) {
+    if (!(value >= low && value <= high) || std::isnan(value)) {
+        throw_invalid(code::invalid_argument, field, std::to_string(value), allowed);
+    }
+}
+
+void check_one_of(const std::string& field, const std::string& value,
+                  const std::vector<std::string>& allowed) {
+    if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+    std::string names;
+    for (const auto& name : allowed) names += (names.empty() ? "" : ", ") + ("\"" + name + "\"");
+    throw_invalid(code::invalid_argument, field, "\"" + value + "\"", "one of " + names);
+}
+
+}  // namespace
+
+Task load_config_task(const ValidationConfig& config) {
+    if (!config.task_source.empty()) return Task::from_string(config.task_source, "<task_source>");
+    if (config.task_path.empty()) {
+        throw_invalid(code::invalid_argument, "task", "\"\"",
+                      "a shipped task name (e.g. simple_sentiment) or the path of a task file");
+    }
+    return load_task(config.task_path);
+}
+
+Task task_for_input(const Task& task, const PassageInput& passage) {
+    return task.with_simulation_template(passage.simulation_template);
+}
+
+TaskVariables passage_variables(const ValidationConfig& config, const PassageInput& passage) {
+    TaskVariables variables = config.variables;
+    for (const auto& entry : passage.variables) variables[entry.first] = entry.second;
+    return variables;
+}
+
+void check_config(const ValidationConfig& config) {
+    if (config.m < 2 || config.m > 100000) {
+        throw_invalid(code::invalid_argument, "M", std::to_string(config.m), "an integer in 2..100000");
+    }
+    if (config.n < 1 || config.n > 1000) {
+        throw_invalid(code::invalid_argument, "n", std::to_string(config.n), "an integer in 1..1000");
+    }
+    if (config.annotation_repeats < 1 || config.annotation_repeats > 1000) {
+        throw_invalid(code::invalid_argument, "annotation_repeats (R)",
+                      std::to_string(config.annotation_repeats), "an integer in 1..1000");
+    }
+    check_range("alpha", config.alpha, 1e-12, 0.5, "a level in (0, 0.5]");
+    check_range("threshold", config.threshold, 0, 1, "an accuracy in [0, 1]");
+    check_one_of("validation_method", config.validation_method, {"exact", "paper"});
+    check_one_of("separation_method", config.separation_method, {"permutation", "paper"});
+    check_one_of("backtranslation_rule", config.backtranslation_rule, {"point", "bound"});
+    if (config.permutations < 1 || config.permutations > 1000000) {
+        throw_invalid(code::invalid_argument, "permutations", std::to_string(config.permutations),
+                      "an integer in 1..1000000");
+    }
+    if (config.paper_n < 0 || config.paper_n == 1 || config.paper_n > 100000) {
+        throw_invalid(code::invalid_argument, "paper_n (N)", std::to_string(config.paper_n),
+                      "0 (use M) or an integer in 2..100000");
+    }
+    if (uses_paper_method(config) && (config.paper_b < 1 || config.paper_b > 100000)) {
+        throw_invalid(code::invalid_argument, "paper_b (B)", std::to_string(config.paper_b),
+                      "an integer in 1..100000 when a paper method is used");
+    }
+    if (config.concurrency < 1 || config.concurrency > 4096) {
+        throw_invalid(code::invalid_argument, "concurrency", std::to_string(config.concurrency),
+                      "an integer in 1..4096");
+    }
+    check_range("rpm", config.rpm, 0, 1e9, "requests per minute >= 0 (0: no limit)");
+    check_range("tpm", config.tpm, 0, 1e12, "tokens per minute >= 0 (0: no limit)");
+    check_range("temperature", config.temperature, 0, 2, "a temperature in [0, 2]");
+    if (config.top_p) check_range("top_p", *config.top_p, 0, 1, "a probability in [0, 1]");
+    if (config.max_tokens && (*config.max_tokens < 1 || *config.max_tokens > 1000000)) {
+        throw_invalid(code::invalid_argument, "max_tokens", std::to_string(*config.max_tokens),
+                      "an integer in 1..1000000");
+    }
+    if (config.parse_retry_limit < 0 || config.parse_retry_limit > 100) {
+        throw_invalid(code::invalid_argument, "parse_retry_limit",
+                      std::to_string(config.parse_retry_limit), "an integer in 0..100");
+    }
+    if (config.max_transport_retries < 0 || config.max_transport_retries > 100) {
+        throw_invalid(code::invalid_argument, "max_transport_retries",
+                      std::to_string(config.max_transport_retries), "an integer in 0..100");
+    }
+    std::vector<std::string> chat = chat_provider_names();
+    chat.push_back(simulated_provider_name);
+    check_one_of("provider", config.provider, chat);
+    if (!config.embedding_provider.empty()) {
+        std::vector<std::string> embedding = embedding_provider_names();
+        embedding.push_back(hashed_embedding_name);
+        embedding.push_back(simulated_provider_name);
+        check_one_of("embedding_provider", config.embedding_provider, embedding);
+    }
+    if (config.provider != simulated_provider_name && config.model.empty()) {
+        throw_invalid(code::invalid_argument, "model", "\"\"",
+                      "the name of a model of provider '" + config.provider + "'");
+    }
+    const Task task = load_config_task(config);
+    if (task.labels().size() < 2) {
+        throw_invalid(code::task_invalid, "labels", std::to_string(task.labels().size()) + " label",
+                      "at least two labels (the separation test needs another label)");
+    }
+    if (config.provider == simulated_provider_name) {
+        SimulatedModel check(config.simulated, task.labels());
+        (void)check;
+    }
+}
+
+CallCounts expected_calls_per_passage(const ValidationConfig& config, int label_count) {
+    const int m = pool_size(config);
+    CallCounts counts;
+    counts.annotation_calls = config.annotation_repeats;
+    // Reference draws: β̂'s for the paper validation test, every other label's for the paper
+    // separation test. They continue the pool's calls, so a label with references costs
+    // ⌈(M + B)/n⌉ calls instead of ⌈M/n⌉.
+    const int with_reference_validation = config.validation_method == "paper" ? 1 : 0;
+    const int with_reference_separation = config.separation_method == "paper" ? label_count - 1 : 0;
+    const int with_reference = with_reference_validation + with_reference_separation;
+    const int without_reference = label_count - with_reference;
+    counts.simulation_calls = static_cast<std::int64_t>(without_reference) * calls_for(m, config.n) +
+                              static_cast<std::int64_t>(with_reference) * calls_for(m + config.paper_b, config.n);
+    counts.backtranslation_calls =
+        static_cast<std::int64_t>(m) * (config.backtranslate_all_labels ? label_count : 1);
+    counts.chat_calls = counts.annotation_calls + counts.simulation_calls + counts.backtranslation_calls;
+    counts.embedded_texts = static_cast<std::int64_t>(label_count) * m + 1 +
+                            static_cast<std::int64_t>(with_reference) * config.paper_b;
+    return counts;
+}
+
+namespace {
+
+BatchResult run_checked(const ValidationConfig& config, const PassageSource& source,
+                        const BatchCallbacks& callbacks, bool keep_results, std::size_t total) {
+    check_config(config);
+    return run_engine(config, source, callbacks, keep_results, total);
+}
+
+}  // namespace
+
+PassageResult validate_passage(const ValidationConfig& config, const PassageInput& passage,
+                               const BatchCallbacks& callbacks) {
+    std::vector<PassageInput> one = {passage};
+    BatchResult batch = validate_batch(config, one, callbacks, true);
+    return std::move(batch.passages.front());
+}
+
+BatchResult validate_batch(const ValidationConfig& config, const std::vector<PassageInput>& passages,
+                           const BatchCallbacks& callbacks, bool keep_results) {
+    std::size_t next = 0;
+    const PassageSource source = [&](PassageInput& out) {
+        if (next >= passages.size()) return false;
+        out = passages[next++];
+        return true;
+    };
+    return run_checked(config, source, callbacks, keep_results, passages.size());
+}
+
+BatchResult validate_stream(const ValidationConfig& config, const PassageSource& source,
+                            const BatchCallbacks& callbacks, bool keep_results) {
+    return run_checked(config, source, callbacks, keep_results, 0);
+}
+
+BatchSummary summarize(const std::vector<PassageResult>& results,
+                       const std::vector<std::string>& label_set) {
+    BatchSummary summary;
+    stats::PassageSummaryInput input;
+    bool any_human = false;
+    for (const PassageResult& result : results) {
+        ++summary.n_passages;
+        if (!result.ok) {
+            ++summary.n_failed;
+            continue;
+        }
+        if (!result.human_label.empty()) any_human = true;
+    }
+    for (const PassageResult& result : results) {
+        if (!result.ok) continue;
+        summary.ids.push_back(result.id);
+        summary.p_values.push_back(result.tests.validation.p_value);
+        input.llm_label.push_back(result.label);
+        input.verdict.push_back(result.verdict);
+        if (any_human) input.human_label.push_back(result.human_label);
+        switch (result.verdict) {
+            case stats::Verdict::valid: ++summary.n_valid; break;
+            case stats::Verdict::invalid: ++summary.n_invalid; break;
+            case stats::Verdict::inconclusive: ++summary.n_inconclusive; break;
+        }
+    }
+    summary.p_bh = stats::benjamini_hochberg(summary.p_values);
+    if (!input.llm_label.empty()) summary.summary = stats::summarize_passages(input, label_set);
+    return summary;
+}
+
+DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
+    check_config(config);
+    const Task base = load_config_task(config);
+    const std::vector<std::string>& labels = base.labels();
+    const int k = static_cast<int>(labels.size());
+    const CallCounts per_passage = expected_calls_per_passage(config, k);
+    DryRunReport report;
+    report.passages = passages.size();
+    const bool synthetic = config.provider == simulated_provider_name;
+    std::unique_ptr<Cache> cache;
+    if (!synthetic && !config.cache_path.empty()) cache = std::make_unique<Cache>(config.cache_path);
+    std::unique_ptr<ChatProvider> chat;
+    if (!synthetic && cache) {
+        ProviderConfig provider_config;
+        provider_config.base_url = config.base_url;
+        provider_config.api_key = config.api_key;
+        provider_config.options = config.provider_options;
+        chat = make_chat_provider(config.provider, provider_config);
+    }
+    const int m = pool_size(config);
+    std::set<std::string> seen;
+    for (const PassageInput& passage : passages) {
+        CallCounts& calls = report.calls;
+        calls.annotation_calls += per_passage.annotation_calls;
+        calls.simulation_calls += per_passage.simulation_calls;
+        calls.backtranslation_calls += per_passage.backtranslation_calls;
+        calls.chat_calls += per_passage.chat_calls;
+        calls.embedded_texts += per_passage.embedded_texts;
+        const Task task = passage.simulation_template.empty() ? base : task_for_input(base, passage);
+        const TaskVariables variables = passage_variables(config, passage);
+        const std::string annotation = task.render_annotation(passage.text, variables);
+        const auto tokens = [](const std::string& text) {
+            return static_cast<std::int64_t>((text.size() + 3) / 4);
+        };
+        // Output: a label answer is ~10 tokens; a passage ~1.4 tokens per word of y (at least
+        // 60 words), unless max_tokens caps it.
+        const std::int64_t words = std::max<std::int64_t>(60, static_cast<std::int64_t>(
+                                                                  HashedEmbedder::words(passage.text).size()));
+        const std::int64_t label_output = 10;
+        report.estimated_input_tokens += config.annotation_repeats * tokens(annotation);
+        report.estimated_output_tokens += config.annotation_repeats * label_output;
+        for (const std::string& label : labels) {
+            const std::string prompt = task.render_simulation(label, config.n, passage.text, variables);
+            const std::int64_t label_calls = calls_for(m, config.n);
+            report.estimated_input_tokens += label_calls * tokens(prompt);
+            std::int64_t out = static_cast<std::int64_t>(m) * words * 14 / 10;
+            if (config.max_tokens) out = std::min<std::int64_t>(out, label_calls * *config.max_tokens);
+            report.estimated_output_tokens += out;
+        }
+        // Backtranslation prompts quote texts not written yet: the template's length plus one
+        // generated passage each.
+        report.estimated_input_tokens +=
+            per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + words * 14 / 10);
+        report.estimated_output_tokens += per_passage.backtranslation_calls * label_output;
+        if (cache && chat) {
+            // The requests whose prompts are known before any answer: the annotations of y and
+            // every pool call (backtranslation prompts quote texts not generated yet).
+            const auto check = [&](bool simulate, const std::string& prompt, int position, int count) {
+                const ChatRequest request =
+                    chat_request_for(config, config.model, labels, simulate, prompt, position, count, 0);
+                const CacheKey key = chat_key_for(config.provider, chat->endpoint_identity(), request, position, 0);
+                const std::string hash = key.hash();
+                if (!seen.insert(hash).second) {
+                    ++report.calls.shared;
+                } else if (cache->contains(key)) {
+                    ++report.cached_calls;
+                }
+            };
+            for (int r = 0; r < config.annotation_repeats; ++r) check(false, annotation, r, 0);
+            for (const std::string& label : labels) {
+                // β̂ is not known yet: the pool's own M texts (reference draws follow them).
+                for (int c = 0; c < calls_for(m, config.n); ++c) {
+                    const int count = std::min(config.n, m - c * config.n);
+                    check(true, task.render_simulation(label, count, passage.text, variables), c, count);
+                }
+            }
+        }
+    }
+    report.calls.embedding_requests = -1;  // depends on the provider's batch size and on sharing
+    report.note =
+        std::string(synthetic ? "Synthetic: the simulated provider makes no network call and costs "
+                                "nothing. "
+                              : "") +
+        "Counts are exact: R + K*ceil(M/n) + M chat calls and K*M + 1 embedded texts per passage "
+        "(plus parse retries, which depend on the answers). Requests identical across passages "
+        "(a simulation prompt that does not quote the passage) are sent once: 'shared' counts the "
+        "annotation and simulation calls saved that way, and their backtranslations are shared "
+        "too when the labels agree. 'Already in the cache' counts annotation and simulation calls "
+        "whose answers the cache holds. Tokens are estimates (4 characters a token).";
+    return report;
+}
+
+}  // namespace llmv::pipeline

@@ -1,0 +1,153 @@
+# llm_validate() against the project's fake provider server (OpenAI-compatible, 127.0.0.1
+# only; see helper-fake-server.R). The server counts every request it receives, so the tests
+# check the exact number of paid calls, not only what the engine says it made.
+texts <- c(up = "Revenue grew strongly this year.", down = "Losses widened sharply.")
+
+fake_run <- function(server, text = texts, cache = NULL, key = "test-key", ...) {
+  llm_validate(
+    text, task = "sentiment",
+    provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
+                                   api_key = key),
+    embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
+    M = 12, n = 6, permutations = 199, seed = 2, cache = cache, concurrency = 4, ...
+  )
+}
+
+test_that("the server receives exactly the calls of the cost formula, and dry_run predicts them", {
+  server <- local_fake_server()
+  labels_k <- 3
+  per_passage <- 1 + labels_k * ceiling(12 / 6) + 12  # R + K*ceil(M/n) + M
+  expect_output(plan <- fake_run(server, dry_run = TRUE), "chat calls")
+  expect_equal(plan$calls[["chat_calls"]], length(texts) * per_passage)
+  expect_equal(plan$calls[["embedded_texts"]], length(texts) * (labels_k * 12 + 1))
+  expect_equal(fake_counters(server)[["total"]], 0)  # a dry run makes no call
+
+  validations <- fake_run(server)
+  expect_s3_class(validations, "llm_validations")
+  expect_identical(validations$id, names(texts))
+  expect_false(any(validations$verdict == "error"), info = paste(validations$error, collapse = "; "))
+  expect_false(isTRUE(attr(validations, "synthetic")))
+  received <- fake_counters(server)
+  expect_equal(received[["chat"]], length(texts) * per_passage)
+  expect_equal(received[["chat"]], attr(validations, "calls")[["chat_calls"]])
+  expect_equal(received[["embeddings"]], attr(validations, "calls")[["embedding_requests"]])
+})
+
+test_that("a re-run with the cache makes zero calls and gives identical numbers", {
+  server <- local_fake_server()
+  cache <- withr::local_tempfile(fileext = ".sqlite")
+  first <- fake_run(server, cache = cache)
+  paid <- fake_counters(server)
+  expect_gt(paid[["total"]], 0)
+  second <- fake_run(server, cache = cache)
+  expect_equal(fake_counters(server), paid)  # not one more request
+  expect_equal(attr(second, "calls")[["chat_calls"]], 0)
+  expect_identical(first$statistic, second$statistic)
+  expect_identical(first$p.value, second$p.value)
+  expect_identical(first$verdict, second$verdict)
+  # A new seed changes only the engine's permutations: still no call.
+  third <- llm_validate(
+    texts[[1]], task = "sentiment",
+    provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
+                                   api_key = "test-key"),
+    embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
+    M = 12, n = 6, permutations = 199, seed = 3, cache = cache
+  )
+  expect_s3_class(third, "llm_validation")
+  expect_equal(fake_counters(server), paid)
+})
+
+test_that("the key comes from OPENAI_API_KEY when api_key is NULL", {
+  server <- local_fake_server()
+  withr::local_envvar(OPENAI_API_KEY = "test-key")
+  validation <- fake_run(server, text = texts[[1]], key = NULL)
+  expect_s3_class(validation, "llm_validation")
+  expect_false(validation$synthetic)
+})
+
+test_that("an HTTP 429 is retried after Retry-After and costs one extra request", {
+  server <- local_fake_server()
+  fake_faults(server, "openai.chat", list(list(kind = "http_error", status = 429,
+                                               retry_after = "0")))
+  validation <- fake_run(server, text = texts[[1]])
+  expect_s3_class(validation, "llm_validation")
+  expect_equal(fake_counters(server)[["chat"]], 1 + 3 * 2 + 12 + 1)
+})
+
+test_that("provider errors are classed conditions from the engine's codes, keys redacted", {
+  server <- local_fake_server()
+  fake_faults(server, "openai.chat", list(list(kind = "http_error", status = 429,
+                                               retry_after = "0")))
+  expect_error(fake_run(server, text = texts[[1]], max_retries = 0),
+               class = "llmvalidate_error_rate_limited")
+  fake_reset(server)
+  fake_faults(server, "openai.chat", list(list(kind = "http_error", status = 429,
+                                               retry_after = "0")))
+  expect_snapshot(error = TRUE, transform = scrub_port, {
+    fake_run(server, text = texts[[1]], max_retries = 0)
+  })
+
+  secret <- "sk-wrong-secret-key-0123456789"
+  error <- expect_error(fake_run(server, text = texts[[1]], key = secret),
+                        class = "llmvalidate_error_auth")
+  expect_s3_class(error, "llmvalidate_error_provider")
+  expect_false(grepl(secret, conditionMessage(error), fixed = TRUE))
+  expect_snapshot(error = TRUE, transform = scrub_port, {
+    fake_run(server, text = texts[[1]], key = "sk-wrong-secret-key-0123456789")
+  })
+})
+
+test_that("with many passages a failed passage is a row and a classed warning", {
+  server <- local_fake_server()
+  expect_warning(
+    validations <- fake_run(server, key = "sk-wrong-secret-key-0123456789"),
+    class = "llmvalidate_warning_passages_failed"
+  )
+  expect_identical(validations$verdict, c("error", "error"))
+  expect_false(any(grepl("sk-wrong-secret", validations$error, fixed = TRUE)))
+})
+
+test_that("Ctrl-C cancels the run, the cache keeps what was paid for, the same call resumes", {
+  skip_on_os("windows")  # SIGINT
+  server <- local_fake_server(latency_ms = 100)
+  cache <- withr::local_tempfile(fileext = ".sqlite")
+  script <- withr::local_tempfile(fileext = ".R")
+  # The run in a separate R process, interrupted with SIGINT as Ctrl-C would be.
+  writeLines(c(
+    "library(llmvalidate)",
+    "args <- commandArgs(TRUE)",
+    "outcome <- tryCatch({",
+    "  llm_validate(c('Revenue grew strongly this year.', 'Losses widened sharply.'),",
+    "    task = 'sentiment',",
+    "    provider = llm_provider_openai(model = 'fake-chat', base_url = args[1],",
+    "                                   api_key = 'test-key'),",
+    "    embedding = llm_embedding_openai(model = 'fake-embedding', base_url = args[1]),",
+    "    M = 12, n = 6, permutations = 199, seed = 2, cache = args[2], concurrency = 2)",
+    "  'finished'",
+    "}, llmvalidate_error_cancelled = function(e) 'cancelled')",
+    "cat('OUTCOME', outcome, '\\n')"
+  ), script)
+  rscript <- file.path(R.home("bin"), "Rscript")
+  child <- processx::process$new(rscript, c(script, server$base_url, cache),
+                                 stdout = "|", stderr = "|",
+                                 env = c("current", R_LIBS = paste(.libPaths(), collapse = ":")))
+  withr::defer(child$kill())
+  deadline <- Sys.time() + 60
+  while (fake_counters(server)[["chat"]] < 5 && Sys.time() < deadline) Sys.sleep(0.05)
+  child$interrupt()
+  child$wait(30000)
+  expect_match(paste(child$read_all_output_lines(), collapse = "\n"), "OUTCOME cancelled")
+  paid_before <- fake_counters(server)[["chat"]]
+  expect_gt(paid_before, 0)
+
+  fake_reset(server)
+  resumed <- fake_run(server, cache = cache)  # the same call (concurrency does not matter)
+  resumed_calls <- fake_counters(server)[["chat"]]
+  expect_false(any(resumed$verdict == "error"))
+  # Everything answered before the interrupt came from the cache.
+  expect_lt(resumed_calls, 2 * (1 + 3 * 2 + 12))
+  expect_gt(attr(resumed, "calls")[["cache_hits"]], 0)
+  fake_reset(server)
+  fake_run(server, cache = cache)
+  expect_equal(fake_counters(server)[["total"]], 0)
+})

@@ -1,0 +1,143 @@
+# llm_validate() end to end with the simulated provider (a synthetic data-generating process,
+# no network), small M and n so that the suite stays fast.
+passage <- "Revenue grew strongly and margins improved across every segment this year."
+
+simulated_run <- function(text = passage, ...) {
+  llm_validate(text, task = "sentiment", provider = llm_provider_simulated(),
+               M = 20, n = 5, permutations = 199, ...)
+}
+
+test_that("one passage gives an llm_validation marked synthetic", {
+  validation <- simulated_run(seed = 11)
+  expect_s3_class(validation, "llm_validation")
+  expect_true(validation$label %in% c("Positive", "Neutral", "Negative"))
+  expect_true(validation$verdict %in% c("valid", "invalid", "inconclusive"))
+  expect_true(validation$synthetic)
+  expect_equal(unname(validation$validation$parameter[[1]]), 20)
+  expect_output(print(validation), "Synthetic: simulated provider")
+  expect_s3_class(as.data.frame(validation), "data.frame")
+})
+
+test_that("set.seed() makes a run reproducible and seed = NULL follows R's RNG", {
+  set.seed(3)
+  first <- simulated_run()
+  set.seed(3)
+  second <- simulated_run()
+  expect_identical(first$seed, second$seed)
+  expect_identical(first$validation$statistic, second$validation$statistic)
+  expect_identical(first$validation$p.value, second$validation$p.value)
+})
+
+test_that("many passages give an llm_validations data frame, one row per passage", {
+  texts <- c(a = passage, b = "Losses widened and the outlook was cut sharply.")
+  validations <- simulated_run(texts, seed = 5, labels = c("Positive", "Negative"))
+  expect_s3_class(validations, "llm_validations")
+  expect_s3_class(validations, "data.frame")
+  expect_identical(validations$id, c("a", "b"))
+  expect_identical(validations$human, c("Positive", "Negative"))
+  expect_true(all(validations$verdict %in% c("valid", "invalid", "inconclusive")))
+  expect_s3_class(validations$validation[[2]], "llm_validation")
+  expect_output(print(validations), "Synthetic")
+})
+
+test_that("a re-run with the same cache and seed reproduces identical numbers", {
+  # The simulated provider's answers are fixed by the request, like cached answers; the
+  # cache itself is exercised against the fake server (test-fake-server.R).
+  cache <- withr::local_tempfile(fileext = ".sqlite")
+  first <- simulated_run(seed = 7, cache = cache)
+  second <- simulated_run(seed = 7, cache = cache)
+  expect_identical(first$validation$statistic, second$validation$statistic)
+  expect_identical(first$validation$p.value, second$validation$p.value)
+  expect_identical(first$separation[[1]]$statistic, second$separation[[1]]$statistic)
+  expect_identical(first$verdict, second$verdict)
+  other_seed <- simulated_run(seed = 8, cache = cache)
+  expect_false(identical(first$validation$statistic, other_seed$validation$statistic))
+})
+
+test_that("dry_run counts R + K*ceil(M/n) + M chat calls and K*M + 1 texts", {
+  labels_k <- 3  # sentiment: Positive, Neutral, Negative
+  m <- 20
+  n <- 5
+  expect_output(report <- simulated_run(seed = 1, dry_run = TRUE), "chat calls")
+  expect_s3_class(report, "llm_dry_run")
+  expect_equal(report$calls[["chat_calls"]], 1 + labels_k * ceiling(m / n) + m)
+  expect_equal(report$calls[["embedded_texts"]], labels_k * m + 1)
+  expect_true(report$synthetic)
+})
+
+test_that("bad arguments are classed errors that name the value and what is allowed", {
+  expect_snapshot(error = TRUE, {
+    llm_validate(passage, task = "sentimentt", provider = llm_provider_simulated())
+  })
+  expect_snapshot(error = TRUE, {
+    llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(), M = 0)
+  })
+  expect_snapshot(error = TRUE, {
+    llm_validate(passage, task = "sentiment", provider = "gpt")
+  })
+  expect_error(llm_validate(passage, task = "nope", provider = llm_provider_simulated()),
+               class = "llmvalidate_error_invalid_argument")
+})
+
+test_that("a validation and a dry run print as synthetic, with every number", {
+  expect_snapshot(simulated_run(seed = 11))
+  # The engine's note is prose owned by the engine; its presence is checked, not its words.
+  expect_output(report <- simulated_run(seed = 1, dry_run = TRUE), "Note: Synthetic")
+  report$note <- ""
+  expect_snapshot(print(report))
+  expect_snapshot(print(simulated_run(c(a = passage, b = "Losses widened."), seed = 5)))
+})
+
+test_that("further settings in ... are checked by name and value", {
+  expect_snapshot(error = TRUE, simulated_run(seed = 1, permutation = 99))
+  expect_snapshot(error = TRUE, simulated_run(seed = 1, max_retries = -1))
+  expect_snapshot(error = TRUE, simulated_run(seed = 1, methods = c(validation = "bootstrap")))
+  expect_snapshot(error = TRUE, simulated_run(seed = "a"))
+  expect_snapshot(error = TRUE, llm_validate(NA_character_, task = "sentiment",
+                                             provider = llm_provider_simulated()))
+  expect_snapshot(error = TRUE, simulated_run(labels = c("Positive", "Negative")))
+  expect_error(simulated_run(seed = 1, 5), class = "llmvalidate_error_invalid_argument")
+})
+
+test_that("a task file can be given by path", {
+  task <- system.file("prompts", "simple_sentiment.toml", package = "llmvalidate")
+  validation <- llm_validate(passage, task = task, provider = llm_provider_simulated(),
+                             M = 20, n = 5, permutations = 199, seed = 11)
+  expect_identical(validation$validation$statistic, simulated_run(seed = 11)$validation$statistic)
+})
+
+test_that("the progress bar reports the run when asked for", {
+  withr::local_options(llmvalidate.progress = TRUE, cli.progress_show_after = 0,
+                       cli.dynamic = FALSE)
+  messages <- character()
+  validation <- withCallingHandlers(
+    simulated_run(seed = 11),
+    cliMessage = function(m) {
+      messages <<- c(messages, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    }
+  )
+  expect_s3_class(validation, "llm_validation")
+  expect_true(any(grepl("Validating", messages)))
+})
+
+test_that("a provider the engine does not know is a classed engine error", {
+  provider <- llm_provider_openai()
+  provider$name <- "no-such-provider"
+  expect_error(llm_validate(passage, task = "sentiment", provider = provider, M = 20, n = 5),
+               class = "llmvalidate_error")
+})
+
+test_that("printing a provider never shows its key", {
+  provider <- llm_provider_openai(model = "gpt-4o-mini", api_key = "sk-secret-123456")
+  output <- paste(capture.output(print(provider)), collapse = "\n")
+  expect_false(grepl("sk-secret-123456", output, fixed = TRUE))
+  expect_match(output, "<redacted>", fixed = TRUE)
+  expect_snapshot(print(llm_provider_anthropic(api_key = "sk-ant-secret")))
+  expect_snapshot(print(llm_provider_simulated(annotator_accuracy = 0.8)))
+  expect_snapshot(print(llm_provider_ollama(model = "llama3.2")))
+  expect_snapshot(print(llm_embedding_openai(model = "text-embedding-3-small")))
+  withr::local_envvar(OPENAI_API_KEY = "sk-from-the-environment")
+  output <- paste(capture.output(print(llm_provider_openai())), collapse = "\n")
+  expect_false(grepl("sk-from-the-environment", output, fixed = TRUE))
+})
