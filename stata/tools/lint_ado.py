@@ -6,12 +6,16 @@ Checks, for the folder given (default: the stata/ folder beside this script):
     .ado file sets `version` 14.1 or later before anything else it runs;
   * every .sthlp file: SMCL braces balance (literal braces are written {c -(} and {c )-});
   * the .pkg files: every `f` file exists; every `g PLATFORM file` exists or is the plugin the
-    build makes (stata/CMakeLists.txt: OUTPUT_NAME + SUFFIX); stata.toc names existing packages;
+    build makes (stata/CMakeLists.txt: OUTPUT_NAME + SUFFIX); with --installable (a folder
+    after the build, as `net install` reads it) every file must exist; every plugin an .ado
+    loads (`program ..., plugin using("file")`) is a `g` file of a .pkg; stata.toc names
+    existing packages;
   * options: every option the help lists in a {synopt:{opt ...}} line is an option of a
     user-facing program's `syntax`, with the same minimal abbreviation, and every such option
     is in the help. Programs preceded by the comment `* lint: internal` are not user-facing.
 
 `lint_ado.py --self-test` checks that the lint catches each kind of mistake.
+Usage: lint_ado.py [--installable] [folder]
 Exit status: 0 clean, 1 problems found (each printed as file:line: message).
 """
 import os
@@ -192,8 +196,25 @@ def plugin_outputs(folder):
     return {name + suffix for name, suffix in names}
 
 
-def check_packages(folder, problems):
-    built = plugin_outputs(folder)
+PLUGIN_LOAD_RE = re.compile(r",\s*plugin\s+using\(\s*\"?([^\")]+)\"?\s*\)")
+
+
+def loaded_plugins(folder):
+    """{plugin file: where} for every `program ..., plugin using("file")` of the .ado files."""
+    found = {}
+    for entry in sorted(os.listdir(folder)):
+        if entry.endswith(".ado"):
+            path = os.path.join(folder, entry)
+            for number, line in enumerate(read_lines(path), 1):
+                match = PLUGIN_LOAD_RE.search(line)
+                if match and not line.strip().startswith("*"):
+                    found.setdefault(match.group(1), f"{path}:{number}")
+    return found
+
+
+def check_packages(folder, problems, installable=False):
+    built = set() if installable else plugin_outputs(folder)
+    packaged = set()
     for entry in sorted(os.listdir(folder)):
         path = os.path.join(folder, entry)
         if entry.endswith(".pkg"):
@@ -207,8 +228,14 @@ def check_packages(folder, problems):
                 elif words[0] == "g":
                     if len(words) < 3:
                         problems.append(f"{path}:{number}: `g` needs a platform and a file")
-                    elif not os.path.exists(os.path.join(folder, words[2])) \
-                            and words[2] not in built:
+                        continue
+                    packaged.add(words[-1])  # `g PLATFORM source [installed name]`
+                    if os.path.exists(os.path.join(folder, words[2])) or words[2] in built:
+                        continue
+                    if installable:
+                        problems.append(f"{path}:{number}: file {words[2]} is not in the folder: "
+                                        f"net install would fail (build the plugin first)")
+                    else:
                         problems.append(f"{path}:{number}: file {words[2]} neither exists nor "
                                         f"is built by CMakeLists.txt")
         elif entry == "stata.toc":
@@ -217,9 +244,13 @@ def check_packages(folder, problems):
                 if words[:1] == ["p"] and len(words) >= 2 and \
                         not os.path.exists(os.path.join(folder, words[1] + ".pkg")):
                     problems.append(f"{path}:{number}: package {words[1]}.pkg does not exist")
+    for plugin, where in loaded_plugins(folder).items():
+        if plugin not in packaged:
+            problems.append(f"{where}: the plugin {plugin} is loaded but no .pkg installs it "
+                            f"(a `g` line)")
 
 
-def lint(folder):
+def lint(folder, installable=False):
     problems = []
     syntax = {}
     helps = {}
@@ -239,7 +270,7 @@ def lint(folder):
                 check_braces(path, problems)
                 for name, value in help_options(path, problems).items():
                     helps.setdefault(name, value + (path,))
-    check_packages(folder, problems)
+    check_packages(folder, problems, installable)
     if helps or syntax:
         for name, (minimal, number, path) in sorted(helps.items()):
             if name not in syntax:
@@ -272,16 +303,29 @@ def self_test():
         "unknown": ({"foo.sthlp": good_help + "{synopt:{opt gen:erate(p)}}g{p_end}\n"},
                     "in no syntax"),
         "abbreviation": ({"foo.sthlp": good_help.replace("alp:ha", "al:pha")}, "abbreviates"),
+        "plugin not packaged": ({"foo.ado": good_ado.replace(
+            "end\n", "end\nprogram foo_plugin, plugin using(\"foo.plugin\")\n")},
+            "no .pkg installs it"),
+        "plugin packaged, not built": ({"foo.ado": good_ado.replace(
+            "end\n", "end\nprogram foo_plugin, plugin using(\"foo.plugin\")\n"),
+            "foo.pkg": good_pkg + "g LINUX64 foo.plugin\n"}, "neither exists"),
+        "installable, no plugin": ({"foo.pkg": good_pkg + "g LINUX64 foo.plugin\n",
+                                   "CMakeLists.txt": "set_target_properties(x PROPERTIES "
+                                   "OUTPUT_NAME foo PREFIX \"\" SUFFIX \".plugin\")\n",
+                                   "--installable": ""}, "net install would fail"),
+        "installable, plugin there": ({"foo.pkg": good_pkg + "g LINUX64 foo.plugin\n",
+                                      "foo.plugin": "binary", "--installable": ""}, None),
     }
     failures = 0
     for label, (overrides, expect) in cases.items():
         with tempfile.TemporaryDirectory() as folder:
             files = {"foo.ado": good_ado, "foo.sthlp": good_help, "foo.pkg": good_pkg}
             files.update(overrides)
+            installable = files.pop("--installable", None) is not None
             for name, text in files.items():
                 with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
                     handle.write(text)
-            problems = lint(folder)
+            problems = lint(folder, installable)
             ok = (not problems) if expect is None else any(expect in p for p in problems)
             if not ok:
                 failures += 1
@@ -293,8 +337,11 @@ def self_test():
 def main(argv):
     if len(argv) > 1 and argv[1] == "--self-test":
         return self_test()
-    folder = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    problems = lint(os.path.abspath(folder))
+    arguments = argv[1:]
+    installable = "--installable" in arguments
+    arguments = [a for a in arguments if a != "--installable"]
+    folder = arguments[0] if arguments else os.path.join(os.path.dirname(__file__), "..")
+    problems = lint(os.path.abspath(folder), installable)
     for problem in problems:
         print(problem)
     if problems:
