@@ -11,7 +11,11 @@
 #' (which raises an error of class `llmvalidate_error_cancelled`) resumes where
 #' it stopped.
 #'
-#' @param text A character vector of passages. Names, if any, become their ids.
+#' @param text A character vector of passages (names, if any, become their
+#'   ids), or a data frame with a `text` column and optionally `id`,
+#'   `simulation` and `variables` list columns, such as [llm_passages()] gives:
+#'   a passage's own simulation prompt for the task is then used, as in the
+#'   paper's Section 4, and its variables that the task accepts.
 #' @param task A shipped task name (`"sentiment"`, `"sentiment5"`, `"clarity"`,
 #'   `"temporal"`, `"topic"`, `"phrasebank"`) or the path of a task file
 #'   (TOML, like those in `system.file("prompts", package = "llmvalidate")`).
@@ -40,7 +44,9 @@
 #' @param ... Further settings: `permutations` (default 999), `repeats`
 #'   (annotations of each passage, default 1), `temperature` (default 1),
 #'   `max_retries` (retries of a request after HTTP 429/5xx or a transport
-#'   failure, honouring Retry-After; default 6).
+#'   failure, honouring Retry-After; default 6), `variables` (a named character
+#'   vector of the task's placeholders, e.g. `c(topic = "inflation")` for the
+#'   `"topic"` task).
 #' @return For one passage, an `llm_validation` object (see
 #'   [llm_validation_methods]). For several, an `llm_validations` data frame
 #'   with one row per passage and the `llm_validation` objects in the list
@@ -68,6 +74,19 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
                          concurrency = getOption("llmvalidate.concurrency", 16L),
                          seed = NULL, dry_run = FALSE, ...) {
   call <- rlang::current_env()
+  templates <- NULL
+  passage_variables <- NULL
+  if (is.data.frame(text)) {
+    if (!is.character(text$text) || nrow(text) == 0) {
+      abort_argument("text", "a data frame with a character column `text` (see `llm_passages()`)",
+                     text, call)
+    }
+    templates <- if (is.list(text$simulation)) text$simulation
+    passage_variables <- if (is.list(text$variables)) text$variables
+    ids_given <- if (!is.null(text$id)) as.character(text$id)
+    text <- text$text
+    names(text) <- ids_given
+  }
   if (!is.character(text) || length(text) == 0 || anyNA(text)) {
     abort_argument("text", "a character vector of passages without missing values", text, call)
   }
@@ -101,7 +120,7 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
     abort_argument("dry_run", "TRUE or FALSE", dry_run, call)
   }
   extra <- list(...)
-  settings_allowed <- c("permutations", "repeats", "temperature", "max_retries")
+  settings_allowed <- c("permutations", "repeats", "temperature", "max_retries", "variables")
   unknown <- setdiff(names(extra), settings_allowed)
   if (length(extra) > 0 && (is.null(names(extra)) || any(!nzchar(names(extra))) ||
                               length(unknown) > 0)) {
@@ -117,6 +136,12 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
   if (!is_whole_number(max_retries) || max_retries < 0 || max_retries > 100) {
     abort_argument("max_retries", "a whole number from 0 to 100", max_retries, call)
   }
+  variables <- extra$variables
+  if (!is.null(variables) && (!is.character(variables) || is.null(names(variables)) ||
+                                anyNA(variables) || any(!nzchar(names(variables))))) {
+    abort_argument("variables", "a named character vector, e.g. c(topic = \"inflation\")",
+                   variables, call)
+  }
   seed <- resolve_seed(seed, call)
 
   config <- list(
@@ -131,6 +156,7 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
     backtranslation_rule = methods[["backtranslation"]], permutations = permutations,
     seed = seed, cache_path = cache %||% "", concurrency = concurrency,
     temperature = temperature, dry_run = dry_run, max_retries = as.integer(max_retries),
+    variables = variables,
     simulated = if (!is.null(provider$simulated)) c(provider$simulated, seed = seed)
   )
   ids <- names(text) %||% as.character(seq_along(text))
@@ -140,7 +166,8 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
   secrets <- provider_secrets(provider)
   if (dry_run) {
     report <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human,
-                                         NULL), secrets), call = call)
+                                         templates, passage_variables, NULL), secrets),
+                            call = call)
     report$synthetic <- identical(provider$name, "simulated")
     report <- structure(report, class = "llm_dry_run")
     print(report)
@@ -149,7 +176,8 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
 
   bar <- new_progress_bar()
   result <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human,
-                                       bar$update), secrets), call = call)
+                                       templates, passage_variables, bar$update), secrets),
+                          call = call)
   bar$done()
   if (isTRUE(result$cancelled)) {
     abort_llmv(c("The run was interrupted.",
@@ -375,4 +403,41 @@ new_progress_bar <- function() {
       invisible()
     }
   )
+}
+
+#' The paper's Section 4 passages, with their own simulation prompts
+#'
+#' Reads a passages file: the five passages of Hansen (2026), Section 4 (a 10-K
+#' filing, an FOMC statement, a speech, a news article and a review, as shipped
+#' in `prompts/passages/section4.toml`), each with the simulation prompt written
+#' for it per task and the topics of Section 4.5. Pass the result as `text` to
+#' [llm_validate()].
+#'
+#' @param path `NULL` for the shipped file, or the path of a passages file in
+#'   the same format.
+#' @return A data frame of class `llm_passages`, one row per passage, with
+#'   columns `id`, `title`, `source`, `text`, and the list columns `variables`
+#'   and `simulation` (named character vectors).
+#' @export
+#' @examples
+#' passages <- llm_passages()
+#' passages[, c("id", "title")]
+#' names(passages$simulation[[1]])
+llm_passages <- function(path = NULL) {
+  call <- rlang::current_env()
+  if (is.null(path)) {
+    path <- system.file("prompts", "passages", "section4.toml", package = "llmvalidate",
+                        mustWork = TRUE)
+  }
+  path <- check_string(path, "path", call)
+  if (!file.exists(path) || dir.exists(path)) {
+    abort_argument("path", "NULL or the path of a passages file that exists", path, call,
+                   code = "llmv.io.failed")
+  }
+  fields <- engine_result(.Call(llmv_load_passages, normalizePath(path)), call = call)
+  frame <- data.frame(id = fields$id, title = fields$title, source = fields$source,
+                      text = fields$text, stringsAsFactors = FALSE)
+  frame$variables <- fields$variables
+  frame$simulation <- fields$simulation
+  structure(frame, class = c("llm_passages", "data.frame"))
 }

@@ -7,7 +7,9 @@
 #' number of passages and the share valid in each cell. And the
 #' Benjamini-Hochberg adjusted p-values of the validation tests across passages.
 #'
-#' @param x A list of `llm_validation` objects (from
+#' @param x An `llm_validations` data frame from [llm_validate()] (passages
+#'   that failed with an error are left out; its `human` column is used when
+#'   `human` is `NULL`), a list of `llm_validation` objects (from
 #'   [llm_validate_embeddings()]), or a data frame with one row per passage and
 #'   columns `label` (the LLM's label), `verdict` and, optionally, `p.value`
 #'   (as from `as.data.frame()` of validations, stacked with [rbind()]).
@@ -29,6 +31,12 @@
 #' llm_validation_summary(passages,
 #'   human = c("Positive", "Neutral", "Negative", "Neutral", "Negative"))
 llm_validation_summary <- function(x, human = NULL, labels = NULL) {
+  if (inherits(x, "llm_validations")) {
+    kept <- x$verdict != "error"
+    if (is.null(human) && !is.null(x$human)) human <- x$human[kept]
+    x <- as.data.frame(unclass(x)[c("label", "verdict", "p.value")],
+                       stringsAsFactors = FALSE)[kept, , drop = FALSE]
+  }
   x <- summary_input(x)
   if (!is.null(human)) {
     human <- check_labels(human, "human")

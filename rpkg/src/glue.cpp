@@ -23,6 +23,7 @@
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/rng.hpp"
 #include "llmvalidate/stats.hpp"
+#include "llmvalidate/task.hpp"
 
 namespace {
 
@@ -219,6 +220,15 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     config.dry_run = list_get<bool>(list, "dry_run", false);
     config.max_transport_retries =
         list_get<int>(list, "max_retries", config.max_transport_retries);
+    if (list.containsElementNamed("variables") && !Rf_isNull(list["variables"])) {
+        const Rcpp::CharacterVector variables(list["variables"]);
+        if (variables.size() > 0) {
+            const auto names = as_strings(variables.names());
+            for (R_xlen_t i = 0; i < variables.size(); ++i) {
+                config.variables[names[i]] = Rcpp::as<std::string>(variables[i]);
+            }
+        }
+    }
     if (list.containsElementNamed("options") && !Rf_isNull(list["options"])) {
         const Rcpp::List options(list["options"]);
         if (options.size() > 0) {
@@ -273,6 +283,31 @@ Rcpp::List passage_to_r(const pipeline::PassageResult& result) {
         Rcpp::Named("synthetic") = result.synthetic,
         Rcpp::Named("seed") = static_cast<double>(result.seed),
         Rcpp::Named("calls") = counts_to_r(result.calls));
+}
+
+Rcpp::CharacterVector named_strings(const std::map<std::string, std::string>& values) {
+    Rcpp::CharacterVector out(values.size());
+    Rcpp::CharacterVector names(values.size());
+    R_xlen_t i = 0;
+    for (const auto& [name, value] : values) {
+        names[i] = name;
+        out[i++] = value;
+    }
+    out.names() = names;
+    return out;
+}
+
+// Element i of a list of named character vectors (NULL elements: empty).
+std::map<std::string, std::string> strings_at(const Rcpp::List& list, R_xlen_t i) {
+    std::map<std::string, std::string> out;
+    SEXP element = list[i];
+    if (Rf_isNull(element) || Rf_length(element) == 0) return out;
+    const Rcpp::CharacterVector values(element);
+    const auto names = as_strings(values.names());
+    for (R_xlen_t j = 0; j < values.size(); ++j) {
+        out[names[j]] = Rcpp::as<std::string>(values[j]);
+    }
+    return out;
 }
 
 // R_CheckUserInterrupt() longjmps; run it under R_ToplevelExec so that it cannot jump
@@ -415,9 +450,39 @@ SEXP llmv_benjamini_hochberg(SEXP p_values_) {
     END_RCPP
 }
 
-// config: list (as_config); text, id, human_label: character vectors; progress: NULL or an R
-// function(done, total) (called on the calling thread, errors ignored); dry_run: logical.
-SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP progress_) {
+// A passages file (prompts/passages/section4.toml): one list per field, one element a passage.
+SEXP llmv_load_passages(SEXP path_) {
+    BEGIN_RCPP
+    const std::string path = Rcpp::as<std::string>(path_);
+    return guarded([&]() -> Rcpp::RObject {
+        const std::vector<llmv::TaskPassage> passages = llmv::load_passages(path);
+        const R_xlen_t count = static_cast<R_xlen_t>(passages.size());
+        Rcpp::CharacterVector id(count), title(count), source(count), text(count);
+        Rcpp::List variables(count), simulation(count);
+        for (R_xlen_t i = 0; i < count; ++i) {
+            const llmv::TaskPassage& passage = passages[static_cast<std::size_t>(i)];
+            id[i] = passage.id;
+            title[i] = passage.title;
+            source[i] = passage.source;
+            text[i] = passage.text;
+            variables[i] = named_strings(passage.variables);
+            simulation[i] = named_strings(passage.simulation_templates);
+        }
+        return Rcpp::List::create(Rcpp::Named("id") = id, Rcpp::Named("title") = title,
+                                  Rcpp::Named("source") = source, Rcpp::Named("text") = text,
+                                  Rcpp::Named("variables") = variables,
+                                  Rcpp::Named("simulation") = simulation);
+    });
+    END_RCPP
+}
+
+// config: list (as_config); text, id, human_label: character vectors; templates, variables:
+// NULL or lists (one element a passage) of named character vectors: simulation templates by
+// task name (the task's own is used, as `llmvalidate run --passages` does) and placeholder
+// values (those the task accepts are used); progress: NULL or an R function(done, total)
+// (called on the calling thread, errors ignored).
+SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP templates_,
+                       SEXP variables_, SEXP progress_) {
     BEGIN_RCPP
     const Rcpp::List config_list(config_);
     const auto text = as_strings(Rcpp::CharacterVector(text_));
@@ -430,6 +495,22 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
             passages[i].id = ids[i];
             passages[i].text = text[i];
             passages[i].human_label = human[i];
+        }
+        if (!Rf_isNull(templates_) || !Rf_isNull(variables_)) {
+            const llmv::Task task = llmv::load_task(config.task_path);
+            for (std::size_t i = 0; i < passages.size(); ++i) {
+                const auto index = static_cast<R_xlen_t>(i);
+                if (!Rf_isNull(templates_)) {
+                    const auto templates = strings_at(Rcpp::List(templates_), index);
+                    const auto found = templates.find(task.name());
+                    if (found != templates.end()) passages[i].simulation_template = found->second;
+                }
+                if (!Rf_isNull(variables_)) {
+                    for (const auto& [name, value] : strings_at(Rcpp::List(variables_), index)) {
+                        if (task.accepts_variable(name)) passages[i].variables[name] = value;
+                    }
+                }
+            }
         }
         if (config.dry_run) {
             const pipeline::DryRunReport report = pipeline::dry_run(config, passages);
@@ -474,6 +555,42 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
     END_RCPP
 }
 
+// Power analysis with the simulated provider: config as for llmv_pipeline_run.
+SEXP llmv_power(SEXP config_, SEXP true_label_, SEXP replications_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    const std::string true_label = Rcpp::as<std::string>(true_label_);
+    const int replications = Rcpp::as<int>(replications_);
+    return guarded([&]() -> Rcpp::RObject {
+        pipeline::PowerConfig power;
+        power.validation = as_config(config_list);
+        power.true_label = true_label;
+        power.replications = replications;
+        std::atomic<bool> cancel{false};
+        pipeline::BatchCallbacks callbacks;
+        callbacks.cancel = &cancel;
+        callbacks.on_progress = [&](const pipeline::Progress&) {
+            if (interrupt_pending()) cancel = true;
+        };
+        const pipeline::PowerResult result = pipeline::estimate_power(power, callbacks);
+        return Rcpp::List::create(
+            Rcpp::Named("replications") = result.replications,
+            Rcpp::Named("share_annotation_correct") = result.share_annotation_correct,
+            Rcpp::Named("share_validation_not_rejected") = result.share_validation_not_rejected,
+            Rcpp::Named("share_backtranslation_pass") = result.share_backtranslation_pass,
+            Rcpp::Named("share_separation_all_pass") = result.share_separation_all_pass,
+            Rcpp::Named("share_valid") = result.share_valid,
+            Rcpp::Named("share_invalid") = result.share_invalid,
+            Rcpp::Named("share_inconclusive") = result.share_inconclusive,
+            Rcpp::Named("share_valid_given_correct") = result.share_valid_given_correct,
+            Rcpp::Named("share_invalid_given_wrong") = result.share_invalid_given_wrong,
+            Rcpp::Named("n_correct") = result.n_correct, Rcpp::Named("n_wrong") = result.n_wrong,
+            Rcpp::Named("monte_carlo_se") = result.monte_carlo_se,
+            Rcpp::Named("cancelled") = cancel.load());
+    });
+    END_RCPP
+}
+
 static const R_CallMethodDef call_methods[] = {
     {"llmv_validation_test", reinterpret_cast<DL_FUNC>(&llmv_validation_test), 5},
     {"llmv_separation_test", reinterpret_cast<DL_FUNC>(&llmv_separation_test), 7},
@@ -481,7 +598,9 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_run_tests", reinterpret_cast<DL_FUNC>(&llmv_run_tests), 13},
     {"llmv_summarize_passages", reinterpret_cast<DL_FUNC>(&llmv_summarize_passages), 4},
     {"llmv_benjamini_hochberg", reinterpret_cast<DL_FUNC>(&llmv_benjamini_hochberg), 1},
-    {"llmv_pipeline_run", reinterpret_cast<DL_FUNC>(&llmv_pipeline_run), 5},
+    {"llmv_pipeline_run", reinterpret_cast<DL_FUNC>(&llmv_pipeline_run), 7},
+    {"llmv_load_passages", reinterpret_cast<DL_FUNC>(&llmv_load_passages), 1},
+    {"llmv_power", reinterpret_cast<DL_FUNC>(&llmv_power), 3},
     {nullptr, nullptr, 0}};
 
 void R_init_llmvalidate(DllInfo* dll) {

@@ -58,3 +58,10 @@ fake_faults <- function(server, endpoint, faults) {
 scrub_port <- function(lines) gsub("127\\.0\\.0\\.1:[0-9]+", "127.0.0.1:<port>", lines)
 
 `%||%` <- function(x, y) if (is.null(x)) y else x
+
+# A dry run prints its report; tests look at the value.
+capture_dry_run <- function(expr) {
+  report <- NULL
+  utils::capture.output(report <- expr)
+  report
+}
