@@ -355,8 +355,12 @@ print.llm_validations <- function(x, ...) {
   }
   shown <- as.data.frame(unclass(x)[setdiff(names(x), "validation")],
                          stringsAsFactors = FALSE)
-  long <- !is.na(shown$error) & nchar(shown$error) > 60
-  shown$error[long] <- paste0(substr(shown$error[long], 1, 57), "...")
+  if (all(is.na(shown$error))) {
+    shown$error <- NULL
+  } else {
+    long <- !is.na(shown$error) & nchar(shown$error) > 60
+    shown$error[long] <- paste0(substr(shown$error[long], 1, 57), "...")
+  }
   print(shown, ...)
   invisible(x)
 }
