@@ -244,3 +244,63 @@ TEST_CASE("validate end to end against the fake provider server", "[validate][se
 }
 
 #endif
+
+#if LLMV_STATA_HAVE_PIPELINE
+// A store that fails after the calls were paid for: the dataset is as it was, and the answers
+// are in the cache, so the re-run makes no call. Also: `in` and `if` together select the sample.
+TEST_CASE("validate: a store failing at the n-th call leaves the data alone and loses no answer",
+          "[validate][store][server]") {
+    FakeServerProcess server;
+    const std::string cache = temporary_path(".sqlite");
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    server_locals(stata, server, cache);
+    stata.in_first = 2;  // `in 2/4`, and observation 5 is outside the if condition anyway
+    stata.in_last = 4;
+
+    // The first run, on an empty cache, fails at its first store: nothing changes, but every
+    // answer it paid for is kept.
+    const auto untouched = stata.data;
+    stata.fail_store_at = 1;
+    const RunResult first = run_like_ado(stata, {"text"}, words(), "v_");
+    INFO(stata.errors);
+    REQUIRE(first.rc == 0);
+    REQUIRE(first.store_rc == 909);
+    REQUIRE(stata.data == untouched);
+
+    stata.fail_store_at = 0;
+    stata.store_calls = 0;
+    const RunResult complete = run_like_ado(stata, {"text"}, words(), "c_");
+    REQUIRE(complete.rc == 0);
+    REQUIRE(complete.store_rc == 0);
+    REQUIRE(complete.scalars.at("calls") == 0);  // all from the cache
+    REQUIRE(complete.scalars.at("N") == 2);      // observations 2 and 4 (3 is empty)
+    REQUIRE(stata.var("c_tau").numbers[0] == missing());  // outside `in`
+    REQUIRE(stata.var("c_tau").numbers[1] < missing());
+    REQUIRE(stata.var("c_tau").numbers[3] < missing());
+    REQUIRE(stata.var("c_label").strings[4].empty());
+    const int stores = stata.store_calls;
+    REQUIRE(stores >= 14);  // 7 variables x 2 passages
+
+    // Each later store failing in turn: the dataset is as it was every time.
+    for (int n = 2; n <= stores; ++n) {
+        INFO("failing store " << n);
+        stata.store_calls = 0;
+        stata.fail_store_at = n;
+        const auto before = stata.data;
+        const RunResult failed = run_like_ado(stata, {"text"}, words(), "v_");
+        REQUIRE(failed.rc == 0);
+        REQUIRE(failed.store_rc == 909);
+        REQUIRE(stata.data == before);
+        REQUIRE(stata.find("v_tau") == -1);
+    }
+    stata.fail_store_at = 0;
+    const RunResult again = run_like_ado(stata, {"text"}, words(), "v_");
+    REQUIRE(again.store_rc == 0);
+    for (int obs = 0; obs < 5; ++obs)
+        REQUIRE(same_bits(stata.var("v_tau").numbers[static_cast<std::size_t>(obs)],
+                          stata.var("c_tau").numbers[static_cast<std::size_t>(obs)]));
+    std::remove(cache.c_str());
+}
+#endif
