@@ -8,9 +8,12 @@ program define estadd_llmvalidate, eclass
         exit 301
     }
     if "`prefix'" == "" local prefix llmv_
-    * One passage: its statistics; many passages: the counts and the share valid.
+    * One passage: its statistics; many passages: the counts and the share valid; power: the
+    * shares of replications.
     local names tau crit p reject accuracy acc_lb bt_pass sep_p sep_pass M verdict_code ///
-        N N_valid N_invalid N_inconclusive share_valid alpha threshold
+        N N_valid N_invalid N_inconclusive share_valid alpha threshold                 ///
+        replications p_correct p_valid p_invalid p_inconclusive p_valid_correct        ///
+        p_invalid_wrong se_valid
     foreach name of local names {
         if "`r(`name')'" != "" ereturn scalar `prefix'`name' = r(`name')
     }

@@ -470,7 +470,7 @@ and output tokens they cost.
 
 {pstd}
 {cmd:estadd llmvalidate} adds the scalars and macros of {cmd:llmvalidate} and
-{cmd:llmvalidate test} to the stored estimates with the prefix
+{cmd:llmvalidate test} (and the shares of {cmd:llmvalidate power}) to the stored estimates with the prefix
 {cmd:llmv_}, e.g. {cmd:e(llmv_tau)}, {cmd:e(llmv_p)}, {cmd:e(llmv_verdict)}. Run it right
 after {cmd:llmvalidate}, while {cmd:r()} holds its results.
 

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <stdexcept>
 #include <string>
@@ -162,6 +164,20 @@ TEST_CASE("power: shares equal the CLI's llmvalidate power, r(power) equals the 
         INFO(line.first);
         REQUIRE(cli_count(report, line.first, reps) == count_of(r.scalars.at(line.second), reps));
     }
+
+    // stata/tests/power_cache.do runs these settings and prints what a Stata user should see.
+    std::ifstream do_file(std::string(LLMV_SOURCE_DIR) + "/stata/tests/power_cache.do");
+    REQUIRE(do_file.good());
+    const std::string do_text((std::istreambuf_iterator<char>(do_file)),
+                              std::istreambuf_iterator<char>());
+    REQUIRE(do_text.find("replications(24) m(8) n(4) threshold(0.75) seed(3)") !=
+            std::string::npos);
+    REQUIRE(do_text.find("dgpseed(5) permutations(99) follow(0.9) accuracy(0.8)") !=
+            std::string::npos);
+    REQUIRE(std::regex_search(do_text, match,
+                              std::regex(R"(correct in (\d+) replications, wrong in (\d+))")));
+    REQUIRE(std::stoi(match[1]) == r.scalars.at("N_correct"));
+    REQUIRE(std::stoi(match[2]) == r.scalars.at("N_wrong"));
 
     // Another seed of the data-generating process gives other draws.
     const RunResult other = run_like_ado(stata, {}, power_words("dgpseed=6"), "p_");
