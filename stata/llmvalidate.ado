@@ -94,9 +94,10 @@ end
 * lint: internal
 program define RunPlugin, rclass
     version 14.1
-    syntax [varlist(default=none)] , command(name) [touse(varname)]                 ///
-        [ words(string) generate(string) replace labels(string asis) varnames(string) ///
-          task(string) provider(string) model(string) embedding(string)             ///
+    syntax [varlist(default=none)] , command(name)                                  ///
+        [ touse(varname) words(string) generate(string) replace labels(string asis)  ///
+          varnames(string) task(string) provider(string) model(string)              ///
+          embedding(string)                                                         ///
           embmodel(string) baseurl(string) cache(string) keyenv(string)             ///
           truelabel(string) topic(string) ]
 
