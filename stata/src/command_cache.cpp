@@ -38,9 +38,10 @@ int command_cache(Api& api, int argc, char* argv[]) {
                                                 "cache file; runs with cache() create one)");
     const std::string model = api.local("llmv_model").value_or("");
     if (action != "clear" && !model.empty())
-        throw StataFailure(kRcSyntax, "llmvalidate cache: option model() is allowed only with "
-                                      "clear; received model(" +
-                                          model + ") with " + action);
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate cache: option model() is allowed only with "
+                           "clear; received model(" +
+                               model + ") with " + action);
 
     Cache cache(path);
     Results results;

@@ -122,16 +122,19 @@ int command_power(Api& api, int argc, char* argv[]) {
 
     ResultMatrix table;
     table.key = "power";
-    table.row_names = {"correct",  "bt_pass",      "sep_pass",      "not_rejected",
-                       "valid",    "invalid",      "inconclusive",  "valid_correct",
-                       "invalid_wrong"};
+    table.row_names = {"correct", "bt_pass",      "sep_pass",      "not_rejected", "valid",
+                       "invalid", "inconclusive", "valid_correct", "invalid_wrong"};
     table.col_names = {"share"};
     table.rows = static_cast<int>(table.row_names.size());
     table.cols = 1;
-    table.values = {result.share_annotation_correct, result.share_backtranslation_pass,
-                    result.share_separation_all_pass, result.share_validation_not_rejected,
-                    result.share_valid,               result.share_invalid,
-                    result.share_inconclusive,        result.share_valid_given_correct,
+    table.values = {result.share_annotation_correct,
+                    result.share_backtranslation_pass,
+                    result.share_separation_all_pass,
+                    result.share_validation_not_rejected,
+                    result.share_valid,
+                    result.share_invalid,
+                    result.share_inconclusive,
+                    result.share_valid_given_correct,
                     result.share_invalid_given_wrong};
     results.matrices.push_back(std::move(table));
     announce(api, std::move(results));

@@ -74,8 +74,8 @@ TEST_CASE("net install from the folder the build filled: every file is there and
             installed.push_back(target);
         }
     }
-    for (const char* needed : {"llmvalidate.ado", "estadd_llmvalidate.ado", "llmvalidate.sthlp",
-                               "llmvalidate.plugin"}) {
+    for (const char* needed :
+         {"llmvalidate.ado", "estadd_llmvalidate.ado", "llmvalidate.sthlp", "llmvalidate.plugin"}) {
         INFO(needed);
         REQUIRE(exists(ado + "/" + needed));
     }
@@ -83,8 +83,7 @@ TEST_CASE("net install from the folder the build filled: every file is there and
     // The plugin the ado-file loads is the one installed, and it is a plugin of this build.
     std::smatch match;
     const std::string command = read_text(ado + "/llmvalidate.ado");
-    REQUIRE(std::regex_search(command, match,
-                              std::regex(R"(plugin\s+using\(\"([^\"]+)\"\))")));
+    REQUIRE(std::regex_search(command, match, std::regex(R"(plugin\s+using\(\"([^\"]+)\"\))")));
     const std::string plugin = ado + "/" + match[1].str();
     REQUIRE(exists(plugin));
     {

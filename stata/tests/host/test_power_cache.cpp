@@ -66,11 +66,22 @@ std::string run_command(const std::string& command) {
 }
 
 std::vector<std::string> power_words(const std::string& extra = "") {
-    std::vector<std::string> w = {"power",     "replications=24", "m=8",        "n=4",
-                                  "repeats=1", "alpha=0.05",      "threshold=0.75",
-                                  "seed=3",    "permutations=99", "concurrency=4",
-                                  "follow=0.9", "signal=0.3",     "accuracy=0.8",
-                                  "unparseable=0", "words=0",     "dgpseed=5"};
+    std::vector<std::string> w = {"power",
+                                  "replications=24",
+                                  "m=8",
+                                  "n=4",
+                                  "repeats=1",
+                                  "alpha=0.05",
+                                  "threshold=0.75",
+                                  "seed=3",
+                                  "permutations=99",
+                                  "concurrency=4",
+                                  "follow=0.9",
+                                  "signal=0.3",
+                                  "accuracy=0.8",
+                                  "unparseable=0",
+                                  "words=0",
+                                  "dgpseed=5"};
     if (!extra.empty()) w.push_back(extra);
     return w;
 }
@@ -126,14 +137,13 @@ TEST_CASE("power: shares equal the CLI's llmvalidate power, r(power) equals the 
     const Matrix& table = r.matrices.at("power");
     REQUIRE(table.rows == 9);
     REQUIRE(table.cols == 1);
-    const std::vector<std::string> rows = {"correct", "bt_pass",      "sep_pass",
-                                           "not_rejected", "valid",   "invalid",
+    const std::vector<std::string> rows = {"correct",      "bt_pass",       "sep_pass",
+                                           "not_rejected", "valid",         "invalid",
                                            "inconclusive", "valid_correct", "invalid_wrong"};
     REQUIRE(r.matrix_rownames.at("power") == rows);
-    const std::vector<std::string> scalars = {"p_correct", "p_bt_pass",      "p_sep_pass",
-                                              "p_not_rejected", "p_valid",   "p_invalid",
-                                              "p_inconclusive", "p_valid_correct",
-                                              "p_invalid_wrong"};
+    const std::vector<std::string> scalars = {
+        "p_correct", "p_bt_pass",      "p_sep_pass",      "p_not_rejected", "p_valid",
+        "p_invalid", "p_inconclusive", "p_valid_correct", "p_invalid_wrong"};
     for (int i = 0; i < 9; ++i) {
         INFO(rows[static_cast<std::size_t>(i)]);
         REQUIRE(table.at(i + 1, 1) == r.scalars.at(scalars[static_cast<std::size_t>(i)]));
@@ -259,9 +269,10 @@ TEST_CASE("cache: describe equals the CLI's cache report, clear by model and the
     stata.set_local("llmv_apikey", "sk-host-secret");
     stata.set_local("llmv_cache", cache);
     const std::vector<std::string> validate = {
-        "validate", "text=1",      "human=0",    "generate=0",      "m=6",
-        "n=3",      "repeats=1",   "alpha=0.05", "threshold=0.9",   "seed=11",
-        "permutations=99", "concurrency=4", "dryrun=0"};
+        "validate",      "text=1",  "human=0",         "generate=0",
+        "m=6",           "n=3",     "repeats=1",       "alpha=0.05",
+        "threshold=0.9", "seed=11", "permutations=99", "concurrency=4",
+        "dryrun=0"};
     const RunResult first = run_like_ado(stata, {"text"}, validate, "v_");
     INFO(stata.errors);
     REQUIRE(first.rc == 0);
@@ -297,8 +308,8 @@ TEST_CASE("cache: describe equals the CLI's cache report, clear by model and the
     for (std::size_t i = 0; i < models.size(); ++i) {
         const auto& row = models[i];
         const int line = static_cast<int>(i) + 1;
-        REQUIRE(names[i] == row.at("provider").get<std::string>() + "/" +
-                                row.at("model").get<std::string>());
+        REQUIRE(names[i] ==
+                row.at("provider").get<std::string>() + "/" + row.at("model").get<std::string>());
         REQUIRE(table.at(line, 1) == row.at("entries").get<double>());
         REQUIRE(table.at(line, 2) == row.at("ok_entries").get<double>());
         REQUIRE(table.at(line, 3) == row.at("input_tokens").get<double>());

@@ -78,8 +78,15 @@ TEST_CASE("R parity: the plugin's numbers equal the R package's bit for bit", "[
         }
         stata.select_all();
         const std::vector<std::string> words = {
-            "test", "label=1", "passage=2", "bt=3", "ref=0", "embed=4",
-            "dim=" + std::to_string(dim), "generate=0", "alpha=0.05",
+            "test",
+            "label=1",
+            "passage=2",
+            "bt=3",
+            "ref=0",
+            "embed=4",
+            "dim=" + std::to_string(dim),
+            "generate=0",
+            "alpha=0.05",
             "threshold=" + test.at("threshold").get<std::string>(),  // hexadecimal: exact
             "seed=" + std::to_string(test.at("seed").get<long long>()),
             "permutations=" + std::to_string(test.at("permutations").get<int>()),

@@ -274,8 +274,8 @@ TEST_CASE("validate: a store failing at the n-th call leaves the data alone and 
     const RunResult complete = run_like_ado(stata, {"text"}, words(), "c_");
     REQUIRE(complete.rc == 0);
     REQUIRE(complete.store_rc == 0);
-    REQUIRE(complete.scalars.at("calls") == 0);  // all from the cache
-    REQUIRE(complete.scalars.at("N") == 2);      // observations 2 and 4 (3 is empty)
+    REQUIRE(complete.scalars.at("calls") == 0);           // all from the cache
+    REQUIRE(complete.scalars.at("N") == 2);               // observations 2 and 4 (3 is empty)
     REQUIRE(stata.var("c_tau").numbers[0] == missing());  // outside `in`
     REQUIRE(stata.var("c_tau").numbers[1] < missing());
     REQUIRE(stata.var("c_tau").numbers[3] < missing());
