@@ -249,7 +249,7 @@ program define Validate, rclass
         [ MODel(string) EMBedding(string) EMBMODel(string) BASEurl(string)            ///
           HUMan(varname) M(integer 100) N(integer 10) REPeats(integer 1)              ///
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
-          VMethod(string) SMethod(string) RULE(string) CACHE(string)                  ///
+          VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
           CONCurrency(integer 16) KEYenv(name) GENerate(name) REPLACE DRYrun NOTABle ]
 
     capture confirm string variable `varlist'
@@ -272,6 +272,12 @@ program define Validate, rclass
     }
 
     FindTask `"`task'"' taskfile
+    * Every answer is paid for: cached by default, in the cache the command-line tool uses.
+    if `"`cache'"' != "" & "`nocache'" != "" {
+        display as error "options cache() and nocache may not be combined"
+        exit 198
+    }
+    if "`nocache'" == "" DefaultCache `"`cache'"' cache
     * Keys come from the environment, never from the command line.
     if "`keyenv'" == "" {
         if lower("`provider'") == "anthropic" local keyenv ANTHROPIC_API_KEY
@@ -328,6 +334,17 @@ program define FindTask
     c_local `target' `"`taskfile'"'
 end
 
+* The cache file: the one given, else $LLMV_CACHE, else llmvalidate-cache.sqlite in the working
+* directory (the command-line tool's default); left in the caller's local named by argument 2.
+program define DefaultCache
+    version 14.1
+    args given target
+    local file `"`given'"'
+    if `"`file'"' == "" local file : environment LLMV_CACHE
+    if `"`file'"' == "" local file "llmvalidate-cache.sqlite"
+    c_local `target' `"`file'"'
+end
+
 * ---------------------------------------------------------------------------------------------
 * llmvalidate power, task(): how often each test passes, by simulation with the simulated
 * provider's synthetic data-generating process. Reads no data and calls no LLM.
@@ -380,7 +397,8 @@ program define Cache, rclass
         exit 198
     }
     local 0 `"`rest'"'
-    syntax using/ [, MODel(string) NOTABle]
+    syntax [using/] [, MODel(string) NOTABle]
+    DefaultCache `"`using'"' using
     if "`model'" != "" & "`action'" != "clear" {
         display as error "option model() is allowed only with llmvalidate cache clear"
         exit 198

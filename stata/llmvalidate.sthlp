@@ -43,10 +43,10 @@ Power of the tests by simulation (synthetic data-generating process; no data, no
 Describe or clear the response cache{p_end}
 
 {p 8 20 2}
-{cmd:llmvalidate cache} [{cmd:describe}] {cmd:using} {it:filename} [{cmd:,} {opt notab:le}]
+{cmd:llmvalidate cache} [{cmd:describe}] [{cmd:using} {it:filename}] [{cmd:,} {opt notab:le}]
 
 {p 8 20 2}
-{cmd:llmvalidate cache clear} {cmd:using} {it:filename} [{cmd:,} {opt mod:el(string)}]
+{cmd:llmvalidate cache clear} [{cmd:using} {it:filename}] [{cmd:,} {opt mod:el(string)}]
 
 {pstd}
 Report the version of the command and of its plugin{p_end}
@@ -79,7 +79,8 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt hum:an(varname)}}human labels, for the cross-table of the paper's Table 10{p_end}
 {synopt:{it:test_method_options}}{opt alpha()}, {opt threshold()}, {opt seed()}, {opt permutations()}, {opt vmethod()}, {opt smethod()}, {opt rule()}; see below{p_end}
 {syntab:Running}
-{synopt:{opt cache(file)}}SQLite cache: a re-run makes no call already paid for{p_end}
+{synopt:{opt cache(file)}}SQLite cache: a re-run makes no call already paid for; default {cmd:$LLMV_CACHE} or {cmd:llmvalidate-cache.sqlite}{p_end}
+{synopt:{opt nocache}}keep the answers in memory only (a re-run pays again){p_end}
 {synopt:{opt conc:urrency(#)}}requests in flight; default {cmd:concurrency(16)}{p_end}
 {synopt:{opt dry:run}}count the calls and tokens a run would need; make none{p_end}
 {syntab:Results}
@@ -253,7 +254,10 @@ one-sided Clopper-Pearson lower bound.
 {phang}
 {opt cache(file)} keeps every response in an SQLite file. A run interrupted with
 {hi:Break}, or by a failure, is resumed by running the same command again: the calls already
-made are read from the cache.
+made are read from the cache. The default is the file named by the environment variable
+{cmd:LLMV_CACHE}, else {cmd:llmvalidate-cache.sqlite} in the working directory, the defaults
+of the command-line tool, so both share their answers. The {cmd:simulated} provider caches
+nothing (its answers cost nothing). {opt nocache} keeps the answers in memory only.
 
 {phang}
 {opt concurrency(#)} is the number of requests in flight. {opt dryrun} reports the number of
@@ -311,7 +315,8 @@ repository's {cmd:docs/simulated.md}. {hi:Break} stops the simulation; nothing i
 answer paid for is kept), the file size, and per provider and model the entries and the tokens
 they cost. {cmd:llmvalidate cache clear using} {it:filename} removes every entry, or with
 {opt model()} only the entries of one model; the next run pays for them again. The file must
-exist (return code 601 otherwise). The cache file is shared with R and the command-line tool:
+exist (return code 601 otherwise). Without {cmd:using}, the default cache of
+{opt cache()} is used. The cache file is shared with R and the command-line tool:
 a run in one reuses the answers paid for in another.
 
 
