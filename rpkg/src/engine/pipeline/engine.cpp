@@ -70,6 +70,8 @@ struct PassageState {
     std::map<std::string, std::vector<std::string>> backtranslation;  // label -> answers by position
     int backtranslations_pending = 0;
 
+    bool reporting = false;  // finish() is writing its answers to the cache
+
     Eigen::VectorXd passage_embedding;
     bool passage_embedded = false;
     int embeddings_pending = 0;
@@ -176,6 +178,16 @@ public:
     }
 
     BatchResult run(const PassageSource& source) {
+        try {
+            return run_and_flush(source);
+        } catch (...) {
+            flush_cache();  // what was paid for stays in the cache, whatever went wrong
+            throw;
+        }
+    }
+
+  private:
+    BatchResult run_and_flush(const PassageSource& source) {
         source_ = &source;
         start_time_ = now_seconds();
         if (needs_transport()) {
@@ -196,6 +208,14 @@ public:
             }
             if (std::getenv("LLMV_DEBUG_TRANSPORT")) {
                 options.trace = [](const TraceEvent& event) {
+                    // LLMV_DEBUG_TRANSPORT=all: every answer's time (the profile in
+                    // bench/pipeline_batch.md).
+                    static const bool every_answer =
+                        std::string(std::getenv("LLMV_DEBUG_TRANSPORT")) == "all";
+                    if (every_answer && event.kind == TraceEvent::Kind::response) {
+                        std::fprintf(stderr, "answer: %.6f %s %.4f s\n", now_seconds(),
+                                     event.url.c_str(), event.elapsed_seconds);
+                    }
                     if (event.kind != TraceEvent::Kind::request && event.elapsed_seconds > 0.5) {
                         std::fprintf(stderr, "slow: %s\n", format_trace(event).c_str());
                     }
@@ -214,6 +234,7 @@ public:
             }
             batch_.cancelled = cancelled();
         }
+        flush_cache();
         // Passages still open were cut short by a cancellation (or a transport shutdown).
         std::vector<PassagePtr> open;
         for (auto& entry : open_) open.push_back(entry.second);
@@ -237,7 +258,6 @@ public:
         return std::move(batch_);
     }
 
-private:
     // ---- driving ------------------------------------------------------------------------------
     bool needs_transport() const { return !synthetic_chat_ || !local_embedding_; }
     bool cancelled() const { return callbacks_.cancel && callbacks_.cancel->load(); }
@@ -246,6 +266,7 @@ private:
         while (true) {
             if (cancelled()) return std::nullopt;
             report_progress(false);
+            maybe_flush_cache();
             admit();
             // Embeddings must not starve behind a long chat queue: a passage holds its pools in
             // memory until its texts are embedded.
@@ -534,7 +555,7 @@ private:
     }
 
     void fail(const PassagePtr& passage, const std::string& error_code, const std::string& message) {
-        if (passage->finished) return;
+        if (passage->finished || passage->reporting) return;
         passage->result.ok = false;
         passage->result.error_code = error_code;
         passage->result.error_message = redact(message, secrets_);
@@ -544,6 +565,23 @@ private:
     }
 
     void finish(const PassagePtr& passage) {
+        // Its answers reach the cache before the passage is reported. (A failing write fails
+        // the passages it owns, this one included: it is then reported as failed.)
+        if (passage->finished) return;
+        if (!pending_writes_.empty()) {
+            passage->reporting = true;
+            const std::optional<FlushFailure> failure = flush_cache();
+            passage->reporting = false;
+            PassageResult& result = passage->result;
+            if (failure && failure->owners.count(passage.get()) && result.ok) {
+                result.ok = false;
+                result.error_code = failure->code;
+                result.error_message =
+                    redact("passage " + passage->input.id + ": " + failure->message, secrets_);
+                result.verdict_name = "error";
+                ++progress_.passages_failed;
+            }
+        }
         passage->finished = true;
         open_.erase(passage->index);
         ++progress_.passages_done;
@@ -633,6 +671,7 @@ private:
 
     struct InFlight {
         CacheKey key;
+        std::string hash;  // key.hash(), computed once
         std::vector<ChatUnit> units;
         bool embedding = false;
         std::vector<std::string> texts;  // embedding requests: the texts, in order
@@ -673,7 +712,7 @@ private:
             inflight_[found->second].units.push_back(std::move(unit));
             return std::nullopt;
         }
-        if (auto entry = cache_ ? cache_->get(key) : std::nullopt) {
+        if (auto entry = cache_lookup(hash)) {
             const bool refused = entry->status == cache_status::refused;
             const ParsedAnswer parsed = parse_answer(unit.kind, unit.count, entry->text, refused);
             ++totals_.cache_hits;
@@ -695,6 +734,7 @@ private:
         for (const auto& secret : job.request.secrets) remember_secret(secret);
         InFlight flight;
         flight.key = key;
+        flight.hash = hash;
         flight.units.push_back(std::move(unit));
         inflight_by_key_[hash] = job.id;
         inflight_[job.id] = std::move(flight);
@@ -724,7 +764,7 @@ private:
             report_progress(false);
             return;
         }
-        inflight_by_key_.erase(flight.key.hash());
+        inflight_by_key_.erase(flight.hash);
         if (result.attempts > 1) {
             const std::int64_t retries = result.attempts - 1;
             totals_.transport_retries += retries;
@@ -771,15 +811,15 @@ private:
         entry.response_model = chat.model;
         entry.input_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.input_tokens));
         entry.output_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.output_tokens));
-        try {
-            if (cache_) cache_->put(flight.key, entry, secrets_);
-        } catch (const Error& error) {
-            for (ChatUnit& unit : flight.units) {
-                fail(unit.passage, error.code(), "passage " + unit.passage->input.id + ": " + error.what());
-            }
-            return;
+        if (cache_) {
+            std::vector<PassagePtr> owners;
+            for (const ChatUnit& unit : flight.units) owners.push_back(unit.passage);
+            cache_store(std::move(flight.key), std::move(flight.hash), std::move(entry),
+                        std::move(owners));
         }
-        accounting_.add_tokens(chat_model_, entry.input_tokens, entry.output_tokens);
+        accounting_.add_tokens(
+            chat_model_, static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.input_tokens)),
+            static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.output_tokens)));
         if (!parsed.ok) accounting_.add_invalid_answer(chat_model_);
         ++totals_.chat_calls;
         totals_.input_tokens += chat.input_tokens;
@@ -942,8 +982,9 @@ private:
                 embed_targets_.erase(targets);
                 continue;
             }
-            const CacheKey key = embedding_cache_key(text);
-            if (auto entry = cache_ ? cache_->get(key) : std::nullopt; entry && entry->status == cache_status::ok) {
+            std::optional<CacheEntry> entry;
+            if (cache_) entry = cache_lookup(embedding_cache_key(text).hash());
+            if (entry && entry->status == cache_status::ok) {
                 std::vector<double> vector;
                 try {
                     vector = nlohmann::json::parse(entry->text).get<std::vector<double>>();
@@ -1019,19 +1060,17 @@ private:
             }
             return;
         }
-        std::vector<std::pair<CacheKey, CacheEntry>> entries;
-        for (std::size_t i = 0; i < flight.texts.size(); ++i) {
+        for (std::size_t i = 0; cache_ && i < flight.texts.size(); ++i) {
             CacheEntry entry;
             entry.status = cache_status::ok;
             entry.text = nlohmann::json(parsed.vectors[i]).dump();
             entry.response_model = parsed.model;
             if (i == 0) entry.input_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens));
-            entries.emplace_back(embedding_cache_key(flight.texts[i]), std::move(entry));
-        }
-        try {
-            if (cache_) cache_->put_many(entries, secrets_);
-        } catch (const Error&) {
-            // Not fatal: the vectors are in hand; only a re-run would pay for them again.
+            CacheKey key = embedding_cache_key(flight.texts[i]);
+            std::string hash = key.hash();
+            // No owners: a lost embedding is not fatal (the vectors are in hand; only a re-run
+            // would pay for them again).
+            cache_store(std::move(key), std::move(hash), std::move(entry), {});
         }
         accounting_.add_tokens(embedding_model_, static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens)), 0);
         totals_.input_tokens += parsed.input_tokens;
@@ -1049,6 +1088,79 @@ private:
             }
         }
     }
+
+    // ---- the cache's write buffer ---------------------------------------------------------------
+    // Answers are written in batches, one transaction each (one SQLite commit per answer was a
+    // large share of the client thread's CPU at 600 requests/s). A batch is written before
+    // any passage is reported (an output row implies its answers are in the cache), when it
+    // holds `cache_batch_size` entries, after `cache_batch_seconds`, and when the run ends,
+    // also by cancellation or an error. Lookups see the buffer first.
+    struct PendingWrite {
+        CacheKey key;
+        CacheEntry entry;
+        std::vector<PassagePtr> owners;  // passages that fail if the write fails
+    };
+
+    std::optional<CacheEntry> cache_lookup(const std::string& hash) {
+        if (auto pending = pending_by_hash_.find(hash); pending != pending_by_hash_.end()) {
+            return pending_writes_[pending->second].entry;
+        }
+        return cache_ ? cache_->get(hash) : std::nullopt;
+    }
+
+    void cache_store(CacheKey key, std::string hash, CacheEntry entry,
+                     std::vector<PassagePtr> owners) {
+        if (!cache_) return;
+        if (pending_writes_.empty()) first_pending_time_ = now_seconds();
+        pending_by_hash_[std::move(hash)] = pending_writes_.size();
+        pending_writes_.push_back(
+            PendingWrite{std::move(key), std::move(entry), std::move(owners)});
+        if (pending_writes_.size() >= cache_batch_size) flush_cache();
+    }
+
+    void maybe_flush_cache() {
+        if (!pending_writes_.empty() && now_seconds() - first_pending_time_ >= cache_batch_seconds)
+            flush_cache();
+    }
+
+    struct FlushFailure {
+        std::string code;
+        std::string message;
+        std::set<const PassageState*> owners;
+    };
+
+    // On failure the owners of the lost answers fail (except one being reported right now:
+    // finish() marks that one) and the failure is returned.
+    std::optional<FlushFailure> flush_cache() {
+        if (pending_writes_.empty() || !cache_) return std::nullopt;
+        std::vector<PendingWrite> writes = std::move(pending_writes_);
+        pending_writes_.clear();
+        pending_by_hash_.clear();
+        std::vector<std::pair<CacheKey, CacheEntry>> entries;
+        entries.reserve(writes.size());
+        for (PendingWrite& write : writes)
+            entries.emplace_back(std::move(write.key), std::move(write.entry));
+        try {
+            cache_->put_many(entries, secrets_);
+        } catch (const Error& error) {
+            FlushFailure failure{error.code(), error.what(), {}};
+            for (const PendingWrite& write : writes) {
+                for (const PassagePtr& passage : write.owners) {
+                    failure.owners.insert(passage.get());
+                    fail(passage, error.code(),
+                         "passage " + passage->input.id + ": " + error.what());
+                }
+            }
+            return failure;
+        }
+        return std::nullopt;
+    }
+
+    static constexpr std::size_t cache_batch_size = 256;
+    static constexpr double cache_batch_seconds = 0.25;
+    std::vector<PendingWrite> pending_writes_;
+    std::unordered_map<std::string, std::size_t> pending_by_hash_;
+    double first_pending_time_ = 0;
 
     // ---- progress and summaries ---------------------------------------------------------------
     void report_progress(bool final_call) {
