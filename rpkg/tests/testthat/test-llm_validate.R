@@ -141,3 +141,12 @@ test_that("printing a provider never shows its key", {
   output <- paste(capture.output(print(llm_provider_openai())), collapse = "\n")
   expect_false(grepl("sk-from-the-environment", output, fixed = TRUE))
 })
+
+test_that("plot() of many validations draws the grid of verdicts", {
+  validations <- simulated_run(c(a = passage, b = "Losses widened sharply this year."), seed = 5)
+  path <- withr::local_tempfile(fileext = ".pdf")
+  grDevices::pdf(path)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_identical(plot(validations), validations)
+  expect_identical(plot(validations$validation[[1]]), validations$validation[[1]])
+})
