@@ -4,7 +4,8 @@
 // Naive = what a direct reading of METHOD.md gives: normalise by loops, one Gram matrix of
 // every text by explicit dot products, then every statistic by loops over that Gram matrix,
 // each permutation's cross-group mean by a double loop over the pairs. It uses the same draws
-// (Rng, same order), so both must give the same p-values; the bench checks that.
+// (each separation test from Rng(seed)), so both must give the same p-values; the bench
+// checks that.
 //
 // Usage: bench_stats_speed [M] [d] [K] [R]
 #include <time.h>
@@ -77,9 +78,9 @@ NaiveOutput naive(const std::vector<std::vector<double>>& raw, int m, int k, int
     }
     out.validation_p = (1.0 + at_most) / (m + 1.0);
 
-    // Separation (permutation) of label 0 against labels 1..K-1, draws in that order.
-    llmv::Rng rng(seed);
+    // Separation (permutation) of label 0 against labels 1..K-1, each from Rng(seed).
     for (int gamma = 1; gamma < k; ++gamma) {
+        llmv::Rng rng(seed);
         std::vector<std::size_t> members;  // pooled texts: β's rows, then γ's
         for (int j = 0; j < m; ++j) members.push_back(b0 + j);
         for (int j = 0; j < m; ++j) members.push_back(first_of(gamma) + j);

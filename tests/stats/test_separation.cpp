@@ -115,13 +115,15 @@ TEST_CASE("permutation separation: closed-form ξ with unequal pool sizes") {
 TEST_CASE("permutation separation agrees with explicit loops on both product paths") {
     const Vectors beta{{1.0, 0.2, -0.1}, {0.8, 0.4, 0.3}, {1.2, -0.1, 0.2}};
     const Vectors gamma{{0.1, 1.0, 0.4}, {-0.2, 0.9, 0.1}, {0.3, 1.1, -0.3}, {0.2, 0.7, 0.5}};
-    // d = 3 < n = 7: the Zᵀ U path.
+    // d = 3, n = 7: the subset-sum path (two quads, the second one straddling β and γ).
     check_against_loops(beta, gamma, 200, 42, 0.05);
     check_against_loops(beta, gamma, 57, 3, 0.2);
-    // Padded to d = 9 >= n: the Gram path; same cosines, so the same numbers.
-    check_against_loops(padded(beta, 9), padded(gamma, 9), 200, 42, 0.05);
+    // d = 20: more than one chunk of 16 coordinates, the second one partly padding.
+    check_against_loops(padded(beta, 20), padded(gamma, 20), 100, 8, 0.05);
+    // Padded to d = 29 > 4n: the Gram path; same cosines, so the same numbers.
+    check_against_loops(padded(beta, 29), padded(gamma, 29), 200, 42, 0.05);
     const SeparationResult small_d = permutation(beta, gamma, 300, 5, 0.05);
-    const SeparationResult large_d = permutation(padded(beta, 9), padded(gamma, 9), 300, 5, 0.05);
+    const SeparationResult large_d = permutation(padded(beta, 29), padded(gamma, 29), 300, 5, 0.05);
     for (int r = 0; r < 300; ++r)
         CHECK(small_d.null_distribution[r] == Approx(large_d.null_distribution[r]).margin(1e-14));
     CHECK(small_d.p_value == large_d.p_value);
@@ -157,6 +159,40 @@ TEST_CASE("permutation separation: M = 2 cannot pass at α = 0.05") {
     check_against_loops(beta, gamma, 999, 4, 0.05);
 }
 
+TEST_CASE("permutation separation: tests sharing draws equal each test alone, bit for bit") {
+    // run_tests() runs β against every γ at once: the γ of one pool size share their draws
+    // and the partial sums over P_β. Each must equal the one-pair test from Rng(seed), with
+    // M_β = 9 (a quad straddles β and γ), two γ of 9 texts and one of 6, over 2 chunks.
+    llmv_test::Gaussian gaussian(77);
+    TestInput input;
+    input.labels = {"b", "g1", "g2", "g3"};
+    input.label = "b";
+    input.passage = gaussian.cluster(llmv_test::centre(20), 1, 0.5).row(0).transpose();
+    input.pools["b"] = gaussian.cluster(llmv_test::centre(20), 9, 0.5);
+    input.pools["g1"] = gaussian.cluster(llmv_test::centre(20, 0.3), 9, 0.5);
+    input.pools["g2"] = gaussian.cluster(llmv_test::centre(20, 0.1), 6, 0.5);
+    input.pools["g3"] = gaussian.cluster(llmv_test::centre(20, 0.0), 9, 0.5);
+    input.options.permutations = 300;  // more than one block of 256
+    input.options.seed = 12;
+    const TestOutput output = run_tests(input);
+    REQUIRE(output.separation.size() == 3);
+    for (std::size_t g = 0; g < 3; ++g) {
+        const std::string& label = output.separation[g].label;
+        INFO("gamma = " << label);
+        SimilarityBlocks blocks;
+        blocks.add("beta", input.pools.at("b"), "pool_beta");
+        blocks.add("gamma", input.pools.at(label), "pool_gamma");
+        llmv::Rng rng(12);
+        const SeparationResult alone =
+            separation_permutation(blocks, "beta", "gamma", 0.05, 300, rng);
+        CHECK(alone.null_distribution == output.separation[g].null_distribution);
+        CHECK(alone.p_value == output.separation[g].p_value);
+        CHECK(alone.critical_value == output.separation[g].critical_value);
+    }
+    // g1 and g3 share draws but not pools: their null values differ.
+    CHECK(output.separation[0].null_distribution != output.separation[2].null_distribution);
+}
+
 TEST_CASE("permutation separation: the draws follow the seed") {
     const Vectors beta{{1.0, 0.2, -0.1}, {0.8, 0.4, 0.3}, {0.5, 0.5, 0.5}};
     const Vectors gamma{{0.1, 1.0, 0.4}, {0.6, 0.6, 0.1}, {0.3, 1.1, -0.3}};
@@ -186,13 +222,13 @@ double permutation_pass_rate(Eigen::Index m, Eigen::Index d, double shift, int r
 TEST_CASE("permutation separation passes at rate <= α when two labels share a distribution") {
     // f ignores the label: both pools from one normalised Gaussian cluster. With R = 199 the
     // exact size is 10/200 = α; 2,000 replications give a standard error of 0.005.
-    const double rate_zt = permutation_pass_rate(20, 8, 0, 2000, 199, 31);  // d < n: Zᵀ U path
+    const double rate_zt = permutation_pass_rate(20, 8, 0, 2000, 199, 31);  // subset sums
     INFO("pass rate (M = 20, d = 8): " << rate_zt);
     CHECK(rate_zt <= 0.065);
     CHECK(rate_zt >= 0.03);  // not conservative to the point of having no power
-    // d >= n: the Gram path (fewer replications: it is the same test, checked above by loops).
-    const double rate_gram = permutation_pass_rate(6, 16, 0, 1000, 99, 32);
-    INFO("pass rate (M = 6, d = 16): " << rate_gram);
+    // d > 4n: the Gram path (fewer replications: it is the same test, checked above by loops).
+    const double rate_gram = permutation_pass_rate(6, 64, 0, 1000, 99, 32);
+    INFO("pass rate (M = 6, d = 64): " << rate_gram);
     CHECK(rate_gram <= 0.065);
 }
 
