@@ -42,8 +42,7 @@ ValidationResult run_validation_paper(SimilarityBlocks& blocks, const TestInput&
 std::vector<SeparationResult> run_separation_permutation(SimilarityBlocks& blocks,
                                                          const TestInput& input,
                                                          const std::vector<std::string>& gammas);
-std::vector<SeparationResult> run_separation_paper(SimilarityBlocks& blocks,
-                                                   const TestInput& input,
+std::vector<SeparationResult> run_separation_paper(SimilarityBlocks& blocks, const TestInput& input,
                                                    const std::vector<std::string>& gammas);
 
 // Names of pools inside run_tests(): the passage, a label's pool, a label's paper reference.

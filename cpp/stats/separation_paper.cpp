@@ -51,8 +51,7 @@ SeparationResult separation_paper(SimilarityBlocks& blocks, const std::string& p
 }
 
 namespace detail {
-std::vector<SeparationResult> run_separation_paper(SimilarityBlocks& blocks,
-                                                   const TestInput& input,
+std::vector<SeparationResult> run_separation_paper(SimilarityBlocks& blocks, const TestInput& input,
                                                    const std::vector<std::string>& gammas) {
     std::vector<SeparationResult> results;
     for (const std::string& gamma : gammas) {

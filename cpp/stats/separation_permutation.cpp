@@ -71,8 +71,8 @@ Draws draw_groups(Eigen::Index n, Eigen::Index m_beta, int permutations, Rng& rn
 // table[(q · subsets + code) · chunk_width + lane], for quads q >= first_quad: the sum of the
 // rows 4q + j with bit j of `code` set, over the coordinates of chunk `chunk`, rows added in
 // ascending order (the subset without its highest row, plus that row). Rows >= n are zero.
-void fill_subset_sums(const Eigen::MatrixXd& beta, const Eigen::MatrixXd& gamma,
-                      Eigen::Index chunk, Eigen::Index first_quad, std::vector<double>& table) {
+void fill_subset_sums(const Eigen::MatrixXd& beta, const Eigen::MatrixXd& gamma, Eigen::Index chunk,
+                      Eigen::Index first_quad, std::vector<double>& table) {
     const Eigen::Index m_beta = beta.rows();
     const Eigen::Index n = m_beta + gamma.rows();
     const Eigen::Index d = beta.cols();
@@ -89,8 +89,8 @@ void fill_subset_sums(const Eigen::MatrixXd& beta, const Eigen::MatrixXd& gamma,
             double* single = sums + (Eigen::Index{1} << j) * chunk_width;
             for (Eigen::Index lane = 0; lane < chunk_width; ++lane)
                 single[lane] = i >= n || lane >= width ? 0.0
-                               : i < m_beta           ? beta(i, first_column + lane)
-                                                      : gamma(i - m_beta, first_column + lane);
+                               : i < m_beta            ? beta(i, first_column + lane)
+                                                       : gamma(i - m_beta, first_column + lane);
         }
     }
     for (Eigen::Index q = first_quad; q < quads; ++q) {
@@ -116,8 +116,8 @@ void add_quads(const std::vector<double>& table, const Draws& draws, int first, 
         // A fixed-size vector, so that the compiler keeps the running sum in registers.
         Chunk group = Chunk::Map(out);
         for (Eigen::Index q = from; q < to; ++q)
-            group += Chunk::Map(table.data() + (q * subsets + draws.code(first + c, q)) *
-                                                   chunk_width);
+            group +=
+                Chunk::Map(table.data() + (q * subsets + draws.code(first + c, q)) * chunk_width);
         Chunk::Map(out) = group;
     }
 }
@@ -272,8 +272,8 @@ SeparationResult separation_permutation(SimilarityBlocks& blocks, const std::str
                                         const std::string& pool_gamma, double alpha,
                                         int permutations, Rng& rng) {
     // The generator moves on past the R draws, as a caller drawing on expects.
-    return detail::separation_permutation_each(blocks, pool_beta, {pool_gamma}, alpha,
-                                               permutations, Rng(rng), &rng)
+    return detail::separation_permutation_each(blocks, pool_beta, {pool_gamma}, alpha, permutations,
+                                               Rng(rng), &rng)
         .front();
 }
 
