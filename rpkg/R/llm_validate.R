@@ -234,7 +234,8 @@ provider_error_hint <- function(code, provider) {
 # Keys that an error message must never show: the provider's own and those in the
 # environment variables the engine reads.
 provider_secrets <- function(provider) {
-  from_env <- Sys.getenv(c("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK",
+  from_env <- Sys.getenv(c("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+                           "AWS_BEARER_TOKEN_BEDROCK",
                            "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"), unset = "")
   secrets <- c(provider$api_key, unname(from_env))
   unique(secrets[!is.na(secrets) & nchar(secrets) >= 4])

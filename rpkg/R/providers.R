@@ -8,6 +8,11 @@
 #' Keys are read from environment variables when the run starts
 #' (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AWS_BEARER_TOKEN_BEDROCK` or
 #' `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`), unless `api_key` is given.
+#' Bedrock takes its region from `AWS_REGION` (or `AWS_DEFAULT_REGION`) and signs
+#' requests with AWS Signature Version 4 unless a bearer token is set; Azure
+#' OpenAI is `llm_provider_openai(base_url = , options = list(flavor = "azure"))`
+#' with `AZURE_OPENAI_API_KEY`.
+#'
 #' Printing a provider never shows a key, and keys are removed from every
 #' error message the provider's answers lead to.
 #'

@@ -150,3 +150,15 @@ test_that("plot() of many validations draws the grid of verdicts", {
   expect_identical(plot(validations), validations)
   expect_identical(plot(validations$validation[[1]]), validations$validation[[1]])
 })
+
+test_that("keys from the environment are removed from engine messages", {
+  withr::local_envvar(OPENAI_API_KEY = "sk-env-secret-999", AZURE_OPENAI_API_KEY = "az-secret-1")
+  secrets <- provider_secrets(llm_provider_openai())
+  engine_error <- structure(
+    list(code = "llmv.provider.auth", message = "key sk-env-secret-999 or az-secret-1 refused"),
+    class = "llmvalidate_engine_error"
+  )
+  expect_identical(redact(engine_error, secrets)$message, "key <redacted> or <redacted> refused")
+  batch <- list(passages = list(list(error_message = "echo sk-env-secret-999")))
+  expect_identical(redact(batch, secrets)$passages[[1]]$error_message, "echo <redacted>")
+})
