@@ -11,6 +11,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "llmvalidate/edit_distance.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv::cli {
@@ -19,22 +20,6 @@ namespace {
 
 bool starts_with(const std::string& text, const std::string& prefix) {
     return text.compare(0, prefix.size(), prefix) == 0;
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] =
-                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
 }
 
 std::vector<OptionSpec> with_help(const CommandSpec& spec) {
@@ -128,7 +113,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const CommandSpec& s
             std::string allowed, hint;
             for (const OptionSpec& candidate : options) {
                 allowed += (allowed.empty() ? "" : ", ") + candidate.name;
-                if (edit_distance(name, candidate.name) <= 2)
+                if (llmv::edit_distance(name, candidate.name) <= 2)
                     hint = " (did you mean " + candidate.name + "?)";
             }
             throw_usage(spec.name, "unknown option `" + name + "` for `llmvalidate " + spec.name +
