@@ -32,10 +32,11 @@ std::uint64_t Rng::next() {
 }
 
 std::uint64_t Rng::bounded(std::uint64_t n) {
-    const std::uint64_t threshold = (0 - n) % n;  // (2^64 - n) mod n
     for (;;) {
         const std::uint64_t x = next();
-        if (x >= threshold) return x % n;
+        // The threshold (2^64 - n) mod n is below n, so x >= n is always accepted: the
+        // division that computes the threshold is only needed when x < n (rarely).
+        if (x >= n || x >= (0 - n) % n) return x % n;
     }
 }
 

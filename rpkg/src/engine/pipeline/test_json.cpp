@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "llmvalidate/edit_distance.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv {
@@ -55,23 +56,6 @@ std::string member_path(const std::string& parent, const std::string& key) {
                            const std::string& received) {
     throw Error(error_code, "`" + field + "`" + position + " must be " + allowed + "; received " +
                                 received + ".");
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                              std::tolower(static_cast<unsigned char>(b[j - 1]));
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
 }
 
 // ---- the fields ----------------------------------------------------------------------------
@@ -135,7 +119,8 @@ void check_fields(const json& document) {
         if (std::find(known.begin(), known.end(), key) != known.end()) continue;
         std::string hint;
         for (const std::string& name : known)
-            if (edit_distance(key, name) <= 2) hint = " (did you mean \"" + name + "\"?)";
+            if (llmv::edit_distance(key, name, LetterCase::ignored) <= 2)
+                hint = " (did you mean \"" + name + "\"?)";
         std::string allowed;
         for (const std::string& name : known) allowed += (allowed.empty() ? "" : ", ") + name;
         throw Error(code::invalid_argument,

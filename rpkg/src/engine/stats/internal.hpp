@@ -39,10 +39,11 @@ std::string format_number(double value);
 // The registry entries (one per method file).
 ValidationResult run_validation_exact(SimilarityBlocks& blocks, const TestInput& input);
 ValidationResult run_validation_paper(SimilarityBlocks& blocks, const TestInput& input);
-SeparationResult run_separation_permutation(SimilarityBlocks& blocks, const TestInput& input,
-                                            const std::string& gamma, Rng& rng);
-SeparationResult run_separation_paper(SimilarityBlocks& blocks, const TestInput& input,
-                                      const std::string& gamma, Rng& rng);
+std::vector<SeparationResult> run_separation_permutation(SimilarityBlocks& blocks,
+                                                         const TestInput& input,
+                                                         const std::vector<std::string>& gammas);
+std::vector<SeparationResult> run_separation_paper(SimilarityBlocks& blocks, const TestInput& input,
+                                                   const std::vector<std::string>& gammas);
 
 // Names of pools inside run_tests(): the passage, a label's pool, a label's paper reference.
 inline const std::string passage_pool{};

@@ -1,5 +1,5 @@
 // One whole validation from embeddings: checks every field, then runs every test from one
-// SimilarityBlocks and one Rng.
+// SimilarityBlocks; each separation test draws from its own Rng(seed).
 #include <cmath>
 
 #include "llmvalidate/error.hpp"
@@ -188,11 +188,12 @@ TestOutput run_tests(const TestInput& input) {
     output.seed = options.seed;
     output.validation = validation_methods().at(options.validation_method)(blocks, canonical);
 
-    Rng rng(options.seed);
-    const SeparationMethod& separation = separation_methods().at(options.separation_method);
+    std::vector<std::string> gammas;
     for (const std::string& gamma : input.labels)
-        if (gamma != canonical.label && pools.count(gamma))
-            output.separation.push_back(separation(blocks, canonical, gamma, rng));
+        if (gamma != canonical.label && pools.count(gamma)) gammas.push_back(gamma);
+    if (!gammas.empty())
+        output.separation =
+            separation_methods().at(options.separation_method)(blocks, canonical, gammas);
 
     const auto own = answers.find(canonical.label);
     if (own != answers.end()) {

@@ -51,12 +51,15 @@ SeparationResult separation_paper(SimilarityBlocks& blocks, const std::string& p
 }
 
 namespace detail {
-SeparationResult run_separation_paper(SimilarityBlocks& blocks, const TestInput& input,
-                                      const std::string& gamma, Rng& /*rng*/) {
-    SeparationResult result = separation_paper(blocks, label_pool(input.label), label_pool(gamma),
-                                               reference_pool(gamma), input.options.alpha);
-    result.label = gamma;
-    return result;
+std::vector<SeparationResult> run_separation_paper(SimilarityBlocks& blocks, const TestInput& input,
+                                                   const std::vector<std::string>& gammas) {
+    std::vector<SeparationResult> results;
+    for (const std::string& gamma : gammas) {
+        results.push_back(separation_paper(blocks, label_pool(input.label), label_pool(gamma),
+                                           reference_pool(gamma), input.options.alpha));
+        results.back().label = gamma;
+    }
+    return results;
 }
 }  // namespace detail
 

@@ -9,14 +9,10 @@
 
 namespace llmv::stats {
 
-Eigen::MatrixXd normalize_rows(const MatrixRef& embeddings, const std::string& argument) {
-    if (embeddings.rows() == 0 || embeddings.cols() == 0)
-        throw_invalid(code::invalid_embedding, argument,
-                      std::to_string(embeddings.rows()) + " x " +
-                          std::to_string(embeddings.cols()) + " embeddings",
-                      "embeddings with at least one row and one column");
+namespace {
+// The first non-finite value or zero row of `embeddings`, in row order, as an error.
+[[noreturn]] void report_bad_row(const MatrixRef& embeddings, const std::string& argument) {
     const bool one_row = embeddings.rows() == 1;
-    Eigen::MatrixXd normalized(embeddings.rows(), embeddings.cols());
     for (Eigen::Index i = 0; i < embeddings.rows(); ++i) {
         const std::string where = one_row ? std::string() : "row " + std::to_string(i + 1) + " ";
         double squared = 0;
@@ -38,9 +34,31 @@ Eigen::MatrixXd normalize_rows(const MatrixRef& embeddings, const std::string& a
                           one_row ? std::string("a zero vector")
                                   : "row " + std::to_string(i + 1) + ", a zero vector",
                           "embeddings with a non-zero norm (a cosine needs a direction)");
-        for (Eigen::Index k = 0; k < embeddings.cols(); ++k)
-            normalized(i, k) = embeddings(i, k) / norm;
     }
+    throw_invalid(code::internal, argument, "a row with no bad value", "a row with one");
+}
+}  // namespace
+
+Eigen::MatrixXd normalize_rows(const MatrixRef& embeddings, const std::string& argument) {
+    if (embeddings.rows() == 0 || embeddings.cols() == 0)
+        throw_invalid(code::invalid_embedding, argument,
+                      std::to_string(embeddings.rows()) + " x " +
+                          std::to_string(embeddings.cols()) + " embeddings",
+                      "embeddings with at least one row and one column");
+    // Fast path in the storage order (column by column); each row's squares are still summed
+    // in column order, so the norms are the same bits as row by row.
+    const Eigen::Index rows = embeddings.rows();
+    Eigen::VectorXd squared = Eigen::VectorXd::Zero(rows);
+    for (Eigen::Index k = 0; k < embeddings.cols(); ++k)
+        for (Eigen::Index i = 0; i < rows; ++i) squared[i] += embeddings(i, k) * embeddings(i, k);
+    bool clean = true;
+    for (Eigen::Index i = 0; i < rows && clean; ++i)
+        clean = squared[i] > 0 && std::isfinite(squared[i]);
+    if (!clean) report_bad_row(embeddings, argument);  // throws, naming the first bad value
+    const Eigen::VectorXd norm = squared.cwiseSqrt();
+    Eigen::MatrixXd normalized(rows, embeddings.cols());
+    for (Eigen::Index k = 0; k < embeddings.cols(); ++k)
+        for (Eigen::Index i = 0; i < rows; ++i) normalized(i, k) = embeddings(i, k) / norm[i];
     return normalized;
 }
 
@@ -119,8 +137,9 @@ const Eigen::VectorXd& SimilarityBlocks::sum(const std::string& name) {
     if (it != sums_.end()) return it->second;
     const Eigen::MatrixXd& rows = pool(name);
     Eigen::VectorXd total = Eigen::VectorXd::Zero(rows.cols());
-    for (Eigen::Index i = 0; i < rows.rows(); ++i)
-        for (Eigen::Index k = 0; k < rows.cols(); ++k) total[k] += rows(i, k);
+    // Column by column (the storage order); each coordinate is still summed in row order.
+    for (Eigen::Index k = 0; k < rows.cols(); ++k)
+        for (Eigen::Index i = 0; i < rows.rows(); ++i) total[k] += rows(i, k);
     return sums_[name] = std::move(total);
 }
 

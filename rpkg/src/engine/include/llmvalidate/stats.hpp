@@ -195,8 +195,10 @@ Verdict decide_verdict(const ValidationResult& validation,
 // cpp/stats/internal.hpp) and a TestInput whose labels are spelled as in `labels`; its
 // `pools` and `paper_reference` only mark which labels have one (the rows are in the blocks).
 using ValidationMethod = std::function<ValidationResult(SimilarityBlocks&, const TestInput&)>;
-using SeparationMethod = std::function<SeparationResult(SimilarityBlocks&, const TestInput&,
-                                                        const std::string& gamma, Rng&)>;
+// A separation method returns one result per γ in `gammas`, in that order; its randomness
+// comes from Rng(input.options.seed), the same start for every γ.
+using SeparationMethod = std::function<std::vector<SeparationResult>(
+    SimilarityBlocks&, const TestInput&, const std::vector<std::string>& gammas)>;
 const std::map<std::string, ValidationMethod>& validation_methods();
 const std::map<std::string, SeparationMethod>& separation_methods();
 
