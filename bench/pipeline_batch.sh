@@ -56,13 +56,15 @@ start_server() {  # $1 latency (ms); sets $port (not in a subshell, so that clea
   port=$(head -1 "$work/port.$1" | tr -dc '0-9')
 }
 
-run_batch() {  # $1 port, $2 input, $3 output prefix
+run_batch() {  # $1 port, $2 input, $3 output prefix, $4 cache file (default: --no-cache)
   # identity: cpp-httplib would brotli-compress every answer at quality 11 (see
   # bench/transport_throughput.cpp), a cost of the fake server, not of the pipeline.
+  local cache_option=(--no-cache)
+  [ -n "${4:-}" ] && cache_option=(--cache "$4")
   LLMV_ACCEPT_ENCODING=identity OPENAI_API_KEY=test-key /usr/bin/time -v "$cli" batch --task financial_phrasebank \
     --input "$2" --text-column text --id-column id --provider openai \
     --base-url "http://127.0.0.1:$1/v1" --model fake-chat --embedding-model fake-embedding \
-    -M 10 -n 10 --concurrency 32 --permutations 199 --no-cache --quiet \
+    -M 10 -n 10 --concurrency 32 --permutations 199 "${cache_option[@]}" --quiet \
     > "$3.csv" 2> "$3.err"
 }
 
@@ -78,7 +80,7 @@ make_rows "$big_rows" "$work/big-rows.csv"
 
 parts=${BENCH_PARTS:-throughput memory}
 if [[ " $parts " == *" throughput "* ]]; then
-  echo "== throughput: $rows rows, 50 ms latency, concurrency 32"
+  echo "== throughput: $rows rows, 50 ms latency, concurrency 32 (load average $(cut -d' ' -f1-3 /proc/loadavg))"
   # Side by side, under the same machine load: the transport alone (its own bench, 2,000
   # requests to a trivial loopback server at 50 ms), then the pipeline through the fake server.
   transport_bench=$build/bench/bench_transport_throughput
@@ -88,16 +90,25 @@ if [[ " $parts " == *" throughput "* ]]; then
       awk '$1 == 50 && $3 == 32 { print $4 }')
     echo "transport alone: $transport_rps requests/s (bound 640/s)"
   fi
-  start_server 50
-  run_batch "$port" "$work/rows.csv" "$work/slow"
-  requests=$(requests_of "$port")
-  seconds=$(seconds_of "$work/slow.err")
-  awk -v r="$requests" -v s="$seconds" -v rows="$rows" -v t="$transport_rps" 'BEGIN {
-    ideal = 32 / 0.050;
-    printf "pipeline: %d requests in %.1f s: %.0f requests/s; ideal bound %.0f/s; ratio %.2f\n", r, s, r / s, ideal, (r / s) / ideal;
-    if (t != "") printf "pipeline / transport alone: %.2f\n", (r / s) / t;
-    printf "passages/s %.1f\n", rows / s }'
-  grep -c ',ok,' "$work/slow.csv" | awk -v rows="$rows" '{ printf "passages with a verdict: %d of %d\n", $1, rows }'
+  # Twice: --no-cache, then with a fresh cache file (the CLI's default is a cache), each
+  # against a fresh server (its counter counts the run's requests).
+  for variant in no-cache cache; do
+    start_server 50
+    cache_file=""
+    [ "$variant" = cache ] && cache_file="$work/cache.sqlite"
+    run_batch "$port" "$work/rows.csv" "$work/slow-$variant" "$cache_file"
+    requests=$(requests_of "$port")
+    seconds=$(seconds_of "$work/slow-$variant.err")
+    cpu=$(grep -E 'User time|System time' "$work/slow-$variant.err" | awk '{ s += $NF } END { print s }')
+    echo "-- pipeline, $variant (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    awk -v r="$requests" -v s="$seconds" -v rows="$rows" -v t="$transport_rps" -v cpu="$cpu" 'BEGIN {
+      ideal = 32 / 0.050;
+      printf "pipeline: %d requests in %.1f s: %.0f requests/s; ideal bound %.0f/s; ratio %.2f\n", r, s, r / s, ideal, (r / s) / ideal;
+      if (t != "") printf "pipeline / transport alone: %.2f\n", (r / s) / t;
+      printf "client CPU %.1f s (%.2f ms a request); passages/s %.1f\n", cpu, 1000 * cpu / r, rows / s }'
+    grep -c ',ok,' "$work/slow-$variant.csv" | awk -v rows="$rows" '{ printf "passages with a verdict: %d of %d\n", $1, rows }'
+    kill "${pids[-1]}" 2>/dev/null || true
+  done
 fi
 [[ " $parts " == *" memory "* ]] || exit 0
 
