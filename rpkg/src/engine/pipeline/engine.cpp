@@ -216,7 +216,10 @@ public:
                         std::fprintf(stderr, "answer: %.6f %s %.4f s\n", now_seconds(),
                                      event.url.c_str(), event.elapsed_seconds);
                     }
-                    if (event.kind != TraceEvent::Kind::request && event.elapsed_seconds > 0.5) {
+                    const bool retry_or_failure = event.kind == TraceEvent::Kind::retry_scheduled ||
+                                                  event.kind == TraceEvent::Kind::failed;
+                    if (retry_or_failure ||
+                        (event.kind != TraceEvent::Kind::request && event.elapsed_seconds > 0.5)) {
                         std::fprintf(stderr, "slow: %s\n", format_trace(event).c_str());
                     }
                 };
