@@ -465,12 +465,16 @@ std::string format_dry_run(const pipeline::DryRunReport& report) {
     std::ostringstream out;
     out << "Dry run: no call made.\n"
         << "  passages:              " << report.passages << "\n"
-        << "  chat calls:            " << report.calls.chat_calls << " (" << report.calls.annotation_calls
-        << " annotation, " << report.calls.simulation_calls << " simulation, "
-        << report.calls.backtranslation_calls << " backtranslation)\n"
+        << "  chat calls:            " << report.calls.chat_calls << " ("
+        << report.calls.annotation_calls << " annotation, " << report.calls.simulation_calls
+        << " simulation, " << report.calls.backtranslation_calls << " backtranslation)\n"
         << "  embedded texts:        " << report.calls.embedded_texts << "\n"
-        << "  shared across passages: " << report.calls.shared << " annotation/simulation calls\n"
-        << "  already in the cache:  " << report.cached_calls << " annotation/simulation calls\n"
+        << "  shared across passages: " << report.calls.shared << " chat calls, "
+        << report.shared_embedded_texts << " texts\n"
+        << "  already in the cache:  " << report.cached_calls << " chat calls, "
+        << report.cached_embedded_texts << " texts\n"
+        << "  to be made:            " << report.chat_calls_to_make << " chat calls, "
+        << report.texts_to_embed << " texts to embed\n"
         << "  input tokens (est.):   " << report.estimated_input_tokens << "\n"
         << "  output tokens (est.):  " << report.estimated_output_tokens << "\n"
         << report.note << "\n";

@@ -169,6 +169,12 @@ public:
         }
         // No cache path: nothing is stored (memory stays flat); identical requests in flight
         // at the same time are still sent once.
+        // The simulated provider and the local embedder bypass the cache on purpose: an answer
+        // is a pure function of its request (like a cached one), costs microseconds (less than
+        // the SQLite lookup), and a re-run reproduces every number bit for bit without it.
+        // Storing them would only fill a user's cache, which may be shared with real runs, with
+        // synthetic rows. Their calls are counted as calls of the simulated provider on every
+        // run (never as cache hits): counters report what was computed, and nothing is paid.
         const bool needs_cache = !synthetic_chat_ || !local_embedding_;
         if (needs_cache && !config_.cache_path.empty()) cache_ = std::make_unique<Cache>(config_.cache_path);
         progress_.passages_total = passages_total;
@@ -960,13 +966,8 @@ public:
     }
 
     CacheKey embedding_cache_key(const std::string& text) const {
-        CacheKey key;
-        key.provider = embedding_name_;
-        key.endpoint = embedder_->endpoint_identity();
-        key.model = embedding_model_;
-        key.parameters = nlohmann::json::object({{"kind", "embedding"}});
-        key.prompt = text;
-        return key;
+        return embedding_key_for(embedding_name_, embedder_->endpoint_identity(), embedding_model_,
+                                 text);
     }
 
     std::optional<Job> issue_embeddings() {
@@ -1331,6 +1332,17 @@ CacheKey chat_key_for(const std::string& provider, const std::string& endpoint,
     key.prompt = request.messages.empty() ? std::string() : request.messages.back().content;
     key.draw_index = static_cast<std::uint64_t>(position);
     key.attempt = static_cast<std::uint32_t>(attempt);
+    return key;
+}
+
+CacheKey embedding_key_for(const std::string& provider, const std::string& endpoint,
+                           const std::string& model, const std::string& text) {
+    CacheKey key;
+    key.provider = provider;
+    key.endpoint = endpoint;
+    key.model = model;
+    key.parameters = nlohmann::json::object({{"kind", "embedding"}});
+    key.prompt = text;
     return key;
 }
 

@@ -180,6 +180,15 @@ TEST_CASE("cancelling at 50% keeps the cache consistent and the re-run repeats n
     CHECK(cached_chat + 1 >= chat_first);
     CHECK(cached_chat <= chat_first);
 
+    // The dry run sees exactly what the cache serves. What is still to make is exact where every
+    // passage's label is cached; a passage whose annotation is not may turn out to share its
+    // backtranslation with another one with the same pool and label: an upper bound then.
+    const DryRunReport plan = dry_run(config, passages);
+    INFO("needed " << chat_needed << ", cached " << cached_chat << ", formula "
+                   << plan.calls.chat_calls << ", shared " << plan.calls.shared);
+    CHECK(plan.cached_calls == static_cast<std::int64_t>(cached_chat));
+    CHECK(plan.chat_calls_to_make >= static_cast<std::int64_t>(chat_needed - cached_chat));
+    CHECK(plan.chat_calls_to_make <= static_cast<std::int64_t>(chat_needed - cached_chat) + 2 * 20);
     server.reset_counters();
     const BatchResult resumed = validate_batch(config, passages);
     // Resuming sends exactly the requests whose answers were not cached: nothing answered twice.
@@ -291,9 +300,24 @@ TEST_CASE("the dry run sees what the cache already holds and makes no call") {
     CHECK(before.cached_calls == 0);
     // The second passage's annotation and pool prompts are the first one's.
     CHECK(before.calls.shared == 1 + 3 * 4);
-    validate_passage(config, passage);
+    CHECK(before.chat_calls_to_make == 2 * (1 + 3 * 4 + 20) - (1 + 3 * 4));
+    CHECK(before.cached_embedded_texts == 0);
+    const PassageResult done = validate_passage(config, passage);
+    REQUIRE(done.ok);
+    REQUIRE(done.calls.parse_retries == 0);
     server.reset_counters();
     const DryRunReport after = dry_run(config, {passage});
-    CHECK(after.cached_calls == 1 + 3 * 4);  // the annotation and every pool call
+    // The cache is followed as the run would: the annotation gives β̂, its cached pool gives the
+    // backtranslation prompts and the texts to embed. Everything is served, nothing is made.
+    CHECK(after.cached_calls == 1 + 3 * 4 + 20);
+    CHECK(after.chat_calls_to_make == 0);
+    CHECK(after.cached_embedded_texts == 3 * 20 + 1);
+    CHECK(after.texts_to_embed == 0);
     CHECK(server.total_count() == 0);
+    // A second passage with the same prompts would share the first one's requests.
+    const DryRunReport twice = dry_run(config, {passage, passage});
+    CHECK(twice.cached_calls == 1 + 3 * 4 + 20);
+    CHECK(twice.calls.shared == 1 + 3 * 4 + 20);
+    CHECK(twice.chat_calls_to_make == 0);
+    CHECK(twice.shared_embedded_texts == 3 * 20 + 1);
 }
