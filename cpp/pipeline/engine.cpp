@@ -683,7 +683,8 @@ public:
         std::string hash;  // key.hash(), computed once
         std::vector<ChatUnit> units;
         bool embedding = false;
-        std::vector<std::string> texts;  // embedding requests: the texts, in order
+        std::vector<std::string> texts;   // embedding requests: the texts, in order
+        std::vector<std::string> hashes;  // and their cache keys' hashes (with a cache)
     };
 
     std::optional<Job> issue_chat(ChatUnit unit) {
@@ -972,6 +973,7 @@ public:
 
     std::optional<Job> issue_embeddings() {
         std::vector<std::string> batch;
+        std::vector<std::string> batch_hashes;
         while (!embed_queue_.empty() && batch.size() < embedding_batch_) {
             std::string text = std::move(embed_queue_.front());
             embed_queue_.pop_front();
@@ -987,7 +989,11 @@ public:
                 continue;
             }
             std::optional<CacheEntry> entry;
-            if (cache_) entry = cache_lookup(embedding_cache_key(text).hash());
+            std::string hash;
+            if (cache_) {
+                hash = embedding_cache_key(text).hash();
+                entry = cache_lookup(hash);
+            }
             if (entry && entry->status == cache_status::ok) {
                 std::vector<double> vector;
                 try {
@@ -1011,6 +1017,7 @@ public:
                 }
             }
             batch.push_back(std::move(text));
+            if (cache_) batch_hashes.push_back(std::move(hash));
         }
         if (batch.empty()) return std::nullopt;
         EmbeddingRequest request;
@@ -1028,6 +1035,7 @@ public:
         InFlight flight;
         flight.embedding = true;
         flight.texts = std::move(batch);
+        flight.hashes = std::move(batch_hashes);
         flight.units.clear();
         inflight_[job.id] = std::move(flight);
         ++totals_.embedding_requests;
@@ -1071,7 +1079,7 @@ public:
             entry.response_model = parsed.model;
             if (i == 0) entry.input_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens));
             CacheKey key = embedding_cache_key(flight.texts[i]);
-            std::string hash = key.hash();
+            std::string hash = i < flight.hashes.size() ? std::move(flight.hashes[i]) : key.hash();
             // No owners: a lost embedding is not fatal (the vectors are in hand; only a re-run
             // would pay for them again).
             cache_store(std::move(key), std::move(hash), std::move(entry), {});
@@ -1101,6 +1109,7 @@ public:
     // also by cancellation or an error. Lookups see the buffer first.
     struct PendingWrite {
         CacheKey key;
+        std::string hash;  // key.hash()
         CacheEntry entry;
         std::vector<PassagePtr> owners;  // passages that fail if the write fails
     };
@@ -1116,9 +1125,9 @@ public:
                      std::vector<PassagePtr> owners) {
         if (!cache_) return;
         if (pending_writes_.empty()) first_pending_time_ = now_seconds();
-        pending_by_hash_[std::move(hash)] = pending_writes_.size();
+        pending_by_hash_[hash] = pending_writes_.size();
         pending_writes_.push_back(
-            PendingWrite{std::move(key), std::move(entry), std::move(owners)});
+            PendingWrite{std::move(key), std::move(hash), std::move(entry), std::move(owners)});
         if (pending_writes_.size() >= cache_batch_size) flush_cache();
     }
 
@@ -1141,11 +1150,15 @@ public:
         pending_writes_.clear();
         pending_by_hash_.clear();
         std::vector<std::pair<CacheKey, CacheEntry>> entries;
+        std::vector<std::string> hashes;
         entries.reserve(writes.size());
-        for (PendingWrite& write : writes)
+        hashes.reserve(writes.size());
+        for (PendingWrite& write : writes) {
             entries.emplace_back(std::move(write.key), std::move(write.entry));
+            hashes.push_back(std::move(write.hash));
+        }
         try {
-            cache_->put_many(entries, secrets_);
+            cache_->put_many(entries, secrets_, hashes);  // hashed once, at the lookup
         } catch (const Error& error) {
             FlushFailure failure{error.code(), error.what(), {}};
             for (const PendingWrite& write : writes) {

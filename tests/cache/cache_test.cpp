@@ -264,6 +264,34 @@ TEST_CASE("Inspection: counts, models, size, clearing by model") {
     CHECK(cache.count() == 0);
 }
 
+TEST_CASE("put_many with precomputed hashes stores under those hashes, in one transaction") {
+    TempDir dir;
+    llmv::Cache cache(dir.cache());
+    std::vector<std::pair<llmv::CacheKey, llmv::CacheEntry>> batch;
+    std::vector<std::string> hashes;
+    for (std::uint64_t draw = 0; draw < 5; ++draw) {
+        llmv::CacheKey key = base_key();
+        key.draw_index = draw;
+        hashes.push_back(key.hash());
+        batch.emplace_back(key, answer("draw " + std::to_string(draw)));
+    }
+    cache.put_many(batch, {}, hashes);
+    CHECK(cache.count() == 5);
+    for (std::uint64_t draw = 0; draw < 5; ++draw) {
+        const auto entry = cache.get(batch[draw].first);  // found by the key itself
+        REQUIRE(entry);
+        CHECK(entry->text == "draw " + std::to_string(draw));
+        CHECK(entry->draw_index == draw);
+    }
+    // The statements are prepared once and reused: reads and writes interleave freely.
+    CHECK(cache.get(hashes[2])->text == "draw 2");
+    cache.put(batch[0].first, answer("worse", llmv::cache_status::unparseable));
+    CHECK(cache.get(hashes[0])->text == "draw 0");  // an ok answer is never replaced by a worse one
+    // One hash per entry, or nothing is written.
+    hashes.pop_back();
+    CHECK_THROWS_AS(cache.put_many(batch, {}, hashes), llmv::Error);
+}
+
 TEST_CASE("Several processes write and read one cache file at once") {
     TempDir dir;
     { llmv::Cache create(dir.cache()); }  // the children open it after fork, never before
