@@ -10,8 +10,10 @@ if [ "${LLMV_STATA_ASAN:-1}" = 0 ]; then
   exit 0
 fi
 build_dir="${BUILD_DIR:-build}-asan"
+# Warnings are not errors here: GCC 12 reports false -Wmaybe-uninitialized in <regex> under
+# -fsanitize (the regular build checks warnings with -Werror).
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLMV_SANITIZE=ON \
-  -DLLMV_BUILD_BENCH=OFF >/dev/null
+  -DLLMV_BUILD_BENCH=OFF -DLLMV_WERROR=OFF >/dev/null
 cmake --build "$build_dir" --target stata_host_tests -j "${JOBS:-2}"
 cd "$build_dir"
 ctest -R stata --output-on-failure -j "${JOBS:-2}"
