@@ -145,10 +145,11 @@ struct Cache::Impl {
         }
     }
 
-    void upsert(Statement& statement, const CacheKey& key, const CacheEntry& entry,
-                const std::vector<std::string>& secrets, std::int64_t now) {
+    void upsert(Statement& statement, const CacheKey& key, const std::string& key_hash,
+                const CacheEntry& entry, const std::vector<std::string>& secrets,
+                std::int64_t now) {
         statement.reset();
-        statement.bind(1, key.hash());
+        statement.bind(1, key_hash);
         statement.bind(2, key.provider);
         statement.bind(3, key.model);
         statement.bind(4, static_cast<std::int64_t>(key.draw_index));
@@ -298,7 +299,29 @@ void Cache::put_many(const std::vector<std::pair<CacheKey, CacheEntry>>& entries
     const std::int64_t now = unix_now();
     impl_->write_transaction([&] {
         Statement& statement = impl_->prepared(impl_->upsert_statement, upsert_sql);
-        for (const auto& [key, entry] : entries) impl_->upsert(statement, key, entry, secrets, now);
+        for (const auto& [key, entry] : entries)
+            impl_->upsert(statement, key, key.hash(), entry, secrets, now);
+        statement.reset();
+    });
+}
+
+void Cache::put_many(const std::vector<std::pair<CacheKey, CacheEntry>>& entries,
+                     const std::vector<std::string>& secrets,
+                     const std::vector<std::string>& key_hashes) {
+    if (key_hashes.size() != entries.size()) {
+        throw Error(code::internal, "Cache::put_many: " + std::to_string(key_hashes.size()) +
+                                        " key hashes for " + std::to_string(entries.size()) +
+                                        " entries");
+    }
+    if (entries.empty()) return;
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    const std::int64_t now = unix_now();
+    impl_->write_transaction([&] {
+        Statement& statement = impl_->prepared(impl_->upsert_statement, upsert_sql);
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            impl_->upsert(statement, entries[i].first, key_hashes[i], entries[i].second, secrets,
+                          now);
+        }
         statement.reset();
     });
 }

@@ -6,10 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <deque>
 #include <limits>
 #include <memory>
@@ -111,6 +112,28 @@ double now_seconds() {
     return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
 }
 
+// An embedding as the JSON array the cache stores ("[0.125,-0.5,...]", shortest round-trip
+// digits). Written directly: building a json value of every number first was a visible share
+// of the client thread's CPU with a cache (tens of thousands of vectors per batch).
+std::string vector_json(const std::vector<double>& vector) {
+#if defined(__cpp_lib_to_chars)
+    std::string out;
+    out.reserve(vector.size() * 24 + 2);
+    out += '[';
+    char buffer[32];
+    for (std::size_t i = 0; i < vector.size(); ++i) {
+        if (!std::isfinite(vector[i])) return nlohmann::json(vector).dump();  // null, as json does
+        if (i) out += ',';
+        const auto written = std::to_chars(buffer, buffer + sizeof buffer, vector[i]);
+        out.append(buffer, written.ptr);
+    }
+    out += ']';
+    return out;
+#else
+    return nlohmann::json(vector).dump();
+#endif
+}
+
 std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) {
     std::uint64_t z = a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -169,6 +192,12 @@ public:
         }
         // No cache path: nothing is stored (memory stays flat); identical requests in flight
         // at the same time are still sent once.
+        // The simulated provider and the local embedder bypass the cache on purpose: an answer
+        // is a pure function of its request (like a cached one), costs microseconds (less than
+        // the SQLite lookup), and a re-run reproduces every number bit for bit without it.
+        // Storing them would only fill a user's cache, which may be shared with real runs, with
+        // synthetic rows. Their calls are counted as calls of the simulated provider on every
+        // run (never as cache hits): counters report what was computed, and nothing is paid.
         const bool needs_cache = !synthetic_chat_ || !local_embedding_;
         if (needs_cache && !config_.cache_path.empty()) cache_ = std::make_unique<Cache>(config_.cache_path);
         progress_.passages_total = passages_total;
@@ -677,7 +706,8 @@ public:
         std::string hash;  // key.hash(), computed once
         std::vector<ChatUnit> units;
         bool embedding = false;
-        std::vector<std::string> texts;  // embedding requests: the texts, in order
+        std::vector<std::string> texts;   // embedding requests: the texts, in order
+        std::vector<std::string> hashes;  // and their cache keys' hashes (with a cache)
     };
 
     std::optional<Job> issue_chat(ChatUnit unit) {
@@ -960,17 +990,13 @@ public:
     }
 
     CacheKey embedding_cache_key(const std::string& text) const {
-        CacheKey key;
-        key.provider = embedding_name_;
-        key.endpoint = embedder_->endpoint_identity();
-        key.model = embedding_model_;
-        key.parameters = nlohmann::json::object({{"kind", "embedding"}});
-        key.prompt = text;
-        return key;
+        return embedding_key_for(embedding_name_, embedder_->endpoint_identity(), embedding_model_,
+                                 text);
     }
 
     std::optional<Job> issue_embeddings() {
         std::vector<std::string> batch;
+        std::vector<std::string> batch_hashes;
         while (!embed_queue_.empty() && batch.size() < embedding_batch_) {
             std::string text = std::move(embed_queue_.front());
             embed_queue_.pop_front();
@@ -986,7 +1012,11 @@ public:
                 continue;
             }
             std::optional<CacheEntry> entry;
-            if (cache_) entry = cache_lookup(embedding_cache_key(text).hash());
+            std::string hash;
+            if (cache_) {
+                hash = embedding_cache_key(text).hash();
+                entry = cache_lookup(hash);
+            }
             if (entry && entry->status == cache_status::ok) {
                 std::vector<double> vector;
                 try {
@@ -1010,6 +1040,7 @@ public:
                 }
             }
             batch.push_back(std::move(text));
+            if (cache_) batch_hashes.push_back(std::move(hash));
         }
         if (batch.empty()) return std::nullopt;
         EmbeddingRequest request;
@@ -1027,6 +1058,7 @@ public:
         InFlight flight;
         flight.embedding = true;
         flight.texts = std::move(batch);
+        flight.hashes = std::move(batch_hashes);
         flight.units.clear();
         inflight_[job.id] = std::move(flight);
         ++totals_.embedding_requests;
@@ -1066,11 +1098,11 @@ public:
         for (std::size_t i = 0; cache_ && i < flight.texts.size(); ++i) {
             CacheEntry entry;
             entry.status = cache_status::ok;
-            entry.text = nlohmann::json(parsed.vectors[i]).dump();
+            entry.text = vector_json(parsed.vectors[i]);
             entry.response_model = parsed.model;
             if (i == 0) entry.input_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens));
             CacheKey key = embedding_cache_key(flight.texts[i]);
-            std::string hash = key.hash();
+            std::string hash = i < flight.hashes.size() ? std::move(flight.hashes[i]) : key.hash();
             // No owners: a lost embedding is not fatal (the vectors are in hand; only a re-run
             // would pay for them again).
             cache_store(std::move(key), std::move(hash), std::move(entry), {});
@@ -1100,6 +1132,7 @@ public:
     // also by cancellation or an error. Lookups see the buffer first.
     struct PendingWrite {
         CacheKey key;
+        std::string hash;  // key.hash()
         CacheEntry entry;
         std::vector<PassagePtr> owners;  // passages that fail if the write fails
     };
@@ -1115,9 +1148,9 @@ public:
                      std::vector<PassagePtr> owners) {
         if (!cache_) return;
         if (pending_writes_.empty()) first_pending_time_ = now_seconds();
-        pending_by_hash_[std::move(hash)] = pending_writes_.size();
+        pending_by_hash_[hash] = pending_writes_.size();
         pending_writes_.push_back(
-            PendingWrite{std::move(key), std::move(entry), std::move(owners)});
+            PendingWrite{std::move(key), std::move(hash), std::move(entry), std::move(owners)});
         if (pending_writes_.size() >= cache_batch_size) flush_cache();
     }
 
@@ -1140,11 +1173,15 @@ public:
         pending_writes_.clear();
         pending_by_hash_.clear();
         std::vector<std::pair<CacheKey, CacheEntry>> entries;
+        std::vector<std::string> hashes;
         entries.reserve(writes.size());
-        for (PendingWrite& write : writes)
+        hashes.reserve(writes.size());
+        for (PendingWrite& write : writes) {
             entries.emplace_back(std::move(write.key), std::move(write.entry));
+            hashes.push_back(std::move(write.hash));
+        }
         try {
-            cache_->put_many(entries, secrets_);
+            cache_->put_many(entries, secrets_, hashes);  // hashed once, at the lookup
         } catch (const Error& error) {
             FlushFailure failure{error.code(), error.what(), {}};
             for (const PendingWrite& write : writes) {
@@ -1331,6 +1368,17 @@ CacheKey chat_key_for(const std::string& provider, const std::string& endpoint,
     key.prompt = request.messages.empty() ? std::string() : request.messages.back().content;
     key.draw_index = static_cast<std::uint64_t>(position);
     key.attempt = static_cast<std::uint32_t>(attempt);
+    return key;
+}
+
+CacheKey embedding_key_for(const std::string& provider, const std::string& endpoint,
+                           const std::string& model, const std::string& text) {
+    CacheKey key;
+    key.provider = provider;
+    key.endpoint = endpoint;
+    key.model = model;
+    key.parameters = nlohmann::json::object({{"kind", "embedding"}});
+    key.prompt = text;
     return key;
 }
 

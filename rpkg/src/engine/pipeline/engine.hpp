@@ -39,6 +39,10 @@ ChatRequest chat_request_for(const ValidationConfig& config, const std::string& 
 CacheKey chat_key_for(const std::string& provider, const std::string& endpoint,
                       const ChatRequest& request, int position, int attempt);
 
+// The cache key of one text's embedding (scheduler and dry run).
+CacheKey embedding_key_for(const std::string& provider, const std::string& endpoint,
+                           const std::string& model, const std::string& text);
+
 // The embedding provider name used when config.embedding_provider is empty.
 std::string default_embedding_provider(const std::string& chat_provider);
 

@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
+#include <unordered_map>
 
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
@@ -210,6 +212,189 @@ BatchSummary summarize(const std::vector<PassageResult>& results,
     return summary;
 }
 
+namespace {
+
+// Follows the cache the way the scheduler would, request by request: an answer the cache holds
+// is read and parsed as the run would (an unusable one leads to the redraw the run would make,
+// attempt + 1), so that the requests whose prompts quote earlier answers (backtranslation of
+// the pool of β̂) and the texts to embed are known wherever the cache holds their sources.
+class CacheWalk {
+  public:
+    CacheWalk(const ValidationConfig& config, const std::vector<std::string>& labels, Cache& cache,
+              std::string chat_endpoint, std::string embedding_name, std::string embedding_endpoint,
+              std::string embedding_model, DryRunReport& report)
+        : config_(config),
+          labels_(labels),
+          cache_(cache),
+          chat_endpoint_(std::move(chat_endpoint)),
+          embedding_name_(std::move(embedding_name)),
+          embedding_endpoint_(std::move(embedding_endpoint)),
+          embedding_model_(std::move(embedding_model)),
+          report_(report) {}
+
+    // One request unit (a draw with its redraws). Returns the accepted (or last, unusable)
+    // answer when the cache serves the whole chain, nullopt when a call would be made.
+    struct Answer {
+        bool ok = false;
+        std::string label;                  // annotation: the label of S
+        std::vector<std::string> passages;  // simulation: the passages
+    };
+
+    std::optional<Answer> unit(bool simulate, const std::string& prompt, int position, int count,
+                               std::string* identity = nullptr) {
+        const std::string first_hash = key(simulate, prompt, position, count, 0).hash();
+        if (identity) *identity += first_hash;
+        if (auto seen = seen_.find(first_hash); seen != seen_.end()) {
+            ++report_.calls.shared;  // the same request as an earlier unit's: sent (or read) once
+            return seen->second;
+        }
+        std::optional<Answer> outcome;
+        for (int attempt = 0; attempt <= config_.parse_retry_limit; ++attempt) {
+            const auto entry = cache_.get(
+                attempt == 0 ? first_hash : key(simulate, prompt, position, count, attempt).hash());
+            if (!entry) break;  // this draw would be requested
+            Answer answer;
+            if (entry->status != cache_status::refused) {
+                if (simulate) {
+                    PassagesAnswer parsed =
+                        parse_passages_answer(entry->text, static_cast<std::size_t>(count));
+                    answer.ok = parsed.status == AnswerStatus::ok;
+                    answer.passages = std::move(parsed.passages);
+                } else {
+                    const LabelAnswer parsed = parse_label_answer(entry->text, labels_);
+                    answer.ok = parsed.status == AnswerStatus::ok;
+                    answer.label = parsed.label;
+                }
+            }
+            if (answer.ok || attempt == config_.parse_retry_limit) {
+                outcome = std::move(answer);
+                break;
+            }
+        }
+        if (outcome) ++report_.cached_calls;
+        seen_.emplace(first_hash, outcome);
+        return outcome;
+    }
+
+    // A request whose prompt is not known yet (it quotes an answer the cache does not hold),
+    // named by what it derives from: the same identity twice is one request made once.
+    void unknown_unit(const std::string& identity) {
+        if (!seen_unknown_.insert(identity).second) ++report_.calls.shared;
+    }
+
+    void unknown_embedding(const std::string& identity) {
+        if (!seen_unknown_.insert(identity).second) ++report_.shared_embedded_texts;
+    }
+
+    void embedding(const std::string& text) {
+        if (!seen_texts_.insert(text).second) {
+            ++report_.shared_embedded_texts;
+        } else if (cache_.get(embedding_key_for(embedding_name_, embedding_endpoint_,
+                                                embedding_model_, text)
+                                  .hash())) {
+            ++report_.cached_embedded_texts;
+        }
+    }
+
+  private:
+    CacheKey key(bool simulate, const std::string& prompt, int position, int count,
+                 int attempt) const {
+        const ChatRequest request = chat_request_for(config_, config_.model, labels_, simulate,
+                                                     prompt, position, count, attempt);
+        return chat_key_for(config_.provider, chat_endpoint_, request, position, attempt);
+    }
+
+    const ValidationConfig& config_;
+    const std::vector<std::string>& labels_;
+    Cache& cache_;
+    std::string chat_endpoint_;
+    std::string embedding_name_;
+    std::string embedding_endpoint_;
+    std::string embedding_model_;
+    DryRunReport& report_;
+    std::unordered_map<std::string, std::optional<Answer>> seen_;
+    std::set<std::string> seen_texts_;
+    std::set<std::string> seen_unknown_;
+};
+
+// One passage through the cache: annotations, β̂, the pools, backtranslation of the pools whose
+// texts the cache holds, and the embeddings of y and of those texts.
+void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& task,
+                  const std::vector<std::string>& labels, const PassageInput& passage,
+                  const TaskVariables& variables, bool embeddings_cached) {
+    const std::string annotation = task.render_annotation(passage.text, variables);
+    std::map<std::string, int> votes;
+    bool beta_known = true;
+    for (int r = 0; r < config.annotation_repeats; ++r) {
+        const auto answer = walk.unit(false, annotation, r, 0);
+        if (!answer) {
+            beta_known = false;
+        } else if (answer->ok) {
+            ++votes[answer->label];
+        }
+    }
+    std::string beta;  // modal label, ties to the first in S (as the scheduler)
+    int best = 0;
+    for (const std::string& label : labels) {
+        const auto found = votes.find(label);
+        if (found != votes.end() && found->second > best) {
+            best = found->second;
+            beta = label;
+        }
+    }
+    if (!beta_known) beta.clear();
+    const std::vector<std::string> reference =
+        beta.empty() ? std::vector<std::string>() : reference_labels(config, labels, beta);
+    const int m = pool_size(config);
+    if (embeddings_cached) walk.embedding(passage.text);
+    for (const std::string& label : labels) {
+        const bool with_reference =
+            std::find(reference.begin(), reference.end(), label) != reference.end();
+        const int total = m + (with_reference ? config.paper_b : 0);
+        std::vector<std::string> texts;
+        bool pool_known = true;
+        std::string pool_identity;  // the pool's requests: identical pools give identical texts
+        for (int c = 0; c < calls_for(total, config.n); ++c) {
+            const int count = std::min(config.n, total - c * config.n);
+            const auto answer =
+                walk.unit(true, task.render_simulation(label, count, passage.text, variables), c,
+                          count, &pool_identity);
+            if (!answer || !answer->ok) {
+                pool_known = false;
+                continue;
+            }
+            for (const std::string& text : answer->passages) {
+                if (static_cast<int>(texts.size()) < total) texts.push_back(text);
+            }
+        }
+        const bool backtranslated =
+            config.backtranslate_all_labels || (!beta.empty() && label == beta);
+        if (!pool_known) {
+            // Its texts, their embeddings and their backtranslation are to be made, once for
+            // every passage with the same pool requests (and, for backtranslation, the same β̂).
+            if (backtranslated) {
+                for (int j = 0; j < m; ++j)
+                    walk.unknown_unit("backtranslation " + pool_identity + " " + std::to_string(j));
+            }
+            if (embeddings_cached) {
+                for (int j = 0; j < total; ++j)
+                    walk.unknown_embedding("pool " + pool_identity + " " + std::to_string(j));
+            }
+            continue;
+        }
+        if (embeddings_cached) {
+            for (const std::string& text : texts) walk.embedding(text);
+        }
+        if (!backtranslated) continue;
+        for (int j = 0; j < m && j < static_cast<int>(texts.size()); ++j) {
+            walk.unit(false, task.render_annotation(texts[static_cast<std::size_t>(j)], variables),
+                      j, 0);
+        }
+    }
+}
+
+}  // namespace
+
 DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
     check_config(config);
     const Task base = load_config_task(config);
@@ -218,19 +403,39 @@ DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageIn
     const CallCounts per_passage = expected_calls_per_passage(config, k);
     DryRunReport report;
     report.passages = passages.size();
+    // The simulated provider never reads or writes the cache (engine.cpp says why): every one of
+    // its calls is computed, none is paid.
     const bool synthetic = config.provider == simulated_provider_name;
     std::unique_ptr<Cache> cache;
     if (!synthetic && !config.cache_path.empty()) cache = std::make_unique<Cache>(config.cache_path);
-    std::unique_ptr<ChatProvider> chat;
-    if (!synthetic && cache) {
+    std::unique_ptr<CacheWalk> walk;
+    bool embeddings_cached = false;  // false: embedded locally, never cached
+    if (cache) {
         ProviderConfig provider_config;
         provider_config.base_url = config.base_url;
         provider_config.api_key = config.api_key;
         provider_config.options = config.provider_options;
-        chat = make_chat_provider(config.provider, provider_config);
+        const auto chat = make_chat_provider(config.provider, provider_config);
+        std::string embedding_name = config.embedding_provider.empty()
+                                         ? default_embedding_provider(config.provider)
+                                         : config.embedding_provider;
+        std::string embedding_endpoint;
+        const bool local_embedding =
+            embedding_name == hashed_embedding_name || embedding_name == simulated_provider_name;
+        if (!local_embedding) {  // the local embedder computes, never caches
+            ProviderConfig embedding_config;
+            embedding_config.base_url =
+                config.embedding_base_url.empty() ? config.base_url : config.embedding_base_url;
+            embedding_config.api_key = config.api_key;
+            embedding_endpoint =
+                make_embedding_provider(embedding_name, embedding_config)->endpoint_identity();
+        }
+        walk = std::make_unique<CacheWalk>(config, labels, *cache, chat->endpoint_identity(),
+                                           embedding_name, embedding_endpoint,
+                                           config.embedding_model, report);
+        embeddings_cached = !local_embedding;
     }
     const int m = pool_size(config);
-    std::set<std::string> seen;
     for (const PassageInput& passage : passages) {
         CallCounts& calls = report.calls;
         calls.annotation_calls += per_passage.annotation_calls;
@@ -264,41 +469,27 @@ DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageIn
         report.estimated_input_tokens +=
             per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + words * 14 / 10);
         report.estimated_output_tokens += per_passage.backtranslation_calls * label_output;
-        if (cache && chat) {
-            // The requests whose prompts are known before any answer: the annotations of y and
-            // every pool call (backtranslation prompts quote texts not generated yet).
-            const auto check = [&](bool simulate, const std::string& prompt, int position, int count) {
-                const ChatRequest request =
-                    chat_request_for(config, config.model, labels, simulate, prompt, position, count, 0);
-                const CacheKey key = chat_key_for(config.provider, chat->endpoint_identity(), request, position, 0);
-                const std::string hash = key.hash();
-                if (!seen.insert(hash).second) {
-                    ++report.calls.shared;
-                } else if (cache->contains(key)) {
-                    ++report.cached_calls;
-                }
-            };
-            for (int r = 0; r < config.annotation_repeats; ++r) check(false, annotation, r, 0);
-            for (const std::string& label : labels) {
-                // β̂ is not known yet: the pool's own M texts (reference draws follow them).
-                for (int c = 0; c < calls_for(m, config.n); ++c) {
-                    const int count = std::min(config.n, m - c * config.n);
-                    check(true, task.render_simulation(label, count, passage.text, variables), c, count);
-                }
-            }
-        }
+        if (walk) walk_passage(*walk, config, task, labels, passage, variables, embeddings_cached);
     }
+    report.chat_calls_to_make = report.calls.chat_calls - report.cached_calls - report.calls.shared;
+    report.texts_to_embed =
+        report.calls.embedded_texts - report.cached_embedded_texts - report.shared_embedded_texts;
     report.calls.embedding_requests = -1;  // depends on the provider's batch size and on sharing
     report.note =
-        std::string(synthetic ? "Synthetic: the simulated provider makes no network call and costs "
-                                "nothing. "
-                              : "") +
-        "Counts are exact: R + K*ceil(M/n) + M chat calls and K*M + 1 embedded texts per passage "
-        "(plus parse retries, which depend on the answers). Requests identical across passages "
-        "(a simulation prompt that does not quote the passage) are sent once: 'shared' counts the "
-        "annotation and simulation calls saved that way, and their backtranslations are shared "
-        "too when the labels agree. 'Already in the cache' counts annotation and simulation calls "
-        "whose answers the cache holds. Tokens are estimates (4 characters a token).";
+        std::string(synthetic
+                        ? "Synthetic: the simulated provider makes no network call, costs nothing "
+                          "and does not use the cache (its answers are fixed by the request). "
+                        : "") +
+        "Counts are exact: R + K*ceil(M/n) + M chat calls and K*M + 1 embedded texts per passage, "
+        "plus parse retries of new answers, which depend on them. The cache is followed as the run "
+        "would follow it: cached annotations give the label whose pool is backtranslated, cached "
+        "pools give the backtranslation prompts and the texts to embed. 'Shared' requests are "
+        "identical to an earlier passage's (a simulation prompt that does not quote the passage) "
+        "and are made once; where a passage's label is not cached yet, its backtranslation may "
+        "still "
+        "turn out to be shared, so 'to be made' is then an upper bound. Tokens are estimates (4 "
+        "characters a token) for every call, made or "
+        "cached.";
     return report;
 }
 

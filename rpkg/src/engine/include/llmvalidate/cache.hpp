@@ -95,6 +95,11 @@ class Cache {
     // Several puts in one transaction (one lock, one commit).
     void put_many(const std::vector<std::pair<CacheKey, CacheEntry>>& entries,
                   const std::vector<std::string>& secrets = {});
+    // The same with each key's hash() already computed (key_hashes[i] for entries[i]): the
+    // pipeline hashes every key once for its lookup and reuses it here.
+    void put_many(const std::vector<std::pair<CacheKey, CacheEntry>>& entries,
+                  const std::vector<std::string>& secrets,
+                  const std::vector<std::string>& key_hashes);
     bool contains(const CacheKey& key);
 
     CacheStats stats();

@@ -221,6 +221,15 @@ struct DryRunReport {
     std::size_t passages = 0;
     CallCounts calls;                    // what the run would make, before the cache
     std::int64_t cached_calls = 0;       // of which the cache already holds (would not be made)
+    // Embedded texts the cache already holds, and texts embedded once for several passages.
+    std::int64_t cached_embedded_texts = 0;
+    std::int64_t shared_embedded_texts = 0;
+    // What would be sent: chat calls (before parse retries of new answers, which depend on
+    // them) and texts to embed. calls.chat_calls - cached_calls - calls.shared, and so on.
+    // Exact where every passage's annotation is cached; otherwise an upper bound (a passage
+    // may share its backtranslation with another once its label is known).
+    std::int64_t chat_calls_to_make = 0;
+    std::int64_t texts_to_embed = 0;
     std::int64_t estimated_input_tokens = 0;
     std::int64_t estimated_output_tokens = 0;
     // Calls whose count depends on answers not yet known (β̂ decides which pool is
