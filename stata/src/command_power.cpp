@@ -18,6 +18,7 @@
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/task.hpp"
 #include "results.hpp"
+#include "validation_settings.hpp"
 #endif
 
 namespace llmv::stata {
@@ -46,17 +47,7 @@ int command_power(Api& api, int argc, char* argv[]) {
         throw StataFailure(kRcSyntax, "llmvalidate power: option task() is required");
     power.true_label = api.local("llmv_truelabel").value_or("");
     power.replications = args.integer("replications", power.replications);
-    config.m = args.integer("m", config.m);
-    config.n = args.integer("n", config.n);
-    config.annotation_repeats = args.integer("repeats", config.annotation_repeats);
-    config.alpha = args.real("alpha", config.alpha);
-    config.threshold = args.real("threshold", config.threshold);
-    config.seed = args.seed("seed", config.seed);
-    config.permutations = args.integer("permutations", config.permutations);
-    config.validation_method = args.text("vmethod", config.validation_method);
-    config.separation_method = args.text("smethod", config.separation_method);
-    config.backtranslation_rule = args.text("rule", config.backtranslation_rule);
-    config.concurrency = args.integer("concurrency", config.concurrency);
+    read_validation_settings(args, config);
     pipeline::SimulatedDgp& dgp = config.simulated;
     dgp.follow_probability = args.real("follow", dgp.follow_probability);
     dgp.label_signal = args.real("signal", dgp.label_signal);

@@ -21,6 +21,7 @@
 #include "llmvalidate/pipeline.hpp"
 #include "results.hpp"
 #include "test_results.hpp"
+#include "validation_settings.hpp"
 #endif
 
 namespace llmv::stata {
@@ -38,6 +39,20 @@ int command_validate(Api&, int, char*[]) {
 #else
 
 bool pipeline_available() { return true; }
+
+void read_validation_settings(const Arguments& args, pipeline::ValidationConfig& config) {
+    config.m = args.integer("m", config.m);
+    config.n = args.integer("n", config.n);
+    config.annotation_repeats = args.integer("repeats", config.annotation_repeats);
+    config.alpha = args.real("alpha", config.alpha);
+    config.threshold = args.real("threshold", config.threshold);
+    config.seed = args.seed("seed", config.seed);
+    config.permutations = args.integer("permutations", config.permutations);
+    config.validation_method = args.text("vmethod", config.validation_method);
+    config.separation_method = args.text("smethod", config.separation_method);
+    config.backtranslation_rule = args.text("rule", config.backtranslation_rule);
+    config.concurrency = args.integer("concurrency", config.concurrency);
+}
 
 namespace {
 std::string local_or(const Api& api, const std::string& name, const std::string& fallback) {
@@ -70,17 +85,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
     config.base_url = local_or(api, "llmv_base_url", "");
     config.cache_path = local_or(api, "llmv_cache", "");
     config.api_key = local_or(api, "llmv_apikey", "");
-    config.m = args.integer("m", config.m);
-    config.n = args.integer("n", config.n);
-    config.annotation_repeats = args.integer("repeats", config.annotation_repeats);
-    config.alpha = args.real("alpha", config.alpha);
-    config.threshold = args.real("threshold", config.threshold);
-    config.seed = args.seed("seed", config.seed);
-    config.permutations = args.integer("permutations", config.permutations);
-    config.validation_method = args.text("vmethod", config.validation_method);
-    config.separation_method = args.text("smethod", config.separation_method);
-    config.backtranslation_rule = args.text("rule", config.backtranslation_rule);
-    config.concurrency = args.integer("concurrency", config.concurrency);
+    read_validation_settings(args, config);
     config.dry_run = args.integer("dryrun", 0) != 0;
     const bool generate = args.integer("generate", 0) != 0;
     pipeline::check_config(config);
