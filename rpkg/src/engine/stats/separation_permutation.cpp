@@ -68,11 +68,11 @@ Draws draw_groups(Eigen::Index n, Eigen::Index m_beta, int permutations, Rng& rn
     return draws;
 }
 
-// table[(q · subsets + code) · chunk_width + lane], for quads q >= first_quad: the sum of the
-// rows 4q + j with bit j of `code` set, over the coordinates of chunk `chunk`, rows added in
+// table[(q · subsets + code) · chunk_width + lane], for quads q in [first_quad, last_quad): the sum
+// of the rows 4q + j with bit j of `code` set, over the coordinates of chunk `chunk`, rows added in
 // ascending order (the subset without its highest row, plus that row). Rows >= n are zero.
 void fill_subset_sums(const Eigen::MatrixXd& beta, const Eigen::MatrixXd& gamma, Eigen::Index chunk,
-                      Eigen::Index first_quad, std::vector<double>& table) {
+                      Eigen::Index first_quad, Eigen::Index last_quad, std::vector<double>& table) {
     const Eigen::Index m_beta = beta.rows();
     const Eigen::Index n = m_beta + gamma.rows();
     const Eigen::Index d = beta.cols();
@@ -81,7 +81,7 @@ void fill_subset_sums(const Eigen::MatrixXd& beta, const Eigen::MatrixXd& gamma,
     const Eigen::Index width = std::min(chunk_width, d - first_column);
     table.resize(static_cast<std::size_t>(quads * subsets * chunk_width));
     // The empty subset and the single rows (bit j alone); rows >= n and lanes >= width are 0.
-    for (Eigen::Index q = first_quad; q < quads; ++q) {
+    for (Eigen::Index q = first_quad; q < last_quad; ++q) {
         double* sums = table.data() + q * subsets * chunk_width;
         Chunk::Map(sums).setZero();
         for (Eigen::Index j = 0; j < quad; ++j) {
@@ -93,7 +93,7 @@ void fill_subset_sums(const Eigen::MatrixXd& beta, const Eigen::MatrixXd& gamma,
                                                        : gamma(i - m_beta, first_column + lane);
         }
     }
-    for (Eigen::Index q = first_quad; q < quads; ++q) {
+    for (Eigen::Index q = first_quad; q < last_quad; ++q) {
         double* sums = table.data() + q * subsets * chunk_width;
         for (Eigen::Index code = 3; code < subsets; ++code) {
             Eigen::Index highest = subsets / 2;
@@ -190,21 +190,24 @@ void null_through_subset_sums(SimilarityBlocks& blocks, const std::string& pool_
     std::vector<double> prefix;  // the sums over the β-only quads, shared by every γ
     std::vector<double> sums;
     Eigen::VectorXd rest(d);
+    std::vector<Eigen::VectorXd> totals;  // σ_β + σ_γ of each γ
+    for (const std::string& gamma : gammas)
+        totals.push_back(blocks.sum(pool_beta) + blocks.sum(gamma));
     for (int first = 0; first < permutations; first += permutations_per_block) {
         const int columns = std::min(permutations_per_block, permutations - first);
         prefix.assign(static_cast<std::size_t>(columns * padded), 0.0);
         const Eigen::MatrixXd& any_gamma = blocks.pool(gammas.front());
         for (Eigen::Index chunk = 0; chunk < chunks && beta_quads > 0; ++chunk) {
-            fill_subset_sums(beta, any_gamma, chunk, 0, table);
+            fill_subset_sums(beta, any_gamma, chunk, 0, beta_quads, table);
             add_quads(table, draws, first, columns, chunk, padded, 0, beta_quads, prefix);
         }
         for (std::size_t g = 0; g < gammas.size(); ++g) {
             const Eigen::MatrixXd& gamma = blocks.pool(gammas[g]);
-            const Eigen::VectorXd total = blocks.sum(pool_beta) + blocks.sum(gammas[g]);
+            const Eigen::VectorXd& total = totals[g];
             const double pairs = static_cast<double>(m_beta) * static_cast<double>(gamma.rows());
             sums = prefix;
             for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
-                fill_subset_sums(beta, gamma, chunk, beta_quads, table);
+                fill_subset_sums(beta, gamma, chunk, beta_quads, draws.quads, table);
                 add_quads(table, draws, first, columns, chunk, padded, beta_quads, draws.quads,
                           sums);
             }
