@@ -119,15 +119,7 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
   if (!is.logical(dry_run) || length(dry_run) != 1 || is.na(dry_run)) {
     abort_argument("dry_run", "TRUE or FALSE", dry_run, call)
   }
-  extra <- list(...)
-  settings_allowed <- c("permutations", "repeats", "temperature", "max_retries", "variables")
-  unknown <- setdiff(names(extra), settings_allowed)
-  if (length(extra) > 0 && (is.null(names(extra)) || any(!nzchar(names(extra))) ||
-                              length(unknown) > 0)) {
-    abort_argument("...", paste0("named settings among ",
-                                 paste0("`", settings_allowed, "`", collapse = ", ")),
-                   if (length(unknown) > 0) unknown else names(extra) %||% extra, call)
-  }
+  extra <- check_settings(list(...), c("permutations", "repeats", "temperature", "max_retries", "variables"), call)
   permutations <- check_permutations(extra$permutations %||% 999, call)
   repeats <- check_count(extra$repeats %||% 1, "repeats", call)
   temperature <- check_number(extra$temperature %||% 1, "temperature", 0, 2, FALSE, call,
@@ -280,6 +272,18 @@ resolve_task <- function(task, call) {
   allowed <- paste0("a task file that exists or one of the shipped tasks ",
                     paste0("\"", names(shipped_tasks), "\"", collapse = ", "))
   abort_argument("task", allowed, task, call)
+}
+
+# The named settings given in `...`, refused unless every one is among `allowed`.
+check_settings <- function(extra, allowed, call) {
+  unknown <- setdiff(names(extra), allowed)
+  if (length(extra) > 0 && (is.null(names(extra)) || any(!nzchar(names(extra))) ||
+                              length(unknown) > 0)) {
+    abort_argument("...", paste0("named settings among ",
+                                 paste0("`", allowed, "`", collapse = ", ")),
+                   if (length(unknown) > 0) unknown else names(extra) %||% extra, call)
+  }
+  extra
 }
 
 check_count <- function(x, arg, call) {

@@ -47,15 +47,7 @@ llm_power <- function(task, provider = llm_provider_simulated(), M = 100, n = 10
   methods <- check_methods(methods, call)
   if (!is.null(true_label)) true_label <- check_string(true_label, "true_label", call)
   replications <- check_count(replications, "replications", call)
-  extra <- list(...)
-  settings_allowed <- c("permutations", "repeats", "variables")
-  unknown <- setdiff(names(extra), settings_allowed)
-  if (length(extra) > 0 && (is.null(names(extra)) || any(!nzchar(names(extra))) ||
-                              length(unknown) > 0)) {
-    abort_argument("...", paste0("named settings among ",
-                                 paste0("`", settings_allowed, "`", collapse = ", ")),
-                   if (length(unknown) > 0) unknown else names(extra) %||% extra, call)
-  }
+  extra <- check_settings(list(...), c("permutations", "repeats", "variables"), call)
   permutations <- check_permutations(extra$permutations %||% 999, call)
   repeats <- check_count(extra$repeats %||% 1, "repeats", call)
   seed <- resolve_seed(seed, call)
