@@ -10,7 +10,6 @@
 #include "return_codes.hpp"
 
 #if LLMV_STATA_HAVE_PIPELINE
-#include <atomic>
 #include <string>
 #include <vector>
 
@@ -59,21 +58,9 @@ int command_power(Api& api, int argc, char* argv[]) {
     // Power runs keep nothing: every replication is a fresh synthetic draw (as in the CLI).
     config.cache_path.clear();
 
-    // Break is read between progress reports, as in `validate`.
-    std::atomic<bool> cancel{false};
-    std::size_t dots = 0;
-    pipeline::BatchCallbacks callbacks;
-    callbacks.cancel = &cancel;
-    callbacks.on_progress = [&](const pipeline::Progress& progress) {
-        while (dots < progress.passages_done) {
-            ++dots;
-            api.display(dots % 50 == 0 ? ". " + std::to_string(dots) + "\n" : ".");
-        }
-        if (api.poll()) cancel = true;
-    };
-    const pipeline::PowerResult result = pipeline::estimate_power(power, callbacks);
-    if (dots % 50 != 0) api.display("\n");
-    if (cancel) throw BreakRequested();
+    ProgressDots progress(api);
+    const pipeline::PowerResult result = pipeline::estimate_power(power, progress.callbacks());
+    progress.finish();
 
     Results results;
     results.scalar("replications", result.replications);

@@ -13,7 +13,6 @@
 #include "return_codes.hpp"
 
 #if LLMV_STATA_HAVE_PIPELINE
-#include <atomic>
 #include <string>
 #include <vector>
 
@@ -39,6 +38,22 @@ int command_validate(Api&, int, char*[]) {
 #else
 
 bool pipeline_available() { return true; }
+
+ProgressDots::ProgressDots(Api& api) : api_(api) {
+    callbacks_.cancel = &cancel_;
+    callbacks_.on_progress = [this](const pipeline::Progress& progress) {
+        while (dots_ < progress.passages_done) {
+            ++dots_;
+            api_.display(dots_ % 50 == 0 ? ". " + std::to_string(dots_) + "\n" : ".");
+        }
+        if (api_.poll()) cancel_ = true;
+    };
+}
+
+void ProgressDots::finish(bool cancelled_by_pipeline) {
+    if (dots_ % 50 != 0) api_.display("\n");
+    if (cancelled_by_pipeline || cancel_) throw BreakRequested();
+}
 
 void read_validation_settings(const Arguments& args, pipeline::ValidationConfig& config) {
     config.m = args.integer("m", config.m);
@@ -129,22 +144,9 @@ int command_validate(Api& api, int argc, char* argv[]) {
         return 0;
     }
 
-    // Break is read on the calling thread between progress reports; the pipeline abandons the
-    // requests in flight and the cache keeps every answer already paid for.
-    std::atomic<bool> cancel{false};
-    std::size_t dots = 0;
-    pipeline::BatchCallbacks callbacks;
-    callbacks.cancel = &cancel;
-    callbacks.on_progress = [&](const pipeline::Progress& progress) {
-        while (dots < progress.passages_done) {
-            ++dots;
-            api.display(dots % 50 == 0 ? ". " + std::to_string(dots) + "\n" : ".");
-        }
-        if (api.poll()) cancel = true;
-    };
-    const auto batch = pipeline::validate_batch(config, inputs, callbacks, true);
-    if (dots % 50 != 0) api.display("\n");
-    if (batch.cancelled || cancel) throw BreakRequested();
+    ProgressDots progress(api);
+    const auto batch = pipeline::validate_batch(config, inputs, progress.callbacks(), true);
+    progress.finish(batch.cancelled);
 
     std::vector<Outcome> outcomes;
     std::vector<std::string> labels;

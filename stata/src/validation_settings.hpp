@@ -1,14 +1,38 @@
-// The test settings that `llmvalidate varname` and `llmvalidate power` share, read from the
-// plugin's words into a pipeline::ValidationConfig (only with LLMV_STATA_HAVE_PIPELINE).
+// What `llmvalidate varname` and `llmvalidate power` share: the test settings read from the
+// plugin's words, and the progress dots with Break (only with LLMV_STATA_HAVE_PIPELINE).
 #pragma once
+
+#include <atomic>
+#include <cstddef>
 
 #include "arguments.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "stata_api.hpp"
 
 namespace llmv::stata {
 
 // m= n= repeats= alpha= threshold= seed= permutations= vmethod= smethod= rule= concurrency=;
 // a word not given keeps the value already in `config`.
 void read_validation_settings(const Arguments& args, pipeline::ValidationConfig& config);
+
+// Pipeline callbacks that print a dot per finished passage (a count every 50) and read Break
+// on the calling thread between progress reports, raising the pipeline's cancel flag; the
+// pipeline then abandons the requests in flight and the cache keeps every answer paid for.
+class ProgressDots {
+  public:
+    explicit ProgressDots(Api& api);
+    ProgressDots(const ProgressDots&) = delete;
+    ProgressDots& operator=(const ProgressDots&) = delete;
+
+    const pipeline::BatchCallbacks& callbacks() const { return callbacks_; }
+    // Ends the line of dots; throws BreakRequested when Break was pressed.
+    void finish(bool cancelled_by_pipeline = false);
+
+  private:
+    Api& api_;
+    std::atomic<bool> cancel_{false};
+    std::size_t dots_ = 0;
+    pipeline::BatchCallbacks callbacks_;
+};
 
 }  // namespace llmv::stata
