@@ -90,13 +90,17 @@ if [[ " $parts " == *" throughput "* ]]; then
       awk '$1 == 50 && $3 == 32 { print $4 }')
     echo "transport alone: $transport_rps requests/s (bound 640/s)"
   fi
-  # Twice: --no-cache, then with a fresh cache file (the CLI's default is a cache), each
-  # against a fresh server (its counter counts the run's requests).
-  for variant in no-cache cache; do
+  # Three times: --no-cache; a fresh cache file (the CLI's default is a cache), written by
+  # the cache's writer thread; and a fresh cache file written inline on the client thread
+  # (LLMV_CACHE_INLINE_WRITES=1, how it was before the writer thread). Each against a fresh
+  # server (its counter counts the run's requests).
+  for variant in no-cache cache cache-inline-writes; do
     start_server 50
     cache_file=""
-    [ "$variant" = cache ] && cache_file="$work/cache.sqlite"
-    run_batch "$port" "$work/rows.csv" "$work/slow-$variant" "$cache_file"
+    [ "$variant" != no-cache ] && cache_file="$work/cache-$variant.sqlite"
+    inline_writes=0
+    [ "$variant" = cache-inline-writes ] && inline_writes=1
+    LLMV_CACHE_INLINE_WRITES=$inline_writes run_batch "$port" "$work/rows.csv" "$work/slow-$variant" "$cache_file"
     requests=$(requests_of "$port")
     seconds=$(seconds_of "$work/slow-$variant.err")
     cpu=$(grep -E 'User time|System time' "$work/slow-$variant.err" | awk '{ s += $NF } END { print s }')

@@ -9,20 +9,30 @@ BUILD_DIR=$build_dir bash tools/build.sh -DLLMV_WERROR=ON
 
 status=0
 failed=()
+# Each step's output also goes to a log of its own, so that a failure can be shown again last.
+step_logs="$build_dir/test-logs"
+rm -rf "$step_logs"
+mkdir -p "$step_logs"
 for step in tools/test.d/*.sh; do
   [ -e "$step" ] || continue
-  echo "== $(basename "$step")"
-  if ! BUILD_DIR=$build_dir bash "$step"; then
+  name=$(basename "$step" .sh)
+  echo "== $name"
+  if ! BUILD_DIR=$build_dir bash "$step" 2>&1 | tee "$step_logs/$name.log"; then
     status=1
-    failed+=("$(basename "$step")")
+    failed+=("$name")
   fi
 done
-if ! (cd "$build_dir" && ctest --output-on-failure -j 2); then
+if ! (cd "$build_dir" && ctest --output-on-failure -j 2) 2>&1 | tee "$step_logs/ctest.log"; then
   status=1
   failed+=("ctest")
 fi
-# CI shows only the end of the log, so the failing steps are named last.
+# CI shows only the end of the log: the end of each failed step's output is repeated, and the
+# failing steps are named last.
 if [ "$status" -ne 0 ]; then
+  for name in "${failed[@]}"; do
+    echo "== the last 60 lines of $name:" >&2
+    tail -n 60 "$step_logs/$name.log" >&2
+  done
   echo "== FAILED: ${failed[*]}" >&2
 else
   echo "== all test steps passed"

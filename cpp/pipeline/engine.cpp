@@ -25,6 +25,7 @@
 #include "llmvalidate/provider.hpp"
 #include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/transport.hpp"
+#include "cache/cache_writer.hpp"
 #include "pipeline/simulated.hpp"
 
 namespace llmv::pipeline {
@@ -72,6 +73,7 @@ struct PassageState {
     int backtranslations_pending = 0;
 
     bool reporting = false;  // finish() is writing its answers to the cache
+    bool reported = false;   // on_passage has seen it
 
     Eigen::VectorXd passage_embedding;
     bool passage_embedded = false;
@@ -199,7 +201,15 @@ public:
         // synthetic rows. Their calls are counted as calls of the simulated provider on every
         // run (never as cache hits): counters report what was computed, and nothing is paid.
         const bool needs_cache = !synthetic_chat_ || !local_embedding_;
-        if (needs_cache && !config_.cache_path.empty()) cache_ = std::make_unique<Cache>(config_.cache_path);
+        if (needs_cache && !config_.cache_path.empty()) {
+            cache_ = std::make_unique<Cache>(config_.cache_path, config_.cache_busy_timeout_ms);
+            // A second connection to ":memory:" would be another database: written inline.
+            // LLMV_CACHE_INLINE_WRITES=1: inline too, for bench/pipeline_batch.sh's comparison.
+            const char* inline_writes = std::getenv("LLMV_CACHE_INLINE_WRITES");
+            if (config_.cache_path != ":memory:" && !(inline_writes && *inline_writes == '1'))
+                cache_writer_ =
+                    std::make_unique<CacheWriter>(config_.cache_path, config_.cache_busy_timeout_ms);
+        }
         progress_.passages_total = passages_total;
         max_passages_in_flight_ =
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
@@ -211,6 +221,7 @@ public:
             return run_and_flush(source);
         } catch (...) {
             flush_cache();  // what was paid for stays in the cache, whatever went wrong
+            if (cache_writer_) cache_writer_->wait_all();
             throw;
         }
     }
@@ -267,6 +278,7 @@ public:
             batch_.cancelled = cancelled();
         }
         flush_cache();
+        collect_written(/*wait=*/true);
         // Passages still open were cut short by a cancellation (or a transport shutdown).
         std::vector<PassagePtr> open;
         for (auto& entry : open_) open.push_back(entry.second);
@@ -299,6 +311,7 @@ public:
             if (cancelled()) return std::nullopt;
             report_progress(false);
             maybe_flush_cache();
+            collect_written(/*wait=*/false);
             admit();
             // Embeddings must not starve behind a long chat queue: a passage holds its pools in
             // memory until its texts are embedded.
@@ -600,6 +613,20 @@ public:
         // Its answers reach the cache before the passage is reported. (A failing write fails
         // the passages it owns, this one included: it is then reported as failed.)
         if (passage->finished) return;
+        if (cache_writer_) {
+            // Its answers are in batches up to the last one submitted: it is reported when the
+            // writer has written that one (collect_written), and waits here until then.
+            flush_cache();
+            passage->finished = true;
+            open_.erase(passage->index);
+            release_pools(passage);
+            if (batches_submitted_ > batches_written_) {
+                awaiting_write_.push_back({passage, batches_submitted_});
+                return;
+            }
+            report(passage);
+            return;
+        }
         if (!pending_writes_.empty()) {
             passage->reporting = true;
             const std::optional<FlushFailure> failure = flush_cache();
@@ -616,6 +643,19 @@ public:
         }
         passage->finished = true;
         open_.erase(passage->index);
+        release_pools(passage);
+        report(passage);
+    }
+
+    // Texts and answers are no longer needed once the result holds the numbers; the passage
+    // may still be referenced by queued units.
+    static void release_pools(const PassagePtr& passage) {
+        passage->pools.clear();
+        passage->backtranslation.clear();
+    }
+
+    void report(const PassagePtr& passage) {
+        passage->reported = true;
         ++progress_.passages_done;
         PassageResult& result = passage->result;
         add_counts(totals_passages_, result.calls);
@@ -631,9 +671,6 @@ public:
         compact_.push_back(std::move(compact));
         if (callbacks_.on_passage) callbacks_.on_passage(result);
         if (keep_results_) batch_.passages.push_back(std::move(result));
-        // Free the pools now: the passage may still be referenced by queued units.
-        passage->pools.clear();
-        passage->backtranslation.clear();
         passage->result = PassageResult();
     }
 
@@ -1141,6 +1178,11 @@ public:
         if (auto pending = pending_by_hash_.find(hash); pending != pending_by_hash_.end()) {
             return pending_writes_[pending->second].entry;
         }
+        if (submitted_by_hash_.count(hash)) {
+            // Rare (two passages asking the same request): the writer is waited for, rather
+            // than every answer kept twice in memory until written.
+            collect_written(/*wait=*/true);
+        }
         return cache_ ? cache_->get(hash) : std::nullopt;
     }
 
@@ -1172,6 +1214,10 @@ public:
         std::vector<PendingWrite> writes = std::move(pending_writes_);
         pending_writes_.clear();
         pending_by_hash_.clear();
+        if (cache_writer_) {
+            submit_writes(std::move(writes));
+            return std::nullopt;
+        }
         std::vector<std::pair<CacheKey, CacheEntry>> entries;
         std::vector<std::string> hashes;
         entries.reserve(writes.size());
@@ -1196,11 +1242,84 @@ public:
         return std::nullopt;
     }
 
+    // With the writer thread: the batch is queued and stays visible to lookups until written.
+    void submit_writes(std::vector<PendingWrite> writes) {
+        CacheWriter::Batch batch;
+        SubmittedBatch submitted;
+        batch.entries.reserve(writes.size());
+        batch.key_hashes.reserve(writes.size());
+        for (PendingWrite& write : writes) {
+            submitted.hashes.push_back(write.hash);
+            for (PassagePtr& owner : write.owners) submitted.owners.push_back(std::move(owner));
+            batch.key_hashes.push_back(std::move(write.hash));
+            batch.entries.emplace_back(std::move(write.key), std::move(write.entry));
+        }
+        batch.secrets = secrets_;
+        const std::uint64_t number = batches_submitted_ + 1;
+        for (const std::string& hash : batch.key_hashes) submitted_by_hash_[hash] = number;
+        batches_submitted_ = cache_writer_->submit(std::move(batch));
+        submitted_batches_[batches_submitted_] = std::move(submitted);
+    }
+
+    // Takes the writer's news: written entries leave the lookup map (the cache file has them
+    // now), a failed write fails the passages whose answers it held, and the passages whose
+    // answers are all written are reported.
+    void collect_written(bool wait) {
+        if (!cache_writer_) return;
+        if (!wait && batches_written_ == batches_submitted_) return;
+        const std::vector<CacheWriter::Written> written =
+            wait ? cache_writer_->wait_all() : cache_writer_->take_written();
+        for (const CacheWriter::Written& outcome : written) {
+            auto found = submitted_batches_.find(outcome.batch);
+            if (found == submitted_batches_.end()) continue;
+            SubmittedBatch submitted = std::move(found->second);
+            submitted_batches_.erase(found);
+            for (const std::string& hash : submitted.hashes) {
+                auto entry = submitted_by_hash_.find(hash);
+                // A later batch may carry a newer answer under the same key.
+                if (entry != submitted_by_hash_.end() && entry->second == outcome.batch)
+                    submitted_by_hash_.erase(entry);
+            }
+            batches_written_ = std::max(batches_written_, outcome.batch);
+            if (outcome.ok) continue;
+            for (const PassagePtr& passage : submitted.owners) {
+                const std::string message = "passage " + passage->input.id + ": " + outcome.message;
+                if (!passage->finished) {
+                    fail(passage, outcome.code, message);
+                } else if (passage->result.ok && !passage->reported) {
+                    PassageResult& result = passage->result;
+                    result.ok = false;
+                    result.error_code = outcome.code;
+                    result.error_message = redact(message, secrets_);
+                    result.verdict_name = "error";
+                    ++progress_.passages_failed;
+                }
+            }
+        }
+        while (!awaiting_write_.empty() && awaiting_write_.front().second <= batches_written_) {
+            PassagePtr passage = std::move(awaiting_write_.front().first);
+            awaiting_write_.pop_front();
+            report(passage);
+        }
+    }
+
+    struct SubmittedBatch {
+        std::vector<std::string> hashes;
+        std::vector<PassagePtr> owners;
+    };
+
     static constexpr std::size_t cache_batch_size = 256;
     static constexpr double cache_batch_seconds = 0.25;
     std::vector<PendingWrite> pending_writes_;
     std::unordered_map<std::string, std::size_t> pending_by_hash_;
     double first_pending_time_ = 0;
+    std::unique_ptr<CacheWriter> cache_writer_;  // null: writes inline (no cache, ":memory:")
+    std::uint64_t batches_submitted_ = 0;
+    std::uint64_t batches_written_ = 0;
+    std::map<std::uint64_t, SubmittedBatch> submitted_batches_;
+    std::unordered_map<std::string, std::uint64_t> submitted_by_hash_;  // hash -> its batch
+    // Finished passages waiting for the write of their answers: (passage, batch to wait for).
+    std::deque<std::pair<PassagePtr, std::uint64_t>> awaiting_write_;
 
     // ---- progress and summaries ---------------------------------------------------------------
     void report_progress(bool final_call) {

@@ -87,6 +87,10 @@ void check_config(const ValidationConfig& config) {
         throw_invalid(code::invalid_argument, "concurrency", std::to_string(config.concurrency),
                       "an integer in 1..4096");
     }
+    if (config.cache_busy_timeout_ms < 0) {
+        throw_invalid(code::invalid_argument, "cache_busy_timeout_ms",
+                      std::to_string(config.cache_busy_timeout_ms), "milliseconds >= 0");
+    }
     check_range("rpm", config.rpm, 0, 1e9, "requests per minute >= 0 (0: no limit)");
     check_range("tpm", config.tpm, 0, 1e12, "tokens per minute >= 0 (0: no limit)");
     check_range("temperature", config.temperature, 0, 2, "a temperature in [0, 2]");
@@ -407,7 +411,7 @@ DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageIn
     // its calls is computed, none is paid.
     const bool synthetic = config.provider == simulated_provider_name;
     std::unique_ptr<Cache> cache;
-    if (!synthetic && !config.cache_path.empty()) cache = std::make_unique<Cache>(config.cache_path);
+    if (!synthetic && !config.cache_path.empty()) cache = std::make_unique<Cache>(config.cache_path, config.cache_busy_timeout_ms);
     std::unique_ptr<CacheWalk> walk;
     bool embeddings_cached = false;  // false: embedded locally, never cached
     if (cache) {

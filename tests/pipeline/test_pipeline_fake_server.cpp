@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -320,4 +322,67 @@ TEST_CASE("the dry run sees what the cache already holds and makes no call") {
     CHECK(twice.calls.shared == 1 + 3 * 4 + 20);
     CHECK(twice.chat_calls_to_make == 0);
     CHECK(twice.shared_embedded_texts == 3 * 20 + 1);
+}
+
+// Another process takes the cache file's write lock after the first passage is reported: every
+// later write times out. The passages whose answers those writes held fail with the cache's
+// code (naming the file), no passage is reported valid without its answers in the cache, and
+// once the lock is gone a re-run completes them while the passages reported ok cost nothing.
+TEST_CASE("a cache write that fails fails the passages it held and loses no reported answer") {
+    const bool inline_writes = GENERATE(false, true);
+    INFO((inline_writes ? "writes inline" : "writes on the writer thread"));
+    if (inline_writes) {
+        ::setenv("LLMV_CACHE_INLINE_WRITES", "1", 1);
+    } else {
+        ::unsetenv("LLMV_CACHE_INLINE_WRITES");
+    }
+    fake::FakeServer server;
+    server.start();
+    ValidationConfig config = fake_config(server, temp_cache(inline_writes ? "locked-inline" : "locked"));
+    config.concurrency = 2;
+    config.cache_busy_timeout_ms = 100;
+    std::vector<PassageInput> passages;
+    for (int i = 0; i < 5; ++i) {
+        passages.push_back({"w" + std::to_string(i),
+                            server_style_passage(i % 2 ? "positive" : "negative", 90 + i), "", {}, ""});
+    }
+    sqlite3* other_process = nullptr;
+    BatchCallbacks callbacks;
+    callbacks.progress_interval_seconds = 0;
+    callbacks.on_progress = [&](const Progress& progress) {
+        if (other_process || progress.passages_done < 1) return;
+        REQUIRE(sqlite3_open(config.cache_path.c_str(), &other_process) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(other_process, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+    };
+    const BatchResult locked = validate_batch(config, passages, callbacks);
+    REQUIRE(other_process != nullptr);
+    sqlite3_exec(other_process, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(other_process);
+    ::unsetenv("LLMV_CACHE_INLINE_WRITES");
+
+    REQUIRE(locked.passages.size() == passages.size());
+    std::size_t failed = 0;
+    for (const auto& result : locked.passages) {
+        if (result.ok) continue;
+        ++failed;
+        INFO(result.id << ": " << result.error_message);
+        CHECK(result.error_code == "llmv.cache.failed");
+        CHECK_THAT(result.error_message, Catch::Matchers::Contains(config.cache_path));
+        CHECK(result.verdict_name == "error");
+    }
+    CHECK(failed >= 1);
+    CHECK(failed < passages.size());
+    CHECK(locked.summary.n_failed == failed);
+
+    const BatchResult rerun = validate_batch(config, passages);
+    REQUIRE(rerun.passages.size() == passages.size());
+    for (std::size_t i = 0; i < passages.size(); ++i) {
+        INFO(rerun.passages[i].id << ": " << rerun.passages[i].error_message);
+        REQUIRE(rerun.passages[i].ok);
+        if (locked.passages[i].ok) {
+            // Reported ok: every answer it used was already committed.
+            CHECK(rerun.passages[i].calls.chat_calls == 0);
+            CHECK(rerun.passages[i].tests.validation.p_value == locked.passages[i].tests.validation.p_value);
+        }
+    }
 }

@@ -68,6 +68,12 @@ fi
 if grep -Eq '^Status: .*(ERROR|WARNING)' "$log" || [ "$status" != 0 ]; then
   echo "r-package: R CMD check found errors or warnings:" >&2
   grep -E -A15 '\.\.\. (ERROR|WARNING)$' "$log" >&2 || true
+  # A failing test: the end of testthat's own log says which and why.
+  for failed_log in llmvalidate.Rcheck/tests/*.Rout.fail; do
+    [ -f "$failed_log" ] || continue
+    echo "r-package: the end of $failed_log:" >&2
+    tail -n 40 "$failed_log" >&2
+  done
   exit 1
 fi
 if grep -q '\.\.\. NOTE$' "$log"; then

@@ -112,6 +112,9 @@ struct ValidationConfig {
     bool backtranslate_all_labels = false;  // annotate every pool, not only β̂'s
 
     std::string cache_path;  // SQLite file; empty: nothing is cached (a re-run pays again)
+    // How long a cache write waits for another process holding the file's lock before the
+    // passages whose answers it holds fail with llmv.cache.failed.
+    int cache_busy_timeout_ms = 30000;
     int concurrency = 16;    // requests in flight
     double rpm = 0;          // requests per minute; 0: unlimited
     double tpm = 0;          // tokens per minute; 0: unlimited

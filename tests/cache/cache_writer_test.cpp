@@ -1,0 +1,128 @@
+// The cache's writer thread: batches are written in order over its own connection, a failed
+// write is reported (not thrown on the writer thread), and nothing submitted is dropped.
+#include <catch2/catch.hpp>
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "cache/cache_writer.hpp"
+#include "llmvalidate/cache.hpp"
+#include "llmvalidate/error.hpp"
+
+namespace {
+
+class TempDir {
+  public:
+    TempDir() {
+        char name[] = "/tmp/llmv-cache-writer-test-XXXXXX";
+        if (!mkdtemp(name)) throw std::runtime_error("mkdtemp failed");
+        path = name;
+    }
+    ~TempDir() {
+        for (const char* file : {"/cache.sqlite", "/cache.sqlite-wal", "/cache.sqlite-shm"}) {
+            std::remove((path + file).c_str());
+        }
+        rmdir(path.c_str());
+    }
+    std::string cache() const { return path + "/cache.sqlite"; }
+    std::string path;
+};
+
+llmv::CacheWriter::Batch batch_of(int first, int count, const std::string& secret = "") {
+    llmv::CacheWriter::Batch batch;
+    for (int draw = first; draw < first + count; ++draw) {
+        llmv::CacheKey key;
+        key.provider = "openai";
+        key.endpoint = "http://127.0.0.1:1/v1/chat/completions";
+        key.model = "writer-test";
+        key.prompt = "[{\"role\":\"user\",\"content\":\"Label this.\"}]";
+        key.draw_index = static_cast<std::uint64_t>(draw);
+        llmv::CacheEntry entry;
+        entry.body = "{\"draw\":" + std::to_string(draw) + ",\"echo\":\"" + secret + "\"}";
+        entry.text = "answer " + std::to_string(draw);
+        entry.input_tokens = 10;
+        batch.key_hashes.push_back(key.hash());
+        batch.entries.emplace_back(std::move(key), std::move(entry));
+    }
+    if (!secret.empty()) batch.secrets.push_back(secret);
+    return batch;
+}
+
+}  // namespace
+
+TEST_CASE("The cache writer writes every batch in order, over its own connection") {
+    TempDir dir;
+    llmv::Cache reader(dir.cache());
+    std::vector<std::string> hashes;
+    {
+        llmv::CacheWriter writer(dir.cache());
+        std::uint64_t last = 0;
+        for (int b = 0; b < 20; ++b) {
+            llmv::CacheWriter::Batch batch = batch_of(b * 10, 10, "sk-writer-secret");
+            hashes.insert(hashes.end(), batch.key_hashes.begin(), batch.key_hashes.end());
+            const std::uint64_t number = writer.submit(std::move(batch));
+            CHECK(number == last + 1);
+            last = number;
+        }
+        const auto written = writer.wait_all();
+        REQUIRE(written.size() == 20);  // wait_all returns what take_written had not taken
+        for (std::size_t i = 0; i < written.size(); ++i) {
+            CHECK(written[i].batch == i + 1);
+            CHECK(written[i].ok);
+        }
+        CHECK(writer.take_written().empty());
+        CHECK(reader.count() == 200);  // committed: the other connection sees every entry
+        const auto entry = reader.get(hashes[137]);
+        REQUIRE(entry);
+        CHECK(entry->text == "answer 137");
+        CHECK(entry->body.find("sk-writer-secret") == std::string::npos);  // redacted
+
+        // The destructor writes what was submitted but not waited for.
+        writer.submit(batch_of(500, 7));
+    }
+    CHECK(reader.count() == 207);
+}
+
+TEST_CASE("A failed write is reported with the cache code, and a later write succeeds") {
+    TempDir dir;
+    { llmv::Cache create(dir.cache()); }
+    llmv::CacheWriter writer(dir.cache(), /*busy_timeout_ms=*/50);
+    // Another connection holds the write lock, as another process writing would.
+    sqlite3* other = nullptr;
+    REQUIRE(sqlite3_open(dir.cache().c_str(), &other) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+    writer.submit(batch_of(0, 3));
+    auto written = writer.wait_all();
+    REQUIRE(written.size() == 1);
+    CHECK_FALSE(written[0].ok);
+    CHECK(written[0].code == llmv::code::cache);
+    CHECK_THAT(written[0].message, Catch::Contains(dir.cache()));
+    REQUIRE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(other);
+
+    writer.submit(batch_of(0, 3));
+    written = writer.wait_all();
+    REQUIRE(written.size() == 1);
+    CHECK(written[0].batch == 2);
+    CHECK(written[0].ok);
+    CHECK(llmv::Cache(dir.cache()).count() == 3);
+}
+
+TEST_CASE("take_written never waits: it returns only what is already written") {
+    TempDir dir;
+    { llmv::Cache create(dir.cache()); }
+    llmv::CacheWriter writer(dir.cache(), /*busy_timeout_ms=*/2000);
+    sqlite3* other = nullptr;
+    REQUIRE(sqlite3_open(dir.cache().c_str(), &other) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+    writer.submit(batch_of(0, 2));  // blocked behind the lock
+    CHECK(writer.take_written().empty());
+    REQUIRE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(other);
+    const auto written = writer.wait_all();
+    REQUIRE(written.size() == 1);
+    CHECK(written[0].ok);
+}
