@@ -9,29 +9,14 @@
 #include <cstdio>
 #include <string>
 
+#include "cache/temp_cache_dir.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/sha256.hpp"
 
 namespace {
 
-// A fresh directory under /tmp, removed with its cache files at the end of the test.
-class TempDir {
-  public:
-    TempDir() {
-        char name[] = "/tmp/llmv-cache-test-XXXXXX";
-        if (!mkdtemp(name)) throw std::runtime_error("mkdtemp failed");
-        path = name;
-    }
-    ~TempDir() {
-        for (const char* file : {"/cache.sqlite", "/cache.sqlite-wal", "/cache.sqlite-shm"}) {
-            std::remove((path + file).c_str());
-        }
-        rmdir(path.c_str());
-    }
-    std::string cache() const { return path + "/cache.sqlite"; }
-    std::string path;
-};
+using TempDir = llmv::test::TempCacheDir;
 
 llmv::CacheKey base_key() {
     llmv::CacheKey key;

@@ -9,27 +9,13 @@
 #include <string>
 
 #include "cache/cache_writer.hpp"
+#include "cache/temp_cache_dir.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace {
 
-class TempDir {
-  public:
-    TempDir() {
-        char name[] = "/tmp/llmv-cache-writer-test-XXXXXX";
-        if (!mkdtemp(name)) throw std::runtime_error("mkdtemp failed");
-        path = name;
-    }
-    ~TempDir() {
-        for (const char* file : {"/cache.sqlite", "/cache.sqlite-wal", "/cache.sqlite-shm"}) {
-            std::remove((path + file).c_str());
-        }
-        rmdir(path.c_str());
-    }
-    std::string cache() const { return path + "/cache.sqlite"; }
-    std::string path;
-};
+using TempDir = llmv::test::TempCacheDir;
 
 llmv::CacheWriter::Batch batch_of(int first, int count, const std::string& secret = "") {
     llmv::CacheWriter::Batch batch;
