@@ -238,6 +238,7 @@ public:
             options.rate_limits.tokens_per_minute = config_.tpm;
             options.cancel = callbacks_.cancel;
             options.accounting = &accounting_;
+#ifndef LLMV_NO_STDERR  // the R package: R CMD check rightly refuses writes to stderr
             if (std::getenv("LLMV_DEBUG_TRANSPORT")) {
                 options.progress = [](const TransportProgress& p) {
                     std::fprintf(stderr, "transport: %.2f s, in flight %llu, waiting %llu, completed %llu\n",
@@ -264,6 +265,7 @@ public:
                     }
                 };
             }
+#endif
             Transport transport(options);
             transport_ = &transport;
             const RunSummary summary = transport.run([this]() { return next_job(); },
