@@ -261,6 +261,9 @@ Rcpp::NumericVector counts_to_r(const pipeline::CallCounts& calls) {
         Rcpp::Named("embedding_requests") = calls.embedding_requests,
         Rcpp::Named("embedded_texts") = calls.embedded_texts,
         Rcpp::Named("cache_hits") = calls.cache_hits,
+        Rcpp::Named("shared") = calls.shared,
+        Rcpp::Named("parse_retries") = calls.parse_retries,
+        Rcpp::Named("transport_retries") = calls.transport_retries,
         Rcpp::Named("input_tokens") = calls.input_tokens,
         Rcpp::Named("output_tokens") = calls.output_tokens);
     return out;
