@@ -2,7 +2,6 @@
 // write is reported (not thrown on the writer thread), and nothing submitted is dropped.
 #include <catch2/catch.hpp>
 
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -76,18 +75,14 @@ TEST_CASE("A failed write is reported with the cache code, and a later write suc
     TempDir dir;
     { llmv::Cache create(dir.cache()); }
     llmv::CacheWriter writer(dir.cache(), /*busy_timeout_ms=*/50);
-    // Another connection holds the write lock, as another process writing would.
-    sqlite3* other = nullptr;
-    REQUIRE(sqlite3_open(dir.cache().c_str(), &other) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+    llmv::test::HeldWriteLock other_process(dir.cache());
     writer.submit(batch_of(0, 3));
     auto written = writer.wait_all();
     REQUIRE(written.size() == 1);
     CHECK_FALSE(written[0].ok);
     CHECK(written[0].code == llmv::code::cache);
     CHECK_THAT(written[0].message, Catch::Contains(dir.cache()));
-    REQUIRE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(other);
+    other_process.release();
 
     writer.submit(batch_of(0, 3));
     written = writer.wait_all();
@@ -101,13 +96,10 @@ TEST_CASE("take_written never waits: it returns only what is already written") {
     TempDir dir;
     { llmv::Cache create(dir.cache()); }
     llmv::CacheWriter writer(dir.cache(), /*busy_timeout_ms=*/2000);
-    sqlite3* other = nullptr;
-    REQUIRE(sqlite3_open(dir.cache().c_str(), &other) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+    llmv::test::HeldWriteLock other_process(dir.cache());
     writer.submit(batch_of(0, 2));  // blocked behind the lock
     CHECK(writer.take_written().empty());
-    REQUIRE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(other);
+    other_process.release();
     const auto written = writer.wait_all();
     REQUIRE(written.size() == 1);
     CHECK(written[0].ok);

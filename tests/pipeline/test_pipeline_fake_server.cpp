@@ -5,15 +5,16 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
-#include <sqlite3.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cache/temp_cache_dir.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/pipeline.hpp"
@@ -348,18 +349,16 @@ TEST_CASE("a cache write that fails fails the passages it held and loses no repo
         passages.push_back({"w" + std::to_string(i),
                             server_style_passage(i % 2 ? "positive" : "negative", 90 + i), "", {}, ""});
     }
-    sqlite3* other_process = nullptr;
+    std::unique_ptr<llmv::test::HeldWriteLock> other_process;
     BatchCallbacks callbacks;
     callbacks.progress_interval_seconds = 0;
     callbacks.on_progress = [&](const Progress& progress) {
         if (other_process || progress.passages_done < 1) return;
-        REQUIRE(sqlite3_open(config.cache_path.c_str(), &other_process) == SQLITE_OK);
-        REQUIRE(sqlite3_exec(other_process, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+        other_process = std::make_unique<llmv::test::HeldWriteLock>(config.cache_path);
     };
     const BatchResult locked = validate_batch(config, passages, callbacks);
     REQUIRE(other_process != nullptr);
-    sqlite3_exec(other_process, "ROLLBACK", nullptr, nullptr, nullptr);
-    sqlite3_close(other_process);
+    other_process->release();
     ::unsetenv("LLMV_CACHE_INLINE_WRITES");
 
     REQUIRE(locked.passages.size() == passages.size());
