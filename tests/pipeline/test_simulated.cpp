@@ -132,6 +132,24 @@ TEST_CASE("simulated DGP parameters are checked, naming the field and the value"
     CHECK_THROWS_WITH(SimulatedModel(not_summing, sentiment), Catch::Matchers::Contains("summing to 1"));
 }
 
+TEST_CASE("a negative cache busy timeout is refused before any call, naming the field") {
+    ValidationConfig config;
+    config.task_path = "simple_sentiment";
+    config.provider = "simulated";
+    config.cache_busy_timeout_ms = -1;
+    try {
+        check_config(config);
+        FAIL("check_config accepted cache_busy_timeout_ms = -1");
+    } catch (const Error& error) {
+        CHECK(error.code() == code::invalid_argument);
+        CHECK_THAT(error.what(), Catch::Matchers::Contains("cache_busy_timeout_ms") &&
+                                     Catch::Matchers::Contains("-1") &&
+                                     Catch::Matchers::Contains("milliseconds >= 0"));
+    }
+    config.cache_busy_timeout_ms = 0;  // 0: a locked file fails at once, allowed
+    CHECK_NOTHROW(check_config(config));
+}
+
 TEST_CASE("the pipeline runs offline on the simulated provider with exact counts, marked synthetic") {
     ValidationConfig config;
     config.task_path = "simple_sentiment";

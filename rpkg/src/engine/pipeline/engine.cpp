@@ -603,12 +603,17 @@ public:
 
     void fail(const PassagePtr& passage, const std::string& error_code, const std::string& message) {
         if (passage->finished || passage->reporting) return;
-        passage->result.ok = false;
-        passage->result.error_code = error_code;
-        passage->result.error_message = redact(message, secrets_);
-        passage->result.verdict_name = "error";
-        ++progress_.passages_failed;
+        mark_failed(passage->result, error_code, message);
         finish(passage);
+    }
+
+    // The result becomes the error row (and is counted as failed once).
+    void mark_failed(PassageResult& result, const std::string& error_code, const std::string& message) {
+        result.ok = false;
+        result.error_code = error_code;
+        result.error_message = redact(message, secrets_);
+        result.verdict_name = "error";
+        ++progress_.passages_failed;
     }
 
     void finish(const PassagePtr& passage) {
@@ -633,14 +638,9 @@ public:
             passage->reporting = true;
             const std::optional<FlushFailure> failure = flush_cache();
             passage->reporting = false;
-            PassageResult& result = passage->result;
-            if (failure && failure->owners.count(passage.get()) && result.ok) {
-                result.ok = false;
-                result.error_code = failure->code;
-                result.error_message =
-                    redact("passage " + passage->input.id + ": " + failure->message, secrets_);
-                result.verdict_name = "error";
-                ++progress_.passages_failed;
+            if (failure && failure->owners.count(passage.get()) && passage->result.ok) {
+                mark_failed(passage->result, failure->code,
+                            "passage " + passage->input.id + ": " + failure->message);
             }
         }
         passage->finished = true;
@@ -1257,9 +1257,8 @@ public:
             batch.entries.emplace_back(std::move(write.key), std::move(write.entry));
         }
         batch.secrets = secrets_;
-        const std::uint64_t number = batches_submitted_ + 1;
-        for (const std::string& hash : batch.key_hashes) submitted_by_hash_[hash] = number;
         batches_submitted_ = cache_writer_->submit(std::move(batch));
+        for (const std::string& hash : submitted.hashes) submitted_by_hash_[hash] = batches_submitted_;
         submitted_batches_[batches_submitted_] = std::move(submitted);
     }
 
@@ -1289,12 +1288,7 @@ public:
                 if (!passage->finished) {
                     fail(passage, outcome.code, message);
                 } else if (passage->result.ok && !passage->reported) {
-                    PassageResult& result = passage->result;
-                    result.ok = false;
-                    result.error_code = outcome.code;
-                    result.error_message = redact(message, secrets_);
-                    result.verdict_name = "error";
-                    ++progress_.passages_failed;
+                    mark_failed(passage->result, outcome.code, message);
                 }
             }
         }

@@ -411,7 +411,9 @@ DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageIn
     // its calls is computed, none is paid.
     const bool synthetic = config.provider == simulated_provider_name;
     std::unique_ptr<Cache> cache;
-    if (!synthetic && !config.cache_path.empty()) cache = std::make_unique<Cache>(config.cache_path, config.cache_busy_timeout_ms);
+    if (!synthetic && !config.cache_path.empty()) {
+        cache = std::make_unique<Cache>(config.cache_path, config.cache_busy_timeout_ms);
+    }
     std::unique_ptr<CacheWalk> walk;
     bool embeddings_cached = false;  // false: embedded locally, never cached
     if (cache) {
