@@ -33,6 +33,10 @@ struct Job {
     HttpRequest request;
     std::string model;            // for accounting (may be empty)
     double estimated_tokens = 0;  // for the tokens-per-minute limiter (input + max output)
+    // Optional: false for a 2xx whose body is not usable (cut, not JSON). Such an answer then
+    // takes the path of every other transient failure: the same retry budget and backoff,
+    // and llmv.provider.malformed_response after the last retry.
+    std::function<bool(const HttpResponse&)> accept;
 };
 
 struct JobResult {
@@ -81,8 +85,13 @@ struct TransportOptions {
     std::size_t max_concurrency = 16;
     RetryPolicy retry;
     RateLimits rate_limits;
-    // The caller sets *cancel (R interrupt, Stata Break); checked every poll tick.
+    // The caller sets *cancel (Ctrl-C, SIGTERM, R interrupt, Stata Break); checked every poll
+    // tick. From then on no request starts and jobs waiting for a retry are dropped; the
+    // requests in flight (paid for by then) get `drain_seconds` to finish and are delivered
+    // as usual, then the rest are aborted. *abort (a second signal) ends the drain at once.
     const std::atomic<bool>* cancel = nullptr;
+    double drain_seconds = 0;
+    const std::atomic<bool>* abort = nullptr;
     double poll_interval_seconds = 0.05;
     bool http2 = true;  // CURL_HTTP_VERSION_2TLS: HTTP/2 over TLS where offered
     std::string user_agent = "llmvalidate";
@@ -91,6 +100,9 @@ struct TransportOptions {
     // Optional hooks, called on the run() thread.
     std::function<void(const TraceEvent&)> trace;
     std::function<void(const TransportProgress&)> progress;
+    // Called on every turn of the loop (at least every poll_interval_seconds), also while
+    // every slot is busy: the pipeline flushes its cache buffer from here.
+    std::function<void()> tick;
     double progress_interval_seconds = 0.25;  // progress is also called once at the end
 };
 
