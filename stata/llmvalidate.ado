@@ -99,9 +99,10 @@ program define RunPlugin, rclass
           varnames(string) task(string) provider(string) model(string)              ///
           embedding(string)                                                         ///
           embmodel(string) baseurl(string) cache(string) keyenv(string)             ///
-          truelabel(string) topic(string) ]
+          truelabel(string) topic(string) generations(string) ]
 
     local llmv_labels `"`labels'"'
+    local llmv_generations `"`generations'"'
     local llmv_varnames `"`varnames'"'
     local llmv_task `"`task'"'
     local llmv_provider `"`provider'"'
@@ -250,7 +251,8 @@ program define Validate, rclass
           HUMan(varname) M(integer 100) N(integer 10) REPeats(integer 1)              ///
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
-          CONCurrency(integer 16) KEYenv(name) GENerate(name) REPLACE DRYrun NOTABle ]
+          CONCurrency(integer 16) KEYenv(name) GENerate(name) REPLACE DRYrun NOTABle ///
+          SAVing(string asis) ]
 
     capture confirm string variable `varlist'
     if _rc {
@@ -269,6 +271,16 @@ program define Validate, rclass
     }
     if `"`seed'"' == "" {
         local seed = strofreal(runiformint(1, 2147483646), "%12.0f")
+    }
+
+    * saving(filename [, replace]): a dataset of what the model wrote and answered.
+    local savefile
+    local gencsv
+    if `"`saving'"' != "" & "`dryrun'" == "" {
+        ParseSaving `saving'
+        local savefile `"`s(filename)'"'
+        local savereplace `s(replace)'
+        tempfile gencsv
     }
 
     FindTask `"`task'"' taskfile
@@ -305,8 +317,9 @@ program define Validate, rclass
     RunPlugin `variables', touse(`touse') command(validate) words(`words')          ///
         generate(`generate') `replace' task(`taskfile') provider(`provider')        ///
         model(`model') embedding(`embedding') embmodel(`embmodel') baseurl(`baseurl') ///
-        cache(`cache') keyenv(`keyenv')
+        cache(`cache') keyenv(`keyenv') generations(`gencsv')
     return add
+    if `"`savefile'"' != "" SaveGenerations `"`gencsv'"' `"`savefile'"' `savereplace'
     return local cmd "llmvalidate"
     return local subcmd "validate"
     return local task `"`taskfile'"'
@@ -314,6 +327,42 @@ program define Validate, rclass
         if "`dryrun'" != "" ShowDryRun
         else ShowResults
     }
+end
+
+* saving(filename [, replace]): the file (.dta added when it has no extension) and replace.
+* lint: internal
+program define ParseSaving, sclass
+    version 14.1
+    syntax anything(name=filename id="filename") [, REPLACE ]
+    local filename `filename'
+    if !regexm(`"`filename'"', "\.[A-Za-z0-9]+$") local filename `"`filename'.dta"'
+    if "`replace'" == "" confirm new file `"`filename'"'
+    sreturn local filename `"`filename'"'
+    sreturn local replace `replace'
+end
+
+* The generations the plugin wrote (CSV) as a Stata dataset: one observation per annotation of a
+* passage and per generated text. The data in memory are left as they were.
+program define SaveGenerations
+    version 14.1
+    args csv filename replace
+    preserve
+    quietly import delimited using `"`csv'"', clear varnames(1) stringcols(_all) ///
+        bindquote(strict) encoding("utf-8")
+    quietly destring index id draw, replace
+    rename id obs
+    label variable index "passage, in the order validated"
+    label variable obs "observation of the passage"
+    label variable kind "annotation (of the passage) or simulation (a generated text)"
+    label variable label "label the text was written for"
+    label variable draw "draw: annotation r, or position in the label's pool"
+    label variable text "the passage (annotation) or the generated text"
+    label variable answer "label the model gave (backtranslated label for a generated text)"
+    label variable model "chat model"
+    label variable prompt_hash "SHA-256 of the prompt"
+    quietly save `"`filename'"', `replace'
+    restore
+    display as text `"(generations saved to `filename')"'
 end
 
 * task(): a TOML task file, or the name of one found along the ado-path; the file's path is

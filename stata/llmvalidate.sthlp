@@ -87,6 +87,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:label}, {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p}{p_end}
 {synopt:{opt replace}}replace those variables if they exist{p_end}
 {synopt:{opt notab:le}}display no results table{p_end}
+{synopt:{opt sav:ing(filename[, replace])}}save a dataset of what the model wrote and answered: every annotation and every generated text (see {help llmvalidate##saving:saving()}){p_end}
 {synoptline}
 
 {synoptset 26 tabbed}{...}
@@ -279,6 +280,18 @@ created only when the whole run succeeds.
 
 {phang}
 {opt notable} suppresses the results table.
+
+{marker saving}{...}
+{phang}
+{opt saving(filename[, replace])} ({cmd:llmvalidate} {varname}) saves a dataset of what the
+model wrote and answered, so that you can read what it wrote for any passage: one observation
+per annotation of a passage and per generated text, with {cmd:obs} (the passage's
+observation), {cmd:kind} ({cmd:annotation} or {cmd:simulation}), {cmd:label} (the label the
+text was written for), {cmd:draw}, {cmd:text}, {cmd:answer} (the label the model gave the
+passage, or gave a generated text back when its pool was backtranslated: the pool of the
+passage's label), {cmd:model} and {cmd:prompt_hash} (SHA-256 of the prompt). Each passage
+has M texts per label. The data in memory are left as they were. A run whose answers are all
+in {opt cache()} makes no call, so {cmd:saving()} after a finished run reads its texts back.
 
 {phang}
 {opt quietly} ({cmd:llmvalidate version}) displays nothing; the version is in {cmd:r(version)}.

@@ -44,6 +44,7 @@ CommandSpec batch_spec() {
         },
         0,
     };
+    spec.options.push_back(save_generations_option());
     for (const OptionSpec& option : pipeline_options()) spec.options.push_back(option);
     for (const OptionSpec& option : simulated_options()) spec.options.push_back(option);
     return spec;
@@ -248,6 +249,11 @@ int command_batch(const std::vector<std::string>& args) {
     }
     if (format == "csv") *out << csv_line(csv_header(labels)) << "\n";
 
+    std::unique_ptr<GenerationsWriter> generations;
+    if (parsed.has("--save-generations")) {
+        generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
+        config.keep_texts = true;
+    }
     std::string first_error;
     std::size_t first_error_index = static_cast<std::size_t>(-1);
     pipeline::BatchCallbacks callbacks;
@@ -261,6 +267,7 @@ int command_batch(const std::vector<std::string>& args) {
             *out << jsonl_line(result) << "\n";
         }
         out->flush();
+        if (generations) generations->write(result);
         if (!result.ok && result.error_code != code::cancelled && result.index < first_error_index) {
             first_error_index = result.index;
             first_error = result.error_code;
@@ -270,6 +277,7 @@ int command_batch(const std::vector<std::string>& args) {
     pipeline::BatchResult batch = pipeline::validate_stream(config, source, callbacks, false);
     bar.finish();
     if (!*out) throw Error(code::io, "writing the rows failed (disk full?)");
+    if (generations) generations->close();
 
     std::cerr << format_summary(batch.summary);
     std::cerr << "Total: " << format_counts(batch.calls) << ".\n";

@@ -3,7 +3,8 @@
 //
 //   varlist:  passage  [human]           (string variables)
 //   locals:   llmv_task (a file path), llmv_provider, llmv_model, llmv_embedding,
-//             llmv_embedding_model, llmv_base_url, llmv_cache, llmv_apikey (never shown)
+//             llmv_embedding_model, llmv_base_url, llmv_cache, llmv_apikey (never shown),
+//             llmv_generations (a file to write the run's generations to, as CSV: saving())
 //   words:    text=1 human=0|2 generate=0|1 m= n= repeats= alpha= threshold= seed=
 //             permutations= vmethod= smethod= rule= concurrency= dryrun=0|1
 //
@@ -13,6 +14,7 @@
 #include "return_codes.hpp"
 
 #if LLMV_STATA_HAVE_PIPELINE
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,19 @@ std::string local_or(const Api& api, const std::string& name, const std::string&
 }
 }  // namespace
 
+namespace {
+// saving(): every annotation and generated text of the run, as CSV for the ado-file to import.
+void write_generations(const std::string& path, const pipeline::BatchResult& batch) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << pipeline::generations_csv_header() << "\n";
+    for (const auto& passage : batch.passages)
+        for (const auto& row : pipeline::generation_rows(passage))
+            out << pipeline::generation_csv_line(row) << "\n";
+    out.flush();
+    if (!out) throw StataFailure(603, "llmvalidate: saving(): could not write the generations to " + path);
+}
+}  // namespace
+
 int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
     args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
@@ -103,6 +118,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
     read_validation_settings(args, config);
     config.dry_run = args.integer("dryrun", 0) != 0;
     const bool generate = args.integer("generate", 0) != 0;
+    const std::string generations_path = local_or(api, "llmv_generations", "");
+    config.keep_texts = !generations_path.empty();
     pipeline::check_config(config);
 
     std::vector<pipeline::PassageInput> inputs;
@@ -147,6 +164,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
     ProgressDots progress(api);
     const auto batch = pipeline::validate_batch(config, inputs, progress.callbacks(), true);
     progress.finish(batch.cancelled);
+
+    if (!generations_path.empty()) write_generations(generations_path, batch);
 
     std::vector<Outcome> outcomes;
     std::vector<std::string> labels;
