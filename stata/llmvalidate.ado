@@ -3,6 +3,14 @@
 program define llmvalidate, rclass
     version 14.1
     gettoken subcommand rest : 0, parse(" ,")
+    * A string variable of passages may be named like a subcommand (test, power, cache,
+    * version): validating it takes provider(), which no subcommand has.
+    if inlist(`"`subcommand'"', "test", "power", "cache", "version") {
+        capture confirm string variable `subcommand', exact
+        if _rc == 0 & regexm(`"`rest'"', "(^|[ ,])prov(i|id|ide|ider)?\(") {
+            local subcommand
+        }
+    }
     if `"`subcommand'"' == "test" {
         LoadPlugin
         Test `rest'
@@ -252,7 +260,7 @@ program define Validate, rclass
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
           CONCurrency(integer 16) KEYenv(name) GENerate(name) REPLACE DRYrun NOTABle ///
-          SAVing(string asis) ]
+          SAVing(string asis) NOMATrix ]
 
     capture confirm string variable `varlist'
     if _rc {
@@ -310,6 +318,11 @@ program define Validate, rclass
     RealText `threshold'
     local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
     local words `words' concurrency=`concurrency' dryrun=`=("`dryrun'" != "")'
+    * r(results) has a row per passage: no larger than this Stata's matrices can be.
+    local matrixmax = c(matsize)
+    capture local matrixmax = c(max_matdim)
+    if missing(`matrixmax') local matrixmax = c(matsize)
+    local words `words' matrix=`=("`nomatrix'" == "")' matrixmax=`matrixmax'
     if "`vmethod'" != "" local words `words' vmethod=`vmethod'
     if "`smethod'" != "" local words `words' smethod=`smethod'
     if "`rule'" != "" local words `words' rule=`rule'

@@ -404,12 +404,8 @@ public:
         progress_.calls_total += expected.annotation_calls + expected.simulation_calls +
                                  expected.backtranslation_calls + expected.embedded_texts;
 
-        if (passage->input.text.empty()) {
-            fail(passage, code::invalid_argument,
-                 "passage " + passage->input.id + ": the text is empty; every passage needs text");
-            return;
-        }
         try {
+            check_passage_text(passage->input, passage->index);
             passage->task = passage->input.simulation_template.empty()
                                 ? task_
                                 : std::make_shared<const Task>(task_for_input(*task_, passage->input));

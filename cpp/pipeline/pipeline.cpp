@@ -163,6 +163,22 @@ BatchResult run_checked(const ValidationConfig& config, const PassageSource& sou
 
 }  // namespace
 
+void check_passage_text(const PassageInput& passage, std::size_t index) {
+    if (passage.text.find_first_not_of(" \t\r\n\f\v") != std::string::npos) return;
+    const std::string name =
+        "passage " + (passage.id.empty() ? std::to_string(index + 1) : "\"" + passage.id + "\"") +
+        " (row " + std::to_string(index + 1) + ")";
+    throw_invalid(code::invalid_argument, "text",
+                  name + ": " + (passage.text.empty() ? "an empty text" : "only white space " + nlohmann::json(abbreviate(passage.text)).dump()),
+                  "a passage with text to annotate (leave out the empty rows before the run; no call was made)");
+}
+
+namespace {
+void check_passages(const std::vector<PassageInput>& passages) {
+    for (std::size_t i = 0; i < passages.size(); ++i) check_passage_text(passages[i], i);
+}
+}  // namespace
+
 PassageResult validate_passage(const ValidationConfig& config, const PassageInput& passage,
                                const BatchCallbacks& callbacks) {
     std::vector<PassageInput> one = {passage};
@@ -172,6 +188,7 @@ PassageResult validate_passage(const ValidationConfig& config, const PassageInpu
 
 BatchResult validate_batch(const ValidationConfig& config, const std::vector<PassageInput>& passages,
                            const BatchCallbacks& callbacks, bool keep_results) {
+    check_passages(passages);
     std::size_t next = 0;
     const PassageSource source = [&](PassageInput& out) {
         if (next >= passages.size()) return false;
@@ -492,6 +509,7 @@ void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& t
 
 DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
     check_config(config);
+    check_passages(passages);
     const Task base = load_config_task(config);
     const std::vector<std::string>& labels = base.labels();
     const int k = static_cast<int>(labels.size());

@@ -110,3 +110,54 @@ TEST_CASE("run --save-generations to an unwritable path fails before any call", 
                                Catch::Matchers::Contains("a writable file path"));
     CHECK(server.total_count() == 0);
 }
+
+TEST_CASE("batch --simulation-column: each passage's simulation prompt is its own", "[cli]") {
+    fake::FakeServer server = keyless_server();
+    server.start();
+    cli_test::TempDir dir;
+    cli_test::write_file(
+        dir.file("in.csv"),
+        "id,text,prompt\n"
+        "a,Rates rose.,\"Write {n} short comments on a forum about mortgage rates, with sentiment {label}.\"\n"
+        "b,Oil fell.,\"Write {n} short comments on a forum about crude oil prices, with sentiment {label}.\"\n");
+    std::vector<std::string> args = {"batch", "--task", "simple_sentiment", "--input", dir.file("in.csv"),
+                                     "--id-column", "id", "--simulation-column", "prompt",
+                                     "--output", dir.file("rows.csv")};
+    for (const auto& arg : provider_args(server, dir.file("cache.sqlite"))) args.push_back(arg);
+    const CliResult result = run_cli(args);
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    std::size_t mortgage = 0, oil = 0, paper = 0;
+    for (const fake::ServedAnswer& answer : server.served()) {
+        if (answer.endpoint != "openai.chat") continue;
+        const auto request = nlohmann::json::parse(answer.request_body);
+        const std::string prompt = request["messages"].back()["content"].get<std::string>();
+        if (prompt.find("about mortgage rates") != std::string::npos) ++mortgage;
+        if (prompt.find("about crude oil prices") != std::string::npos) ++oil;
+        if (prompt.find("10-K filing") != std::string::npos) ++paper;
+    }
+    CHECK(mortgage == 3 * 3);  // K labels x ceil(M / n) calls, for passage a only
+    CHECK(oil == 3 * 3);
+    CHECK(paper == 0);  // the task's own simulation prompt is not used
+
+    const CliResult missing = run_cli({"batch", "--task", "simple_sentiment", "--input", dir.file("in.csv"),
+                                       "--simulation-column", "promt", "--provider", "simulated"});
+    CHECK(missing.exit_code != 0);
+    CHECK_THAT(missing.err, Catch::Matchers::Contains("--simulation-column") &&
+                                Catch::Matchers::Contains("\"promt\"") &&
+                                Catch::Matchers::Contains("id, text, prompt"));
+}
+
+TEST_CASE("run refuses a white-space-only passage before any call", "[cli][errors]") {
+    fake::FakeServer server = keyless_server();
+    server.start();
+    cli_test::TempDir dir;
+    std::vector<std::string> args = {"run", "--task", "simple_sentiment", "--text", "  \t "};
+    for (const auto& arg : provider_args(server, dir.file("cache.sqlite"))) args.push_back(arg);
+    const CliResult result = run_cli(args);
+    CHECK(result.exit_code == 3);
+    CHECK_THAT(result.err, Catch::Matchers::Contains("llmv.input.invalid_argument") &&
+                               Catch::Matchers::Contains("passage \"1\" (row 1): only white space") &&
+                               Catch::Matchers::Contains("a passage with text to annotate"));
+    CHECK(server.total_count() == 0);
+}

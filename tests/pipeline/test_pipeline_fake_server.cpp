@@ -19,6 +19,7 @@
 #include "cache/temp_cache_dir.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llmvalidate/cache.hpp"
+#include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/synthetic_text.hpp"
@@ -517,4 +518,38 @@ TEST_CASE("read_generations recomputes the simulated provider's texts exactly") 
         CHECK(read.rows[i].label == kept[i].label);
         CHECK(read.rows[i].draw == kept[i].draw);
     }
+}
+
+TEST_CASE("an empty or white-space-only passage is refused before any call") {
+    fake::FakeServer server;
+    server.start();
+    const ValidationConfig config = fake_config(server, temp_cache("blank"));
+    for (const std::string blank : {std::string(" \t\n "), std::string()}) {
+        const std::vector<PassageInput> passages = {{"a", server_style_passage("negative", 51), "", {}, ""},
+                                                    {"b", blank, "", {}, ""}};
+        try {
+            validate_batch(config, passages);
+            FAIL("no error");
+        } catch (const Error& error) {
+            CHECK(error.code() == code::invalid_argument);
+            CHECK_THAT(error.what(), Catch::Matchers::Contains("passage \"b\" (row 2)") &&
+                                         Catch::Matchers::Contains("a passage with text to annotate"));
+        }
+        CHECK_THROWS_WITH(dry_run(config, passages), Catch::Matchers::Contains("passage \"b\" (row 2)"));
+        CHECK_THROWS_WITH(read_generations(config, passages), Catch::Matchers::Contains("passage \"b\" (row 2)"));
+        CHECK(server.total_count() == 0);
+    }
+    // A streamed batch cannot look ahead: the blank row fails alone, with no call of its own.
+    ValidationConfig one_call = config;
+    one_call.m = 4;
+    one_call.n = 4;
+    std::size_t next = 0;
+    const std::vector<PassageInput> rows = {{"blank", "   ", "", {}, ""}};
+    const BatchResult batch = validate_stream(
+        one_call, [&](PassageInput& out) { return next < rows.size() ? (out = rows[next++], true) : false; },
+        {}, true);
+    REQUIRE(batch.passages.size() == 1);
+    CHECK_FALSE(batch.passages[0].ok);
+    CHECK(batch.passages[0].error_code == code::invalid_argument);
+    CHECK(server.total_count() == 0);
 }

@@ -273,6 +273,14 @@ using PassageSource = std::function<bool(PassageInput& out)>;
 // llmv::Error. Called by the functions below before any call is made.
 void check_config(const ValidationConfig& config);
 
+// Every passage needs text to annotate: an empty or white-space-only passage is refused with
+// llmv.input.invalid_argument, naming the passage (its id and position) and the value
+// received. validate_batch(), dry_run() and read_generations() check every passage with it
+// before any call, so one blank row stops the run before anything is paid for; a streamed
+// batch (validate_stream) fails such a row alone, with no call. The CLI, R and Stata reach it
+// through these functions.
+void check_passage_text(const PassageInput& passage, std::size_t index);
+
 // One passage. Never throws for a failed passage (see PassageResult::ok).
 PassageResult validate_passage(const ValidationConfig& config, const PassageInput& passage,
                                const BatchCallbacks& callbacks = {});
