@@ -524,7 +524,7 @@ TEST_CASE("an empty or white-space-only passage is refused before any call") {
     fake::FakeServer server;
     server.start();
     const ValidationConfig config = fake_config(server, temp_cache("blank"));
-    for (const std::string blank : {std::string(" \t\n "), std::string()}) {
+    for (const std::string& blank : {std::string(" \t\n "), std::string()}) {
         const std::vector<PassageInput> passages = {{"a", server_style_passage("negative", 51), "", {}, ""},
                                                     {"b", blank, "", {}, ""}};
         try {
