@@ -13,6 +13,7 @@
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/provider.hpp"
 #include "llmvalidate/structured_output.hpp"
+#include "llmvalidate/utf8.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/simulated.hpp"
 
@@ -72,6 +73,15 @@ void check_config(const ValidationConfig& config) {
     check_one_of("validation_method", config.validation_method, {"exact", "paper"});
     check_one_of("separation_method", config.separation_method, {"permutation", "paper"});
     check_one_of("backtranslation_rule", config.backtranslation_rule, {"point", "bound"});
+    check_one_of("input_encoding", config.input_encoding, {"utf-8", "latin1"});
+    if (!(config.drain_seconds >= 0 && config.drain_seconds <= 3600)) {
+        throw_invalid(code::invalid_argument, "drain_seconds", std::to_string(config.drain_seconds),
+                      "seconds in [0, 3600]");
+    }
+    if (config.total_timeout_ms <= 0) {
+        throw_invalid(code::invalid_argument, "total_timeout_ms", std::to_string(config.total_timeout_ms),
+                      "a positive number of milliseconds");
+    }
     if (config.permutations < 1 || config.permutations > 1000000) {
         throw_invalid(code::invalid_argument, "permutations", std::to_string(config.permutations),
                       "an integer in 1..1000000");
@@ -164,7 +174,7 @@ BatchResult run_checked(const ValidationConfig& config, const PassageSource& sou
 }  // namespace
 
 void check_passage_text(const PassageInput& passage, std::size_t index) {
-    if (passage.text.find_first_not_of(" \t\r\n\f\v") != std::string::npos) return;
+    if (!is_blank(passage.text)) return;
     const std::string name =
         "passage " + (passage.id.empty() ? std::to_string(index + 1) : "\"" + passage.id + "\"") +
         " (row " + std::to_string(index + 1) + ")";
@@ -177,18 +187,9 @@ namespace {
 void check_passages(const std::vector<PassageInput>& passages) {
     for (std::size_t i = 0; i < passages.size(); ++i) check_passage_text(passages[i], i);
 }
-}  // namespace
 
-PassageResult validate_passage(const ValidationConfig& config, const PassageInput& passage,
-                               const BatchCallbacks& callbacks) {
-    std::vector<PassageInput> one = {passage};
-    BatchResult batch = validate_batch(config, one, callbacks, true);
-    return std::move(batch.passages.front());
-}
-
-BatchResult validate_batch(const ValidationConfig& config, const std::vector<PassageInput>& passages,
-                           const BatchCallbacks& callbacks, bool keep_results) {
-    check_passages(passages);
+BatchResult run_passages(const ValidationConfig& config, const std::vector<PassageInput>& passages,
+                         const BatchCallbacks& callbacks, bool keep_results) {
     std::size_t next = 0;
     const PassageSource source = [&](PassageInput& out) {
         if (next >= passages.size()) return false;
@@ -196,6 +197,20 @@ BatchResult validate_batch(const ValidationConfig& config, const std::vector<Pas
         return true;
     };
     return run_checked(config, source, callbacks, keep_results, passages.size());
+}
+}  // namespace
+
+// One passage never throws for its own text: a blank one is its failed result (no call).
+PassageResult validate_passage(const ValidationConfig& config, const PassageInput& passage,
+                               const BatchCallbacks& callbacks) {
+    BatchResult batch = run_passages(config, {passage}, callbacks, true);
+    return std::move(batch.passages.front());
+}
+
+BatchResult validate_batch(const ValidationConfig& config, const std::vector<PassageInput>& passages,
+                           const BatchCallbacks& callbacks, bool keep_results) {
+    check_passages(passages);
+    return run_passages(config, passages, callbacks, keep_results);
 }
 
 BatchResult validate_stream(const ValidationConfig& config, const PassageSource& source,
@@ -361,7 +376,9 @@ class CacheWalk {
             return seen->second;
         }
         std::optional<Answer> outcome;
-        for (int attempt = 0; attempt <= config_.parse_retry_limit; ++attempt) {
+        // Cached unusable draws are redrawn without using up the redraw budget (the engine's
+        // rule): the chain ends at the first usable or missing draw.
+        for (int attempt = 0; attempt < max_cached_attempts; ++attempt) {
             const auto entry = cache_.get(
                 attempt == 0 ? first_hash : key(simulate, prompt, position, count, attempt).hash());
             if (!entry) break;  // this draw would be requested
@@ -378,7 +395,7 @@ class CacheWalk {
                     answer.label = parsed.label;
                 }
             }
-            if (answer.ok || attempt == config_.parse_retry_limit) {
+            if (answer.ok) {
                 outcome = std::move(answer);
                 break;
             }
@@ -401,9 +418,10 @@ class CacheWalk {
     void embedding(const std::string& text) {
         if (!seen_texts_.insert(text).second) {
             ++report_.shared_embedded_texts;
-        } else if (cache_.get(embedding_key_for(embedding_name_, embedding_endpoint_,
-                                                embedding_model_, text)
-                                  .hash())) {
+        } else if (const auto entry = cache_.get(embedding_key_for(embedding_name_, embedding_endpoint_,
+                                                                   embedding_model_, text)
+                                                     .hash());
+                   entry && entry->status == cache_status::ok) {
             ++report_.cached_embedded_texts;
         }
     }

@@ -122,9 +122,16 @@ struct ValidationConfig {
     std::optional<double> top_p;
     std::optional<int> max_tokens;
     int parse_retry_limit = 3;  // redraws of an unparseable / out-of-set answer
-    int max_transport_retries = 6;  // 429/5xx/transport failures per request
+    int max_transport_retries = 5;  // 429/5xx/transport failures per request (RetryPolicy)
     long connect_timeout_ms = 10000;
-    long total_timeout_ms = 300000;
+    long total_timeout_ms = 300000;  // one request, retries apart
+    // After a cancellation (Ctrl-C, SIGTERM, R's interrupt, Stata's Break): no new request
+    // starts, and the requests in flight get this long to finish and be cached (they are paid
+    // for); then the rest are aborted.
+    double drain_seconds = 10;
+    // How the passages' bytes are read: "utf-8" (a passage that is not valid UTF-8 fails on its
+    // own row, llmv.input.invalid_encoding) or "latin1" (each byte is one ISO 8859-1 character).
+    std::string input_encoding = "utf-8";
     bool dry_run = false;  // count the calls and tokens, make none
     bool keep_texts = false;  // PassageResult keeps the generated texts and answers
     // Reading a finished run back (read_generations): every chat answer comes from the cache
@@ -277,7 +284,7 @@ void check_config(const ValidationConfig& config);
 // llmv.input.invalid_argument, naming the passage (its id and position) and the value
 // received. validate_batch(), dry_run() and read_generations() check every passage with it
 // before any call, so one blank row stops the run before anything is paid for; a streamed
-// batch (validate_stream) fails such a row alone, with no call. The CLI, R and Stata reach it
+// batch (validate_stream) and validate_passage() fail such a row alone, with no call. The CLI, R and Stata reach it
 // through these functions.
 void check_passage_text(const PassageInput& passage, std::size_t index);
 
