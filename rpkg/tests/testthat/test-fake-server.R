@@ -165,3 +165,10 @@ test_that("Ctrl-C cancels the run, the cache keeps what was paid for, the same c
   fake_run(server, cache = cache)
   expect_equal(fake_counters(server)[["total"]], 0)
 })
+
+test_that("an empty or white-space-only passage is refused before any call", {
+  server <- local_fake_server()
+  expect_snapshot(fake_run(server, text = c(a = "Revenue grew.", b = " \t ")), error = TRUE)
+  expect_snapshot(fake_run(server, text = c(a = "Revenue grew.", b = "")), error = TRUE)
+  expect_equal(fake_counters(server)[["total"]], 0)
+})

@@ -168,7 +168,7 @@ public:
         } else {
             ProviderConfig provider_config;
             provider_config.base_url = config_.base_url;
-            provider_config.api_key = config_.api_key;
+            provider_config.api_key = replay_key();
             provider_config.options = config_.provider_options;
             provider_config.connect_timeout_ms = config_.connect_timeout_ms;
             provider_config.total_timeout_ms = config_.total_timeout_ms;
@@ -186,7 +186,7 @@ public:
             ProviderConfig provider_config;
             provider_config.base_url =
                 config_.embedding_base_url.empty() ? config_.base_url : config_.embedding_base_url;
-            provider_config.api_key = config_.api_key;
+            provider_config.api_key = replay_key();
             provider_config.connect_timeout_ms = config_.connect_timeout_ms;
             provider_config.total_timeout_ms = config_.total_timeout_ms;
             embedder_ = make_embedding_provider(embedding_name_, provider_config);
@@ -206,6 +206,11 @@ public:
         // synthetic rows. Their calls are counted as calls of the simulated provider on every
         // run (never as cache hits): counters report what was computed, and nothing is paid.
         const bool needs_cache = !synthetic_chat_ || !local_embedding_;
+        if (config_.replay_only && !synthetic_chat_ && config_.cache_path.empty()) {
+            throw_invalid(code::invalid_argument, "cache", "none",
+                          "the cache file of the run: the texts and answers of a provider other "
+                          "than the simulated one are read back from it");
+        }
         if (needs_cache && !config_.cache_path.empty()) {
             cache_ = std::make_unique<Cache>(config_.cache_path, config_.cache_busy_timeout_ms);
             // A second connection to ":memory:" would be another database: written inline.
@@ -219,6 +224,13 @@ public:
         max_passages_in_flight_ =
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
         if (config_.api_key.size()) secrets_.push_back(config_.api_key);
+    }
+
+    // Reading back sends nothing, so it needs no key: a placeholder stands in for a missing one
+    // (the providers refuse to be built without).
+    std::string replay_key() const {
+        return config_.replay_only && config_.api_key.empty() ? std::string("replay-only-no-key")
+                                                              : config_.api_key;
     }
 
     BatchResult run(const PassageSource& source) {
@@ -440,6 +452,7 @@ public:
             fail(passage, error.code(), "passage " + passage->input.id + ": " + error.what());
             return;
         }
+        if (config_.replay_only) return;  // reading texts back: nothing to embed
         passage->embeddings_pending += 1;
         push_embedding(passage->input.text, EmbedTarget{passage, "", 0});
     }
@@ -483,6 +496,7 @@ public:
         result.index = passage.index;
         result.id = passage.input.id;
         result.human_label = passage.input.human_label;
+        if (config_.keep_texts) result.passage_text = passage.input.text;
         result.label_set = labels_;
         result.task_name = task_->name();
         result.provider = config_.provider;
@@ -581,10 +595,12 @@ public:
         pool.generated = true;
         --passage->pools_pending;
         if (config_.keep_texts) passage->result.pool_texts[label] = pool.texts;
-        pool.embeddings.resize(static_cast<Eigen::Index>(pool.texts.size()), 0);
-        passage->embeddings_pending += static_cast<int>(pool.texts.size());
-        for (std::size_t j = 0; j < pool.texts.size(); ++j) {
-            push_embedding(pool.texts[j], EmbedTarget{passage, label, static_cast<int>(j)});
+        if (!config_.replay_only) {
+            pool.embeddings.resize(static_cast<Eigen::Index>(pool.texts.size()), 0);
+            passage->embeddings_pending += static_cast<int>(pool.texts.size());
+            for (std::size_t j = 0; j < pool.texts.size(); ++j) {
+                push_embedding(pool.texts[j], EmbedTarget{passage, label, static_cast<int>(j)});
+            }
         }
         if (label == passage->beta || config_.backtranslate_all_labels) {
             auto& answers = passage->backtranslation[label];
@@ -614,6 +630,13 @@ public:
         if (passage->annotations_pending > 0 || passage->beta.empty()) return;
         if (passage->pools_pending > 0 || passage->backtranslations_pending > 0 ||
             passage->embeddings_pending > 0) {
+            return;
+        }
+        if (config_.replay_only) {
+            passage->result.ok = true;
+            passage->result.verdict_name = "";
+            passage->result.backtranslation_answers = passage->backtranslation;
+            finish(passage);
             return;
         }
         if (!check_dimensions(passage)) return;
@@ -845,6 +868,14 @@ public:
             progress_.calls_done += 1;
             accounting_.add_cache_hit(chat_model_);
             deliver(unit, parsed, true, false, 0, 0);
+            return std::nullopt;
+        }
+        if (config_.replay_only) {
+            fail(unit.passage, code::cache,
+                 "passage " + unit.passage->input.id + ": the cache holds no answer to its " +
+                     kind_name(unit.kind) + " call (draw " + std::to_string(unit.position) +
+                     (unit.label.empty() ? "" : ", label " + unit.label) +
+                     "); run the validation with the same settings and cache first");
             return std::nullopt;
         }
         Job job;
