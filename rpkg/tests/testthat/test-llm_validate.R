@@ -162,3 +162,51 @@ test_that("keys from the environment are removed from engine messages", {
   batch <- list(passages = list(list(error_message = "echo sk-env-secret-999")))
   expect_identical(redact(batch, secrets)$passages[[1]]$error_message, "echo <redacted>")
 })
+
+test_that("M is checked against the engine's range, before any call", {
+  expect_snapshot(error = TRUE, {
+    llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(), M = 1)
+  })
+  expect_snapshot(error = TRUE, {
+    llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(), M = 100001)
+  })
+  expect_snapshot(error = TRUE, {
+    llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(), M = 2.5)
+  })
+  expect_error(
+    llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(), M = 1),
+    class = "llmvalidate_error_invalid_argument"
+  )
+})
+
+test_that("human labels outside the task's labels are an error; factors are accepted", {
+  expect_snapshot(error = TRUE, {
+    simulated_run(c(passage, "Losses widened."), labels = c("Positive", "Happy"), seed = 1)
+  })
+  expect_error(
+    simulated_run(c(passage, "Losses widened."), labels = c("Positive", "Happy"), seed = 1),
+    class = "llmvalidate_error_unknown_label"
+  )
+  from_factor <- simulated_run(c(passage, "Losses widened."),
+                               labels = factor(c("Positive", "negative")), seed = 1)
+  expect_identical(from_factor$human, c("Positive", "negative"))
+})
+
+test_that("a pool too small to reject warns before any call, in the dry run too", {
+  expect_snapshot({
+    report <- llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(),
+                           M = 10, n = 5, permutations = 199, seed = 1, dry_run = TRUE)
+  }, transform = function(lines) sub("^  Note: .*", "  Note: (engine note)", lines))
+  expect_warning(
+    result <- llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(),
+                           M = 10, n = 5, permutations = 199, seed = 1),
+    class = "llmvalidate_warning_cannot_decide"
+  )
+  expect_identical(result$verdict, "inconclusive")
+  expect_match(result$verdict_reason, "M = 10 pool texts", fixed = TRUE)
+  expect_warning(
+    llm_power("sentiment", llm_provider_simulated(), M = 10, n = 10, replications = 2,
+              permutations = 99, seed = 1),
+    class = "llmvalidate_warning_cannot_decide"
+  )
+})
