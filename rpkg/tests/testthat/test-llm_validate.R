@@ -193,10 +193,18 @@ test_that("human labels outside the task's labels are an error; factors are acce
 })
 
 test_that("a pool too small to reject warns before any call, in the dry run too", {
-  expect_snapshot({
-    report <- llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(),
-                           M = 10, n = 5, permutations = 199, seed = 1, dry_run = TRUE)
-  }, transform = function(lines) sub("^  Note: .*", "  Note: (engine note)", lines))
+  expect_warning(
+    expect_output(
+      report <- llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(),
+                             M = 10, n = 5, permutations = 199, seed = 1, dry_run = TRUE),
+      "Warning: The exact validation test cannot reject"
+    ),
+    class = "llmvalidate_warning_cannot_decide"
+  )
+  expect_snapshot(warn_sizes(list(task_path = resolve_task("sentiment", NULL),
+                                   provider = "simulated", m = 10, permutations = 9)))
+  report$note <- ""
+  expect_snapshot(print(report))
   expect_warning(
     result <- llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(),
                            M = 10, n = 5, permutations = 199, seed = 1),
