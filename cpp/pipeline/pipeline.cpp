@@ -72,6 +72,15 @@ void check_config(const ValidationConfig& config) {
     check_one_of("validation_method", config.validation_method, {"exact", "paper"});
     check_one_of("separation_method", config.separation_method, {"permutation", "paper"});
     check_one_of("backtranslation_rule", config.backtranslation_rule, {"point", "bound"});
+    check_one_of("input_encoding", config.input_encoding, {"utf-8", "latin1"});
+    if (!(config.drain_seconds >= 0 && config.drain_seconds <= 3600)) {
+        throw_invalid(code::invalid_argument, "drain_seconds", std::to_string(config.drain_seconds),
+                      "seconds in [0, 3600]");
+    }
+    if (config.total_timeout_ms <= 0) {
+        throw_invalid(code::invalid_argument, "total_timeout_ms", std::to_string(config.total_timeout_ms),
+                      "a positive number of milliseconds");
+    }
     if (config.permutations < 1 || config.permutations > 1000000) {
         throw_invalid(code::invalid_argument, "permutations", std::to_string(config.permutations),
                       "an integer in 1..1000000");
@@ -295,7 +304,9 @@ class CacheWalk {
             return seen->second;
         }
         std::optional<Answer> outcome;
-        for (int attempt = 0; attempt <= config_.parse_retry_limit; ++attempt) {
+        // Cached unusable draws are redrawn without using up the redraw budget (the engine's
+        // rule): the chain ends at the first usable or missing draw.
+        for (int attempt = 0; attempt < max_cached_attempts; ++attempt) {
             const auto entry = cache_.get(
                 attempt == 0 ? first_hash : key(simulate, prompt, position, count, attempt).hash());
             if (!entry) break;  // this draw would be requested
@@ -312,7 +323,7 @@ class CacheWalk {
                     answer.label = parsed.label;
                 }
             }
-            if (answer.ok || attempt == config_.parse_retry_limit) {
+            if (answer.ok) {
                 outcome = std::move(answer);
                 break;
             }
@@ -335,9 +346,10 @@ class CacheWalk {
     void embedding(const std::string& text) {
         if (!seen_texts_.insert(text).second) {
             ++report_.shared_embedded_texts;
-        } else if (cache_.get(embedding_key_for(embedding_name_, embedding_endpoint_,
-                                                embedding_model_, text)
-                                  .hash())) {
+        } else if (const auto entry = cache_.get(embedding_key_for(embedding_name_, embedding_endpoint_,
+                                                                   embedding_model_, text)
+                                                     .hash());
+                   entry && entry->status == cache_status::ok) {
             ++report_.cached_embedded_texts;
         }
     }
