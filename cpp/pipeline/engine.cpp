@@ -851,6 +851,7 @@ public:
         job.id = next_job_id_++;
         job.request = chat_->build_request(request);
         job.model = chat_model_;
+        job.accept = is_json_body;
         add_encoding_override(job.request);
         job.estimated_tokens =
             static_cast<double>(unit.prompt.size()) / 4.0 +
@@ -864,6 +865,10 @@ public:
         inflight_[job.id] = std::move(flight);
         return job;
     }
+
+    // Every provider answers JSON: a cut or malformed 2xx body is retried by the transport,
+    // with its backoff and in its retry budget, like a 5xx.
+    static bool is_json_body(const HttpResponse& response) { return nlohmann::json::accept(response.body); }
 
     // LLMV_ACCEPT_ENCODING=identity: benchmarks against cpp-httplib servers, which would
     // brotli-compress every answer at quality 11 (a server cost that is no part of ours).
@@ -1185,6 +1190,7 @@ public:
         job.id = next_job_id_++;
         job.request = embedder_->build_request(request);
         job.model = embedding_model_;
+        job.accept = is_json_body;
         add_encoding_override(job.request);
         std::size_t chars = 0;
         for (const auto& text : batch) chars += text.size();
