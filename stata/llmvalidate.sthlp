@@ -268,7 +268,11 @@ nothing (its answers cost nothing). {opt nocache} keeps the answers in memory on
 
 {phang}
 {opt concurrency(#)} is the number of requests in flight. {opt dryrun} reports the number of
-calls, texts and (estimated) tokens a run would need, and makes no call.
+calls, texts and (estimated) tokens a run would need, and makes no call. When the chosen
+{opt m()}, {opt permutations()} or B cannot reach a decision at {opt alpha()} (the smallest
+attainable p-value 1/(size + 1) exceeds alpha, e.g. M <= 18 at 0.05), it displays a warning,
+also kept in {cmd:r(warnings)}; {cmd:llmvalidate power} displays the same warning before it
+runs. Every verdict of such a run is {cmd:inconclusive}, with the reason.
 
 {dlgtab:Results}
 

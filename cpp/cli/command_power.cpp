@@ -74,6 +74,9 @@ int command_power(const std::vector<std::string>& args) {
         }
         power.replications = std::stoi(text);
     }
+    // Before any call: a size that cannot decide makes every replication inconclusive.
+    for (const std::string& warning : pipeline::size_warnings(power.validation))
+        std::cerr << "Warning: " << warning << "\n";
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());

@@ -510,8 +510,9 @@ std::string format_dry_run(const pipeline::DryRunReport& report) {
         << "  to be made:            " << report.chat_calls_to_make << " chat calls, "
         << report.texts_to_embed << " texts to embed\n"
         << "  input tokens (est.):   " << report.estimated_input_tokens << "\n"
-        << "  output tokens (est.):  " << report.estimated_output_tokens << "\n"
-        << report.note << "\n";
+        << "  output tokens (est.):  " << report.estimated_output_tokens << "\n";
+    for (const std::string& warning : report.warnings) out << "Warning: " << warning << "\n";
+    out << report.note << "\n";
     return out.str();
 }
 

@@ -147,6 +147,8 @@ void finish_result(SeparationResult& result) {
                             result.null_distribution.data() + result.permutations),
         result.alpha);
     result.pass = p_at_most(result.p_value, result.alpha);
+    result.smallest_deciding_size = smallest_deciding_size(result.alpha);
+    result.can_decide = result.permutations >= result.smallest_deciding_size;
 }
 
 // The Gram route (4n < d): cross_r = Σ over rows outside group r of (Z Zᵀ U)_ir.

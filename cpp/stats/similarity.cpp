@@ -1,4 +1,5 @@
 // Normalised embeddings, the similarity blocks, label normalisation.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -10,32 +11,32 @@
 namespace llmv::stats {
 
 namespace {
-// The first non-finite value or zero row of `embeddings`, in row order, as an error.
-[[noreturn]] void report_bad_row(const MatrixRef& embeddings, const std::string& argument) {
-    const bool one_row = embeddings.rows() == 1;
-    for (Eigen::Index i = 0; i < embeddings.rows(); ++i) {
-        const std::string where = one_row ? std::string() : "row " + std::to_string(i + 1) + " ";
-        double squared = 0;
-        for (Eigen::Index k = 0; k < embeddings.cols(); ++k) {
-            const double value = embeddings(i, k);
-            if (!std::isfinite(value))
-                throw_invalid(code::invalid_embedding, argument,
-                              where + "with " +
-                                  (std::isnan(value) ? "NaN"
-                                   : value > 0       ? "Inf"
-                                                     : "-Inf") +
-                                  " in column " + std::to_string(k + 1),
-                              "embeddings of finite numbers (no NaN or Inf)");
-            squared += value * value;
-        }
-        const double norm = std::sqrt(squared);
-        if (!(norm > 0) || !std::isfinite(norm))
+// Squared norms outside this range may have lost digits (or be 0 / Inf) in double precision;
+// such rows are normalised through their largest absolute value instead.
+constexpr double smallest_safe_square = 1e-280;
+constexpr double largest_safe_square = 1e280;
+
+// The first non-finite value of row i, or a zero row, as an error (code invalid_embedding).
+void check_row(const MatrixRef& embeddings, Eigen::Index i, double largest,
+               const std::string& argument) {
+    const std::string where =
+        embeddings.rows() == 1 ? std::string() : "row " + std::to_string(i + 1) + " ";
+    for (Eigen::Index k = 0; k < embeddings.cols(); ++k) {
+        const double value = embeddings(i, k);
+        if (!std::isfinite(value))
             throw_invalid(code::invalid_embedding, argument,
-                          one_row ? std::string("a zero vector")
-                                  : "row " + std::to_string(i + 1) + ", a zero vector",
-                          "embeddings with a non-zero norm (a cosine needs a direction)");
+                          where + "with " +
+                              (std::isnan(value) ? "NaN"
+                               : value > 0       ? "Inf"
+                                                 : "-Inf") +
+                              " in column " + std::to_string(k + 1),
+                          "embeddings of finite numbers (no NaN or Inf)");
     }
-    throw_invalid(code::internal, argument, "a row with no bad value", "a row with one");
+    if (largest == 0)
+        throw_invalid(code::invalid_embedding, argument,
+                      embeddings.rows() == 1 ? std::string("a zero vector")
+                                             : "row " + std::to_string(i + 1) + ", a zero vector",
+                      "embeddings with a non-zero norm (a cosine needs a direction)");
 }
 }  // namespace
 
@@ -51,14 +52,29 @@ Eigen::MatrixXd normalize_rows(const MatrixRef& embeddings, const std::string& a
     Eigen::VectorXd squared = Eigen::VectorXd::Zero(rows);
     for (Eigen::Index k = 0; k < embeddings.cols(); ++k)
         for (Eigen::Index i = 0; i < rows; ++i) squared[i] += embeddings(i, k) * embeddings(i, k);
-    bool clean = true;
-    for (Eigen::Index i = 0; i < rows && clean; ++i)
-        clean = squared[i] > 0 && std::isfinite(squared[i]);
-    if (!clean) report_bad_row(embeddings, argument);  // throws, naming the first bad value
-    const Eigen::VectorXd norm = squared.cwiseSqrt();
     Eigen::MatrixXd normalized(rows, embeddings.cols());
-    for (Eigen::Index k = 0; k < embeddings.cols(); ++k)
-        for (Eigen::Index i = 0; i < rows; ++i) normalized(i, k) = embeddings(i, k) / norm[i];
+    for (Eigen::Index i = 0; i < rows; ++i) {
+        if (squared[i] >= smallest_safe_square && squared[i] <= largest_safe_square) {
+            const double norm = std::sqrt(squared[i]);
+            for (Eigen::Index k = 0; k < embeddings.cols(); ++k)
+                normalized(i, k) = embeddings(i, k) / norm;
+            continue;
+        }
+        // A row scaled by 1e±200 (or NaN/Inf/zero): divide by the largest |value| first, so
+        // that the squares neither underflow nor overflow; only a true zero row is refused.
+        double largest = 0;
+        for (Eigen::Index k = 0; k < embeddings.cols(); ++k)
+            largest = std::max(largest, std::abs(embeddings(i, k)));
+        check_row(embeddings, i, largest, argument);
+        double scaled_squared = 0;
+        for (Eigen::Index k = 0; k < embeddings.cols(); ++k) {
+            const double scaled = embeddings(i, k) / largest;
+            scaled_squared += scaled * scaled;
+        }
+        const double scaled_norm = std::sqrt(scaled_squared);
+        for (Eigen::Index k = 0; k < embeddings.cols(); ++k)
+            normalized(i, k) = embeddings(i, k) / largest / scaled_norm;
+    }
     return normalized;
 }
 

@@ -51,6 +51,8 @@ ValidationResult validation_exact(SimilarityBlocks& blocks, const std::string& p
         std::vector<double>(result.null_distribution.data(), result.null_distribution.data() + m),
         alpha);
     result.reject = p_at_most(result.p_value, alpha);
+    result.smallest_deciding_size = smallest_deciding_size(alpha);
+    result.can_decide = result.m >= result.smallest_deciding_size;
     return result;
 }
 

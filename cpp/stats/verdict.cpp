@@ -18,8 +18,38 @@ const char* verdict_name(Verdict verdict) {
     return "inconclusive";
 }
 
-namespace {
 using detail::format_number;
+
+std::string cannot_decide_reason(const std::string& test_phrase, const std::string& symbol,
+                                 const std::string& unit, int size, double alpha) {
+    return test_phrase + " at α = " + format_number(alpha) + " with " + symbol + " = " +
+           std::to_string(size) + (unit.empty() ? "" : " " + unit) +
+           ": its smallest attainable p-value, 1/(" + symbol + " + 1) = " +
+           format_number(1.0 / (static_cast<double>(size) + 1.0)) + ", exceeds α; " + symbol +
+           " >= " + std::to_string(smallest_deciding_size(alpha)) + " is needed (" + symbol +
+           " + 1 >= 1/α)";
+}
+
+std::string cannot_decide_reason(const ValidationResult& result) {
+    if (result.can_decide) return "";
+    if (result.method == "paper")
+        return cannot_decide_reason("the paper's validation test cannot decide", "B",
+                                    "reference texts", result.b, result.alpha);
+    return cannot_decide_reason("the exact validation test cannot reject", "M", "pool texts",
+                                result.m, result.alpha);
+}
+
+std::string cannot_decide_reason(const SeparationResult& result) {
+    if (result.can_decide) return "";
+    if (result.method == "paper")
+        return cannot_decide_reason("the paper's separation test from '" + result.label +
+                                        "' cannot decide",
+                                    "B", "reference texts", result.permutations, result.alpha);
+    return cannot_decide_reason("the separation test from '" + result.label + "' cannot pass",
+                                "R", "permutations", result.permutations, result.alpha);
+}
+
+namespace {
 
 std::string separation_failure(const SeparationResult& result) {
     std::string text = "separation from '" + result.label + "' failed (";
@@ -36,6 +66,8 @@ Verdict decide_verdict(const ValidationResult& validation,
                        const std::vector<SeparationResult>& separation,
                        const BacktranslationResult& backtranslation, std::string* reason) {
     std::vector<std::string> problems;
+    // A test without power first: its "not rejected" is no evidence whatever else holds.
+    if (!validation.can_decide) problems.push_back(cannot_decide_reason(validation));
     if (!backtranslation.run) {
         problems.push_back("backtranslation not run, so the backtranslation prerequisite for '" +
                            backtranslation.label + "' is untested");
@@ -48,8 +80,12 @@ Verdict decide_verdict(const ValidationResult& validation,
     }
     if (separation.empty())
         problems.push_back("no other label has a pool, so separation could not be tested");
-    for (const SeparationResult& result : separation)
-        if (!result.pass) problems.push_back(separation_failure(result));
+    for (const SeparationResult& result : separation) {
+        if (!result.can_decide)
+            problems.push_back(cannot_decide_reason(result));
+        else if (!result.pass)
+            problems.push_back(separation_failure(result));
+    }
 
     Verdict verdict;
     std::string sentence;

@@ -110,6 +110,26 @@ is_whole_number <- function(x) {
   is.numeric(x) && length(x) == 1 && !is.na(x) && is.finite(x) && x == floor(x)
 }
 
+# M: a whole number here; its range is the engine's, checked there before any call.
+check_pool_size <- function(M, call = rlang::caller_env()) {
+  if (!is_whole_number(M) || abs(M) > .Machine$integer.max) {
+    abort_argument("M", "a whole number of texts per pool", M, call)
+  }
+  as.integer(M)
+}
+
+# Before any call: a warning for each test that cannot decide at this alpha and size (the
+# engine's size_warnings(); every verdict would be "inconclusive"). Returns them invisibly.
+warn_sizes <- function(config, call = rlang::caller_env()) {
+  warnings <- engine_result(.Call(llmv_size_warnings, config), call = call)
+  for (warning in warnings) {
+    cli::cli_warn(c("!" = "{warning}"),
+                  class = c("llmvalidate_warning_cannot_decide", "llmvalidate_warning"),
+                  call = call)
+  }
+  invisible(warnings)
+}
+
 check_permutations <- function(permutations, call = rlang::caller_env()) {
   if (!is_whole_number(permutations) || permutations < 1 ||
         permutations > .Machine$integer.max) {
@@ -145,6 +165,17 @@ check_choice <- function(x, choices, arg, call = rlang::caller_env()) {
 check_string <- function(x, arg, call = rlang::caller_env()) {
   if (!is.character(x) || length(x) != 1 || is.na(x)) {
     abort_argument(arg, "a single string", x, call)
+  }
+  x
+}
+
+# One label (e.g. a target): a string or a factor of length one.
+check_label <- function(x, arg, call = rlang::caller_env()) {
+  if (is.factor(x)) {
+    x <- as.character(x)
+  }
+  if (!is.character(x) || length(x) != 1 || is.na(x)) {
+    abort_argument(arg, "a single label (a string or a factor of length 1)", x, call)
   }
   x
 }

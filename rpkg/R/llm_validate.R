@@ -131,7 +131,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     abort_argument("embedding", "NULL or an embedding provider such as `llm_embedding_openai()`",
                    embedding, call)
   }
-  M <- check_count(M, "M", call)
+  M <- check_pool_size(M, call)
   n <- check_count(n, "n", call)
   alpha <- check_alpha(alpha, call = call)
   threshold <- check_threshold(threshold, call = call)
@@ -178,6 +178,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   human_labels <- human %||% rep("", length(text))
 
   secrets <- provider_secrets(provider)
+  warn_sizes(config, call)
   if (dry_run) {
     report <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
                                          templates, passage_variables, NULL), secrets),
@@ -474,6 +475,9 @@ print.llm_dry_run <- function(x, ...) {
   cat(sprintf("  already cached: %s calls\n", format(x$cached_calls)))
   cat(sprintf("  tokens (estimated): %s in, %s out\n", format(x$estimated_input_tokens),
               format(x$estimated_output_tokens)))
+  for (warning in x$warnings %||% character()) {
+    cat(strwrap(paste("Warning:", warning), indent = 2, exdent = 2), sep = "\n")
+  }
   if (nzchar(x$note)) cat(strwrap(paste("Note:", x$note), indent = 2, exdent = 2), sep = "\n")
   invisible(x)
 }

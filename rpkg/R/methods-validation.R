@@ -79,7 +79,9 @@ short_outcome <- function(conclusion) {
     "separation holds" = "pass", "separation fails" = "fail",
     "validity not rejected" = "not rejected", "validity rejected" = "rejected"
   )
-  unname(outcomes[conclusion])
+  outcome <- unname(outcomes[conclusion])
+  outcome[startsWith(conclusion, "cannot decide")] <- "cannot decide"
+  outcome
 }
 
 format_validation_block <- function(x, digits) {

@@ -40,12 +40,12 @@ llm_power <- function(task, provider = llm_provider_simulated(), M = 100, n = 10
     abort_argument("provider", "a simulated provider, `llm_provider_simulated()`", provider,
                    call)
   }
-  M <- check_count(M, "M", call)
+  M <- check_pool_size(M, call)
   n <- check_count(n, "n", call)
   alpha <- check_alpha(alpha, call = call)
   threshold <- check_threshold(threshold, call = call)
   methods <- check_methods(methods, call)
-  if (!is.null(true_label)) true_label <- check_string(true_label, "true_label", call)
+  if (!is.null(true_label)) true_label <- check_label(true_label, "true_label", call)
   replications <- check_count(replications, "replications", call)
   extra <- check_settings(list(...), c("permutations", "repeats", "variables"), call)
   permutations <- check_permutations(extra$permutations %||% 999, call)
@@ -59,6 +59,7 @@ llm_power <- function(task, provider = llm_provider_simulated(), M = 100, n = 10
     seed = seed, concurrency = 16L, variables = extra$variables,
     simulated = c(provider$simulated, seed = seed)
   )
+  warn_sizes(config, call)
   result <- engine_result(.Call(llmv_power, config, true_label %||% "", replications),
                           call = call)
   if (isTRUE(result$cancelled)) {

@@ -71,7 +71,14 @@ new_validation_test <- function(result, data_name) {
       critical.value = result$critical_value,
       alpha = result$alpha,
       reject = result$reject,
-      conclusion = if (result$reject) "validity rejected" else "validity not rejected",
+      conclusion = if (!isTRUE(result$can_decide %||% TRUE)) {
+        paste0("cannot decide: ", result$cannot_decide_reason)
+      } else if (result$reject) {
+        "validity rejected"
+      } else {
+        "validity not rejected"
+      },
+      can_decide = result$can_decide %||% TRUE,
       method = if (exact) {
         "Validation test (exact rank test)"
       } else {
@@ -158,7 +165,14 @@ new_separation_test <- function(result, data_name, seed) {
       critical.value = result$critical_value,
       alpha = result$alpha,
       pass = result$pass,
-      conclusion = if (result$pass) "separation holds" else "separation fails",
+      conclusion = if (!isTRUE(result$can_decide %||% TRUE)) {
+        paste0("cannot decide: ", result$cannot_decide_reason)
+      } else if (result$pass) {
+        "separation holds"
+      } else {
+        "separation fails"
+      },
+      can_decide = result$can_decide %||% TRUE,
       method = if (permutation) {
         "Separation test (permutation test)"
       } else {
@@ -213,7 +227,7 @@ new_separation_test <- function(result, data_name, seed) {
 backtranslation_test <- function(target, labels_back, labels = NULL, threshold = 0.9,
                                  rule = c("point", "bound"), alpha = 0.05) {
   data_name <- paste(deparse1(substitute(labels_back)), "for", deparse1(substitute(target)))
-  target <- check_string(target, "target")
+  target <- check_label(target, "target")
   labels_back <- check_labels(labels_back, "labels_back")
   labels <- if (is.null(labels)) {
     unique(c(target, labels_back))

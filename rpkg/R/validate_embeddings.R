@@ -57,7 +57,7 @@ llm_validate_embeddings <- function(passage, pools, label, labels = names(pools)
                                     permutations = 999, reference = NULL, seed = NULL) {
   passage <- check_passage(passage)
   pools <- check_named_list(pools, "pools", check_embeddings, required = TRUE)
-  label <- check_string(label, "label")
+  label <- check_label(label, "label")
   labels <- check_labels(labels, "labels")
   backtranslation <- check_named_list(backtranslation, "backtranslation", check_labels)
   alpha <- check_alpha(alpha)

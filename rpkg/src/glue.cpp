@@ -80,7 +80,10 @@ Rcpp::List validation_to_r(const stats::ValidationResult& result) {
                               Rcpp::Named("p_value") = result.p_value,
                               Rcpp::Named("reject") = result.reject, Rcpp::Named("m") = result.m,
                               Rcpp::Named("b") = result.b, Rcpp::Named("alpha") = result.alpha,
-                              Rcpp::Named("null_distribution") = as_r(result.null_distribution));
+                              Rcpp::Named("null_distribution") = as_r(result.null_distribution),
+                              Rcpp::Named("can_decide") = result.can_decide,
+                              Rcpp::Named("cannot_decide_reason") =
+                                  stats::cannot_decide_reason(result));
 }
 
 Rcpp::List separation_to_r(const stats::SeparationResult& result) {
@@ -91,7 +94,9 @@ Rcpp::List separation_to_r(const stats::SeparationResult& result) {
         Rcpp::Named("p_value") = result.p_value, Rcpp::Named("pass") = result.pass,
         Rcpp::Named("m_beta") = result.m_beta, Rcpp::Named("m_gamma") = result.m_gamma,
         Rcpp::Named("permutations") = result.permutations, Rcpp::Named("alpha") = result.alpha,
-        Rcpp::Named("null_distribution") = as_r(result.null_distribution));
+        Rcpp::Named("null_distribution") = as_r(result.null_distribution),
+        Rcpp::Named("can_decide") = result.can_decide,
+        Rcpp::Named("cannot_decide_reason") = stats::cannot_decide_reason(result));
 }
 
 Rcpp::List backtranslation_to_r(const stats::BacktranslationResult& result) {
@@ -535,7 +540,8 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                     static_cast<double>(report.estimated_input_tokens),
                 Rcpp::Named("estimated_output_tokens") =
                     static_cast<double>(report.estimated_output_tokens),
-                Rcpp::Named("note") = report.note);
+                Rcpp::Named("note") = report.note,
+                Rcpp::Named("warnings") = Rcpp::wrap(report.warnings));
         }
         std::atomic<bool> cancel{false};
         pipeline::BatchCallbacks callbacks;
@@ -648,6 +654,16 @@ SEXP llmv_power(SEXP config_, SEXP true_label_, SEXP replications_) {
     END_RCPP
 }
 
+// The tests of a configuration that cannot decide at its α and size (pipeline::size_warnings).
+SEXP llmv_size_warnings(SEXP config_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    return guarded([&]() -> Rcpp::RObject {
+        return Rcpp::wrap(pipeline::size_warnings(as_config(config_list)));
+    });
+    END_RCPP
+}
+
 static const R_CallMethodDef call_methods[] = {
     {"llmv_validation_test", reinterpret_cast<DL_FUNC>(&llmv_validation_test), 5},
     {"llmv_separation_test", reinterpret_cast<DL_FUNC>(&llmv_separation_test), 7},
@@ -659,6 +675,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_generations", reinterpret_cast<DL_FUNC>(&llmv_generations), 5},
     {"llmv_load_passages", reinterpret_cast<DL_FUNC>(&llmv_load_passages), 1},
     {"llmv_power", reinterpret_cast<DL_FUNC>(&llmv_power), 3},
+    {"llmv_size_warnings", reinterpret_cast<DL_FUNC>(&llmv_size_warnings), 1},
     {nullptr, nullptr, 0}};
 
 void R_init_llmvalidate(DllInfo* dll) {

@@ -58,6 +58,10 @@ int command_power(Api& api, int argc, char* argv[]) {
     // Power runs keep nothing: every replication is a fresh synthetic draw (as in the CLI).
     config.cache_path.clear();
 
+    // Before any call: a size that cannot decide makes every replication inconclusive.
+    for (const std::string& warning : pipeline::size_warnings(config))
+        api.display("{txt}Warning: " + warning + "\n");
+
     ProgressDots progress(api);
     const pipeline::PowerResult result = pipeline::estimate_power(power, progress.callbacks());
     progress.finish();

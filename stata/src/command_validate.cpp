@@ -159,6 +159,12 @@ int command_validate(Api& api, int argc, char* argv[]) {
         results.scalar("output_tokens", static_cast<double>(report.estimated_output_tokens));
         results.macro("note", report.note);
         results.macro("dryrun", "yes");
+        std::string warnings;
+        for (const std::string& warning : report.warnings) {
+            api.display("{txt}Warning: " + warning + "\n");
+            warnings += (warnings.empty() ? "" : " ") + warning;
+        }
+        results.macro("warnings", warnings);
         announce(api, std::move(results));
         return 0;
     }

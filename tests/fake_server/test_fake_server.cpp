@@ -322,6 +322,42 @@ TEST_CASE("Anthropic: tool-based structured output, version header required, 529
     CHECK(server.count("anthropic.messages") == 4);
 }
 
+TEST_CASE("Bedrock Converse: a Llama model id sends no toolChoice; Claude and Nova force the tool") {
+    FakeServer server;
+    server.start();
+    auto config = config_for(server, "");
+    config.api_key = "bedrock-test-key";
+    auto provider = make_chat_provider("bedrock", config);
+    const auto sent_body = [&](const std::string& model) {
+        auto request = ChatRequest::user_prompt(model, "Write 2 passages that are Negative.");
+        request.json_schema = passages_json_schema(2);
+        const auto result = provider->parse_response(send(provider->build_request(request)));
+        CHECK(result.ok);
+        return json::parse(server.recorded(1).front().body);
+    };
+    // AWS documents a forced tool choice only for Claude and Nova: a Llama call with
+    // toolChoice fails, so the schema goes into the prompt and neither tools nor toolChoice
+    // are sent.
+    const json llama = sent_body("meta.llama3-70b-instruct-v1:0");
+    CHECK_FALSE(llama.contains("toolConfig"));
+    CHECK(llama.dump().find("toolChoice") == std::string::npos);
+    CHECK(llama.at("system").at(0).at("text").get<std::string>().find("JSON Schema") !=
+          std::string::npos);
+    for (const std::string model :
+         {"anthropic.claude-sonnet-4-5-20250929-v1:0", "us.amazon.nova-pro-v1:0"}) {
+        const json forced = sent_body(model);
+        CHECK(forced.at("toolConfig").at("toolChoice") == json::parse(R"({"tool": {"name": "answer"}})"));
+    }
+    // An explicit option wins over the family rule.
+    config.options = {{"structured", "tool"}};
+    provider = make_chat_provider("bedrock", config);
+    CHECK(sent_body("meta.llama3-8b-instruct-v1:0").at("toolConfig").contains("toolChoice"));
+    config.options = {{"structured", "schema"}};
+    CHECK_THROWS_WITH(make_chat_provider("bedrock", config),
+                      Catch::Contains("\"auto\", \"tool\" or \"prompt\"") &&
+                          Catch::Contains("\"schema\""));
+}
+
 TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") {
     FakeServer server;
     server.start();

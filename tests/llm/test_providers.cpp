@@ -464,8 +464,8 @@ TEST_CASE("bedrock: Converse request, SigV4 or bearer, region") {
               "arn%3Aaws%3Abedrock%3Aus-east-1%3A123%3Ainference-profile%2Fus.anthropic.claude-v2%"
               "3A1/converse");
     }
-    SECTION("toolConfig for structured output") {
-        auto structured = ChatRequest::user_prompt("m", "p");
+    SECTION("toolConfig for structured output (Claude: a forced tool)") {
+        auto structured = ChatRequest::user_prompt("anthropic.claude-sonnet-4-5-20250929-v1:0", "p");
         structured.json_schema = passages_schema;
         const json body = json::parse(provider->build_request(structured).body);
         CHECK(body.at("toolConfig") ==

@@ -223,7 +223,8 @@ TEST_CASE("verdicts: valid, invalid and inconclusive data-generating processes")
     SECTION("invalid: y carries the label's words but none of the model's other vocabulary") {
         fake::FakeServer server;
         server.start();
-        const ValidationConfig config = fake_config(server, temp_cache("invalid"));
+        ValidationConfig config = fake_config(server, temp_cache("invalid"));
+        config.m = 40;  // rank ⌊α(M + 1)⌋ = 2: y need not lie below every pool text
         const std::string y =
             "Losses decline weak falling slump crisis: zebra quantum violin glacier meadow orchid "
             "nebula saffron tundra walrus lantern cobalt prism harbor velvet comet basalt thistle.";
@@ -231,6 +232,8 @@ TEST_CASE("verdicts: valid, invalid and inconclusive data-generating processes")
         REQUIRE(result.ok);
         CHECK(result.label == "Negative");
         CHECK(result.tests.backtranslation.pass);
+        INFO("tau " << result.tests.validation.statistic << ", p " << result.tests.validation.p_value
+                    << ", null min " << result.tests.validation.null_distribution.minCoeff());
         CHECK(result.tests.validation.reject);
         CHECK(result.verdict == stats::Verdict::invalid);
     }

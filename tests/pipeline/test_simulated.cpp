@@ -253,3 +253,69 @@ TEST_CASE("llmvalidate run with no provider configured says SYNTHETIC on its fir
     CHECK_THAT(output.substr(0, output.find('\n')), Catch::Matchers::StartsWith("SYNTHETIC RESULTS"));
     CHECK_THAT(output, Catch::Matchers::Contains("Validation (exact, M = 20)"));
 }
+
+TEST_CASE("a human label outside the task's labels is refused before any call") {
+    ValidationConfig config;
+    config.task_path = "simple_sentiment";
+    config.provider = "simulated";
+    config.m = 20;
+    const std::vector<PassageInput> passages = {{"a", topic, "positive", {}, ""},
+                                                {"b", topic, "Happy", {}, ""}};
+    const std::string message =
+        "`human label of passage b` must be a label of the task ('Positive', 'Neutral', "
+        "'Negative') or empty; received 'Happy'.";
+    int calls = 0;
+    BatchCallbacks callbacks;
+    callbacks.on_passage = [&](const PassageResult&) { ++calls; };
+    CHECK_THROWS_WITH(validate_batch(config, passages, callbacks), Catch::Equals(message));
+    CHECK(calls == 0);
+    CHECK_THROWS_WITH(dry_run(config, passages), Catch::Equals(message));
+    try {
+        dry_run(config, passages);
+    } catch (const Error& error) {
+        CHECK(error.code() == code::unknown_label);
+    }
+    // A stream stops at the line with the bad label, as at any malformed line.
+    std::size_t next = 0;
+    const PassageSource source = [&](PassageInput& out) {
+        if (next >= passages.size()) return false;
+        out = passages[next++];
+        return true;
+    };
+    CHECK_THROWS_WITH(validate_stream(config, source, {}), Catch::Equals(message));
+    // Case and white space do not matter, and an empty label is no label.
+    const std::vector<PassageInput> fine = {{"a", topic, " NEGATIVE ", {}, ""},
+                                            {"b", topic, "", {}, ""}};
+    CHECK_NOTHROW(dry_run(config, fine));
+}
+
+TEST_CASE("the dry run and size_warnings say when the chosen sizes cannot decide") {
+    ValidationConfig config;
+    config.task_path = "simple_sentiment";
+    config.provider = "simulated";
+    config.m = 10;
+    std::vector<std::string> warnings = size_warnings(config);
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0] ==
+          "The exact validation test cannot reject at α = 0.05 with M = 10 pool texts: its "
+          "smallest attainable p-value, 1/(M + 1) = 0.09091, exceeds α; M >= 19 is needed "
+          "(M + 1 >= 1/α); every verdict will be \"inconclusive\".");
+    const DryRunReport report = dry_run(config, {{"a", topic, "", {}, ""}});
+    CHECK(report.warnings == warnings);
+
+    config.m = 19;
+    CHECK(size_warnings(config).empty());
+    config.permutations = 9;
+    warnings = size_warnings(config);
+    REQUIRE(warnings.size() == 1);
+    CHECK_THAT(warnings[0], Catch::Matchers::StartsWith("The separation test cannot pass at α = "
+                                                        "0.05 with R = 9 permutations"));
+    config.permutations = 999;
+    config.validation_method = "paper";
+    config.paper_b = 10;
+    CHECK_THAT(size_warnings(config).at(0),
+               Catch::Matchers::Contains("B = 10 reference texts") &&
+                   Catch::Matchers::Contains("B >= 19"));
+    config.alpha = 0.1;  // 10 + 1 >= 1/0.1
+    CHECK(size_warnings(config).empty());
+}

@@ -86,6 +86,14 @@ TEST_CASE("backtranslation: bad arguments name themselves") {
                           Catch::Contains("point, bound"));
     CHECK_THROWS_WITH(backtranslation("A", {"A"}, labels, 1.5, "point", 0.05),
                       Catch::Contains("`threshold`") && Catch::Contains("1.5"));
+    // A target outside S would report accuracy 0 instead of a mistyped label.
+    const std::vector<std::string> two{"Positive", "Negative"};
+    CHECK_THROWS_WITH(
+        backtranslation("Neutral", std::vector<std::string>(10, "Positive"), two, 0.9, "point",
+                        0.05),
+        Catch::Equals("`target` must be a label of `labels` ('Positive', 'Negative'); received "
+                      "'Neutral'."));
+    CHECK(backtranslation(" positive", {"Positive"}, two, 0.9, "point", 0.05).pass);
 }
 
 TEST_CASE("normalize_label folds case and white space") {

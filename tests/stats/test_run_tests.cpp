@@ -15,7 +15,7 @@ namespace {
 const std::vector<std::string> sentiment{"Positive", "Neutral", "Negative"};
 
 // Three well-separated label clusters in d = 6; the passage from `passage_centre`.
-TestInput example(int m = 15, double passage_shift = 0, std::uint64_t seed = 3) {
+TestInput example(int m = 25, double passage_shift = 0, std::uint64_t seed = 3) {
     llmv_test::Gaussian gaussian(seed);
     const Eigen::Index d = 6;
     auto centre_of = [&](int label) {
@@ -55,7 +55,7 @@ TEST_CASE("run_tests: valid with every number behind the verdict") {
     CHECK(output.verdict_reason.rfind("Valid:", 0) == 0);
     CHECK(output.seed == 17);
     CHECK(output.validation.method == "exact");
-    CHECK(output.validation.m == 15);
+    CHECK(output.validation.m == 25);
     CHECK_FALSE(output.validation.reject);
     REQUIRE(output.separation.size() == 2);  // S's order, β̂ left out
     CHECK(output.separation[0].label == "Neutral");
@@ -69,12 +69,84 @@ TEST_CASE("run_tests: valid with every number behind the verdict") {
 }
 
 TEST_CASE("run_tests: invalid when the passage lies away from f(β̂)") {
-    // M = 25: with M < 19 the exact test cannot reject at α = 0.05 (⌊α(M+1)⌋ = 0).
-    CHECK_FALSE(run_tests(example(15, 3.0)).validation.reject);
     const TestOutput output = run_tests(example(25, 3.0));
     CHECK(output.validation.reject);
     CHECK(output.verdict == Verdict::invalid);
     CHECK(output.verdict_reason.rfind("Invalid:", 0) == 0);
+}
+
+TEST_CASE("run_tests: a validation test that cannot reject gives inconclusive, never valid") {
+    // The passage from the wrong cluster, every prerequisite passing. M = 10 at α = 0.05:
+    // the smallest attainable p-value is 1/11 > α, so "not rejected" is no evidence.
+    TestOutput output = run_tests(example(10, 3.0));
+    CHECK_FALSE(output.validation.reject);
+    CHECK_FALSE(output.validation.can_decide);
+    CHECK(output.validation.smallest_deciding_size == 19);
+    CHECK(output.backtranslation.pass);
+    CHECK(output.separation[0].pass);
+    CHECK(output.separation[1].pass);
+    CHECK(output.verdict == Verdict::inconclusive);
+    CHECK(output.verdict_reason ==
+          "Inconclusive: the exact validation test cannot reject at α = 0.05 with M = 10 pool "
+          "texts: its smallest attainable p-value, 1/(M + 1) = 0.09091, exceeds α; M >= 19 is "
+          "needed (M + 1 >= 1/α).");
+    // A passage from the right cluster is no more "valid" with M = 10.
+    CHECK(run_tests(example(10, 0.0)).verdict == Verdict::inconclusive);
+
+    // M = 19 is the smallest pool that can reject: p = 1/20 = α, and the same passage is invalid.
+    output = run_tests(example(19, 3.0));
+    CHECK(output.validation.can_decide);
+    CHECK(output.validation.p_value == Approx(0.05));
+    CHECK(output.validation.reject);
+    CHECK(output.verdict == Verdict::invalid);
+    CHECK(run_tests(example(19, 0.0)).verdict == Verdict::valid);
+
+    // The rule follows α: M = 10 can reject at α = 1/11.
+    TestInput input = example(10, 3.0);
+    input.options.alpha = 1.0 / 11;
+    CHECK(run_tests(input).verdict == Verdict::invalid);
+}
+
+TEST_CASE("run_tests: too few permutations or reference texts give inconclusive with the size") {
+    TestInput input = example();
+    input.options.permutations = 10;
+    TestOutput output = run_tests(input);
+    CHECK_FALSE(output.separation[0].can_decide);
+    CHECK(output.verdict == Verdict::inconclusive);
+    CHECK_THAT(output.verdict_reason,
+               Catch::Contains("the separation test from 'Neutral' cannot pass at α = 0.05 with "
+                               "R = 10 permutations: its smallest attainable p-value, 1/(R + 1) "
+                               "= 0.09091, exceeds α; R >= 19 is needed (R + 1 >= 1/α)"));
+    input.options.permutations = 19;
+    CHECK(run_tests(input).verdict == Verdict::valid);
+
+    // The paper's tests: B reference texts.
+    llmv_test::Gaussian gaussian(41);
+    input = example();
+    input.options.validation_method = "paper";
+    input.options.separation_method = "paper";
+    for (const std::string& label : sentiment)
+        input.paper_reference[label] = gaussian.cluster(
+            input.pools[label].colwise().mean().transpose(), 10, 0.15);
+    output = run_tests(input);
+    CHECK_FALSE(output.validation.can_decide);
+    CHECK_FALSE(output.separation[0].can_decide);
+    CHECK(output.verdict == Verdict::inconclusive);
+    CHECK_THAT(output.verdict_reason,
+               Catch::Contains("the paper's validation test cannot decide at α = 0.05 with B = 10 "
+                               "reference texts") &&
+                   Catch::Contains("B >= 19 is needed (B + 1 >= 1/α)") &&
+                   Catch::Contains("the paper's separation test from 'Neutral' cannot decide"));
+}
+
+TEST_CASE("smallest_deciding_size: size + 1 >= 1/α, boundary included") {
+    CHECK(smallest_deciding_size(0.05) == 19);
+    CHECK(smallest_deciding_size(0.01) == 99);
+    CHECK(smallest_deciding_size(0.1) == 9);
+    CHECK(smallest_deciding_size(1.0 / 11) == 10);
+    CHECK(smallest_deciding_size(0.06) == 16);  // 1/17 = 0.0588 <= 0.06 < 1/16
+    CHECK(smallest_deciding_size(0.5) == 1);
+    CHECK_THROWS_WITH(smallest_deciding_size(0), Catch::Contains("`alpha`"));
 }
 
 TEST_CASE("run_tests: inconclusive verdicts say why") {
@@ -88,7 +160,8 @@ TEST_CASE("run_tests: inconclusive verdicts say why") {
 
     input = example();
     input.backtranslation["Positive"][0] = "Neutral";
-    input.backtranslation["Positive"][1] = "Neutral";  // 13/15 < 0.9
+    input.backtranslation["Positive"][1] = "Neutral";
+    input.backtranslation["Positive"][2] = "Neutral";  // 22/25 < 0.9
     output = run_tests(input);
     CHECK(output.verdict == Verdict::inconclusive);
     CHECK_THAT(output.verdict_reason, Catch::Contains("backtranslation of 'Positive' failed"));
@@ -165,11 +238,12 @@ TEST_CASE("run_tests: the paper methods") {
     for (int k = 0; k < 3; ++k) {
         Eigen::VectorXd c = Eigen::VectorXd::Zero(6);
         c[k] = 1;
-        input.paper_reference[sentiment[k]] = gaussian.cluster(c, 10, 0.15);
+        input.paper_reference[sentiment[k]] = gaussian.cluster(c, 20, 0.15);
     }
     const TestOutput output = run_tests(input);
     CHECK(output.validation.method == "paper");
-    CHECK(output.validation.b == 10);
+    CHECK(output.validation.b == 20);
+    CHECK(output.validation.can_decide);
     REQUIRE(output.separation.size() == 2);
     CHECK(output.separation[0].method == "paper");
     CHECK(std::isnan(output.separation[0].p_value));
@@ -186,6 +260,19 @@ TEST_CASE("run_tests: every bad field gets a clear error") {
     input = example();
     input.passage.setZero();
     CHECK_THROWS_WITH(run_tests(input), Contains("`passage`") && Contains("zero vector"));
+    // Vectors scaled by 1e±200 are not zero vectors: their squared norms under- or overflow,
+    // so the norm is taken after dividing by the largest |value|; the numbers do not change.
+    const TestOutput reference = run_tests(example());
+    for (const double scale : {1e200, 1e-200, 1e300, 1e-300}) {
+        input = example();
+        input.passage *= scale;
+        input.pools["Positive"] *= scale;
+        input.pools["Neutral"].row(3) *= scale;
+        const TestOutput scaled = run_tests(input);
+        CHECK(scaled.validation.statistic == Approx(reference.validation.statistic).epsilon(1e-12));
+        CHECK(scaled.validation.p_value == reference.validation.p_value);
+        CHECK(scaled.verdict == reference.verdict);
+    }
 
     input = example();
     input.pools["Neutral"](4, 1) = std::numeric_limits<double>::infinity();
@@ -260,7 +347,7 @@ TEST_CASE("run_tests: every bad field gets a clear error") {
     input = example();
     input.backtranslation["Positive"].pop_back();
     CHECK_THROWS_WITH(run_tests(input), Contains("`backtranslation.Positive`") &&
-                                            Contains("14 labels") && Contains("15 texts"));
+                                            Contains("24 labels") && Contains("25 texts"));
     input = example();
     input.backtranslation["Mixed"] = {"Mixed"};
     CHECK_THROWS_WITH(run_tests(input), Contains("`backtranslation`") && Contains("'Mixed'"));

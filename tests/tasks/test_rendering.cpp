@@ -128,7 +128,8 @@ TEST_CASE("the 10-K passage's simple-sentiment prompt is the task's own (both ve
 }
 
 // An independent check of the transcription: every prompt the paper prints verbatim occurs in
-// the paper's text once spaces and the PDF's line-continuation marks are taken out.
+// the paper's text once spaces and the PDF's line-continuation marks are taken out, and its
+// typeset apostrophes (’, ‘) read as the ASCII ' of the author's code and of our prompts.
 TEST_CASE("the verbatim prompts match the paper's text") {
     const std::string paper_path =
         std::string(LLMV_SOURCE_DIR) + "/../shared/paper/hansen-2026-validating-llm-annotations.txt";
@@ -141,6 +142,11 @@ TEST_CASE("the verbatim prompts match the paper's text") {
         for (const std::string mark : {"(cid:44)→"}) {
             for (auto at = text.find(mark); at != std::string::npos; at = text.find(mark)) {
                 text.erase(at, mark.size());
+            }
+        }
+        for (const std::string curly : {"’", "‘"}) {
+            for (auto at = text.find(curly); at != std::string::npos; at = text.find(curly)) {
+                text.replace(at, curly.size(), "'");
             }
         }
         text.erase(std::remove_if(text.begin(), text.end(),
@@ -166,6 +172,9 @@ TEST_CASE("the verbatim prompts match the paper's text") {
     for (const auto& [what, text] : verbatim) {
         INFO(what << ": " << text);
         CHECK(paper.find(squeeze(text)) != std::string::npos);
+        // The prompts carry ASCII quotes, as the author's code has them.
+        CHECK(text.find("’") == std::string::npos);
+        CHECK(text.find("‘") == std::string::npos);
     }
 
     // The Section 4 passages as quoted. The speech spans a page break (after "expected") and

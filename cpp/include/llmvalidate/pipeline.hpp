@@ -251,6 +251,8 @@ struct DryRunReport {
     // Calls whose count depends on answers not yet known (β̂ decides which pool is
     // backtranslated): the counts above assume each passage's R annotations are made.
     std::string note;
+    // size_warnings(config): tests that cannot decide at this α and size.
+    std::vector<std::string> warnings;
 };
 
 struct BatchSummary {
@@ -339,6 +341,12 @@ struct Generations {
 // makes no call (replay_only). Throws llmv::Error for a bad configuration, or when a real
 // provider is configured without a cache file (there is then nothing to read).
 Generations read_generations(const ValidationConfig& config, const std::vector<PassageInput>& passages);
+
+// One sentence per test of this configuration that cannot reach its decision at its α with
+// its size (M, R or B below stats::smallest_deciding_size(α)), so that every verdict would be
+// "inconclusive"; empty when all can. The dry run carries them and every front end shows them
+// before power runs (METHOD.md, "Verdict").
+std::vector<std::string> size_warnings(const ValidationConfig& config);
 
 // The per-passage cost formula of METHOD.md, for the given configuration and label-set size K:
 // R + K·⌈M/n⌉ + M chat calls (paper methods add their reference draws), K·M + 1 texts.

@@ -50,8 +50,23 @@ inline constexpr double tie_tolerance = 1e-10;
 // #{v in null_values : v <= statistic + tie_tolerance}: the count in every rank p-value.
 int count_at_most(const Eigen::VectorXd& null_values, double statistic);
 
+// The smallest number of null draws (pool size M of the exact test, permutations R, reference
+// texts B of the paper's tests) with which a test can reach its decision at level α: its
+// smallest attainable p-value 1/(size + 1) must be at most α, i.e. size + 1 >= 1/α (19 at
+// α = 0.05). Uses p_at_most(), so the boundary case 1/20 at α = 0.05 counts as deciding.
+int smallest_deciding_size(double alpha);
+
+// The sentence fragment every front end shows when a size is too small (verdicts, dry run,
+// power): "<test phrase> at α = 0.05 with M = 10 <unit>: its smallest attainable p-value,
+// 1/(M + 1) = 0.09091, exceeds α; M >= 19 is needed (M + 1 >= 1/α)".
+std::string cannot_decide_reason(const std::string& test_phrase, const std::string& symbol,
+                                 const std::string& unit, int size, double alpha);
+
 // Every rank test below satisfies: reject (or pass) <=> p_at_most(p_value, alpha)
 // <=> statistic + tie_tolerance < critical_value.
+// `can_decide` is false when the test has no power at α with its size (see
+// smallest_deciding_size()); its "not rejected" (or "fails to separate") is then no evidence,
+// and decide_verdict() returns inconclusive.
 struct ValidationResult {
     std::string method;         // "exact" or "paper"
     double statistic = 0;       // τ = mean cos(y, pool)
@@ -62,6 +77,8 @@ struct ValidationResult {
     int b = 0;            // reference draws (paper method), 0 for exact
     double alpha = 0.05;
     Eigen::VectorXd null_distribution;  // exact: T(s_j); paper: τ̃_b
+    bool can_decide = true;             // M (exact) or B (paper) >= smallest_deciding_size(α)
+    int smallest_deciding_size = 0;     // of M (exact) or B (paper) at this α
 };
 
 struct SeparationResult {
@@ -76,7 +93,13 @@ struct SeparationResult {
     int permutations = 0;  // R (permutation), B (paper)
     double alpha = 0.05;
     Eigen::VectorXd null_distribution;  // ξ_perm or ξ̄_b
+    bool can_decide = true;             // R (permutation) or B (paper) is large enough at α
+    int smallest_deciding_size = 0;     // of R (permutation) or B (paper) at this α
 };
+
+// The fragment for a result whose can_decide is false ("" when it can decide).
+std::string cannot_decide_reason(const ValidationResult& result);
+std::string cannot_decide_reason(const SeparationResult& result);
 
 struct BacktranslationResult {
     bool run = false;   // false when no backtranslation labels were given

@@ -9,17 +9,17 @@ fake_run <- function(server, text = texts, cache = NULL, key = "test-key", ...) 
     provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
                                    api_key = key),
     embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
-    M = 12, n = 6, permutations = 199, seed = 2, cache = cache, concurrency = 4, ...
+    M = 24, n = 6, permutations = 199, seed = 2, cache = cache, concurrency = 4, ...
   )
 }
 
 test_that("the server receives exactly the calls of the cost formula, and dry_run predicts them", {
   server <- local_fake_server()
   labels_k <- 3
-  per_passage <- 1 + labels_k * ceiling(12 / 6) + 12  # R + K*ceil(M/n) + M
+  per_passage <- 1 + labels_k * ceiling(24 / 6) + 24  # R + K*ceil(M/n) + M
   expect_output(plan <- fake_run(server, dry_run = TRUE), "chat calls")
   expect_equal(plan$calls[["chat_calls"]], length(texts) * per_passage)
-  expect_equal(plan$calls[["embedded_texts"]], length(texts) * (labels_k * 12 + 1))
+  expect_equal(plan$calls[["embedded_texts"]], length(texts) * (labels_k * 24 + 1))
   expect_equal(fake_counters(server)[["total"]], 0)  # a dry run makes no call
 
   validations <- fake_run(server)
@@ -59,7 +59,7 @@ test_that("a re-run with the cache makes zero calls and gives identical numbers"
     provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
                                    api_key = "test-key"),
     embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
-    M = 12, n = 6, permutations = 199, seed = 3, cache = cache
+    M = 24, n = 6, permutations = 199, seed = 3, cache = cache
   )
   expect_s3_class(third, "llm_validation")
   expect_equal(fake_counters(server), paid)
@@ -84,7 +84,7 @@ test_that("an HTTP 429 is retried after Retry-After and costs one extra request"
   # The formula and the retried request; less a backtranslation sent once for two equal
   # pool texts, plus any redraw (both rare: see the first test).
   expect_equal(fake_counters(server)[["chat"]],
-               1 + 3 * 2 + 12 + 1 - calls[["shared"]] + calls[["parse_retries"]])
+               1 + 3 * 4 + 24 + 1 - calls[["shared"]] + calls[["parse_retries"]])
 })
 
 test_that("provider errors are classed conditions from the engine's codes, keys redacted", {
@@ -136,7 +136,7 @@ test_that("Ctrl-C cancels the run, the cache keeps what was paid for, the same c
     "    provider = llm_provider_openai(model = 'fake-chat', base_url = args[1],",
     "                                   api_key = 'test-key'),",
     "    embedding = llm_embedding_openai(model = 'fake-embedding', base_url = args[1]),",
-    "    M = 12, n = 6, permutations = 199, seed = 2, cache = args[2], concurrency = 2)",
+    "    M = 24, n = 6, permutations = 199, seed = 2, cache = args[2], concurrency = 2)",
     "  'finished'",
     "}, llmvalidate_error_cancelled = function(e) 'cancelled')",
     "cat('OUTCOME', outcome, '\\n')"
@@ -159,7 +159,7 @@ test_that("Ctrl-C cancels the run, the cache keeps what was paid for, the same c
   resumed_calls <- fake_counters(server)[["chat"]]
   expect_false(any(resumed$verdict == "error"))
   # Everything answered before the interrupt came from the cache.
-  expect_lt(resumed_calls, 2 * (1 + 3 * 2 + 12))
+  expect_lt(resumed_calls, 2 * (1 + 3 * 4 + 24))
   expect_gt(attr(resumed, "calls")[["cache_hits"]], 0)
   fake_reset(server)
   fake_run(server, cache = cache)

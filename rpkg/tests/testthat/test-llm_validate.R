@@ -196,3 +196,59 @@ test_that("the deprecated `labels` argument still gives the human labels, with a
   expect_snapshot(old <- simulated_run(texts, seed = 5, labels = c("Positive", "Negative")))
   expect_identical(old$human, c("Positive", "Negative"))
 })
+
+test_that("M is checked against the engine's range, before any call", {
+  expect_snapshot(error = TRUE, {
+    llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(), M = 1)
+  })
+  expect_snapshot(error = TRUE, {
+    llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(), M = 100001)
+  })
+  expect_snapshot(error = TRUE, {
+    llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(), M = 2.5)
+  })
+  expect_error(
+    llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(), M = 1),
+    class = "llmvalidate_error_invalid_argument"
+  )
+})
+
+test_that("human labels outside the task's labels are an error; factors are accepted", {
+  expect_snapshot(error = TRUE, {
+    simulated_run(c(passage, "Losses widened."), human = c("Positive", "Happy"), seed = 1)
+  })
+  expect_error(
+    simulated_run(c(passage, "Losses widened."), human = c("Positive", "Happy"), seed = 1),
+    class = "llmvalidate_error_unknown_label"
+  )
+  from_factor <- simulated_run(c(passage, "Losses widened."),
+                               human = factor(c("Positive", "negative")), seed = 1)
+  expect_identical(from_factor$human, c("Positive", "negative"))
+})
+
+test_that("a pool too small to reject warns before any call, in the dry run too", {
+  expect_warning(
+    expect_output(
+      report <- llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(),
+                             M = 10, n = 5, permutations = 199, seed = 1, dry_run = TRUE),
+      "Warning: The exact validation test cannot reject"
+    ),
+    class = "llmvalidate_warning_cannot_decide"
+  )
+  expect_snapshot(warn_sizes(list(task_path = resolve_task("sentiment", NULL),
+                                   provider = "simulated", m = 10, permutations = 9)))
+  report$note <- ""
+  expect_snapshot(print(report))
+  expect_warning(
+    result <- llm_validate(passage, task = "sentiment", provider = llm_provider_simulated(),
+                           M = 10, n = 5, permutations = 199, seed = 1),
+    class = "llmvalidate_warning_cannot_decide"
+  )
+  expect_identical(result$verdict, "inconclusive")
+  expect_match(result$verdict_reason, "M = 10 pool texts", fixed = TRUE)
+  expect_warning(
+    llm_power("sentiment", llm_provider_simulated(), M = 10, n = 10, replications = 2,
+              permutations = 99, seed = 1),
+    class = "llmvalidate_warning_cannot_decide"
+  )
+})

@@ -89,3 +89,64 @@ test_that("the paper's methods run with reference texts per label", {
   expect_identical(validation$separation$Negative$critical.value, separation$critical.value)
   expect_identical(validation$settings$validation_method, "paper")
 })
+
+test_that("a validation test that cannot reject at alpha gives inconclusive, never valid", {
+  # The passage is a negative text; every prerequisite passes. With M = 10 at alpha = 0.05
+  # the exact test's smallest p-value is 1/11 > alpha: "not rejected" is no evidence.
+  data <- three_labels(seed = 4, m = 10)
+  passage <- data$centres$Negative + rnorm(8)
+  back <- list(Positive = rep("Positive", 10))
+  small <- llm_validate_embeddings(passage, data$pools, "Positive", backtranslation = back,
+                                   permutations = 99, seed = 1)
+  expect_false(small$validation$reject)
+  expect_false(small$validation$can_decide)
+  expect_identical(small$verdict, "inconclusive")
+  expect_identical(
+    small$verdict_reason,
+    paste0("Inconclusive: the exact validation test cannot reject at \u03b1 = 0.05 with M = 10 ",
+           "pool texts: its smallest attainable p-value, 1/(M + 1) = 0.09091, exceeds \u03b1; ",
+           "M >= 19 is needed (M + 1 >= 1/\u03b1).")
+  )
+  expect_match(small$validation$conclusion, "^cannot decide: ")
+
+  # M = 19 can reject: the same kind of passage is invalid.
+  data <- three_labels(seed = 4, m = 19)
+  passage <- data$centres$Negative + rnorm(8)
+  back <- list(Positive = rep("Positive", 19))
+  enough <- llm_validate_embeddings(passage, data$pools, "Positive", backtranslation = back,
+                                    permutations = 99, seed = 1)
+  expect_true(enough$validation$can_decide)
+  expect_identical(enough$validation$p.value, 1 / 20)
+  expect_identical(enough$verdict, "invalid")
+})
+
+test_that("vectors scaled by 1e+-200 are not zero vectors", {
+  data <- three_labels(seed = 5)
+  back <- list(Positive = rep("Positive", 30))
+  plain <- llm_validate_embeddings(data$passage, data$pools, "Positive", backtranslation = back,
+                                   permutations = 99, seed = 1)
+  for (scale in c(1e200, 1e-200)) {
+    pools <- lapply(data$pools, function(pool) pool * scale)
+    scaled <- llm_validate_embeddings(data$passage * scale, pools, "Positive",
+                                      backtranslation = back, permutations = 99, seed = 1)
+    expect_equal(unname(scaled$validation$statistic), unname(plain$validation$statistic),
+                 tolerance = 1e-12)
+    expect_identical(scaled$verdict, plain$verdict)
+  }
+  expect_snapshot(error = TRUE, validation_test(rep(0, 8), data$pools$Positive))
+})
+
+test_that("labels may be factors wherever a label is taken", {
+  data <- three_labels(seed = 6)
+  back <- list(Positive = factor(rep("Positive", 30)))
+  from_factor <- llm_validate_embeddings(data$passage, data$pools, factor("Positive"),
+                                         labels = factor(names(data$pools)),
+                                         backtranslation = back, permutations = 99, seed = 1)
+  from_string <- llm_validate_embeddings(data$passage, data$pools, "Positive",
+                                         backtranslation = list(Positive = rep("Positive", 30)),
+                                         permutations = 99, seed = 1)
+  expect_identical(from_factor$verdict, from_string$verdict)
+  bt <- backtranslation_test(factor("Positive"), factor(rep("Positive", 10)),
+                             labels = factor(c("Positive", "Negative")))
+  expect_true(bt$pass)
+})

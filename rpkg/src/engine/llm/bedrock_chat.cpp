@@ -1,8 +1,10 @@
 // `bedrock`: the Bedrock Converse API, POST {base}/model/{modelId}/converse, one request
-// shape for every model family. Structured output as with `anthropic`: by default a tool
-// (toolConfig with the schema as inputSchema.json, forced with toolChoice.tool); option
-// {"structured", "prompt"} puts the schema in the system prompt instead (for models whose
-// Converse support has no forced tool choice).
+// shape for every model family. Structured output: option {"structured", "tool"} sends a tool
+// (toolConfig with the schema as inputSchema.json, forced with toolChoice.tool), as with
+// `anthropic`; {"structured", "prompt"} puts the schema in the system prompt instead. The
+// default, "auto", forces a tool only for the model families AWS documents a forced tool
+// choice for (Anthropic Claude, Amazon Nova) and uses "prompt" for every other model id
+// (e.g. Meta Llama, whose Converse support has no toolChoice).
 #include "llm/bedrock_common.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
@@ -19,10 +21,10 @@ class BedrockChat final : public ChatProvider {
   public:
     explicit BedrockChat(const ProviderConfig& config) : endpoint_(config, "bedrock") {
         detail::check_options(config, "bedrock", {"structured"});
-        structured_ = detail::option(config, "structured", "tool");
-        if (structured_ != "tool" && structured_ != "prompt") {
+        structured_ = detail::option(config, "structured", "auto");
+        if (structured_ != "auto" && structured_ != "tool" && structured_ != "prompt") {
             throw_invalid(code::provider_config, "options$structured", "\"" + structured_ + "\"",
-                          "\"tool\" or \"prompt\"");
+                          "\"auto\", \"tool\" or \"prompt\"");
         }
     }
 
@@ -51,7 +53,7 @@ class BedrockChat final : public ChatProvider {
         std::string system = request.system;
         if (!request.json_schema.empty()) {
             json schema = detail::parse_schema(request.json_schema);
-            if (structured_ == "tool" && schema.value("type", "") == "object") {
+            if (structured_for(request.model) == "tool" && schema.value("type", "") == "object") {
                 body["toolConfig"] = {
                     {"tools",
                      json::array(
@@ -117,6 +119,15 @@ class BedrockChat final : public ChatProvider {
     }
 
   private:
+    // "auto" resolved for one model id: a forced tool for Claude and Nova (also inference
+    // profiles such as "us.anthropic.claude-..." and ARNs), the schema in the prompt otherwise.
+    std::string structured_for(const std::string& model) const {
+        if (structured_ != "auto") return structured_;
+        const bool forced_tool = model.find("anthropic.claude") != std::string::npos ||
+                                 model.find("amazon.nova") != std::string::npos;
+        return forced_tool ? "tool" : "prompt";
+    }
+
     detail::BedrockEndpoint endpoint_;
     std::string structured_;
 };

@@ -1,6 +1,7 @@
 // The public entry points of llmvalidate/pipeline.hpp around the scheduler (engine.cpp).
 #include <algorithm>
 #include <iterator>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -165,10 +166,50 @@ CallCounts expected_calls_per_passage(const ValidationConfig& config, int label_
 
 namespace {
 
+// A human label must be a label of the task (compared as labels are, ignoring case and white
+// space) or empty: a label outside the set would silently fall out of Table 10.
+class HumanLabelCheck {
+  public:
+    explicit HumanLabelCheck(const ValidationConfig& config)
+        : labels_(load_config_task(config).labels()) {
+        for (const std::string& label : labels_) keys_.push_back(stats::normalize_label(label));
+    }
+    void operator()(const PassageInput& passage, std::size_t position) const {
+        if (passage.human_label.empty()) return;
+        const std::string key = stats::normalize_label(passage.human_label);
+        if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) return;
+        std::string names;
+        for (const std::string& label : labels_) names += (names.empty() ? "'" : ", '") + label + "'";
+        const std::string id = passage.id.empty() ? std::to_string(position + 1) : passage.id;
+        throw_invalid(code::unknown_label, "human label of passage " + id,
+                      "'" + passage.human_label + "'",
+                      "a label of the task (" + names + ") or empty");
+    }
+
+  private:
+    std::vector<std::string> labels_;
+    std::vector<std::string> keys_;
+};
+
 BatchResult run_checked(const ValidationConfig& config, const PassageSource& source,
                         const BatchCallbacks& callbacks, bool keep_results, std::size_t total) {
     check_config(config);
-    return run_engine(config, source, callbacks, keep_results, total);
+    // Streams are checked as they are read (like any malformed input line); passages given at
+    // once are checked before any call, in validate_batch().
+    const HumanLabelCheck check_human(config);
+    std::size_t position = 0;
+    const PassageSource checked = [&](PassageInput& out) {
+        if (!source(out)) return false;
+        check_human(out, position++);
+        return true;
+    };
+    return run_engine(config, checked, callbacks, keep_results, total);
+}
+
+void check_human_labels(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
+    check_config(config);
+    const HumanLabelCheck check_human(config);
+    for (std::size_t i = 0; i < passages.size(); ++i) check_human(passages[i], i);
 }
 
 }  // namespace
@@ -190,6 +231,7 @@ void check_passages(const std::vector<PassageInput>& passages) {
 
 BatchResult run_passages(const ValidationConfig& config, const std::vector<PassageInput>& passages,
                          const BatchCallbacks& callbacks, bool keep_results) {
+    check_human_labels(config, passages);
     std::size_t next = 0;
     const PassageSource source = [&](PassageInput& out) {
         if (next >= passages.size()) return false;
@@ -525,9 +567,36 @@ void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& t
 
 }  // namespace
 
-DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
+std::vector<std::string> size_warnings(const ValidationConfig& config) {
     check_config(config);
+    std::vector<std::string> warnings;
+    const int needed = stats::smallest_deciding_size(config.alpha);
+    const auto add = [&](const std::string& phrase, const std::string& symbol,
+                         const std::string& unit, int size, const std::string& consequence) {
+        if (size < needed)
+            warnings.push_back(
+                stats::cannot_decide_reason(phrase, symbol, unit, size, config.alpha) + "; " +
+                consequence + ".");
+    };
+    const std::string every = "every verdict will be \"inconclusive\"";
+    if (config.validation_method == "paper")
+        add("the paper's validation test cannot decide", "B", "reference texts", config.paper_b,
+            every);
+    else
+        add("the exact validation test cannot reject", "M", "pool texts", pool_size(config),
+            every);
+    if (config.separation_method == "paper")
+        add("the paper's separation test cannot decide", "B", "reference texts", config.paper_b,
+            every);
+    else
+        add("the separation test cannot pass", "R", "permutations", config.permutations, every);
+    for (std::string& warning : warnings) warning[0] = static_cast<char>(std::toupper(warning[0]));
+    return warnings;
+}
+
+DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
     check_passages(passages);
+    check_human_labels(config, passages);
     const Task base = load_config_task(config);
     const std::vector<std::string>& labels = base.labels();
     const int k = static_cast<int>(labels.size());
@@ -608,6 +677,7 @@ DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageIn
     report.texts_to_embed =
         report.calls.embedded_texts - report.cached_embedded_texts - report.shared_embedded_texts;
     report.calls.embedding_requests = -1;  // depends on the provider's batch size and on sharing
+    report.warnings = size_warnings(config);
     report.note =
         std::string(synthetic
                         ? "Synthetic: the simulated provider makes no network call, costs nothing "

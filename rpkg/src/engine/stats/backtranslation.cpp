@@ -42,6 +42,19 @@ BacktranslationResult backtranslation(const std::string& target,
         throw_invalid(code::invalid_argument, "threshold", detail::format_number(threshold),
                       "a number in [0, 1]");
 
+    // The target must be a label of S: otherwise the accuracy is 0 by construction, which
+    // would read as a failed annotation rather than a mistyped label.
+    const std::string wanted = normalize_label(target);
+    bool known = false;
+    std::string names;
+    for (const std::string& label : label_set) {
+        known = known || normalize_label(label) == wanted;
+        names += (names.empty() ? "'" : ", '") + label + "'";
+    }
+    if (!known)
+        throw_invalid(code::unknown_label, "target", "'" + target + "'",
+                      "a label of `labels` (" + names + ")");
+
     BacktranslationResult result;
     result.run = true;
     result.label = target;
@@ -50,7 +63,6 @@ BacktranslationResult backtranslation(const std::string& target,
     result.rule = rule;
     result.threshold = threshold;
 
-    const std::string wanted = normalize_label(target);
     std::vector<std::string> keys;  // normalised, parallel to result.counts
     for (const std::string& label : label_set) {
         keys.push_back(normalize_label(label));

@@ -46,6 +46,19 @@ bool p_at_most(double p_value, double alpha) {
     return p_value <= alpha * (1 + alpha_relative_tolerance);
 }
 
+int smallest_deciding_size(double alpha) {
+    if (!(alpha > 0 && alpha < 1))
+        throw_invalid(code::invalid_argument, "alpha", detail::format_number(alpha),
+                      "a number strictly between 0 and 1");
+    // size + 1 >= 1/α, decided by p_at_most() itself so that the two rules cannot disagree.
+    double size = std::max(1.0, std::ceil(1.0 / alpha) - 1.0);
+    while (size > 1 && p_at_most(1.0 / size, alpha)) size -= 1;
+    while (!p_at_most(1.0 / (size + 1.0), alpha)) size += 1;
+    if (size > std::numeric_limits<int>::max())
+        return std::numeric_limits<int>::max();
+    return static_cast<int>(size);
+}
+
 int count_at_most(const Eigen::VectorXd& null_values, double statistic) {
     int count = 0;
     for (Eigen::Index i = 0; i < null_values.size(); ++i)

@@ -47,6 +47,9 @@ SeparationResult separation_paper(SimilarityBlocks& blocks, const std::string& p
                        1 - alpha);
     result.pass = !(result.statistic > result.critical_value);
     result.p_value = std::numeric_limits<double>::quiet_NaN();
+    // The same size rule as every other test: B + 1 >= 1/α reference texts.
+    result.smallest_deciding_size = smallest_deciding_size(alpha);
+    result.can_decide = result.permutations >= result.smallest_deciding_size;
     return result;
 }
 

@@ -39,6 +39,10 @@ ValidationResult validation_paper(SimilarityBlocks& blocks, const std::string& p
     result.reject = result.critical_value > result.statistic;
     result.p_value = (1.0 + count_at_most(result.null_distribution, result.statistic)) /
                      (static_cast<double>(references.rows()) + 1.0);
+    // With B + 1 < 1/α the α-quantile of the B reference scores lies below the smallest of
+    // B + 1 exchangeable draws: its "reject" and the reported p-value disagree.
+    result.smallest_deciding_size = smallest_deciding_size(alpha);
+    result.can_decide = result.b >= result.smallest_deciding_size;
     return result;
 }
 
