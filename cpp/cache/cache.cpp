@@ -175,7 +175,7 @@ constexpr const char* upsert_sql =
     "text = excluded.text, response_model = excluded.response_model, "
     "input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, "
     "created_unix = excluded.created_unix "
-    "WHERE responses.status <> 'ok' OR excluded.status = 'ok'";
+    "WHERE responses.status <> 'ok' OR excluded.status IN ('ok', 'rejected')";
 
 constexpr const char* select_columns =
     "SELECT key, provider, model, draw_index, attempt, status, body, text, response_model, "

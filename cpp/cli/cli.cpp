@@ -190,7 +190,7 @@ std::string read_input(const std::string& path, std::string* source) {
     return buffer.str();
 }
 
-void write_output(const std::string& path, const std::string& text) {
+void write_output(const std::string& path, const std::string& text, const std::string& option) {
     if (path.empty()) {
         std::cout << text;
         std::cout.flush();
@@ -204,7 +204,7 @@ void write_output(const std::string& path, const std::string& text) {
         std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
         if (!file) {
             const std::string reason = std::strerror(errno);
-            throw Error(code::io, "`--output` must be a writable path; received \"" + path +
+            throw Error(code::io, "`" + option + "` must be a writable path; received \"" + path +
                                       "\" (" + reason + ").");
         }
         file << text;
@@ -218,7 +218,7 @@ void write_output(const std::string& path, const std::string& text) {
     if (std::rename(temporary.c_str(), path.c_str()) != 0) {
         const std::string reason = std::strerror(errno);
         std::remove(temporary.c_str());
-        throw Error(code::io, "`--output` must be a writable path; received \"" + path + "\" (" +
+        throw Error(code::io, "`" + option + "` must be a writable path; received \"" + path + "\" (" +
                                   reason + ").");
     }
 }

@@ -84,7 +84,9 @@ void print_command_help(std::ostream& out, const CommandSpec& spec);
 // Reads a whole file, or standard input for "-". `source` receives a name for messages.
 std::string read_input(const std::string& path, std::string* source);
 // Writes to standard output when `path` is empty, else atomically to `path` (a temporary
-// file in the same folder, then rename), so a failed run never leaves half a file.
-void write_output(const std::string& path, const std::string& text);
+// file in the same folder, then rename), so a failed run never leaves half a file. `option`
+// names the path in the error.
+void write_output(const std::string& path, const std::string& text,
+                  const std::string& option = "--output");
 
 }  // namespace llmv::cli

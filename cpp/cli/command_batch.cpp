@@ -1,6 +1,9 @@
 // llmvalidate batch --task TASK --input data.csv --text-column text [options]
 // Validates many passages as one stream of requests; writes one row per passage as soon as it
 // is finished (CSV or JSON lines), then the Table 9/10 summaries.
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -133,7 +136,17 @@ public:
             return false;
         }
         std::vector<std::string> fields;
+        const std::size_t first_line = csv_->line() + 1;
         if (!csv_->next(fields)) return false;
+        if (fields.size() != columns_.size()) {
+            // The rows before are finished and cached: a re-run of the mended file pays nothing
+            // for them.
+            throw Error(code::invalid_argument,
+                        source_ + ", line " + std::to_string(first_line) + " (row " + std::to_string(row_) +
+                            "): " + std::to_string(fields.size()) + " field(s) where the header has " +
+                            std::to_string(columns_.size()) +
+                            "; every row needs one field per column (quote fields that contain commas)");
+        }
         const auto get = [&](const std::string& name) -> std::string {
             if (name.empty()) return "";
             const std::size_t column = columns_.at(name);
@@ -237,6 +250,14 @@ int command_batch(const std::vector<std::string>& args) {
         return exit_ok;
     }
 
+    if (parsed.has("--summary")) {
+        // Checked before anything is paid for: the summary is written only at the end.
+        const std::string probe = parsed.value("--summary") + ".tmp-probe-" + std::to_string(::getpid());
+        if (!std::ofstream(probe, std::ios::binary | std::ios::trunc)) {
+            throw_invalid(code::io, "--summary", parsed.value("--summary"), "a writable file path");
+        }
+        std::remove(probe.c_str());
+    }
     const Task task = load_task(config.task_path);
     const std::vector<std::string> labels = task.labels();
     std::unique_ptr<std::ofstream> file;
@@ -248,7 +269,8 @@ int command_batch(const std::vector<std::string>& args) {
     }
     if (format == "csv") *out << csv_line(csv_header(labels)) << "\n";
 
-    std::string first_error;
+    std::string first_error, first_message;
+    std::size_t failed = 0;
     std::size_t first_error_index = static_cast<std::size_t>(-1);
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
@@ -261,9 +283,11 @@ int command_batch(const std::vector<std::string>& args) {
             *out << jsonl_line(result) << "\n";
         }
         out->flush();
+        if (!result.ok && result.error_code != code::cancelled) ++failed;
         if (!result.ok && result.error_code != code::cancelled && result.index < first_error_index) {
             first_error_index = result.index;
             first_error = result.error_code;
+            first_message = result.error_message;
         }
     };
     const pipeline::PassageSource source = [&](pipeline::PassageInput& input) { return reader.next(input); };
@@ -281,9 +305,9 @@ int command_batch(const std::vector<std::string>& args) {
         nlohmann::ordered_json summary = summary_json(batch.summary);
         summary["synthetic"] = choice.synthetic;
         summary["banner"] = choice.banner;
-        write_output(parsed.value("--summary"), summary.dump(2) + "\n");
+        write_output(parsed.value("--summary"), summary.dump(2) + "\n", "--summary");
     }
-    return exit_code_for_results(batch.cancelled, first_error);
+    return exit_code_for_results(batch.cancelled, first_error, first_message, failed);
 }
 
 }  // namespace llmv::cli

@@ -109,9 +109,14 @@ int command_run(const std::vector<std::string>& args) {
     pipeline::BatchResult batch = pipeline::validate_batch(config, passages, callbacks, true);
     bar.finish();
 
-    std::string first_error;
+    std::string first_error, first_message;
+    std::size_t failed = 0;
     for (const auto& result : batch.passages) {
-        if (!result.ok && first_error.empty()) first_error = result.error_code;
+        if (result.ok || result.error_code == code::cancelled) continue;
+        if (failed++ == 0) {
+            first_error = result.error_code;
+            first_message = result.error_message;
+        }
     }
     if (parsed.has("--json")) {
         report.clear();  // JSON lines only: the banner is in every row ("synthetic")
@@ -134,7 +139,7 @@ int command_run(const std::vector<std::string>& args) {
         if (batch.cancelled) report += "Cancelled: a re-run with the same cache resumes without repeating a call.\n";
     }
     write_output(parsed.value("--output"), report);
-    return exit_code_for_results(batch.cancelled, first_error);
+    return exit_code_for_results(batch.cancelled, first_error, first_message, failed);
 }
 
 }  // namespace llmv::cli

@@ -79,10 +79,14 @@ std::string trim(const std::string& text) {
 }
 
 std::atomic<bool> interrupt_flag{false};
+volatile std::sig_atomic_t interrupt_signal = 0;
 
-extern "C" void on_interrupt(int) {
+// The first SIGINT or SIGTERM starts the drain (the flag); a second one ends the process at
+// once, with the exit status of the first.
+extern "C" void on_interrupt(int signal_number) {
+    if (interrupt_signal != 0) ::_exit(128 + interrupt_signal);
+    interrupt_signal = signal_number;
     interrupt_flag.store(true);
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
 }
 
 std::string fixed(double value, int digits = 3) {
@@ -146,6 +150,8 @@ std::vector<OptionSpec> pipeline_options() {
         {"--methods", "", "METHODS", "exact (default: exact validation + permutation separation), paper (the paper's bootstrap variants), or VALIDATION,SEPARATION."},
         {"--cache", "", "PATH", "Response cache (SQLite; default $LLMV_CACHE or ./llmvalidate-cache.sqlite)."},
         {"--no-cache", "", "", "Keep responses in memory only (a re-run pays again)."},
+        {"--timeout", "", "SECONDS", "Time limit of one request, retries apart (default 300)."},
+        {"--encoding", "", "utf-8|latin1", "How the passages' bytes are read (default utf-8; latin1: ISO 8859-1, e.g. the original Financial PhraseBank files)."},
         {"--dry-run", "", "", "Print the exact number of calls and the estimated tokens; make none."},
         {"--quiet", "-q", "", "No progress bar."},
     };
@@ -288,6 +294,21 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
         config.cache_path = parsed.value("--cache", env("LLMV_CACHE"));
         if (config.cache_path.empty()) config.cache_path = "llmvalidate-cache.sqlite";
     }
+    if (parsed.has("--timeout")) {
+        const double seconds = number_option(command, parsed, "--timeout", 0);
+        if (!(seconds > 0 && seconds <= 86400)) {
+            throw_usage(command, "option `--timeout` takes seconds in (0, 86400]; received `" +
+                                     parsed.value("--timeout") + "`.");
+        }
+        config.total_timeout_ms = static_cast<long>(std::ceil(seconds * 1000));
+    }
+    config.input_encoding = parsed.value("--encoding", config.input_encoding);
+    if (config.input_encoding == "utf8" || config.input_encoding == "UTF-8") config.input_encoding = "utf-8";
+    if (config.input_encoding == "latin-1" || config.input_encoding == "iso-8859-1") config.input_encoding = "latin1";
+    if (config.input_encoding != "utf-8" && config.input_encoding != "latin1") {
+        throw_usage(command, "option `--encoding` takes utf-8 or latin1; received `" +
+                                 parsed.value("--encoding") + "`.");
+    }
     config.dry_run = parsed.has("--dry-run");
 
     pipeline::SimulatedDgp& dgp = config.simulated;
@@ -318,7 +339,13 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
 
 std::atomic<bool>* install_interrupt_flag() {
     interrupt_flag.store(false);
-    std::signal(SIGINT, on_interrupt);
+    interrupt_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
     return &interrupt_flag;
 }
 
@@ -671,9 +698,20 @@ bool CsvReader::next(std::vector<std::string>& fields) {
     return true;
 }
 
-int exit_code_for_results(bool cancelled, const std::string& first_error_code) {
-    if (cancelled) return exit_cancelled;
+int exit_code_for_results(bool cancelled, const std::string& first_error_code,
+                          const std::string& first_error_message, std::size_t failed) {
+    if (cancelled) {
+        const bool term = interrupt_signal == SIGTERM;
+        print_error(code::cancelled,
+                    std::string("interrupted (") + (term ? "SIGTERM" : "SIGINT") +
+                        "): no new request was started and the requests in flight were drained into "
+                        "the cache; a re-run with the same cache resumes without repeating a call.");
+        return term ? 128 + SIGTERM : exit_cancelled;
+    }
     if (first_error_code.empty()) return exit_ok;
+    print_error(first_error_code,
+                first_error_message +
+                    (failed > 1 ? " (" + std::to_string(failed - 1) + " more passage(s) failed; see the rows)" : ""));
     return exit_code_for(first_error_code);
 }
 

@@ -35,7 +35,8 @@ struct ConfigChoice {
 ConfigChoice config_from_args(const std::string& command, const ParsedArgs& parsed,
                               bool allow_simulated_fallback);
 
-// Ctrl-C sets this flag (the first time; the second time the default action applies).
+// The first SIGINT (Ctrl-C) or SIGTERM sets this flag: the run drains the requests in flight
+// (ValidationConfig::drain_seconds) and stops. A second one ends the process at once.
 std::atomic<bool>* install_interrupt_flag();
 
 // A one-line progress bar on standard error when it is a terminal; nothing otherwise.
@@ -81,7 +82,9 @@ private:
 };
 
 // The exit code of a batch: 0 when every passage has a verdict, else the code of the first
-// failure in input order (130 when cancelled).
-int exit_code_for_results(bool cancelled, const std::string& first_error_code);
+// failure in input order (130 when interrupted by SIGINT, 143 by SIGTERM). A failure or an
+// interruption is also one `llmvalidate: error [<code>]: ...` line on standard error.
+int exit_code_for_results(bool cancelled, const std::string& first_error_code,
+                          const std::string& first_error_message, std::size_t failed);
 
 }  // namespace llmv::cli

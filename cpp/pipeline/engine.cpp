@@ -25,6 +25,7 @@
 #include "llmvalidate/provider.hpp"
 #include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/transport.hpp"
+#include "llmvalidate/utf8.hpp"
 #include "cache/cache_writer.hpp"
 #include "pipeline/simulated.hpp"
 
@@ -77,6 +78,9 @@ struct PassageState {
 
     Eigen::VectorXd passage_embedding;
     bool passage_embedded = false;
+    // The dimension of every vector received -> (pool label, row); row -1: the passage's own.
+    // More than one dimension: the odd ones are rejected (check_dimensions).
+    std::map<std::size_t, std::vector<std::pair<std::string, int>>> vector_dimensions;
     int embeddings_pending = 0;
 };
 using PassagePtr = std::shared_ptr<PassageState>;
@@ -87,7 +91,8 @@ struct ChatUnit {
     std::string label;  // simulate: the pool's label; backtranslate: the pool annotated
     int position = 0;   // draw index: r, the call index c, or the text's position j
     int count = 0;      // simulate: texts asked for
-    int attempt = 0;    // parse retries so far
+    int attempt = 0;    // parse retries so far (the draw's cache key)
+    int paid_redraws = 0;  // of them, after an answer paid for in this run (max_cached_attempts)
     int transport_attempt = 0;
     std::string prompt;
 };
@@ -245,7 +250,14 @@ public:
             options.rate_limits.requests_per_minute = config_.rpm;
             options.rate_limits.tokens_per_minute = config_.tpm;
             options.cancel = callbacks_.cancel;
+            options.drain_seconds = config_.drain_seconds;
             options.accounting = &accounting_;
+            // The write buffer is flushed on time also while every slot is busy: what a
+            // SIGKILL can lose is bounded (cache_batch_seconds, cache_batch_size).
+            options.tick = [this]() {
+                maybe_flush_cache();
+                collect_written(/*wait=*/false);
+            };
 #ifndef LLMV_NO_STDERR  // the R package: R CMD check rightly refuses writes to stderr
             if (std::getenv("LLMV_DEBUG_TRANSPORT")) {
                 options.progress = [](const TransportProgress& p) {
@@ -400,9 +412,13 @@ public:
         progress_.calls_total += expected.annotation_calls + expected.simulation_calls +
                                  expected.backtranslation_calls + expected.embedded_texts;
 
-        if (passage->input.text.empty()) {
+        if (!decode_input(passage)) return;
+        // Checked before any request: a blank passage would pay for a pool it cannot use.
+        if (is_blank(passage->input.text)) {
             fail(passage, code::invalid_argument,
-                 "passage " + passage->input.id + ": the text is empty; every passage needs text");
+                 "passage " + passage->input.id + ": the text is " +
+                     (passage->input.text.empty() ? "empty" : "only whitespace") +
+                     "; every passage needs text");
             return;
         }
         try {
@@ -434,6 +450,40 @@ public:
         }
         passage->embeddings_pending += 1;
         push_embedding(passage->input.text, EmbedTarget{passage, "", 0});
+    }
+
+    // Request bodies are JSON, which must be UTF-8: with input_encoding "latin1" every field is
+    // decoded; otherwise a field that is not UTF-8 fails this passage alone (false), with the
+    // id and label shown in its output row made valid.
+    bool decode_input(const PassagePtr& passage) {
+        PassageInput& input = passage->input;
+        if (config_.input_encoding == "latin1") {
+            for (std::string* field : {&input.text, &input.id, &input.human_label}) *field = latin1_to_utf8(*field);
+            for (auto& variable : input.variables) variable.second = latin1_to_utf8(variable.second);
+            passage->result.id = input.id;
+            passage->result.human_label = input.human_label;
+            return true;
+        }
+        std::vector<std::pair<std::string, const std::string*>> fields = {
+            {"text", &input.text}, {"id", &input.id}, {"human label", &input.human_label}};
+        for (const auto& variable : input.variables) fields.emplace_back("variable " + variable.first, &variable.second);
+        for (const auto& [what, value] : fields) {
+            const std::size_t at = first_invalid_utf8(*value);
+            if (at == std::string::npos) continue;
+            passage->result.id = utf8_replace_invalid(input.id);
+            passage->result.human_label = utf8_replace_invalid(input.human_label);
+            char byte[8];
+            std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>((*value)[at])));
+            const std::size_t from = at > 20 ? at - 20 : 0;
+            fail(passage, code::invalid_encoding,
+                 "passage " + passage->result.id + ": the " + what + " is not valid UTF-8 (byte " + byte +
+                     " at byte " + std::to_string(at + 1) + ", near \"" +
+                     utf8_replace_invalid(value->substr(from, at - from + 20)) +
+                     "\"); input_encoding takes utf-8 or latin1 (ISO 8859-1, e.g. the original "
+                     "Financial PhraseBank files)");
+            return false;
+        }
+        return true;
     }
 
     void fill_provenance(PassageState& passage) {
@@ -471,7 +521,8 @@ public:
                      std::to_string(config_.annotation_repeats) +
                      " annotations of the passage gave a label of the task's set (after " +
                      std::to_string(config_.parse_retry_limit) +
-                     " retries each); the answers are kept in the cache");
+                     " retries each); the answers are kept in the cache as unusable, and a re-run "
+                     "asks again for exactly these draws");
             return;
         }
         // Modal label; ties go to the label that comes first in S.
@@ -573,6 +624,7 @@ public:
             passage->embeddings_pending > 0) {
             return;
         }
+        if (!check_dimensions(passage)) return;
         stats::TestInput input;
         input.label = passage->beta;
         input.labels = labels_;
@@ -847,7 +899,9 @@ public:
         }
         if (!result.ok()) {
             std::string message = result.error_message;
-            if (result.error_code != code::cancelled) {
+            // The provider's own message is in the body of an HTTP error; a transport error's
+            // is already in result.error_message.
+            if (result.error_code != code::cancelled && result.response.status != 0) {
                 const ChatResult parsed = chat_->parse_response(result.response);
                 if (!parsed.error.message.empty()) message += ": " + parsed.error.message;
             }
@@ -920,7 +974,6 @@ public:
     // One answer for one unit: record it, or redraw it (attempt + 1), or give up on it.
     void deliver(ChatUnit& unit, const ParsedAnswer& parsed, bool from_cache, bool shared,
                  std::int64_t, std::int64_t) {
-        (void)from_cache;
         (void)shared;
         const PassagePtr passage = unit.passage;
         if (passage->finished) return;
@@ -941,7 +994,11 @@ public:
                 ++counts.unparseable;
                 ++totals_.unparseable;
             }
-            if (unit.attempt < config_.parse_retry_limit) {
+            // A cached unusable answer never ends the chain: the redraw budget is for answers
+            // paid for in this run (see max_cached_attempts).
+            if ((from_cache && unit.attempt + 1 < max_cached_attempts) ||
+                unit.paid_redraws < config_.parse_retry_limit) {
+                if (!from_cache) ++unit.paid_redraws;
                 ++unit.attempt;
                 ++counts.parse_retries;
                 ++totals_.parse_retries;
@@ -963,7 +1020,8 @@ public:
                              std::to_string(unit.position + 1) + " of label '" + unit.label +
                              "' gave no usable passages after " +
                              std::to_string(config_.parse_retry_limit) +
-                             " retries (" + parsed.problem + "); the answers are kept in the cache");
+                             " retries (" + parsed.problem + "); the answers are kept in the cache as "
+                             "unusable, and a re-run asks again for exactly these draws");
                     return;
                 }
                 PoolState& pool = passage->pools[unit.label];
@@ -1007,6 +1065,7 @@ public:
     void store_embedding(const EmbedTarget& target, const std::vector<double>& vector) {
         const PassagePtr& passage = target.passage;
         if (passage->finished) return;
+        passage->vector_dimensions[vector.size()].emplace_back(target.label, target.label.empty() ? -1 : target.row);
         if (target.label.empty()) {
             passage->passage_embedding = Eigen::Map<const Eigen::VectorXd>(vector.data(),
                                                                            static_cast<Eigen::Index>(vector.size()));
@@ -1016,18 +1075,55 @@ public:
             if (pool.embeddings.cols() == 0) {
                 pool.embeddings.resize(pool.embeddings.rows(), static_cast<Eigen::Index>(vector.size()));
             }
-            if (pool.embeddings.cols() != static_cast<Eigen::Index>(vector.size())) {
-                fail(passage, code::dimension_mismatch,
-                     "passage " + passage->input.id + ": the embedding model returned vectors of " +
-                         std::to_string(vector.size()) + " and " +
-                         std::to_string(pool.embeddings.cols()) + " dimensions");
-                return;
+            // Another dimension: check_dimensions sorts it out once every vector is in.
+            if (pool.embeddings.cols() == static_cast<Eigen::Index>(vector.size())) {
+                pool.embeddings.row(target.row) = Eigen::Map<const Eigen::RowVectorXd>(
+                    vector.data(), static_cast<Eigen::Index>(vector.size()));
             }
-            pool.embeddings.row(target.row) =
-                Eigen::Map<const Eigen::RowVectorXd>(vector.data(), static_cast<Eigen::Index>(vector.size()));
         }
         --passage->embeddings_pending;
         maybe_finish(passage);
+    }
+
+    // Every vector of a passage must have one dimension. When they differ, the dimension most
+    // of them have is taken as the model's; the others are marked `rejected` in the cache (so
+    // that no later run is served them as good, and a re-run asks again for exactly those)
+    // and the passage fails.
+    bool check_dimensions(const PassagePtr& passage) {
+        const auto& dimensions = passage->vector_dimensions;
+        if (dimensions.size() <= 1) return true;
+        std::size_t majority = 0, most = 0;
+        for (const auto& [dimension, vectors] : dimensions) {
+            if (vectors.size() > most) {
+                most = vectors.size();
+                majority = dimension;
+            }
+        }
+        std::size_t odd = 0;
+        std::string odd_dimensions;
+        for (const auto& [dimension, vectors] : dimensions) {
+            if (dimension == majority) continue;
+            odd += vectors.size();
+            odd_dimensions += (odd_dimensions.empty() ? "" : ", ") + std::to_string(dimension);
+            for (const auto& [label, row] : vectors) {
+                const std::string& text = row < 0 ? passage->input.text
+                                                  : passage->pools[label].texts[static_cast<std::size_t>(row)];
+                if (!cache_) continue;
+                CacheKey key = embedding_cache_key(text);
+                std::string hash = key.hash();
+                CacheEntry entry;
+                entry.status = cache_status::rejected;
+                entry.body = "an embedding of " + std::to_string(dimension) + " dimensions where the model's others have " +
+                             std::to_string(majority);
+                cache_store(std::move(key), std::move(hash), std::move(entry), {});
+            }
+        }
+        fail(passage, code::dimension_mismatch,
+             "passage " + passage->input.id + ": the embedding model returned " + std::to_string(odd) +
+                 " vector(s) of " + odd_dimensions + " dimensions where the other " + std::to_string(most) +
+                 " have " + std::to_string(majority) +
+                 "; they are marked rejected in the cache, and a re-run asks for exactly those again");
+        return false;
     }
 
     CacheKey embedding_cache_key(const std::string& text) const {

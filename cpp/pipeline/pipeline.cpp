@@ -201,7 +201,9 @@ class CacheWalk {
             return seen->second;
         }
         std::optional<Answer> outcome;
-        for (int attempt = 0; attempt <= config_.parse_retry_limit; ++attempt) {
+        // Cached unusable draws are redrawn without using up the redraw budget (the engine's
+        // rule): the chain ends at the first usable or missing draw.
+        for (int attempt = 0; attempt < max_cached_attempts; ++attempt) {
             const auto entry = cache_.get(
                 attempt == 0 ? first_hash : key(simulate, prompt, position, count, attempt).hash());
             if (!entry) break;  // this draw would be requested
@@ -218,7 +220,7 @@ class CacheWalk {
                     answer.label = parsed.label;
                 }
             }
-            if (answer.ok || attempt == config_.parse_retry_limit) {
+            if (answer.ok) {
                 outcome = std::move(answer);
                 break;
             }
@@ -241,9 +243,10 @@ class CacheWalk {
     void embedding(const std::string& text) {
         if (!seen_texts_.insert(text).second) {
             ++report_.shared_embedded_texts;
-        } else if (cache_.get(embedding_key_for(embedding_name_, embedding_endpoint_,
-                                                embedding_model_, text)
-                                  .hash())) {
+        } else if (const auto entry = cache_.get(embedding_key_for(embedding_name_, embedding_endpoint_,
+                                                                   embedding_model_, text)
+                                                     .hash());
+                   entry && entry->status == cache_status::ok) {
             ++report_.cached_embedded_texts;
         }
     }

@@ -97,6 +97,7 @@ const char* error_code_for_status(long status) {
     if (status == 401 || status == 403) return code::provider_auth;
     if (status == 404) return code::provider_not_found;
     if (status == 429) return code::provider_rate_limited;
+    if (status == 408) return code::provider_server;  // the server gave up waiting
     if (status >= 400 && status < 500) return code::provider_bad_request;
     return code::provider_server;
 }

@@ -34,6 +34,9 @@ const std::vector<std::pair<Fault::Kind, const char*>>& kind_names() {
         {Fault::Kind::malformed_json, "malformed_json"},
         {Fault::Kind::refusal, "refusal"},
         {Fault::Kind::label_outside_set, "label_outside_set"},
+        {Fault::Kind::prose, "prose"},
+        {Fault::Kind::empty_passages, "empty_passages"},
+        {Fault::Kind::wrong_dimension, "wrong_dimension"},
     };
     return names;
 }
@@ -336,6 +339,7 @@ struct FakeServer::Impl {
             }
             return {{"label", label}};
         }
+        if (fault.kind == Fault::Kind::empty_passages) return {{"passages", json::array()}};
         return {{"passages", text.passages(task.label, task.n, v)}};
     }
 
@@ -542,6 +546,9 @@ struct FakeServer::Impl {
             message["content"] = nullptr;
             message["refusal"] = refusal_text(fault);
         }
+        if (fault.kind == Fault::Kind::prose) {
+            message["content"] = "Honestly, it reads a bit of both ways to me; hard to say.";
+        }
         const std::string content = message["content"].is_string()
                                         ? message["content"].get<std::string>()
                                         : message["refusal"].get<std::string>();
@@ -694,7 +701,7 @@ struct FakeServer::Impl {
         return out;
     }
 
-    std::string openai_embeddings(const json& request, const Fault&, std::string& error) {
+    std::string openai_embeddings(const json& request, const Fault& fault, std::string& error) {
         auto inputs = request.contains("input") ? inputs_of(request["input"]) : std::nullopt;
         if (!inputs || !request.contains("model")) {
             error = "'model' and 'input' (a string or a non-empty array of strings) are required";
@@ -710,7 +717,7 @@ struct FakeServer::Impl {
         for (std::size_t i = 0; i < inputs->size(); ++i) {
             data.push_back({{"object", "embedding"},
                             {"index", i},
-                            {"embedding", embed((*inputs)[i], dimensions)}});
+                            {"embedding", embed((*inputs)[i], dimensions + (i == 0 && fault.kind == Fault::Kind::wrong_dimension ? 1 : 0))}});
             tokens += count_words((*inputs)[i]);
         }
         return json({{"object", "list"},

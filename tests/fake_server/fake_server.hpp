@@ -39,6 +39,9 @@ struct Fault {
         malformed_json,     // a 200 whose body is not JSON
         refusal,            // a 200 whose answer text is a refusal (OpenAI: message.refusal)
         label_outside_set,  // a 200 whose label answer is not in S
+        prose,              // a 200 whose answer text is prose without JSON (OpenAI chat)
+        empty_passages,     // a 200 whose simulation answer is {"passages": []} (OpenAI chat)
+        wrong_dimension,    // a 200 whose first embedding has one dimension too many (OpenAI)
     };
     Kind kind = Kind::none;
     int status = 500;

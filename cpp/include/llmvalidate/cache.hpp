@@ -42,6 +42,9 @@ inline constexpr const char* ok = "ok";
 inline constexpr const char* unparseable = "unparseable";  // the answer was not valid JSON
 inline constexpr const char* invalid = "invalid";          // parsed, but e.g. label outside S
 inline constexpr const char* refused = "refused";          // the model declined
+// Stored as ok, then found bad by a later check (an embedding whose dimension differs from
+// the rest of its passage's): it replaces the ok entry, so that a re-run asks again.
+inline constexpr const char* rejected = "rejected";
 }  // namespace cache_status
 
 struct CacheEntry {
@@ -88,7 +91,8 @@ class Cache {
 
     std::optional<CacheEntry> get(const CacheKey& key);
     std::optional<CacheEntry> get(const std::string& key_hash);
-    // Inserts or replaces; an ok entry is never replaced by a non-ok one. `secrets` are
+    // Inserts or replaces; an ok entry is never replaced by a non-ok one, except by a
+    // `rejected` one. `secrets` are
     // redacted from the stored body and text (defence in depth: bodies carry no keys).
     void put(const CacheKey& key, const CacheEntry& entry,
              const std::vector<std::string>& secrets = {});

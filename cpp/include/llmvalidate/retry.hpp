@@ -29,7 +29,9 @@ struct RetryPolicy {
     double max_server_wait_seconds = 600.0;
     // Tests shrink server-requested waits (Retry-After: 2 -> 20 ms with 0.01). Always 1 in use.
     double server_wait_scale = 1.0;
-    std::vector<long> retry_statuses = {429, 500, 502, 503, 504, 529};
+    // The one list of retried statuses: classify_http_failure (provider.hpp) agrees with it
+    // for every status (tests/transport: "one failure classifier").
+    std::vector<long> retry_statuses = {408, 429, 500, 502, 503, 504, 529};
     bool retry_transport_errors = true;  // connection refused/reset, truncated body, ...
     bool retry_timeouts = true;
     std::uint64_t jitter_seed = 0x6c6c6d76;  // "llmv": jitter is reproducible
@@ -38,7 +40,8 @@ struct RetryPolicy {
 bool is_retryable_status(const RetryPolicy& policy, long status);
 
 // The stable error code for a final HTTP status (400 -> bad_request, 401/403 -> auth,
-// 404 -> not_found, 429 -> rate_limited, 5xx/529 -> server_error); "" for 2xx.
+// 404 -> not_found, 408 -> server_error, 429 -> rate_limited, 5xx/529 -> server_error); "" for
+// 2xx.
 const char* error_code_for_status(long status);
 
 // Parsing of the waits servers ask for. `now_epoch` is the wall clock in Unix seconds.

@@ -81,8 +81,13 @@ struct TransportOptions {
     std::size_t max_concurrency = 16;
     RetryPolicy retry;
     RateLimits rate_limits;
-    // The caller sets *cancel (R interrupt, Stata Break); checked every poll tick.
+    // The caller sets *cancel (Ctrl-C, SIGTERM, R interrupt, Stata Break); checked every poll
+    // tick. From then on no request starts and jobs waiting for a retry are dropped; the
+    // requests in flight (paid for by then) get `drain_seconds` to finish and are delivered
+    // as usual, then the rest are aborted. *abort (a second signal) ends the drain at once.
     const std::atomic<bool>* cancel = nullptr;
+    double drain_seconds = 0;
+    const std::atomic<bool>* abort = nullptr;
     double poll_interval_seconds = 0.05;
     bool http2 = true;  // CURL_HTTP_VERSION_2TLS: HTTP/2 over TLS where offered
     std::string user_agent = "llmvalidate";
@@ -91,6 +96,9 @@ struct TransportOptions {
     // Optional hooks, called on the run() thread.
     std::function<void(const TraceEvent&)> trace;
     std::function<void(const TransportProgress&)> progress;
+    // Called on every turn of the loop (at least every poll_interval_seconds), also while
+    // every slot is busy: the pipeline flushes its cache buffer from here.
+    std::function<void()> tick;
     double progress_interval_seconds = 0.25;  // progress is also called once at the end
 };
 

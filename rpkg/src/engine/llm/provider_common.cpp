@@ -229,7 +229,8 @@ ProviderError classify_http_failure(const HttpResponse& response) {
         error.retryable = true;
     } else if (status >= 500) {  // includes 529 (Anthropic: overloaded)
         error.code = code::provider_server;
-        error.retryable = true;
+        // The transport's RetryPolicy::retry_statuses: 501, 505, ... are not transient.
+        error.retryable = status == 500 || status == 502 || status == 503 || status == 504 || status == 529;
     } else if (status >= 400) {
         error.code = code::provider_bad_request;
     } else {

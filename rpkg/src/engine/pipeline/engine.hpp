@@ -39,6 +39,13 @@ ChatRequest chat_request_for(const ValidationConfig& config, const std::string& 
 CacheKey chat_key_for(const std::string& provider, const std::string& endpoint,
                       const ChatRequest& request, int position, int attempt);
 
+// Redraws of an unusable answer: parse_retry_limit counts the answers paid for in this run
+// only. Unusable answers already in the cache (an earlier run's) are redrawn without using it
+// up, so a re-run against a healthy server asks again exactly for the draws that failed. This
+// bounds the chain of cached draws walked (a safety net; a chain grows by at most
+// parse_retry_limit + 1 per run).
+inline constexpr int max_cached_attempts = 10000;
+
 // The cache key of one text's embedding (scheduler and dry run).
 CacheKey embedding_key_for(const std::string& provider, const std::string& endpoint,
                            const std::string& model, const std::string& text);

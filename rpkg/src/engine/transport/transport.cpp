@@ -415,9 +415,12 @@ struct Transport::Impl {
             curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &response.status);
         } else {
             response.status = 0;
-            std::string detail = transfer->error_buffer;
+            const std::string detail = transfer->error_buffer;
+            const std::string summary = curl_easy_strerror(result);
+            // curl's detail often ends with the same summary ("... : Couldn't connect to server").
             response.transport_error = redact(
-                std::string(curl_easy_strerror(result)) + (detail.empty() ? "" : ": " + detail),
+                detail.empty() ? summary
+                               : (detail.find(summary) != std::string::npos ? detail : summary + ": " + detail),
                 pending->secrets);
         }
         idle_handles.push_back(easy);
@@ -474,7 +477,8 @@ struct Transport::Impl {
         }
         if (server_wait) {
             if (*server_wait > options.retry.max_server_wait_seconds) {
-                finish(std::move(pending), failure_code,
+                // Out of quota for longer than a run should block, whatever the status.
+                finish(std::move(pending), code::provider_rate_limited,
                        failure + " (the server asked to wait " + format_seconds(*server_wait) +
                            ", longer than max_server_wait_seconds = " +
                            format_seconds(options.retry.max_server_wait_seconds) + ")",
@@ -537,16 +541,25 @@ struct Transport::Impl {
         progress = TransportProgress{};
         const double run_start = now();
         double last_report = run_start;
+        bool draining = false;
+        double drain_deadline = 0;
         try {
             for (;;) {
                 if (options.cancel && options.cancel->load()) {
-                    cancel_all(summary, on_done);
-                    break;
+                    if (!draining) {
+                        draining = true;
+                        drain_deadline = now() + options.drain_seconds;
+                    }
+                    if (active.empty() || now() >= drain_deadline ||
+                        (options.abort && options.abort->load())) {
+                        cancel_all(summary, on_done);
+                        break;
+                    }
                 }
                 double t = now();
                 double wake = t + options.poll_interval_seconds;
                 bool source_empty = false;
-                while (active.size() < options.max_concurrency) {
+                while (!draining && active.size() < options.max_concurrency) {
                     if (waiting.empty() || waiting.begin()->first > t) {
                         std::optional<Job> job = next_job();
                         if (!job) {
@@ -587,6 +600,7 @@ struct Transport::Impl {
                     complete(message->easy_handle, message->data.result, on_done);
                 }
                 report_progress(run_start, last_report, false);
+                if (options.tick) options.tick();
                 if (any_done) continue;  // free slots: refill before waiting
 
                 t = now();

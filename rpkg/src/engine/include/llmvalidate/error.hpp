@@ -16,6 +16,8 @@ inline constexpr const char* dimension_mismatch = "llmv.input.dimension_mismatch
 inline constexpr const char* pool_too_small = "llmv.input.pool_too_small";
 inline constexpr const char* unknown_label = "llmv.input.unknown_label";
 inline constexpr const char* malformed_json = "llmv.input.malformed_json";
+// A passage (text, id, label or variable) that is not valid UTF-8.
+inline constexpr const char* invalid_encoding = "llmv.input.invalid_encoding";
 inline constexpr const char* task_invalid = "llmv.task.invalid";
 inline constexpr const char* provider_rate_limited = "llmv.provider.rate_limited";
 inline constexpr const char* provider_auth = "llmv.provider.auth";

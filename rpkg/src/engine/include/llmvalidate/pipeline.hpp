@@ -125,9 +125,16 @@ struct ValidationConfig {
     std::optional<double> top_p;
     std::optional<int> max_tokens;
     int parse_retry_limit = 3;  // redraws of an unparseable / out-of-set answer
-    int max_transport_retries = 6;  // 429/5xx/transport failures per request
+    int max_transport_retries = 5;  // 429/5xx/transport failures per request (RetryPolicy)
     long connect_timeout_ms = 10000;
-    long total_timeout_ms = 300000;
+    long total_timeout_ms = 300000;  // one request, retries apart
+    // After a cancellation (Ctrl-C, SIGTERM, R's interrupt, Stata's Break): no new request
+    // starts, and the requests in flight get this long to finish and be cached (they are paid
+    // for); then the rest are aborted.
+    double drain_seconds = 10;
+    // How the passages' bytes are read: "utf-8" (a passage that is not valid UTF-8 fails on its
+    // own row, llmv.input.invalid_encoding) or "latin1" (each byte is one ISO 8859-1 character).
+    std::string input_encoding = "utf-8";
     bool dry_run = false;  // count the calls and tokens, make none
     bool keep_texts = false;  // PassageResult keeps the generated texts and answers
 
