@@ -173,6 +173,17 @@ std::vector<Setting> build_table() {
         integer("max_retries", {"--max-retries", "", "max_retries", "", "N"}, 0, 100,
                 "Retries of a request after HTTP 429/5xx or a transport failure.",
                 LLMV_NUMBER_FIELD(max_transport_retries)),
+        integer("timeout_ms", {"", "", "", "", "MS"}, 1, 86400000,
+                "Time limit of one request, retries apart, in milliseconds (CLI: --timeout "
+                "in seconds).",
+                LLMV_NUMBER_FIELD(total_timeout_ms)),
+        number("drain", {"--drain", "", "", "", "SECONDS"}, 0, false, 3600, false,
+               "On Ctrl-C or SIGTERM: how long the requests in flight may finish and be cached "
+               "before the run stops, in seconds.",
+               LLMV_NUMBER_FIELD(drain_seconds)),
+        choice("input_encoding", {"", "", "", "", "ENCODING"}, {"utf-8", "latin1"},
+               "How the passages' bytes are read (CLI: --encoding).",
+               LLMV_TEXT_FIELD(input_encoding)),
         integer("cache_busy_timeout_ms", {"", "", "", "", "MS"}, 0, int_max,
                 "How long a cache write waits for another process's lock, in milliseconds.",
                 LLMV_NUMBER_FIELD(cache_busy_timeout_ms)),
