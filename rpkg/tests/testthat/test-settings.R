@@ -60,22 +60,28 @@ test_that("alpha is refused above 0.5 by every function that takes it, as by the
   set.seed(1)
   passage <- rnorm(4)
   pool <- matrix(rnorm(40), 10)
-  expect_snapshot(validation_test(passage, pool, alpha = 0.6), error = TRUE)
-  expect_snapshot(separation_test(pool, pool + 1, alpha = 0.6), error = TRUE)
-  expect_snapshot(separation_test(pool, pool + 1, permutations = 1e9), error = TRUE)
-  expect_snapshot(
-    llm_validate("Revenue grew.", task = "sentiment", provider = llm_provider_simulated(),
-                 alpha = 0.6),
-    error = TRUE
-  )
+  expect_error(validation_test(passage, pool, alpha = 0.6),
+               "`alpha` must be a number in (0, 0.5]", fixed = TRUE,
+               class = "llmvalidate_error_invalid_argument")
+  expect_error(separation_test(pool, pool + 1, alpha = 0.6),
+               "`alpha` must be a number in (0, 0.5]", fixed = TRUE,
+               class = "llmvalidate_error_invalid_argument")
+  expect_error(separation_test(pool, pool + 1, permutations = 1e9),
+               "`permutations` must be a whole number in 1..1000000", fixed = TRUE,
+               class = "llmvalidate_error_invalid_argument")
+  expect_error(llm_validate("Revenue grew.", task = "sentiment",
+                            provider = llm_provider_simulated(), alpha = 0.6),
+               "`alpha` must be a number in (0, 0.5]", fixed = TRUE,
+               class = "llmvalidate_error_invalid_argument")
 })
 
 test_that("the task catalog: R accepts the CLI's names and the aliases, an unknown name lists them", {
   expect_equal(basename(llmvalidate:::resolve_task("simple_sentiment", NULL)),
                "simple_sentiment.toml")
   expect_equal(basename(llmvalidate:::resolve_task("sentiment", NULL)), "simple_sentiment.toml")
-  expect_snapshot(llmvalidate:::resolve_task("sentimentt", NULL), error = TRUE,
-                  transform = function(lines) gsub("\\(in [^)]*\\)", "(in <prompts>)", lines))
+  expect_error(llmvalidate:::resolve_task("sentimentt", NULL),
+               "simple_sentiment (or sentiment)", fixed = TRUE,
+               class = "llmvalidate_error_task_invalid")
 })
 
 test_that("every engine error code maps to a category class", {
