@@ -3,6 +3,14 @@
 program define llmvalidate, rclass
     version 14.1
     gettoken subcommand rest : 0, parse(" ,")
+    * A string variable of passages may be named like a subcommand (test, power, cache,
+    * version): validating it takes provider(), which no subcommand has.
+    if inlist(`"`subcommand'"', "test", "power", "cache", "version") {
+        capture confirm string variable `subcommand', exact
+        if _rc == 0 & regexm(`"`rest'"', "(^|[ ,])prov(i|id|ide|ider)?\(") {
+            local subcommand
+        }
+    }
     if `"`subcommand'"' == "test" {
         LoadPlugin
         Test `rest'
@@ -99,9 +107,10 @@ program define RunPlugin, rclass
           varnames(string) task(string) provider(string) model(string)              ///
           embedding(string)                                                         ///
           embmodel(string) baseurl(string) embbaseurl(string) cache(string)         ///
-          keyenv(string) truelabel(string) topic(string) ]
+          keyenv(string) truelabel(string) topic(string) generations(string) ]
 
     local llmv_labels `"`labels'"'
+    local llmv_generations `"`generations'"'
     local llmv_varnames `"`varnames'"'
     local llmv_task `"`task'"'
     local llmv_provider `"`provider'"'
@@ -252,7 +261,8 @@ program define Validate, rclass
           HUMan(varname) M(integer 100) N(integer 10) REPeats(integer 1)              ///
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
-          CONCurrency(integer 16) KEYenv(name) GENerate(name) REPLACE DRYrun NOTABle ]
+          CONCurrency(integer 16) KEYenv(name) GENerate(name) REPLACE DRYrun NOTABle ///
+          SAVing(string asis) NOMATrix ]
 
     capture confirm string variable `varlist'
     if _rc {
@@ -271,6 +281,16 @@ program define Validate, rclass
     }
     if `"`seed'"' == "" {
         local seed = strofreal(runiformint(1, 2147483646), "%12.0f")
+    }
+
+    * saving(filename [, replace]): a dataset of what the model wrote and answered.
+    local savefile
+    local gencsv
+    if `"`saving'"' != "" & "`dryrun'" == "" {
+        ParseSaving `saving'
+        local savefile `"`s(filename)'"'
+        local savereplace `s(replace)'
+        tempfile gencsv
     }
 
     FindTask `"`task'"' taskfile
@@ -302,6 +322,11 @@ program define Validate, rclass
     RealText `threshold'
     local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
     local words `words' concurrency=`concurrency' dryrun=`=("`dryrun'" != "")'
+    * r(results) has a row per passage: no larger than this Stata's matrices can be.
+    local matrixmax = c(matsize)
+    capture local matrixmax = c(max_matdim)
+    if missing(`matrixmax') local matrixmax = c(matsize)
+    local words `words' matrix=`=("`nomatrix'" == "")' matrixmax=`matrixmax'
     if "`vmethod'" != "" local words `words' vmethod=`vmethod'
     if "`smethod'" != "" local words `words' smethod=`smethod'
     if "`rule'" != "" local words `words' rule=`rule'
@@ -309,8 +334,9 @@ program define Validate, rclass
     RunPlugin `variables', touse(`touse') command(validate) words(`words')          ///
         generate(`generate') `replace' task(`taskfile') provider(`provider')        ///
         model(`model') embedding(`embedding') embmodel(`embmodel') baseurl(`baseurl') ///
-        embbaseurl(`embbaseurl') cache(`cache') keyenv(`keyenv')
+        embbaseurl(`embbaseurl') cache(`cache') keyenv(`keyenv') generations(`gencsv')
     return add
+    if `"`savefile'"' != "" SaveGenerations `"`gencsv'"' `"`savefile'"' `savereplace'
     return local cmd "llmvalidate"
     return local subcmd "validate"
     return local task `"`taskfile'"'
@@ -318,6 +344,42 @@ program define Validate, rclass
         if "`dryrun'" != "" ShowDryRun
         else ShowResults
     }
+end
+
+* saving(filename [, replace]): the file (.dta added when it has no extension) and replace.
+* lint: internal
+program define ParseSaving, sclass
+    version 14.1
+    syntax anything(name=filename id="filename") [, REPLACE ]
+    local filename `filename'
+    if !regexm(`"`filename'"', "\.[A-Za-z0-9]+$") local filename `"`filename'.dta"'
+    if "`replace'" == "" confirm new file `"`filename'"'
+    sreturn local filename `"`filename'"'
+    sreturn local replace `replace'
+end
+
+* The generations the plugin wrote (CSV) as a Stata dataset: one observation per annotation of a
+* passage and per generated text. The data in memory are left as they were.
+program define SaveGenerations
+    version 14.1
+    args csv filename replace
+    preserve
+    quietly import delimited using `"`csv'"', clear varnames(1) stringcols(_all) ///
+        bindquote(strict) encoding("utf-8")
+    quietly destring index id draw, replace
+    rename id obs
+    label variable index "passage, in the order validated"
+    label variable obs "observation of the passage"
+    label variable kind "annotation (of the passage) or simulation (a generated text)"
+    label variable label "label the text was written for"
+    label variable draw "draw: annotation r, or position in the label's pool"
+    label variable text "the passage (annotation) or the generated text"
+    label variable answer "label the model gave (backtranslated label for a generated text)"
+    label variable model "chat model"
+    label variable prompt_hash "SHA-256 of the prompt"
+    quietly save `"`filename'"', `replace'
+    restore
+    display as text `"(generations saved to `filename')"'
 end
 
 * task(): a TOML task file, or the name of one found along the ado-path; the file's path is

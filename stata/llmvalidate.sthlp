@@ -58,7 +58,7 @@ Report the version of the command and of its plugin{p_end}
 Add the last results to stored estimates, for {cmd:esttab}{p_end}
 
 {p 8 20 2}
-{cmd:estadd llmvalidate} [{cmd:,} {opt p:refix(name)}] [{cmd::} {it:namelist}]
+{cmd:estadd llmvalidate} [{cmd:,} {opt p:refix(name)} {opt replace} {opt q:uietly}] [{cmd::} {it:namelist}]
 
 {synoptset 26 tabbed}{...}
 {synopthdr:validate_options}
@@ -88,6 +88,8 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:label}, {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p}{p_end}
 {synopt:{opt replace}}replace those variables if they exist{p_end}
 {synopt:{opt notab:le}}display no results table{p_end}
+{synopt:{opt nomat:rix}}leave out {cmd:r(results)}, the matrix with a row per passage (left out anyway past Stata's matrix limit){p_end}
+{synopt:{opt sav:ing(filename[, replace])}}save a dataset of what the model wrote and answered: every annotation and every generated text (see {help llmvalidate##saving:saving()}){p_end}
 {synoptline}
 
 {synoptset 26 tabbed}{...}
@@ -136,8 +138,9 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synoptset 26}{...}
 {synopthdr:other_options}
 {synoptline}
-{synopt:{opt q:uietly}}{cmd:llmvalidate version}: display nothing{p_end}
+{synopt:{opt q:uietly}}{cmd:llmvalidate version}, {cmd:estadd llmvalidate}: display nothing{p_end}
 {synopt:{opt p:refix(name)}}{cmd:estadd llmvalidate}: prefix of the added results; default {cmd:llmv_}{p_end}
+{synopt:{opt replace}}{cmd:estadd llmvalidate}: overwrite results already in {cmd:e()} (else an error, as for {cmd:estadd}'s own subcommands){p_end}
 {synopt:{opt mod:el(string)}}{cmd:llmvalidate cache clear}: remove only this model's entries (every provider){p_end}
 {synoptline}
 
@@ -147,8 +150,12 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 
 {pstd}
 {cmd:llmvalidate} tells you whether an LLM's annotation of a text is a valid measurement,
-without a human benchmark, with the tests of Hansen (2026). For a passage y that the LLM
-labels b, it asks:
+without a human benchmark, with the tests of Hansen (2026). The texts the LLM writes are
+compared with your passages, so {bf:the task's simulation prompt must describe your texts}
+(their kind, style and length): the shipped tasks simulate passages of a bank's 10-K filing
+(and {cmd:financial_phrasebank} sentences of financial news), the paper's examples; for
+another corpus, write a task file whose simulation prompt describes it. For a passage y that
+the LLM labels b, it asks:
 
 {phang2}1. {it:Validation}: is y a plausible draw from the texts the same LLM writes when asked
 for a text of label b? The statistic tau is the mean cosine similarity between the embedding
@@ -287,6 +294,18 @@ created only when the whole run succeeds.
 {phang}
 {opt notable} suppresses the results table.
 
+{marker saving}{...}
+{phang}
+{opt saving(filename[, replace])} ({cmd:llmvalidate} {varname}) saves a dataset of what the
+model wrote and answered, so that you can read what it wrote for any passage: one observation
+per annotation of a passage and per generated text, with {cmd:obs} (the passage's
+observation), {cmd:kind} ({cmd:annotation} or {cmd:simulation}), {cmd:label} (the label the
+text was written for), {cmd:draw}, {cmd:text}, {cmd:answer} (the label the model gave the
+passage, or gave a generated text back when its pool was backtranslated: the pool of the
+passage's label), {cmd:model} and {cmd:prompt_hash} (SHA-256 of the prompt). Each passage
+has M texts per label. The data in memory are left as they were. A run whose answers are all
+in {opt cache()} makes no call, so {cmd:saving()} after a finished run reads its texts back.
+
 {phang}
 {opt quietly} ({cmd:llmvalidate version}) displays nothing; the version is in {cmd:r(version)}.
 
@@ -339,7 +358,9 @@ sample is a pool text of the label in {opt label()}; the pools are taken in the 
 data. Several passages can be tested against the same pools at once; each is tested on its
 own, with the same seed. Embeddings need not be normalised. A missing value in an embedding,
 an empty label or a pool of fewer than two texts is an error that names the variable and the
-observation.
+observation. {bf:Store embeddings as double} ({cmd:import delimited ..., asdouble}, or
+{cmd:generate double}): a float keeps about 7 digits, which changes the similarities and the
+results, so that they no longer equal those of R or the command-line tool.
 
 {pstd}
 {bf:Break.} {cmd:llmvalidate} checks for {hi:Break} between passages and between requests.

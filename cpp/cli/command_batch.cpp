@@ -41,12 +41,14 @@ CommandSpec batch_spec() {
             {"--id-column", "", "NAME", "Column holding the passage ids (default: the row number)."},
             {"--human-label-column", "", "NAME", "Column holding human labels: adds Table 10."},
             {"--variable-columns", "", "NAMES", "Columns passed to the task as placeholders, comma-separated."},
+            {"--simulation-column", "", "NAME", "Column holding each passage's own simulation prompt (a template like the task's; empty: the task's)."},
             {"--format", "-f", "csv|jsonl", "Output format (default csv)."},
             {"--output", "-o", "PATH", "Write the rows to PATH instead of standard output."},
             {"--summary", "", "PATH", "Write the summaries (JSON) to PATH; they are printed on standard error too."},
         },
         0,
     };
+    spec.options.push_back(save_generations_option());
     for (const OptionSpec& option : pipeline_options()) spec.options.push_back(option);
     for (const OptionSpec& option : simulated_options()) spec.options.push_back(option);
     return spec;
@@ -60,10 +62,12 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 class PassageReader {
 public:
     PassageReader(const std::string& path, std::string text_column, std::string id_column,
-                  std::string human_column, std::vector<std::string> variable_columns)
+                  std::string human_column, std::vector<std::string> variable_columns,
+                  std::string simulation_column)
         : text_column_(std::move(text_column)),
           id_column_(std::move(id_column)),
           human_column_(std::move(human_column)),
+          simulation_column_(std::move(simulation_column)),
           variable_columns_(std::move(variable_columns)) {
         source_ = path == "-" ? std::string("standard input") : path;
         jsonl_ = ends_with(path, ".jsonl") || ends_with(path, ".ndjson");
@@ -95,6 +99,7 @@ public:
             need("--text-column", text_column_);
             need("--id-column", id_column_);
             need("--human-label-column", human_column_);
+            need("--simulation-column", simulation_column_);
             for (const auto& name : variable_columns_) need("--variable-columns", name);
         }
     }
@@ -130,6 +135,7 @@ public:
                 out.text = field(text_column_, true);
                 out.id = id_column_.empty() ? std::to_string(row_) : field(id_column_, false);
                 out.human_label = field(human_column_, false);
+                out.simulation_template = field(simulation_column_, false);
                 for (const auto& name : variable_columns_) out.variables[name] = field(name, false);
                 return true;
             }
@@ -155,12 +161,13 @@ public:
         out.text = get(text_column_);
         out.id = id_column_.empty() ? std::to_string(row_) : get(id_column_);
         out.human_label = get(human_column_);
+        out.simulation_template = get(simulation_column_);
         for (const auto& name : variable_columns_) out.variables[name] = get(name);
         return true;
     }
 
 private:
-    std::string text_column_, id_column_, human_column_;
+    std::string text_column_, id_column_, human_column_, simulation_column_;
     std::vector<std::string> variable_columns_;
     std::string source_;
     bool jsonl_ = false;
@@ -238,7 +245,8 @@ int command_batch(const std::vector<std::string>& args) {
         }
     }
     PassageReader reader(parsed.value("--input"), parsed.value("--text-column", "text"),
-                         parsed.value("--id-column"), parsed.value("--human-label-column"), variable_columns);
+                         parsed.value("--id-column"), parsed.value("--human-label-column"), variable_columns,
+                         parsed.value("--simulation-column"));
     std::cerr << choice.banner << "\n";
 
     if (config.dry_run) {
@@ -269,6 +277,11 @@ int command_batch(const std::vector<std::string>& args) {
     }
     if (format == "csv") *out << csv_line(csv_header(labels)) << "\n";
 
+    std::unique_ptr<GenerationsWriter> generations;
+    if (parsed.has("--save-generations")) {
+        generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
+        config.keep_texts = true;
+    }
     std::string first_error, first_message;
     std::size_t failed = 0;
     std::size_t first_error_index = static_cast<std::size_t>(-1);
@@ -283,6 +296,7 @@ int command_batch(const std::vector<std::string>& args) {
             *out << jsonl_line(result) << "\n";
         }
         out->flush();
+        if (generations) generations->write(result);
         if (!result.ok && result.error_code != code::cancelled) ++failed;
         if (!result.ok && result.error_code != code::cancelled && result.index < first_error_index) {
             first_error_index = result.index;
@@ -294,6 +308,7 @@ int command_batch(const std::vector<std::string>& args) {
     pipeline::BatchResult batch = pipeline::validate_stream(config, source, callbacks, false);
     bar.finish();
     if (!*out) throw Error(code::io, "writing the rows failed (disk full?)");
+    if (generations) generations->close();
 
     std::cerr << format_summary(batch.summary);
     std::cerr << "Total: " << format_counts(batch.calls) << ".\n";

@@ -2,6 +2,7 @@
 // Validates one passage (or the passages of a passages file, e.g. the paper's Section 4
 // passages) and prints a report, or JSON.
 #include <iostream>
+#include <memory>
 
 #include "cli/cli.hpp"
 #include "cli/pipeline_cli.hpp"
@@ -40,6 +41,7 @@ CommandSpec run_spec() {
         },
         0,
     };
+    spec.options.push_back(save_generations_option());
     for (const OptionSpec& option : pipeline_options()) spec.options.push_back(option);
     for (const OptionSpec& option : simulated_options()) spec.options.push_back(option);
     return spec;
@@ -102,12 +104,21 @@ int command_run(const std::vector<std::string>& args) {
         return exit_ok;
     }
 
+    std::unique_ptr<GenerationsWriter> generations;
+    if (parsed.has("--save-generations")) {
+        generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
+        config.keep_texts = true;
+    }
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
     callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
     pipeline::BatchResult batch = pipeline::validate_batch(config, passages, callbacks, true);
     bar.finish();
+    if (generations) {
+        for (const auto& result : batch.passages) generations->write(result);
+        generations->close();
+    }
 
     std::string first_error, first_message;
     std::size_t failed = 0;

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -571,23 +572,52 @@ std::vector<std::string> csv_row(const pipeline::PassageResult& result,
     return row;
 }
 
-std::string csv_line(const std::vector<std::string>& fields) {
-    std::string line;
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-        if (i) line += ',';
-        const std::string& field = fields[i];
-        if (field.find_first_of(",\"\n\r") == std::string::npos) {
-            line += field;
+std::string csv_line(const std::vector<std::string>& fields) { return pipeline::csv_line(fields); }
+
+OptionSpec save_generations_option() {
+    return {"--save-generations", "", "PATH",
+            "Write what the model wrote and answered (the audit trail): one row per annotation and per generated "
+            "text, with its label, draw, backtranslated label, model and prompt hash. CSV, or JSON lines when PATH "
+            "ends in .jsonl."};
+}
+
+GenerationsWriter::GenerationsWriter(const std::string& path) : path_(path) {
+    const auto ends_with = [&](const std::string& suffix) {
+        return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    jsonl_ = ends_with(".jsonl") || ends_with(".ndjson");
+    out_ = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+    if (!*out_) throw_invalid(code::io, "--save-generations", path, "a writable file path");
+    if (!jsonl_) *out_ << pipeline::generations_csv_header() << "\n";
+}
+
+GenerationsWriter::~GenerationsWriter() = default;
+
+void GenerationsWriter::write(const pipeline::PassageResult& result) {
+    for (const pipeline::GenerationRow& row : pipeline::generation_rows(result)) {
+        if (jsonl_) {
+            nlohmann::ordered_json line;
+            line["index"] = row.index + 1;
+            line["id"] = row.passage_id;
+            line["kind"] = row.kind;
+            line["label"] = row.label;
+            line["draw"] = row.draw + 1;
+            line["text"] = row.text;
+            line["answer"] = row.answer;
+            line["model"] = row.model;
+            line["prompt_hash"] = row.prompt_hash;
+            *out_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         } else {
-            line += '"';
-            for (char c : field) {
-                if (c == '"') line += '"';
-                line += c;
-            }
-            line += '"';
+            *out_ << pipeline::generation_csv_line(row) << "\n";
         }
     }
-    return line;
+    out_->flush();
+}
+
+void GenerationsWriter::close() {
+    out_->flush();
+    if (!*out_) throw Error(code::io, "writing the generations to " + path_ + " failed (disk full?)");
+    out_->close();
 }
 
 std::string jsonl_line(const pipeline::PassageResult& result) {

@@ -3,8 +3,14 @@
 #' Runs the whole validation of Hansen (2026) for each passage: the model
 #' annotates the passage, writes `M` texts for each label of the task (`n` per
 #' call), annotates back the pool of its own label, the texts are embedded, and
-#' the validation, separation and backtranslation tests decide the verdict. Many
-#' passages run as one stream of requests, with up to `concurrency` in flight.
+#' the validation, separation and backtranslation tests decide the verdict. The
+#' generated texts are compared with your passage, so **the task's simulation
+#' prompt must describe your texts** (their kind, style and length; Sections 2
+#' and 4.1 of the paper): every shipped task but `"phrasebank"` simulates
+#' passages of a bank's 10-K filing, the paper's example. For another corpus,
+#' use a task file whose simulation prompt describes it, or per-passage prompts
+#' (a data frame's `simulation` column). Many passages run as one stream of
+#' requests, with up to `concurrency` in flight.
 #'
 #' Every response is kept in the `cache` file: a re-run of the same call makes
 #' no request and gives the same numbers, and a run interrupted with Ctrl-C
@@ -19,8 +25,9 @@
 #' @param task A shipped task name (`"sentiment"`, `"sentiment5"`, `"clarity"`,
 #'   `"temporal"`, `"topic"`, `"phrasebank"`) or the path of a task file
 #'   (TOML, like those in `system.file("prompts", package = "llmvalidate")`).
-#' @param labels `NULL`, or human labels of the passages (one per passage),
-#'   kept in the result for [llm_validation_summary()].
+#' @param human `NULL`, or human labels of the passages (one per passage),
+#'   kept in the result's `human` column for [llm_validation_summary()]. A data
+#'   frame `text` may carry them in a `human` column instead.
 #' @param provider A chat provider such as [llm_provider_openai()] or
 #'   [llm_provider_simulated()]. `NULL` takes `getOption("llmvalidate.provider")`.
 #' @param model The chat model; `NULL` takes the provider's `model`. Required
@@ -47,6 +54,8 @@
 #'   failure, honouring Retry-After; default 6), `variables` (a named character
 #'   vector of the task's placeholders, e.g. `c(topic = "inflation")` for the
 #'   `"topic"` task).
+#' @param labels Deprecated: the human labels, now `human`. (Elsewhere in the
+#'   package, `labels` is the label set of a task.)
 #' @return For one passage, an `llm_validation` object (see
 #'   [llm_validation_methods]). For several, an `llm_validations` data frame
 #'   with one row per passage and the `llm_validation` objects in the list
@@ -66,14 +75,26 @@
 #' validation
 #' llm_validate("Revenue grew.", task = "sentiment", provider = llm_provider_simulated(),
 #'              M = 20, n = 5, dry_run = TRUE)
-llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NULL,
+llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL,
                          embedding = NULL, M = 100, n = 10, alpha = 0.05, threshold = 0.9,
                          methods = c(validation = "exact", separation = "permutation",
                                      backtranslation = "point"),
                          cache = getOption("llmvalidate.cache"),
                          concurrency = getOption("llmvalidate.concurrency", 16L),
-                         seed = NULL, dry_run = FALSE, ...) {
+                         seed = NULL, dry_run = FALSE, ..., labels = NULL) {
   call <- rlang::current_env()
+  if (!is.null(labels)) {
+    if (!is.null(human)) {
+      abort_argument("labels", "NULL when `human` is given (`labels` is its deprecated name)",
+                     labels, call)
+    }
+    cli::cli_warn(
+      c("The `labels` argument of `llm_validate()` is deprecated; use `human`.",
+        i = "In the rest of the package `labels` is a task's label set, not the human labels."),
+      class = c("llmvalidate_warning_deprecated", "llmvalidate_warning"), call = call
+    )
+    human <- labels
+  }
   templates <- NULL
   passage_variables <- NULL
   if (is.data.frame(text)) {
@@ -82,6 +103,7 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
                      text, call)
     }
     templates <- if (is.list(text$simulation)) text$simulation
+    if (is.null(human) && !is.null(text$human)) human <- as.character(text$human)
     passage_variables <- if (is.list(text$variables)) text$variables
     ids_given <- if (!is.null(text$id)) as.character(text$id)
     text <- text$text
@@ -91,12 +113,12 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
     abort_argument("text", "a character vector of passages without missing values", text, call)
   }
   task_path <- resolve_task(task, call)
-  if (!is.null(labels)) {
-    labels <- check_labels(labels, "labels", call)
-    if (length(labels) != length(text)) {
-      abort_argument("labels", sprintf("NULL or %d human label%s, one per passage",
-                                       length(text), if (length(text) == 1) "" else "s"),
-                     labels, call)
+  if (!is.null(human)) {
+    human <- check_labels(human, "human", call)
+    if (length(human) != length(text)) {
+      abort_argument("human", sprintf("NULL or %d human label%s, one per passage",
+                                      length(text), if (length(text) == 1) "" else "s"),
+                     human, call)
     }
   }
   provider <- provider %||% getOption("llmvalidate.provider")
@@ -152,11 +174,11 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
   )
   ids <- names(text) %||% as.character(seq_along(text))
   ids[is.na(ids) | ids == ""] <- as.character(seq_along(text))[is.na(ids) | ids == ""]
-  human <- labels %||% rep("", length(text))
+  human_labels <- human %||% rep("", length(text))
 
   secrets <- provider_secrets(provider)
   if (dry_run) {
-    report <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human,
+    report <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
                                          templates, passage_variables, NULL), secrets),
                             call = call)
     report$synthetic <- identical(provider$name, "simulated")
@@ -166,7 +188,7 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
   }
 
   bar <- new_progress_bar()
-  result <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human,
+  result <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
                                        templates, passage_variables, bar$update), secrets),
                           call = call)
   bar$done()
@@ -179,6 +201,11 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
                    separation_method = methods[["separation"]],
                    backtranslation_rule = methods[["backtranslation"]], M = M, n = n)
   validations <- lapply(result$passages, passage_validation, settings = settings)
+  # What llm_generations() needs to read the run back from its cache (never the key).
+  run_config <- config
+  run_config$api_key <- ""
+  run <- list(config = run_config, text = unname(text), ids = ids, templates = templates,
+              variables = passage_variables)
   if (length(text) == 1) {
     passage <- result$passages[[1]]
     if (!isTRUE(passage$ok)) {
@@ -187,7 +214,9 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
                    provider_error_hint(passage$error_code, provider, cache)),
                  code = passage$error_code, call = call)
     }
-    return(validations[[1]])
+    validation <- validations[[1]]
+    validation$run <- run
+    return(validation)
   }
   failed <- !vapply(result$passages, function(p) isTRUE(p$ok), logical(1))
   if (any(failed)) {
@@ -199,7 +228,65 @@ llm_validate <- function(text, task, labels = NULL, provider = NULL, model = NUL
       class = c("llmvalidate_warning_passages_failed", "llmvalidate_warning"), call = call
     )
   }
-  new_llm_validations(result, validations, human = labels)
+  validations <- new_llm_validations(result, validations, human = human)
+  attr(validations, "run") <- run
+  validations
+}
+
+#' The texts the model wrote for a validation, and its answers
+#'
+#' The audit trail of [llm_validate()]: for each passage, the annotations of
+#' the passage and every text the model generated for each label (`K` labels
+#' times `M` texts), with the label the model gave it back when its pool was
+#' backtranslated. The texts are read from the run's `cache`: this makes no
+#' call, and a passage whose answers the cache does not hold is left out with a
+#' warning. With the simulated provider (a synthetic data-generating process,
+#' not a language model) the texts are computed again, identically.
+#'
+#' @param result The result of [llm_validate()]: one `llm_validation` or an
+#'   `llm_validations` table (its rows' passages).
+#' @return A tibble (a data frame when tibble is not installed), one row per
+#'   annotation of a passage (`kind` `"annotation"`, `text` the passage,
+#'   `backtranslated` the label the model gave it) and per generated text
+#'   (`kind` `"simulation"`, `label` the label it was written for, `draw` its
+#'   position 1..M in the label's pool, `backtranslated` the label the model
+#'   gave it back, `NA` for the pools that are not backtranslated), with the
+#'   passage `id`, the chat `model` and the SHA-256 `prompt_hash` of the
+#'   prompt that produced it.
+#' @export
+#' @examples
+#' # The simulated provider is a synthetic data-generating process, not an LLM.
+#' validation <- llm_validate("Revenue grew strongly.", task = "sentiment",
+#'   provider = llm_provider_simulated(), M = 10, n = 5, permutations = 99, seed = 1)
+#' generations <- llm_generations(validation)
+#' table(generations$kind, generations$label, useNA = "ifany")
+#' head(generations$text, 3)
+llm_generations <- function(result) {
+  call <- rlang::current_env()
+  run <- if (inherits(result, "llm_validations")) attr(result, "run") else
+    if (inherits(result, "llm_validation")) result$run
+  if (is.null(run)) {
+    abort_argument("result", "the result of `llm_validate()` (one validation or a table of them)",
+                   result, call)
+  }
+  keep <- if (inherits(result, "llm_validations")) run$ids %in% result$id else
+    rep(TRUE, length(run$ids))
+  pick <- function(x) if (is.null(x)) NULL else x[keep]
+  read <- engine_result(.Call(llmv_generations, run$config, run$text[keep], run$ids[keep],
+                              pick(run$templates), pick(run$variables)),
+                        call = call)
+  if (length(read$failed_id) > 0) {
+    failed_ids <- read$failed_id
+    first <- read$failed_message[[1]]
+    cli::cli_warn(
+      c("The cache holds no complete run of {length(failed_ids)} passage{?s}: {.val {failed_ids}}; left out.",
+        i = "First: {first}"),
+      class = c("llmvalidate_warning_generations_missing", "llmvalidate_warning"), call = call
+    )
+  }
+  rows <- as.data.frame(read$rows, stringsAsFactors = FALSE)
+  if (requireNamespace("tibble", quietly = TRUE)) rows <- tibble::as_tibble(rows)
+  rows
 }
 
 # What a failed or interrupted run kept, as a cli bullet: only a run with a cache kept anything.

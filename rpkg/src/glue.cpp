@@ -331,6 +331,39 @@ std::map<std::string, std::string> strings_at(const Rcpp::List& list, R_xlen_t i
 void check_interrupt_body(void*) { R_CheckUserInterrupt(); }
 bool interrupt_pending() { return R_ToplevelExec(check_interrupt_body, nullptr) == FALSE; }
 
+// The passages of a run: text, ids and human labels (character vectors), and the optional
+// list columns of per-passage simulation templates (by task name) and variables.
+std::vector<pipeline::PassageInput> as_passages(const pipeline::ValidationConfig& config,
+                                                SEXP text_, SEXP id_, SEXP human_label_,
+                                                SEXP templates_, SEXP variables_) {
+    const auto text = as_strings(Rcpp::CharacterVector(text_));
+    const auto ids = as_strings(Rcpp::CharacterVector(id_));
+    const auto human = as_strings(Rcpp::CharacterVector(human_label_));
+    std::vector<pipeline::PassageInput> passages(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        passages[i].id = ids[i];
+        passages[i].text = text[i];
+        passages[i].human_label = human[i];
+    }
+    if (!Rf_isNull(templates_) || !Rf_isNull(variables_)) {
+        const llmv::Task task = llmv::load_task(config.task_path);
+        for (std::size_t i = 0; i < passages.size(); ++i) {
+            const auto index = static_cast<R_xlen_t>(i);
+            if (!Rf_isNull(templates_)) {
+                const auto templates = strings_at(Rcpp::List(templates_), index);
+                const auto found = templates.find(task.name());
+                if (found != templates.end()) passages[i].simulation_template = found->second;
+            }
+            if (!Rf_isNull(variables_)) {
+                for (const auto& [name, value] : strings_at(Rcpp::List(variables_), index)) {
+                    if (task.accepts_variable(name)) passages[i].variables[name] = value;
+                }
+            }
+        }
+    }
+    return passages;
+}
+
 extern "C" {
 
 SEXP llmv_validation_test(SEXP passage_, SEXP pool_, SEXP alpha_, SEXP method_, SEXP reference_) {
@@ -506,33 +539,10 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                        SEXP variables_, SEXP progress_) {
     BEGIN_RCPP
     const Rcpp::List config_list(config_);
-    const auto text = as_strings(Rcpp::CharacterVector(text_));
-    const auto ids = as_strings(Rcpp::CharacterVector(id_));
-    const auto human = as_strings(Rcpp::CharacterVector(human_label_));
     return guarded([&]() -> Rcpp::RObject {
         const pipeline::ValidationConfig config = as_config(config_list);
-        std::vector<pipeline::PassageInput> passages(text.size());
-        for (std::size_t i = 0; i < text.size(); ++i) {
-            passages[i].id = ids[i];
-            passages[i].text = text[i];
-            passages[i].human_label = human[i];
-        }
-        if (!Rf_isNull(templates_) || !Rf_isNull(variables_)) {
-            const llmv::Task task = llmv::load_task(config.task_path);
-            for (std::size_t i = 0; i < passages.size(); ++i) {
-                const auto index = static_cast<R_xlen_t>(i);
-                if (!Rf_isNull(templates_)) {
-                    const auto templates = strings_at(Rcpp::List(templates_), index);
-                    const auto found = templates.find(task.name());
-                    if (found != templates.end()) passages[i].simulation_template = found->second;
-                }
-                if (!Rf_isNull(variables_)) {
-                    for (const auto& [name, value] : strings_at(Rcpp::List(variables_), index)) {
-                        if (task.accepts_variable(name)) passages[i].variables[name] = value;
-                    }
-                }
-            }
-        }
+        const std::vector<pipeline::PassageInput> passages =
+            as_passages(config, text_, id_, human_label_, templates_, variables_);
         if (config.dry_run) {
             const pipeline::DryRunReport report = pipeline::dry_run(config, passages);
             return Rcpp::List::create(
@@ -572,6 +582,50 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                                   Rcpp::Named("calls") = counts_to_r(batch.calls),
                                   Rcpp::Named("cancelled") = batch.cancelled || cancel.load(),
                                   Rcpp::Named("synthetic") = batch.synthetic);
+    });
+    END_RCPP
+}
+
+// The audit trail of a run, read back from its cache (no call): arguments as for
+// llmv_pipeline_run. Columns of the rows, and the passages the cache could not serve.
+SEXP llmv_generations(SEXP config_, SEXP text_, SEXP id_, SEXP templates_, SEXP variables_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    return guarded([&]() -> Rcpp::RObject {
+        const pipeline::ValidationConfig config = as_config(config_list);
+        const Rcpp::CharacterVector no_human(Rf_length(text_));
+        const std::vector<pipeline::PassageInput> passages =
+            as_passages(config, text_, id_, no_human, templates_, variables_);
+        const pipeline::Generations generations = pipeline::read_generations(config, passages);
+        const std::size_t rows = generations.rows.size();
+        Rcpp::CharacterVector id(rows), kind(rows), label(rows), text(rows), answer(rows),
+            model(rows), prompt_hash(rows);
+        Rcpp::IntegerVector draw(rows);
+        for (std::size_t i = 0; i < rows; ++i) {
+            const pipeline::GenerationRow& row = generations.rows[i];
+            id[i] = row.passage_id;
+            kind[i] = row.kind;
+            label[i] = row.label.empty() ? Rcpp::String(NA_STRING) : Rcpp::String(row.label);
+            draw[i] = row.draw + 1;
+            text[i] = row.text;
+            answer[i] = row.answer.empty() ? Rcpp::String(NA_STRING) : Rcpp::String(row.answer);
+            model[i] = row.model;
+            prompt_hash[i] = row.prompt_hash;
+        }
+        Rcpp::CharacterVector failed_id(generations.failed.size());
+        Rcpp::CharacterVector failed_message(generations.failed.size());
+        for (std::size_t i = 0; i < generations.failed.size(); ++i) {
+            failed_id[i] = generations.failed[i].id;
+            failed_message[i] = generations.failed[i].error_message;
+        }
+        return Rcpp::List::create(
+            Rcpp::Named("rows") = Rcpp::List::create(
+                Rcpp::Named("id") = id, Rcpp::Named("kind") = kind, Rcpp::Named("label") = label,
+                Rcpp::Named("draw") = draw, Rcpp::Named("text") = text,
+                Rcpp::Named("backtranslated") = answer, Rcpp::Named("model") = model,
+                Rcpp::Named("prompt_hash") = prompt_hash),
+            Rcpp::Named("failed_id") = failed_id, Rcpp::Named("failed_message") = failed_message,
+            Rcpp::Named("synthetic") = generations.synthetic);
     });
     END_RCPP
 }
@@ -689,6 +743,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_summarize_passages", reinterpret_cast<DL_FUNC>(&llmv_summarize_passages), 4},
     {"llmv_benjamini_hochberg", reinterpret_cast<DL_FUNC>(&llmv_benjamini_hochberg), 1},
     {"llmv_pipeline_run", reinterpret_cast<DL_FUNC>(&llmv_pipeline_run), 7},
+    {"llmv_generations", reinterpret_cast<DL_FUNC>(&llmv_generations), 5},
     {"llmv_load_passages", reinterpret_cast<DL_FUNC>(&llmv_load_passages), 1},
     {"llmv_power", reinterpret_cast<DL_FUNC>(&llmv_power), 3},
     {nullptr, nullptr, 0}};

@@ -4,7 +4,8 @@
 //   varlist:  passage  [human]           (string variables)
 //   locals:   llmv_task (a file path), llmv_provider, llmv_model, llmv_embedding,
 //             llmv_embedding_model, llmv_base_url, llmv_embedding_base_url, llmv_cache,
-//             llmv_apikey (the chat provider's key only; never shown)
+//             llmv_apikey (the chat provider's key only; never shown),
+//             llmv_generations (a file to write the run's generations to, as CSV: saving())
 //   words:    text=1 human=0|2 generate=0|1 m= n= repeats= alpha= threshold= seed=
 //             permutations= vmethod= smethod= rule= concurrency= dryrun=0|1
 //
@@ -14,10 +15,13 @@
 #include "return_codes.hpp"
 
 #if LLMV_STATA_HAVE_PIPELINE
+#include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "arguments.hpp"
+#include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/settings.hpp"
 #include "results.hpp"
@@ -73,10 +77,24 @@ std::string local_or(const Api& api, const std::string& name, const std::string&
 }
 }  // namespace
 
+namespace {
+// saving(): every annotation and generated text of the run, as CSV for the ado-file to import.
+void write_generations(const std::string& path, const pipeline::BatchResult& batch) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << pipeline::generations_csv_header() << "\n";
+    for (const auto& passage : batch.passages)
+        for (const auto& row : pipeline::generation_rows(passage))
+            out << pipeline::generation_csv_line(row) << "\n";
+    out.flush();
+    if (!out) throw StataFailure(603, "llmvalidate: saving(): could not write the generations to " + path);
+}
+}  // namespace
+
 int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
     args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
-                     "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun"});
+                     "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun", "matrix",
+                     "matrixmax"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
@@ -102,31 +120,32 @@ int command_validate(Api& api, int argc, char* argv[]) {
     config.dry_run = args.integer("dryrun", 0) != 0;
     const bool generate = args.integer("generate", 0) != 0;
     settings::check(config, settings::FrontEnd::stata);
+    const std::string generations_path = local_or(api, "llmv_generations", "");
+    config.keep_texts = !generations_path.empty();
     pipeline::check_config(config);
 
     std::vector<pipeline::PassageInput> inputs;
     std::vector<int> input_obs;
-    std::vector<int> empty_obs;
     for (int obs = api.in_first(); obs <= api.in_last(); ++obs) {
         if (!api.selected(obs)) continue;
         pipeline::PassageInput input;
         input.text = api.string(text_var, obs);
-        if (input.text.find_first_not_of(" \t\r\n") == std::string::npos) {
-            empty_obs.push_back(obs);  // no passage: its results stay missing
-            continue;
-        }
         input.id = std::to_string(obs);
         if (human_var != 0) input.human_label = api.string(human_var, obs);
+        // An empty or blank passage stops the command before any call (the engine's check).
+        try {
+            pipeline::check_passage_text(input, inputs.size());
+        } catch (const Error& error) {
+            throw StataFailure(kRcData, "llmvalidate: observation " + std::to_string(obs) +
+                                            ": the passage is empty or only white space; every "
+                                            "passage needs text (leave such observations out with "
+                                            "if, e.g. if strtrim(varname) != \"\"). No call was "
+                                            "made. (" + error.what() + ")");
+        }
         inputs.push_back(std::move(input));
         input_obs.push_back(obs);
     }
-    if (inputs.empty() && empty_obs.empty())
-        throw StataFailure(kRcNoObservations, "no observations");
-    if (inputs.empty())
-        throw StataFailure(kRcData, "llmvalidate: every passage in the sample is empty");
-    if (!empty_obs.empty())
-        api.display("{txt}(" + std::to_string(empty_obs.size()) +
-                    " empty passage(s): results set to missing)\n");
+    if (inputs.empty()) throw StataFailure(kRcNoObservations, "no observations");
 
     Results results;
     if (config.dry_run) {
@@ -147,6 +166,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
     const auto batch = pipeline::validate_batch(config, inputs, progress.callbacks(), true);
     progress.finish(batch.cancelled);
 
+    if (!generations_path.empty()) write_generations(generations_path, batch);
+
     std::vector<Outcome> outcomes;
     std::vector<std::string> labels;
     for (std::size_t k = 0; k < batch.passages.size(); ++k) {
@@ -160,6 +181,21 @@ int command_validate(Api& api, int argc, char* argv[]) {
     }
     fill_results(results, outcomes, config.tests, labels, generate, true);
     results.scalar("N_empty", static_cast<double>(empty_obs.size()));
+    // r(results) has a row per passage: past Stata's matrix limit (matrixmax=, from the ado)
+    // it could not be created after the whole run, so it is left out; nomatrix leaves it out.
+    const bool want_matrix = args.integer("matrix", 1) != 0;
+    const int matrix_max = args.integer("matrixmax", 0);
+    const bool too_many = matrix_max > 0 && outcomes.size() > static_cast<std::size_t>(matrix_max);
+    if (!want_matrix || too_many) {
+        auto& matrices = results.matrices;
+        matrices.erase(std::remove_if(matrices.begin(), matrices.end(),
+                                      [](const ResultMatrix& m) { return m.key == "results"; }),
+                       matrices.end());
+        if (want_matrix)
+            api.display("{txt}(r(results) left out: " + std::to_string(outcomes.size()) +
+                        " passages exceed the matrix limit of " + std::to_string(matrix_max) +
+                        " rows; use generate() for per-passage results)\n");
+    }
     results.scalar("calls", static_cast<double>(batch.calls.chat_calls));
     results.scalar("cache_hits", static_cast<double>(batch.calls.cache_hits));
     results.macro("provider", config.provider);

@@ -15,16 +15,20 @@ replace text = "Clients were hit by falling prices and several defaulted on thei
 replace text = "" in 3
 replace text = "Market conditions were broadly unchanged over the quarter." in 4
 
-* What a run would cost, without making a call.
-llmvalidate text, task("`task'") provider(simulated) m(10) n(5) dryrun
+* Observation 3 is empty: a passage needs text, so the command stops before any call.
+capture noisily llmvalidate text, task("`task'") provider(simulated) m(10) n(5) dryrun
+assert _rc == 459
+
+* What a run would cost, without making a call. The empty observation is left out with if.
+llmvalidate text if strtrim(text) != "", task("`task'") provider(simulated) m(10) n(5) dryrun
 assert r(N) == 3
 assert r(calls) > 0
 
-* The run. Observation 3 is empty: its results are missing; nothing else is touched.
-llmvalidate text, task("`task'") provider(simulated) m(10) n(5) seed(7) ///
-    cache(llmv_example.sqlite) generate(v_)
+* The run. Observation 3 is outside the sample: its results are missing; nothing else is
+* touched. saving() keeps what the simulated model wrote for each passage.
+llmvalidate text if strtrim(text) != "", task("`task'") provider(simulated) m(10) n(5) ///
+    seed(7) cache(llmv_example.sqlite) generate(v_) saving(llmv_generations, replace)
 assert r(N) == 3
-assert r(N_empty) == 1
 assert "`r(synthetic)'" == "yes"
 assert r(N_valid) + r(N_invalid) + r(N_inconclusive) + r(N_failed) == 3
 assert missing(v_tau) in 3
@@ -34,7 +38,7 @@ tabulate v_verdict, missing
 matrix list r(results)
 
 * Expected, with provider(simulated):
-*   (1 empty passage(s): results set to missing)
+*   (generations saved to llmv_generations.dta)
 *   ...
 *   Validation of LLM annotations (Hansen 2026)     Number of passages =        3
 *   and a table of the verdicts, then r(results) with one row per passage.
@@ -42,10 +46,30 @@ matrix list r(results)
 * The same command again gives the same numbers (with a real provider: read from the cache,
 * with no call).
 preserve
-llmvalidate text, task("`task'") provider(simulated) m(10) n(5) seed(7) ///
-    cache(llmv_example.sqlite) generate(w_) notable
+llmvalidate text if strtrim(text) != "", task("`task'") provider(simulated) m(10) n(5) ///
+    seed(7) cache(llmv_example.sqlite) generate(w_) notable
 assert reldif(v_tau, w_tau) == 0 if !missing(v_tau)
 restore
+
+* What the model wrote: for each passage, its annotation and M = 10 texts for each of the
+* K = 3 labels.
+preserve
+use llmv_generations, clear
+assert _N == 3 * (1 + 3 * 10)
+count if kind == "simulation" & obs == 1
+assert r(N) == 30
+list obs label draw answer text in 1/3, abbreviate(12)
+restore
+erase llmv_generations.dta
+* A variable of passages named like a subcommand is validated, not taken for the subcommand.
+preserve
+rename text test
+llmvalidate test if strtrim(test) != "", task("`task'") provider(simulated) m(10) n(5) ///
+    seed(7) notable
+assert r(N) == 3
+assert "`r(subcmd)'" == "validate"
+restore
+
 * The simulated provider caches nothing (its answers cost nothing): there may be no file.
 capture erase llmv_example.sqlite
 display as result "validate.do: all checks passed"

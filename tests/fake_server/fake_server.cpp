@@ -263,6 +263,7 @@ struct FakeServer::Impl {
     std::map<std::string, std::size_t> counts;
     std::size_t total = 0;
     std::deque<RecordedRequest> recorded;
+    std::vector<ServedAnswer> served;  // every answer given without a fault, in order
 
     void arrive(const std::string& endpoint, const httplib::Request& req) {
         RecordedRequest record;
@@ -508,6 +509,10 @@ struct FakeServer::Impl {
         if (!error.empty()) {
             send_error(res, protocol, 400, error);
             return;
+        }
+        if (fault.kind == Fault::Kind::none || fault.kind == Fault::Kind::slow) {
+            std::lock_guard<std::mutex> lock(mutex);
+            served.push_back({endpoint, req.body, body});
         }
         respond(res, fault, body);
     }
@@ -845,12 +850,23 @@ struct FakeServer::Impl {
             for (const auto& [endpoint, count] : counts) body[endpoint] = count;
             res.set_content(body.dump(), "application/json");
         });
+        server.Get("/_control/served", [this](const Request&, Response& res) {
+            std::lock_guard<std::mutex> lock(mutex);
+            json body = json::array();
+            for (const ServedAnswer& answer : served) {
+                body.push_back({{"endpoint", answer.endpoint},
+                                {"request", answer.request_body},
+                                {"response", answer.response_body}});
+            }
+            res.set_content(body.dump(), "application/json");
+        });
         server.Post("/_control/reset", [this](const Request&, Response& res) {
             std::lock_guard<std::mutex> lock(mutex);
             counts.clear();
             total = 0;
             faults.clear();
             recorded.clear();
+            served.clear();
             res.set_content("{}", "application/json");
         });
     }
@@ -943,6 +959,12 @@ void FakeServer::reset_counters() {
     impl_->counts.clear();
     impl_->total = 0;
     impl_->recorded.clear();
+    impl_->served.clear();
+}
+
+std::vector<ServedAnswer> FakeServer::served() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->served;
 }
 
 std::vector<RecordedRequest> FakeServer::recorded(std::size_t max) const {

@@ -17,6 +17,8 @@
 //   POST /_control/faults   {"endpoint": "openai.chat", "faults": [{"kind": "http_error",
 //                            "status": 429, "retry_after": "1"}, {"kind": "none"}, ...]}
 //   GET  /_control/counters {"total": n, "openai.chat": n, ...}
+//   GET  /_control/served   [{"endpoint": ..., "request": body, "response": body}, ...]: every
+//                            answer given without a fault, in order (prompts and what was served)
 //   POST /_control/reset    counters and fault queues cleared
 #pragma once
 
@@ -105,6 +107,13 @@ struct RecordedRequest {
     std::string body;
 };
 
+// An answer the server gave (without a fault): the request and response bodies as sent.
+struct ServedAnswer {
+    std::string endpoint;
+    std::string request_body;
+    std::string response_body;
+};
+
 class FakeServer {
   public:
     explicit FakeServer(FakeServerOptions options = {});
@@ -127,6 +136,8 @@ class FakeServer {
     void reset_counters();
     // The last `max` requests received (oldest first).
     std::vector<RecordedRequest> recorded(std::size_t max = 100) const;
+    // Every answer served without a fault since the start or the last reset_counters().
+    std::vector<ServedAnswer> served() const;
 
     const FakeServerOptions& options() const;
 

@@ -448,3 +448,19 @@ TEST_CASE("faults: one failure classifier: the transport and the providers agree
         CHECK(error.code == error_code_for_status(status));
     }
 }
+
+TEST_CASE("faults: a cut or malformed 2xx body is retried in the transport's budget, then answered") {
+    fake::FakeServer server;
+    server.start();
+    const ValidationConfig config = fault_config(server, fault_dir("malformed") + "/cache.sqlite");
+    using Kind = fake::Fault::Kind;
+    server.push_faults("openai.chat", {fake::Fault::of(Kind::malformed_json), fake::Fault::of(Kind::truncated_body)});
+    const PassageResult result = validate_passage(config, {"m", passage_text("negative", 12), "", {}, ""});
+    INFO(result.error_message);
+    CHECK(result.ok);
+    CHECK(result.calls.transport_retries == 2);
+    CHECK(result.calls.parse_retries == 0);
+    CHECK(server.count("openai.chat") == chat_calls_of_one_passage(config) + 2);
+    // Neither bad body reached the cache: every cached chat answer is a good one.
+    CHECK(ok_entries(config.cache_path, "fake-chat") == chat_calls_of_one_passage(config));
+}

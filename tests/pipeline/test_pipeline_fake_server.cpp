@@ -10,14 +10,18 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cache/temp_cache_dir.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llmvalidate/cache.hpp"
+#include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/synthetic_text.hpp"
 
 namespace fs = std::filesystem;
@@ -386,4 +390,166 @@ TEST_CASE("a cache write that fails fails the passages it held and loses no repo
             CHECK(rerun.passages[i].tests.validation.p_value == locked.passages[i].tests.validation.p_value);
         }
     }
+}
+
+TEST_CASE("read_generations returns K*M texts per passage and the answers the server served, with no call") {
+    fake::FakeServer server;
+    server.start();
+    ValidationConfig config = fake_config(server, temp_cache("generations"));
+    // Its simulation prompt quotes the passage: no request is shared between the passages, so
+    // what was served and what is read back are the same multisets.
+    config.task_path = "financial_phrasebank";
+    config.annotation_repeats = 2;
+    const std::vector<PassageInput> passages = {
+        {"a", server_style_passage("negative", 31), "", {}, ""},
+        {"b", server_style_passage("positive", 32), "", {}, ""}};
+    const BatchResult batch = validate_batch(config, passages);
+    REQUIRE(batch.passages.size() == 2);
+    REQUIRE(batch.passages[0].ok);
+    REQUIRE(batch.passages[1].ok);
+
+    // What the server served: every generated text, and every label it answered.
+    std::multiset<std::string> served_texts;
+    std::multiset<std::string> served_labels;
+    for (const fake::ServedAnswer& answer : server.served()) {
+        if (answer.endpoint != "openai.chat") continue;
+        const auto body = nlohmann::json::parse(answer.response_body);
+        const std::string content = body["choices"][0]["message"]["content"].get<std::string>();
+        const PassagesAnswer texts = parse_passages_answer(content);
+        if (texts.status == AnswerStatus::ok) {
+            served_texts.insert(texts.passages.begin(), texts.passages.end());
+        } else {
+            served_labels.insert(parse_label_answer(content, {"Positive", "Neutral", "Negative"}).label);
+        }
+    }
+
+    server.reset_counters();
+    const Generations generations = read_generations(config, passages);
+    CHECK(server.total_count() == 0);
+    CHECK(generations.failed.empty());
+    const std::size_t k = 3, m = 20, r = 2;
+    REQUIRE(generations.rows.size() == 2 * (r + k * m));
+    std::multiset<std::string> read_texts;
+    std::multiset<std::string> read_labels;
+    for (std::size_t p = 0; p < 2; ++p) {
+        const PassageResult& result = batch.passages[p];
+        std::size_t annotations = 0, backtranslated = 0;
+        std::map<std::string, std::size_t> per_label;
+        for (const GenerationRow& row : generations.rows) {
+            if (row.passage_id != result.id) continue;
+            CHECK(row.model == "fake-chat");
+            if (row.kind == "annotation") {
+                ++annotations;
+                CHECK(row.text == passages[p].text);
+                CHECK(row.answer == result.annotations[static_cast<std::size_t>(row.draw)]);
+                CHECK(row.prompt_hash == result.prompt_hashes.at("annotation"));
+                read_labels.insert(row.answer);
+                continue;
+            }
+            REQUIRE(row.kind == "simulation");
+            ++per_label[row.label];
+            read_texts.insert(row.text);
+            CHECK(row.prompt_hash == result.prompt_hashes.at("simulation:" + row.label));
+            if (row.label == result.label) {
+                CHECK_FALSE(row.answer.empty());
+                ++backtranslated;
+                read_labels.insert(row.answer);
+            } else {
+                CHECK(row.answer.empty());
+            }
+        }
+        CHECK(annotations == r);
+        CHECK(backtranslated == m);
+        CHECK(per_label.size() == k);
+        for (const auto& entry : per_label) CHECK(entry.second == m);
+        // The backtranslation accuracy of the test is the share of the rows' answers.
+        CHECK(static_cast<double>(result.tests.backtranslation.correct) ==
+              static_cast<double>(std::count_if(generations.rows.begin(), generations.rows.end(),
+                                                [&](const GenerationRow& row) {
+                                                    return row.passage_id == result.id &&
+                                                           row.kind == "simulation" &&
+                                                           row.label == result.label &&
+                                                           row.answer == result.label;
+                                                })));
+    }
+    CHECK(read_texts == served_texts);
+    CHECK(read_labels == served_labels);
+}
+
+TEST_CASE("read_generations fails a passage the cache does not hold, without calling") {
+    fake::FakeServer server;
+    server.start();
+    const ValidationConfig config = fake_config(server, temp_cache("generations-missing"));
+    const Generations generations =
+        read_generations(config, {{"never-run", server_style_passage("neutral", 41), "", {}, ""}});
+    CHECK(server.total_count() == 0);
+    CHECK(generations.rows.empty());
+    REQUIRE(generations.failed.size() == 1);
+    CHECK(generations.failed[0].error_code == code::cache);
+    CHECK_THAT(generations.failed[0].error_message,
+               Catch::Matchers::Contains("the cache holds no answer to its annotation call"));
+
+    ValidationConfig no_cache = config;
+    no_cache.cache_path.clear();
+    CHECK_THROWS_WITH(read_generations(no_cache, {{"x", "Some text.", "", {}, ""}}),
+                      Catch::Matchers::Contains("the cache file of the run"));
+}
+
+TEST_CASE("read_generations recomputes the simulated provider's texts exactly") {
+    ValidationConfig config;
+    config.task_path = "simple_sentiment";
+    config.provider = "simulated";
+    config.m = 10;
+    config.n = 5;
+    config.permutations = 99;
+    config.keep_texts = true;
+    const std::vector<PassageInput> passages = {{"s", "Revenue grew strongly this year.", "", {}, ""}};
+    const BatchResult batch = validate_batch(config, passages);
+    REQUIRE(batch.passages.at(0).ok);
+    const std::vector<GenerationRow> kept = generation_rows(batch.passages[0]);
+    config.keep_texts = false;
+    const Generations read = read_generations(config, passages);
+    CHECK(read.synthetic);
+    REQUIRE(read.rows.size() == kept.size());
+    REQUIRE(kept.size() == 1 + 3 * 10);
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        CHECK(read.rows[i].text == kept[i].text);
+        CHECK(read.rows[i].answer == kept[i].answer);
+        CHECK(read.rows[i].label == kept[i].label);
+        CHECK(read.rows[i].draw == kept[i].draw);
+    }
+}
+
+TEST_CASE("an empty or white-space-only passage is refused before any call") {
+    fake::FakeServer server;
+    server.start();
+    const ValidationConfig config = fake_config(server, temp_cache("blank"));
+    for (const std::string& blank : {std::string(" \t\n "), std::string()}) {
+        const std::vector<PassageInput> passages = {{"a", server_style_passage("negative", 51), "", {}, ""},
+                                                    {"b", blank, "", {}, ""}};
+        try {
+            validate_batch(config, passages);
+            FAIL("no error");
+        } catch (const Error& error) {
+            CHECK(error.code() == code::invalid_argument);
+            CHECK_THAT(error.what(), Catch::Matchers::Contains("passage \"b\" (row 2)") &&
+                                         Catch::Matchers::Contains("a passage with text to annotate"));
+        }
+        CHECK_THROWS_WITH(dry_run(config, passages), Catch::Matchers::Contains("passage \"b\" (row 2)"));
+        CHECK_THROWS_WITH(read_generations(config, passages), Catch::Matchers::Contains("passage \"b\" (row 2)"));
+        CHECK(server.total_count() == 0);
+    }
+    // A streamed batch cannot look ahead: the blank row fails alone, with no call of its own.
+    ValidationConfig one_call = config;
+    one_call.m = 4;
+    one_call.n = 4;
+    std::size_t next = 0;
+    const std::vector<PassageInput> rows = {{"blank", "   ", "", {}, ""}};
+    const BatchResult batch = validate_stream(
+        one_call, [&](PassageInput& out) { return next < rows.size() ? (out = rows[next++], true) : false; },
+        {}, true);
+    REQUIRE(batch.passages.size() == 1);
+    CHECK_FALSE(batch.passages[0].ok);
+    CHECK(batch.passages[0].error_code == code::invalid_argument);
+    CHECK(server.total_count() == 0);
 }

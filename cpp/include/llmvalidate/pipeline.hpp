@@ -137,6 +137,11 @@ struct ValidationConfig {
     std::string input_encoding = "utf-8";
     bool dry_run = false;  // count the calls and tokens, make none
     bool keep_texts = false;  // PassageResult keeps the generated texts and answers
+    // Reading a finished run back (read_generations): every chat answer comes from the cache
+    // (or from the simulated provider, which recomputes it); a request the cache does not hold
+    // fails its passage with llmv.cache.failed instead of being sent. Nothing is embedded and
+    // no test is run.
+    bool replay_only = false;
 
     SimulatedDgp simulated;  // used when provider == "simulated"
 };
@@ -197,7 +202,8 @@ struct PassageResult {
     std::uint64_t seed = 0;
     CallCounts calls;
 
-    // With keep_texts: label -> generated texts, label -> backtranslation answers.
+    // With keep_texts: the passage, label -> generated texts, label -> backtranslation answers.
+    std::string passage_text;
     std::map<std::string, std::vector<std::string>> pool_texts;
     std::map<std::string, std::vector<std::string>> backtranslation_answers;
 };
@@ -277,6 +283,14 @@ using PassageSource = std::function<bool(PassageInput& out)>;
 // llmv::Error. Called by the functions below before any call is made.
 void check_config(const ValidationConfig& config);
 
+// Every passage needs text to annotate: an empty or white-space-only passage is refused with
+// llmv.input.invalid_argument, naming the passage (its id and position) and the value
+// received. validate_batch(), dry_run() and read_generations() check every passage with it
+// before any call, so one blank row stops the run before anything is paid for; a streamed
+// batch (validate_stream) and validate_passage() fail such a row alone, with no call. The CLI, R and Stata reach it
+// through these functions.
+void check_passage_text(const PassageInput& passage, std::size_t index);
+
 // One passage. Never throws for a failed passage (see PassageResult::ok).
 PassageResult validate_passage(const ValidationConfig& config, const PassageInput& passage,
                                const BatchCallbacks& callbacks = {});
@@ -289,6 +303,45 @@ BatchResult validate_stream(const ValidationConfig& config, const PassageSource&
 
 // The exact number of calls and texts, and estimated tokens; makes no call.
 DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages);
+
+// ---------------------------------------------------------------------------------------------
+// The audit trail: what the model wrote and answered for each passage, as rows.
+struct GenerationRow {
+    std::size_t index = 0;  // the passage's position in the input, 0-based
+    std::string passage_id;
+    std::string kind;   // "annotation" (of the passage y) or "simulation" (a text of a pool)
+    std::string label;  // simulation: the label the text was written for; annotation: ""
+    int draw = 0;       // annotation: r = 0..R-1; simulation: the text's position j in its pool
+                        // (j >= M: a reference text of the paper methods)
+    std::string text;   // simulation: the generated text; annotation: the passage
+    // annotation: the label read from the answer ("" when no answer gave a label of S);
+    // simulation: the backtranslated label ("" when the pool was not backtranslated).
+    std::string answer;
+    std::string model;
+    std::string prompt_hash;  // of the annotation prompt / of the label's simulation prompt
+};
+
+// The rows of one passage that ran with keep_texts (annotations, then the pools in the order
+// of S, each in draw order). A failed passage gives the rows it has.
+std::vector<GenerationRow> generation_rows(const PassageResult& result);
+
+// The rows as CSV (RFC 4180): the header, and one line per row (no newline), with the passage's
+// index and the draw counted from 1. The CLI's --save-generations and Stata's saving() write it.
+std::string generations_csv_header();
+std::string generation_csv_line(const GenerationRow& row);
+// One CSV line of the fields, quoted where needed (no newline).
+std::string csv_line(const std::vector<std::string>& fields);
+
+struct Generations {
+    std::vector<GenerationRow> rows;    // input order
+    std::vector<PassageResult> failed;  // passages the cache cannot serve (error_code/message)
+    bool synthetic = false;             // the simulated provider recomputed the answers
+};
+
+// Reads back what a run with the same configuration and passages received, from its cache:
+// makes no call (replay_only). Throws llmv::Error for a bad configuration, or when a real
+// provider is configured without a cache file (there is then nothing to read).
+Generations read_generations(const ValidationConfig& config, const std::vector<PassageInput>& passages);
 
 // The per-passage cost formula of METHOD.md, for the given configuration and label-set size K:
 // R + K·⌈M/n⌉ + M chat calls (paper methods add their reference draws), K·M + 1 texts.

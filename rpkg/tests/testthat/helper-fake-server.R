@@ -66,3 +66,20 @@ capture_dry_run <- function(expr) {
   utils::capture.output(report <- expr)
   report
 }
+
+# Every answer the server gave without a fault, in order: its endpoint, and the request and
+# response bodies (JSON texts).
+fake_served <- function(server) fake_control(server, "GET", "/_control/served")
+
+# The texts of the simulation answers the server served on openai.chat.
+fake_served_texts <- function(server) {
+  served <- fake_served(server)
+  served <- served[served$endpoint == "openai.chat", , drop = FALSE]
+  contents <- vapply(served$response, function(body) {
+    jsonlite::fromJSON(body, simplifyVector = FALSE)$choices[[1]]$message$content
+  }, character(1), USE.NAMES = FALSE)
+  unlist(lapply(contents, function(content) {
+    json <- sub("(?s)^.*?```json\\s*(.*?)\\s*```.*$", "\\1", content, perl = TRUE)
+    jsonlite::fromJSON(json, simplifyVector = FALSE)$passages
+  }), use.names = FALSE)
+}

@@ -188,3 +188,10 @@ test_that("chat from Anthropic and embeddings from OpenAI: each request carries 
   expect_true(all(chat == "anthropic.messages\tx-api-key=sk-ant-for-chat-only"))
   expect_true(all(embeddings == "openai.embeddings\tauthorization=Bearer sk-openai-for-embeddings"))
 })
+
+test_that("an empty or white-space-only passage is refused before any call", {
+  server <- local_fake_server()
+  expect_snapshot(fake_run(server, text = c(a = "Revenue grew.", b = " \t ")), error = TRUE)
+  expect_snapshot(fake_run(server, text = c(a = "Revenue grew.", b = "")), error = TRUE)
+  expect_equal(fake_counters(server)[["total"]], 0)
+})

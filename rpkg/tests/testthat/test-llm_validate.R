@@ -30,7 +30,7 @@ test_that("set.seed() makes a run reproducible and seed = NULL follows R's RNG",
 
 test_that("many passages give an llm_validations data frame, one row per passage", {
   texts <- c(a = passage, b = "Losses widened and the outlook was cut sharply.")
-  validations <- simulated_run(texts, seed = 5, labels = c("Positive", "Negative"))
+  validations <- simulated_run(texts, seed = 5, human = c("Positive", "Negative"))
   expect_s3_class(validations, "llm_validations")
   expect_s3_class(validations, "data.frame")
   expect_identical(validations$id, c("a", "b"))
@@ -95,7 +95,8 @@ test_that("further settings in ... are checked by name and value", {
   expect_snapshot(error = TRUE, simulated_run(seed = "a"))
   expect_snapshot(error = TRUE, llm_validate(NA_character_, task = "sentiment",
                                              provider = llm_provider_simulated()))
-  expect_snapshot(error = TRUE, simulated_run(labels = c("Positive", "Negative")))
+  expect_snapshot(error = TRUE, simulated_run(human = c("Positive", "Negative")))
+  expect_snapshot(error = TRUE, simulated_run(human = "Positive", labels = "Positive"))
   expect_error(simulated_run(seed = 1, 5), class = "llmvalidate_error_invalid_argument")
 })
 
@@ -161,4 +162,37 @@ test_that("keys from the environment are removed from engine messages", {
   expect_identical(redact(engine_error, secrets)$message, "key <redacted> or <redacted> refused")
   batch <- list(passages = list(list(error_message = "echo sk-env-secret-999")))
   expect_identical(redact(batch, secrets)$passages[[1]]$error_message, "echo <redacted>")
+})
+
+test_that("many validations subset, tidy, glance and summarise like a regression's results", {
+  skip_if_not_installed("generics")
+  texts <- c(a = passage, b = "Losses widened and the outlook was cut sharply.",
+             c = "The board met on Tuesday.")
+  res <- simulated_run(texts, seed = 5, human = c("Positive", "Negative", "Neutral"))
+  head <- res[1:2, ]
+  expect_s3_class(head, "llm_validations")
+  expect_identical(head$id, c("a", "b"))
+  expect_output(print(head), "2 passages")
+  expect_true(isTRUE(attr(head, "synthetic")))
+  expect_false(inherits(res[, "id", drop = FALSE], "llm_validations"))
+
+  tidied <- generics::tidy(res)
+  expect_equal(nrow(tidied), 3)
+  expect_identical(tidied$id, res$id)
+  expect_identical(tidied$p.value, res$p.value)
+  expect_identical(tidied$verdict, res$verdict)
+  expect_equal(tidied$p.adjusted, llm_validation_summary(res)$p_adjusted)
+  glanced <- generics::glance(res)
+  expect_equal(nrow(glanced), 1)
+  expect_equal(glanced$n, 3)
+  expect_equal(glanced$n_valid + glanced$n_invalid + glanced$n_inconclusive + glanced$n_error, 3)
+  expect_true(glanced$synthetic)
+  expect_s3_class(summary(res), "llm_validation_summary")
+  expect_output(print(summary(res)), "Positive")
+})
+
+test_that("the deprecated `labels` argument still gives the human labels, with a warning", {
+  texts <- c(a = passage, b = "Losses widened and the outlook was cut sharply.")
+  expect_snapshot(old <- simulated_run(texts, seed = 5, labels = c("Positive", "Negative")))
+  expect_identical(old$human, c("Positive", "Negative"))
 })

@@ -34,7 +34,7 @@ test_that("llm_validation_summary() takes an llm_validations frame and its human
   texts <- c("Revenue grew strongly.", "Losses widened sharply.", "Results were in line.",
              "Margins improved a lot.")
   human <- c("Positive", "Negative", "Neutral", "Positive")
-  validations <- llm_validate(texts, task = "sentiment", labels = human,
+  validations <- llm_validate(texts, task = "sentiment", human = human,
                               provider = llm_provider_simulated(), M = 20, n = 10,
                               permutations = 99, seed = 3)
   summary <- llm_validation_summary(validations)

@@ -4,12 +4,18 @@
 
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <csignal>
+#include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace host {
 
@@ -45,6 +51,27 @@ class FakeServerProcess {
     }
     std::string base_url() const { return "http://127.0.0.1:" + port_ + "/v1"; }
     std::string root_url() const { return "http://127.0.0.1:" + port_; }
+
+    // GET of a control endpoint (e.g. "/_control/served"), its JSON body parsed.
+    nlohmann::json control(const std::string& path) const {
+        const int fd = socket(AF_INET, SOCK_STREAM, 0);
+        REQUIRE(fd >= 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<std::uint16_t>(std::atoi(port_.c_str())));
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+        const std::string request =
+            "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+        REQUIRE(write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size()));
+        std::string response;
+        char buffer[65536];
+        for (ssize_t got; (got = read(fd, buffer, sizeof buffer)) > 0;) response.append(buffer, static_cast<std::size_t>(got));
+        close(fd);
+        const std::size_t body = response.find("\r\n\r\n");
+        REQUIRE(body != std::string::npos);
+        return nlohmann::json::parse(response.substr(body + 4));
+    }
 
   private:
     pid_t pid_ = -1;

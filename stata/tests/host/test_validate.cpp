@@ -9,7 +9,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "fake_server_process.hpp"
 #include "fake_stata.hpp"
@@ -35,14 +40,15 @@ void load_plugin(Stata& stata) {
     REQUIRE(stata.pginit_result == 3);
 }
 
-// Passages: a strL variable; observation 3 is empty, observation 5 is outside the sample.
+// Passages: a strL variable; observation 5 is outside the sample.
 void load_passages(Stata& stata) {
     stata.clear();
     stata.add_string(
         "text",
         {"Demand for the bank's loans rose sharply and clients reported record "
          "profits in every segment.",
-         "Clients were hit by falling prices and several defaulted on their loans.", "   ",
+         "Clients were hit by falling prices and several defaulted on their loans.",
+         "The outlook for the bank's clients remains uncertain.",
          "The bank's market conditions were broadly unchanged over the quarter.",
          "This passage is outside the sample and must be left alone."},
         /*strl=*/true);
@@ -90,17 +96,15 @@ TEST_CASE("validate with the simulated provider: results in the marked sample on
     REQUIRE(r.rc == 0);
     REQUIRE(r.store_rc == 0);
     REQUIRE(stata.unexpected.empty());
-    REQUIRE(r.scalars.at("N") == 3);
-    REQUIRE(r.scalars.at("N_empty") == 1);
+    REQUIRE(r.scalars.at("N") == 4);
     REQUIRE(r.macros.at("synthetic") == "yes");
     REQUIRE(r.scalars.at("calls") > 0);
-    REQUIRE(stata.output.find("empty passage") != std::string::npos);
-    for (int obs : {1, 2, 4}) {
+    for (int obs : {1, 2, 3, 4}) {
         INFO("observation " << obs);
         REQUIRE(stata.var("v_tau").numbers[static_cast<std::size_t>(obs - 1)] < missing());
         REQUIRE_FALSE(stata.var("v_label").strings[static_cast<std::size_t>(obs - 1)].empty());
     }
-    for (int obs : {3, 5}) {
+    for (int obs : {5}) {
         INFO("observation " << obs);
         REQUIRE(stata.var("v_tau").numbers[static_cast<std::size_t>(obs - 1)] == missing());
         REQUIRE(stata.var("v_verdict").numbers[static_cast<std::size_t>(obs - 1)] == missing());
@@ -226,7 +230,7 @@ TEST_CASE("validate end to end against the fake provider server", "[validate][se
     const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
     INFO(stata.errors << stata.output);
     REQUIRE(r.rc == 0);
-    REQUIRE(r.scalars.at("N") == 3);
+    REQUIRE(r.scalars.at("N") == 4);
     REQUIRE(r.macros.at("synthetic") == "no");
     REQUIRE(r.scalars.at("calls") > 0);
     REQUIRE(stata.output.find("sk-host-secret") == std::string::npos);
@@ -238,9 +242,163 @@ TEST_CASE("validate end to end against the fake provider server", "[validate][se
     const RunResult refused = run_like_ado(stata, {"text"}, words(), "w_");
     INFO(stata.errors << stata.output);
     REQUIRE(refused.rc == 0);  // failed passages are reported, not thrown
-    REQUIRE(refused.scalars.at("N_failed") == 3);
+    REQUIRE(refused.scalars.at("N_failed") == 4);
     REQUIRE(stata.output.find("sk-wrong") == std::string::npos);
     REQUIRE(stata.output.find("observation 1:") != std::string::npos);
+}
+
+TEST_CASE("validate: an empty or blank passage stops the command before any call",
+          "[validate][errors][server]") {
+    FakeServerProcess server;
+    for (const std::string blank : {"  \t ", ""}) {
+        Stata stata;
+        load_plugin(stata);
+        load_passages(stata);
+        stata.var("text").strings[2] = blank;
+        server_locals(stata, server, temporary_path(".sqlite"));
+        const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+        INFO(stata.errors << stata.output);
+        REQUIRE(r.rc == 459);
+        REQUIRE(stata.errors.find("observation 3: the passage is empty or only white space") !=
+                std::string::npos);
+        REQUIRE(stata.errors.find("No call was made") != std::string::npos);
+        REQUIRE(stata.find("v_tau") == -1);
+        // The dry run refuses it too.
+        std::vector<std::string> dry_words = words();
+        dry_words[3] = "generate=0";
+        dry_words.back() = "dryrun=1";
+        const RunResult dry = run_like_ado(stata, {"text"}, dry_words, "v_");
+        REQUIRE(dry.rc == 459);
+    }
+    CHECK(server.control("/_control/counters")["total"] == 0);
+}
+
+TEST_CASE("validate: r(results) is left out past the matrix limit or with nomatrix; generate() still fills",
+          "[validate][matrix]") {
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    simulated_locals(stata, "");
+    const RunResult limited = run_like_ado(stata, {"text"}, words("matrixmax=3"), "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(limited.rc == 0);
+    REQUIRE(limited.scalars.at("N") == 4);
+    CHECK(limited.matrices.count("results") == 0);
+    CHECK(stata.output.find("r(results) left out: 4 passages exceed the matrix limit of 3") !=
+          std::string::npos);
+    for (int obs : {1, 2, 3, 4}) CHECK(stata.var("v_tau").numbers[static_cast<std::size_t>(obs - 1)] < missing());
+
+    const RunResult within = run_like_ado(stata, {"text"}, words("matrixmax=4"), "w_");
+    REQUIRE(within.rc == 0);
+    CHECK(within.matrices.count("results") == 1);
+    const RunResult without = run_like_ado(stata, {"text"}, words("matrix=0"), "x_");
+    REQUIRE(without.rc == 0);
+    CHECK(without.matrices.count("results") == 0);
+}
+
+// A CSV file (RFC 4180) as rows of fields.
+static std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    std::vector<std::vector<std::string>> rows(1);
+    std::string field;
+    bool quoted = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            rows.back().push_back(field);
+            field.clear();
+        } else if (c == '\n') {
+            rows.back().push_back(field);
+            field.clear();
+            rows.emplace_back();
+        } else {
+            field += c;
+        }
+    }
+    if (rows.back().empty()) rows.pop_back();
+    return rows;
+}
+
+TEST_CASE("validate saving(): the generations of every passage, those the server served",
+          "[validate][server][saving]") {
+    FakeServerProcess server;
+    const std::string cache = temporary_path(".sqlite");
+    const std::string csv = temporary_path(".csv");
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    server_locals(stata, server, cache);
+    stata.set_local("llmv_generations", csv);
+    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(r.rc == 0);
+    REQUIRE(r.scalars.at("N") == 4);
+
+    const auto rows = read_csv(csv);
+    REQUIRE(rows.at(0) == std::vector<std::string>{"index", "id", "kind", "label", "draw", "text",
+                                                   "answer", "model", "prompt_hash"});
+    std::map<std::string, int> simulated, annotated, backtranslated;
+    std::multiset<std::string> texts;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const auto& row = rows[i];
+        REQUIRE(row.size() == 9);
+        REQUIRE(row[7] == "fake-chat");
+        if (row[2] == "annotation") {
+            ++annotated[row[1]];
+            continue;
+        }
+        ++simulated[row[1]];
+        texts.insert(row[5]);
+        if (!row[6].empty()) ++backtranslated[row[1]];
+    }
+    for (const std::string obs : {"1", "2", "3", "4"}) {
+        INFO("observation " << obs);
+        CHECK(annotated[obs] == 1);
+        CHECK(simulated[obs] == 3 * 6);  // K * M
+        CHECK(backtranslated[obs] == 6);
+    }
+    CHECK(simulated.count("5") == 0);  // outside the sample
+
+    // The texts are those the server served (pools shared by passages were served once).
+    std::set<std::string> served;
+    for (const auto& answer : server.control("/_control/served")) {
+        if (answer["endpoint"] != "openai.chat") continue;
+        const auto body = nlohmann::json::parse(answer["response"].get<std::string>());
+        const auto content = body["choices"][0]["message"]["content"].get<std::string>();
+        // Structured output, or JSON inside prose and a code fence.
+        const auto first = content.find('{'), last = content.rfind('}');
+        if (first == std::string::npos || last == std::string::npos) continue;
+        const auto parsed = nlohmann::json::parse(content.substr(first, last - first + 1), nullptr, false);
+        if (parsed.is_object() && parsed.contains("passages"))
+            for (const auto& text : parsed["passages"]) served.insert(text.get<std::string>());
+    }
+    CHECK(std::set<std::string>(texts.begin(), texts.end()) == served);
+
+    // The same command again reads every answer from the cache and saves the same rows.
+    const std::size_t served_before = server.control("/_control/served").size();
+    const std::string again_csv = temporary_path(".csv");
+    stata.set_local("llmv_generations", again_csv);
+    const RunResult again = run_like_ado(stata, {"text"}, words(), "w_");
+    REQUIRE(again.rc == 0);
+    CHECK(server.control("/_control/served").size() == served_before);
+    CHECK(read_csv(again_csv) == rows);
+    std::remove(cache.c_str());
+    std::remove(csv.c_str());
+    std::remove(again_csv.c_str());
 }
 
 #endif
@@ -275,13 +433,14 @@ TEST_CASE("validate: a store failing at the n-th call leaves the data alone and 
     REQUIRE(complete.rc == 0);
     REQUIRE(complete.store_rc == 0);
     REQUIRE(complete.scalars.at("calls") == 0);           // all from the cache
-    REQUIRE(complete.scalars.at("N") == 2);               // observations 2 and 4 (3 is empty)
+    REQUIRE(complete.scalars.at("N") == 3);               // observations 2, 3 and 4
     REQUIRE(stata.var("c_tau").numbers[0] == missing());  // outside `in`
     REQUIRE(stata.var("c_tau").numbers[1] < missing());
+    REQUIRE(stata.var("c_tau").numbers[2] < missing());
     REQUIRE(stata.var("c_tau").numbers[3] < missing());
     REQUIRE(stata.var("c_label").strings[4].empty());
     const int stores = stata.store_calls;
-    REQUIRE(stores >= 14);  // 7 variables x 2 passages
+    REQUIRE(stores >= 21);  // 7 variables x 3 passages
 
     // Each later store failing in turn: the dataset is as it was every time.
     for (int n = 2; n <= stores; ++n) {

@@ -155,7 +155,11 @@ void sign_aws_sigv4(HttpRequest& request, std::time_t unix_time) {
 
     char date_time[32];
     std::tm utc{};
+#ifdef _WIN32
+    gmtime_s(&utc, &unix_time);  // the Windows C runtime's thread-safe gmtime (arguments swapped)
+#else
     gmtime_r(&unix_time, &utc);
+#endif
     std::strftime(date_time, sizeof date_time, "%Y%m%dT%H%M%SZ", &utc);
     const std::string amz_date = date_time;
     const std::string date = amz_date.substr(0, 8);

@@ -168,7 +168,7 @@ public:
         } else {
             ProviderConfig provider_config;
             provider_config.base_url = config_.base_url;
-            provider_config.api_key = config_.api_key;
+            provider_config.api_key = replay_key();
             provider_config.options = config_.provider_options;
             provider_config.connect_timeout_ms = config_.connect_timeout_ms;
             provider_config.total_timeout_ms = config_.total_timeout_ms;
@@ -193,7 +193,10 @@ public:
                 provider_config.base_url = config_.base_url;
             provider_config.api_key = config_.embedding_api_key;
             if (provider_config.api_key.empty() && same_vendor)
-                provider_config.api_key = config_.api_key;
+                provider_config.api_key = replay_key();
+            // Reading back sends nothing: a placeholder stands in for another vendor's key too.
+            if (provider_config.api_key.empty() && config_.replay_only)
+                provider_config.api_key = "replay-only-no-key";
             provider_config.connect_timeout_ms = config_.connect_timeout_ms;
             provider_config.total_timeout_ms = config_.total_timeout_ms;
             embedder_ = make_embedding_provider(embedding_name_, provider_config);
@@ -213,6 +216,11 @@ public:
         // synthetic rows. Their calls are counted as calls of the simulated provider on every
         // run (never as cache hits): counters report what was computed, and nothing is paid.
         const bool needs_cache = !synthetic_chat_ || !local_embedding_;
+        if (config_.replay_only && !synthetic_chat_ && config_.cache_path.empty()) {
+            throw_invalid(code::invalid_argument, "cache", "none",
+                          "the cache file of the run: the texts and answers of a provider other "
+                          "than the simulated one are read back from it");
+        }
         if (needs_cache && !config_.cache_path.empty()) {
             cache_ = std::make_unique<Cache>(config_.cache_path, config_.cache_busy_timeout_ms);
             // A second connection to ":memory:" would be another database: written inline.
@@ -227,6 +235,13 @@ public:
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
         if (config_.api_key.size()) secrets_.push_back(config_.api_key);
         if (config_.embedding_api_key.size()) secrets_.push_back(config_.embedding_api_key);
+    }
+
+    // Reading back sends nothing, so it needs no key: a placeholder stands in for a missing one
+    // (the providers refuse to be built without).
+    std::string replay_key() const {
+        return config_.replay_only && config_.api_key.empty() ? std::string("replay-only-no-key")
+                                                              : config_.api_key;
     }
 
     BatchResult run(const PassageSource& source) {
@@ -448,6 +463,7 @@ public:
             fail(passage, error.code(), "passage " + passage->input.id + ": " + error.what());
             return;
         }
+        if (config_.replay_only) return;  // reading texts back: nothing to embed
         passage->embeddings_pending += 1;
         push_embedding(passage->input.text, EmbedTarget{passage, "", 0});
     }
@@ -491,6 +507,7 @@ public:
         result.index = passage.index;
         result.id = passage.input.id;
         result.human_label = passage.input.human_label;
+        if (config_.keep_texts) result.passage_text = passage.input.text;
         result.label_set = labels_;
         result.task_name = task_->name();
         result.provider = config_.provider;
@@ -589,10 +606,12 @@ public:
         pool.generated = true;
         --passage->pools_pending;
         if (config_.keep_texts) passage->result.pool_texts[label] = pool.texts;
-        pool.embeddings.resize(static_cast<Eigen::Index>(pool.texts.size()), 0);
-        passage->embeddings_pending += static_cast<int>(pool.texts.size());
-        for (std::size_t j = 0; j < pool.texts.size(); ++j) {
-            push_embedding(pool.texts[j], EmbedTarget{passage, label, static_cast<int>(j)});
+        if (!config_.replay_only) {
+            pool.embeddings.resize(static_cast<Eigen::Index>(pool.texts.size()), 0);
+            passage->embeddings_pending += static_cast<int>(pool.texts.size());
+            for (std::size_t j = 0; j < pool.texts.size(); ++j) {
+                push_embedding(pool.texts[j], EmbedTarget{passage, label, static_cast<int>(j)});
+            }
         }
         if (label == passage->beta || config_.backtranslate_all_labels) {
             auto& answers = passage->backtranslation[label];
@@ -622,6 +641,13 @@ public:
         if (passage->annotations_pending > 0 || passage->beta.empty()) return;
         if (passage->pools_pending > 0 || passage->backtranslations_pending > 0 ||
             passage->embeddings_pending > 0) {
+            return;
+        }
+        if (config_.replay_only) {
+            passage->result.ok = true;
+            passage->result.verdict_name = "";
+            passage->result.backtranslation_answers = passage->backtranslation;
+            finish(passage);
             return;
         }
         if (!check_dimensions(passage)) return;
@@ -849,10 +875,19 @@ public:
             deliver(unit, parsed, true, false, 0, 0);
             return std::nullopt;
         }
+        if (config_.replay_only) {
+            fail(unit.passage, code::cache,
+                 "passage " + unit.passage->input.id + ": the cache holds no answer to its " +
+                     kind_name(unit.kind) + " call (draw " + std::to_string(unit.position) +
+                     (unit.label.empty() ? "" : ", label " + unit.label) +
+                     "); run the validation with the same settings and cache first");
+            return std::nullopt;
+        }
         Job job;
         job.id = next_job_id_++;
         job.request = chat_->build_request(request);
         job.model = chat_model_;
+        job.accept = is_json_body;
         add_encoding_override(job.request);
         job.estimated_tokens =
             static_cast<double>(unit.prompt.size()) / 4.0 +
@@ -866,6 +901,10 @@ public:
         inflight_[job.id] = std::move(flight);
         return job;
     }
+
+    // Every provider answers JSON: a cut or malformed 2xx body is retried by the transport,
+    // with its backoff and in its retry budget, like a 5xx.
+    static bool is_json_body(const HttpResponse& response) { return nlohmann::json::accept(response.body); }
 
     // LLMV_ACCEPT_ENCODING=identity: benchmarks against cpp-httplib servers, which would
     // brotli-compress every answer at quality 11 (a server cost that is no part of ours).
@@ -1187,6 +1226,7 @@ public:
         job.id = next_job_id_++;
         job.request = embedder_->build_request(request);
         job.model = embedding_model_;
+        job.accept = is_json_body;
         add_encoding_override(job.request);
         std::size_t chars = 0;
         for (const auto& text : batch) chars += text.size();

@@ -1,5 +1,6 @@
 // The public entry points of llmvalidate/pipeline.hpp around the scheduler (engine.cpp).
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -13,6 +14,7 @@
 #include "llmvalidate/provider.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/structured_output.hpp"
+#include "llmvalidate/utf8.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/simulated.hpp"
 
@@ -110,15 +112,23 @@ BatchResult run_checked(const ValidationConfig& config, const PassageSource& sou
 
 }  // namespace
 
-PassageResult validate_passage(const ValidationConfig& config, const PassageInput& passage,
-                               const BatchCallbacks& callbacks) {
-    std::vector<PassageInput> one = {passage};
-    BatchResult batch = validate_batch(config, one, callbacks, true);
-    return std::move(batch.passages.front());
+void check_passage_text(const PassageInput& passage, std::size_t index) {
+    if (!is_blank(passage.text)) return;
+    const std::string name =
+        "passage " + (passage.id.empty() ? std::to_string(index + 1) : "\"" + passage.id + "\"") +
+        " (row " + std::to_string(index + 1) + ")";
+    throw_invalid(code::invalid_argument, "text",
+                  name + ": " + (passage.text.empty() ? "an empty text" : "only white space " + nlohmann::json(abbreviate(passage.text)).dump()),
+                  "a passage with text to annotate (leave out the empty rows before the run; no call was made)");
 }
 
-BatchResult validate_batch(const ValidationConfig& config, const std::vector<PassageInput>& passages,
-                           const BatchCallbacks& callbacks, bool keep_results) {
+namespace {
+void check_passages(const std::vector<PassageInput>& passages) {
+    for (std::size_t i = 0; i < passages.size(); ++i) check_passage_text(passages[i], i);
+}
+
+BatchResult run_passages(const ValidationConfig& config, const std::vector<PassageInput>& passages,
+                         const BatchCallbacks& callbacks, bool keep_results) {
     std::size_t next = 0;
     const PassageSource source = [&](PassageInput& out) {
         if (next >= passages.size()) return false;
@@ -127,10 +137,114 @@ BatchResult validate_batch(const ValidationConfig& config, const std::vector<Pas
     };
     return run_checked(config, source, callbacks, keep_results, passages.size());
 }
+}  // namespace
+
+// One passage never throws for its own text: a blank one is its failed result (no call).
+PassageResult validate_passage(const ValidationConfig& config, const PassageInput& passage,
+                               const BatchCallbacks& callbacks) {
+    BatchResult batch = run_passages(config, {passage}, callbacks, true);
+    return std::move(batch.passages.front());
+}
+
+BatchResult validate_batch(const ValidationConfig& config, const std::vector<PassageInput>& passages,
+                           const BatchCallbacks& callbacks, bool keep_results) {
+    check_passages(passages);
+    return run_passages(config, passages, callbacks, keep_results);
+}
 
 BatchResult validate_stream(const ValidationConfig& config, const PassageSource& source,
                             const BatchCallbacks& callbacks, bool keep_results) {
     return run_checked(config, source, callbacks, keep_results, 0);
+}
+
+std::vector<GenerationRow> generation_rows(const PassageResult& result) {
+    std::vector<GenerationRow> rows;
+    const auto hash_of = [&](const std::string& name) {
+        const auto found = result.prompt_hashes.find(name);
+        return found == result.prompt_hashes.end() ? std::string() : found->second;
+    };
+    const auto row = [&](const char* kind, const std::string& label, int draw) {
+        GenerationRow out;
+        out.index = result.index;
+        out.passage_id = result.id;
+        out.kind = kind;
+        out.label = label;
+        out.draw = draw;
+        out.model = result.model;
+        out.prompt_hash = hash_of(label.empty() ? "annotation" : "simulation:" + label);
+        return out;
+    };
+    for (std::size_t r = 0; r < result.annotations.size(); ++r) {
+        GenerationRow out = row("annotation", "", static_cast<int>(r));
+        out.text = result.passage_text;
+        out.answer = result.annotations[r];
+        rows.push_back(std::move(out));
+    }
+    for (const std::string& label : result.label_set) {
+        const auto pool = result.pool_texts.find(label);
+        if (pool == result.pool_texts.end()) continue;
+        const auto answers = result.backtranslation_answers.find(label);
+        for (std::size_t j = 0; j < pool->second.size(); ++j) {
+            GenerationRow out = row("simulation", label, static_cast<int>(j));
+            out.text = pool->second[j];
+            if (answers != result.backtranslation_answers.end() && j < answers->second.size()) {
+                out.answer = answers->second[j];
+            }
+            rows.push_back(std::move(out));
+        }
+    }
+    return rows;
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+    std::string line;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (i) line += ',';
+        const std::string& field = fields[i];
+        if (field.find_first_of(",\"\n\r") == std::string::npos) {
+            line += field;
+            continue;
+        }
+        line += '"';
+        for (char c : field) {
+            if (c == '"') line += '"';
+            line += c;
+        }
+        line += '"';
+    }
+    return line;
+}
+
+std::string generations_csv_header() {
+    return csv_line({"index", "id", "kind", "label", "draw", "text", "answer", "model", "prompt_hash"});
+}
+
+std::string generation_csv_line(const GenerationRow& row) {
+    return csv_line({std::to_string(row.index + 1), row.passage_id, row.kind, row.label,
+                     std::to_string(row.draw + 1), row.text, row.answer, row.model, row.prompt_hash});
+}
+
+Generations read_generations(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
+    ValidationConfig replay = config;
+    replay.replay_only = true;
+    replay.keep_texts = true;
+    replay.dry_run = false;
+    Generations generations;
+    BatchCallbacks callbacks;
+    callbacks.on_passage = [&](const PassageResult& result) {
+        if (!result.ok) generations.failed.push_back(result);
+    };
+    BatchResult batch = validate_batch(replay, passages, callbacks, /*keep_results=*/true);
+    generations.synthetic = batch.synthetic;
+    for (const PassageResult& result : batch.passages) {
+        if (!result.ok) continue;
+        std::vector<GenerationRow> rows = generation_rows(result);
+        generations.rows.insert(generations.rows.end(), std::make_move_iterator(rows.begin()),
+                                std::make_move_iterator(rows.end()));
+    }
+    std::sort(generations.failed.begin(), generations.failed.end(),
+              [](const PassageResult& a, const PassageResult& b) { return a.index < b.index; });
+    return generations;
 }
 
 BatchSummary summarize(const std::vector<PassageResult>& results,
@@ -352,6 +466,7 @@ void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& t
 
 DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
     check_config(config);
+    check_passages(passages);
     const Task base = load_config_task(config);
     const std::vector<std::string>& labels = base.labels();
     const int k = static_cast<int>(labels.size());

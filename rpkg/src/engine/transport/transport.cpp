@@ -444,20 +444,28 @@ struct Transport::Impl {
 
         const long status = response.status;
         pending->last_response = std::move(response);
-        if (result == CURLE_OK && status >= 200 && status < 300) {
+        const bool success = result == CURLE_OK && status >= 200 && status < 300;
+        const bool malformed =
+            success && pending->job.accept && !pending->job.accept(pending->last_response);
+        if (success && !malformed) {
             finish(std::move(pending), "", "", on_done);
             return;
         }
 
         const bool timed_out = result == CURLE_OPERATION_TIMEDOUT;
-        const bool retryable = result == CURLE_OK ? is_retryable_status(options.retry, status)
+        const bool retryable = malformed          ? true
+                               : result == CURLE_OK ? is_retryable_status(options.retry, status)
                                : timed_out        ? options.retry.retry_timeouts
                                                   : options.retry.retry_transport_errors;
-        const std::string failure_code = result == CURLE_OK ? error_code_for_status(status)
+        const std::string failure_code = malformed          ? code::provider_malformed_response
+                                         : result == CURLE_OK ? error_code_for_status(status)
                                          : timed_out        ? code::timeout
                                                             : code::transport;
         std::string failure = describe(*pending) + ": ";
-        if (result == CURLE_OK) {
+        if (malformed) {
+            failure += "HTTP " + std::to_string(status) + " with a body that is not the provider's JSON: " +
+                       abbreviate(trim(pending->last_response.body), 300);
+        } else if (result == CURLE_OK) {
             failure += "HTTP " + std::to_string(status);
             const std::string body = trim(pending->last_response.body);
             if (!body.empty()) failure += ": " + abbreviate(body, 300);

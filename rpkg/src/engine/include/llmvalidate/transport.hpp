@@ -33,6 +33,10 @@ struct Job {
     HttpRequest request;
     std::string model;            // for accounting (may be empty)
     double estimated_tokens = 0;  // for the tokens-per-minute limiter (input + max output)
+    // Optional: false for a 2xx whose body is not usable (cut, not JSON). Such an answer then
+    // takes the path of every other transient failure: the same retry budget and backoff,
+    // and llmv.provider.malformed_response after the last retry.
+    std::function<bool(const HttpResponse&)> accept;
 };
 
 struct JobResult {
