@@ -106,8 +106,8 @@ program define RunPlugin, rclass
         [ touse(varname) words(string) generate(string) replace labels(string asis)  ///
           varnames(string) task(string) provider(string) model(string)              ///
           embedding(string)                                                         ///
-          embmodel(string) baseurl(string) cache(string) keyenv(string)             ///
-          truelabel(string) topic(string) generations(string) ]
+          embmodel(string) baseurl(string) embbaseurl(string) cache(string)         ///
+          keyenv(string) truelabel(string) topic(string) generations(string) ]
 
     local llmv_labels `"`labels'"'
     local llmv_generations `"`generations'"'
@@ -118,6 +118,7 @@ program define RunPlugin, rclass
     local llmv_embedding `"`embedding'"'
     local llmv_embedding_model `"`embmodel'"'
     local llmv_base_url `"`baseurl'"'
+    local llmv_embedding_base_url `"`embbaseurl'"'
     local llmv_cache `"`cache'"'
     local llmv_truelabel `"`truelabel'"'
     local llmv_topic `"`topic'"'
@@ -256,6 +257,7 @@ program define Validate, rclass
     version 14.1
     syntax varname [if] [in] , TASK(string) PROVider(string)                          ///
         [ MODel(string) EMBedding(string) EMBMODel(string) BASEurl(string)            ///
+          EMBBASEurl(string)                                                          ///
           HUMan(varname) M(integer 100) N(integer 10) REPeats(integer 1)              ///
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
@@ -298,7 +300,9 @@ program define Validate, rclass
         exit 198
     }
     if "`nocache'" == "" DefaultCache `"`cache'"' cache
-    * Keys come from the environment, never from the command line.
+    * Keys come from the environment, never from the command line. keyenv() is the chat
+    * provider's key only: an embedding provider of another vendor reads its own variable
+    * (OPENAI_API_KEY, ...) in the engine, so one vendor's key never reaches another.
     if "`keyenv'" == "" {
         if lower("`provider'") == "anthropic" local keyenv ANTHROPIC_API_KEY
         else if lower("`provider'") == "openai" local keyenv OPENAI_API_KEY
@@ -330,7 +334,7 @@ program define Validate, rclass
     RunPlugin `variables', touse(`touse') command(validate) words(`words')          ///
         generate(`generate') `replace' task(`taskfile') provider(`provider')        ///
         model(`model') embedding(`embedding') embmodel(`embmodel') baseurl(`baseurl') ///
-        cache(`cache') keyenv(`keyenv') generations(`gencsv')
+        embbaseurl(`embbaseurl') cache(`cache') keyenv(`keyenv') generations(`gencsv')
     return add
     if `"`savefile'"' != "" SaveGenerations `"`gencsv'"' `"`savefile'"' `savereplace'
     return local cmd "llmvalidate"

@@ -71,6 +71,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt emb:edding(name)}}the embedding provider; default follows {opt provider()}{p_end}
 {synopt:{opt embmod:el(string)}}the embedding model{p_end}
 {synopt:{opt base:url(string)}}the provider's address (local servers, Azure){p_end}
+{synopt:{opt embbase:url(string)}}the embedding provider's address, when it is not the chat provider's{p_end}
 {synopt:{opt key:env(name)}}the environment variable holding the API key{p_end}
 {syntab:Method}
 {synopt:{opt m(#)}}pool size M per label; default {cmd:m(100)}{p_end}
@@ -203,13 +204,19 @@ or a numeric variable with value labels.
 {phang}
 {opt model(string)}, {opt embedding(name)}, {opt embmodel(string)} and {opt baseurl(string)}
 choose the chat model, the embedding provider and model (one embedding model is used for
-every text of a validation) and the address of the provider.
+every text of a validation) and the address of the provider. {opt embbaseurl(string)} is
+the address of an embedding provider of another vendor (by default its own public address);
+{opt baseurl()} is used for the embeddings too only when the embedding provider is the chat
+provider's own ({cmd:openai} with {cmd:openai}).
 
 {phang}
 {opt keyenv(name)} names the environment variable that holds the API key. The default is
 {cmd:ANTHROPIC_API_KEY} for {cmd:provider(anthropic)} and {cmd:OPENAI_API_KEY} for
 {cmd:provider(openai)}. The key is read from the environment and handed to the plugin; it
 is never displayed, not even under {cmd:set trace on}. Keys cannot be typed as options.
+This key is the chat provider's only: an embedding provider of another vendor (e.g.
+{cmd:provider(anthropic) embedding(openai)}) reads its own variable ({cmd:OPENAI_API_KEY}),
+so one vendor's key is never sent to another vendor.
 
 {dlgtab:Method}
 
@@ -514,14 +521,14 @@ Errors of the plugin are reported with a message and one of these return codes:
 {p2colset 5 12 14 2}{...}
 {p2col:{bf:1}}{hi:Break} was pressed; nothing was stored{p_end}
 {p2col:{bf:109}}a variable of the wrong type (e.g. numeric passages){p_end}
-{p2col:{bf:198}}an invalid option value (alpha outside (0,1), an unknown method, a malformed task, a missing key){p_end}
+{p2col:{bf:198}}an invalid option value ({opt alpha()} outside (0, 0.5], an unknown method, a malformed task, a missing key){p_end}
 {p2col:{bf:199}}{cmd:llmvalidate} {varname} (LLM calls) or {cmd:power} is not available in this build of the plugin{p_end}
 {p2col:{bf:459}}the data are not as required: a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
 {p2col:{bf:498}}an internal error of llmvalidate (please report it){p_end}
 {p2col:{bf:601}}the task file, the cache file ({cmd:llmvalidate cache}) or the plugin was not found{p_end}
 {p2col:{bf:603}}a file (the cache, the task) could not be opened or written{p_end}
 {p2col:{bf:673}}the provider refused the API key{p_end}
-{p2col:{bf:674}}the provider's answer could not be read{p_end}
+{p2col:{bf:674}}the provider's answer could not be read (not JSON, malformed, or a label outside the label set){p_end}
 {p2col:{bf:675}}the provider reported an error (rate limit, bad request, unknown model, server error){p_end}
 {p2col:{bf:677}}the connection to the provider failed or timed out{p_end}
 {p2col:{bf:909}}out of memory{p_end}

@@ -31,14 +31,15 @@ std::vector<OptionSpec> with_help(const CommandSpec& spec) {
 }  // namespace
 
 int exit_code_for(const std::string& error_code) {
-    if (error_code == usage_code) return exit_usage;
-    if (starts_with(error_code, "llmv.input.") || starts_with(error_code, "llmv.task."))
-        return exit_input;
-    if (starts_with(error_code, "llmv.provider.") || starts_with(error_code, "llmv.transport."))
-        return exit_provider;
-    if (starts_with(error_code, "llmv.io.") || starts_with(error_code, "llmv.cache."))
-        return exit_io;
-    if (error_code == code::cancelled) return exit_cancelled;
+    switch (error_category(error_code)) {
+        case ErrorCategory::usage: return exit_usage;
+        case ErrorCategory::invalid_input: return exit_input;
+        case ErrorCategory::provider:
+        case ErrorCategory::transport: return exit_provider;
+        case ErrorCategory::io: return exit_io;
+        case ErrorCategory::cancelled: return exit_cancelled;
+        case ErrorCategory::internal: return exit_internal;
+    }
     return exit_internal;
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "llmvalidate/error.hpp"
+
 namespace llmv::cli {
 
 // Exit codes (documented in docs/test-format.md and `llmvalidate --help`; never renumber).
@@ -25,7 +27,7 @@ enum ExitCode : int {
 int exit_code_for(const std::string& error_code);
 
 // Stable code of command-line errors (CLI only: bindings never see them).
-inline constexpr const char* usage_code = "llmv.cli.usage";
+inline constexpr const char* usage_code = code::usage;
 
 // "llmvalidate: error [<code>]: <message>" on standard error.
 void print_error(const std::string& error_code, const std::string& message);

@@ -91,8 +91,8 @@ int command_power(const std::vector<std::string>& args) {
     out << "SYNTHETIC: power by simulation with the simulated provider's data-generating process "
            "(docs/simulated.md); no LLM was called.\n";
     out << "M = " << config.m << ", n = " << config.n << ", R = " << config.annotation_repeats
-        << ", alpha = " << config.alpha << ", threshold = " << config.threshold << " (" << config.backtranslation_rule
-        << "), methods " << config.validation_method << "/" << config.separation_method << "\n";
+        << ", alpha = " << config.tests.alpha << ", threshold = " << config.tests.threshold << " (" << config.tests.backtranslation_rule
+        << "), methods " << config.tests.validation_method << "/" << config.tests.separation_method << "\n";
     out << "DGP: follow = " << dgp.follow_probability << ", signal = " << dgp.label_signal
         << ", annotator accuracy = " << (dgp.confusion.empty() ? share(dgp.annotator_accuracy) : std::string("(confusion matrix)"))
         << ", unparseable = " << dgp.unparseable_probability << ", true label = "

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <sstream>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/settings.hpp"
 #include "llmvalidate/test_json.hpp"
 
 namespace llmv::cli {
@@ -117,8 +119,27 @@ const char* pass_word(bool pass) { return pass ? "pass" : "FAIL"; }
 
 }  // namespace
 
+std::vector<OptionSpec> setting_options() {
+    std::vector<OptionSpec> options;
+    for (const settings::Setting& setting : settings::table()) {
+        if (setting.cli.empty()) continue;
+        std::string help = setting.doc;
+        if (setting.kind == settings::Kind::flag) {
+            // a flag is off unless given
+        } else if (setting.optional) {
+            help += " " + settings::allowed(setting) + "; unset by default.";
+        } else {
+            help += " " + settings::allowed(setting) + "; default " + settings::default_text(setting) + ".";
+        }
+        help[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(help[0])));
+        options.push_back({setting.cli, setting.cli_short,
+                           setting.kind == settings::Kind::flag ? "" : setting.value_name, help});
+    }
+    return options;
+}
+
 std::vector<OptionSpec> pipeline_options() {
-    return {
+    std::vector<OptionSpec> options = {
         {"--task", "-t", "TASK", "A shipped task (simple_sentiment, ...) or the path of a task file (prompts/*.toml)."},
         {"--vars", "", "NAME=VALUE,...", "Values of the task's user placeholders, e.g. --vars topic=inflation."},
         {"--provider", "-p", "NAME", "Chat provider: auto (default: from the environment), openai, anthropic, bedrock, simulated (synthetic, no network)."},
@@ -127,32 +148,16 @@ std::vector<OptionSpec> pipeline_options() {
         {"--embedding-provider", "", "NAME", "openai, bedrock-titan, ollama, hashed (synthetic). Default: the chat provider's family."},
         {"--embedding-model", "", "NAME", "Embedding model (LLMV_EMBEDDING_MODEL). One model embeds every text of a validation."},
         {"--embedding-base-url", "", "URL", "Base URL of the embedding server when it differs from --base-url."},
-        {"--pool-size", "-M", "M", "Passages generated per label (default 100)."},
-        {"--per-call", "-n", "N", "Passages asked for per simulation call (default 10)."},
-        {"--repeats", "-R", "R", "Annotations of each passage; the label is the modal answer (default 1)."},
-        {"--alpha", "", "LEVEL", "Level of every test (default 0.05)."},
-        {"--threshold", "", "ACCURACY", "Backtranslation accuracy needed (default 0.9)."},
-        {"--rule", "", "point|bound", "Backtranslation pass rule: the accuracy (point, the paper's) or its lower confidence bound."},
-        {"--seed", "", "SEED", "Seed of the permutations and bootstrap draws (default 1)."},
         {"--methods", "", "METHODS", "exact (default: exact validation + permutation separation), paper (the paper's bootstrap variants), or VALIDATION,SEPARATION."},
-        {"--permutations", "", "R", "Permutations of the separation test (default 999)."},
-        {"--paper-b", "", "B", "Reference texts per label for the paper methods (default 100)."},
-        {"--backtranslate-all", "", "", "Backtranslate every label's pool, not only the label of the passage."},
         {"--cache", "", "PATH", "Response cache (SQLite; default $LLMV_CACHE or ./llmvalidate-cache.sqlite)."},
         {"--no-cache", "", "", "Keep responses in memory only (a re-run pays again)."},
-        {"--concurrency", "-c", "N", "Requests in flight (default 16)."},
-        {"--rpm", "", "N", "Requests per minute limit (default none)."},
-        {"--tpm", "", "N", "Tokens per minute limit (default none)."},
-        {"--temperature", "", "T", "Sampling temperature (default 1.0, as in the paper)."},
-        {"--top-p", "", "P", "Nucleus sampling (default: the provider's)."},
-        {"--max-tokens", "", "N", "Answer length cap (default: the provider's)."},
-        {"--parse-retries", "", "N", "Redraws of an unparseable or out-of-set answer (default 3)."},
         {"--timeout", "", "SECONDS", "Time limit of one request, retries apart (default 300)."},
-        {"--drain", "", "SECONDS", "On Ctrl-C or SIGTERM: how long the requests in flight may finish and be cached before the run stops (default 10)."},
         {"--encoding", "", "utf-8|latin1", "How the passages' bytes are read (default utf-8; latin1: ISO 8859-1, e.g. the original Financial PhraseBank files)."},
         {"--dry-run", "", "", "Print the exact number of calls and the estimated tokens; make none."},
         {"--quiet", "-q", "", "No progress bar."},
     };
+    for (OptionSpec& option : setting_options()) options.push_back(std::move(option));
+    return options;
 }
 
 std::vector<OptionSpec> simulated_options() {
@@ -261,51 +266,35 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
         }
     }
 
-    config.m = integer_option(command, parsed, "--pool-size", config.m);
-    config.n = integer_option(command, parsed, "--per-call", config.n);
-    config.annotation_repeats = integer_option(command, parsed, "--repeats", config.annotation_repeats);
-    config.alpha = number_option(command, parsed, "--alpha", config.alpha);
-    config.threshold = number_option(command, parsed, "--threshold", config.threshold);
-    config.backtranslation_rule = parsed.value("--rule", config.backtranslation_rule);
-    if (parsed.has("--seed")) {
-        const std::string text = parsed.value("--seed");
-        if (text.find_first_not_of("0123456789") != std::string::npos || text.size() > 20) {
-            throw_usage(command, "option `--seed` needs a non-negative integer; received `" + text + "`.");
-        }
-        config.seed = std::stoull(text);
+    // Every setting of the table that the CLI offers, with the table's ranges and messages.
+    for (const settings::Setting& setting : settings::table()) {
+        if (setting.cli.empty() || !parsed.has(setting.cli)) continue;
+        const std::string text =
+            setting.kind == settings::Kind::flag ? "true" : parsed.value(setting.cli);
+        setting.set(config, settings::parse(setting, text, settings::FrontEnd::cli));
     }
     if (parsed.has("--methods")) {
         const std::string methods = parsed.value("--methods");
         if (methods == "exact" || methods == "default") {
-            config.validation_method = "exact";
-            config.separation_method = "permutation";
+            config.tests.validation_method = "exact";
+            config.tests.separation_method = "permutation";
         } else if (methods == "paper") {
-            config.validation_method = "paper";
-            config.separation_method = "paper";
+            config.tests.validation_method = "paper";
+            config.tests.separation_method = "paper";
         } else {
             const auto parts = split(methods, ',');
             if (parts.size() != 2) {
                 throw_usage(command, "option `--methods` takes exact, paper, or VALIDATION,SEPARATION "
                                      "(e.g. exact,paper); received `" + methods + "`.");
             }
-            config.validation_method = trim(parts[0]);
-            config.separation_method = trim(parts[1]);
+            config.tests.validation_method = trim(parts[0]);
+            config.tests.separation_method = trim(parts[1]);
         }
     }
-    config.permutations = integer_option(command, parsed, "--permutations", config.permutations);
-    config.paper_b = integer_option(command, parsed, "--paper-b", config.paper_b);
-    config.backtranslate_all_labels = parsed.has("--backtranslate-all");
     if (!parsed.has("--no-cache")) {
         config.cache_path = parsed.value("--cache", env("LLMV_CACHE"));
         if (config.cache_path.empty()) config.cache_path = "llmvalidate-cache.sqlite";
     }
-    config.concurrency = integer_option(command, parsed, "--concurrency", config.concurrency);
-    config.rpm = number_option(command, parsed, "--rpm", config.rpm);
-    config.tpm = number_option(command, parsed, "--tpm", config.tpm);
-    config.temperature = number_option(command, parsed, "--temperature", config.temperature);
-    if (parsed.has("--top-p")) config.top_p = number_option(command, parsed, "--top-p", 1.0);
-    if (parsed.has("--max-tokens")) config.max_tokens = integer_option(command, parsed, "--max-tokens", 0);
-    config.parse_retry_limit = integer_option(command, parsed, "--parse-retries", config.parse_retry_limit);
     if (parsed.has("--timeout")) {
         const double seconds = number_option(command, parsed, "--timeout", 0);
         if (!(seconds > 0 && seconds <= 86400)) {
@@ -313,11 +302,6 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
                                      parsed.value("--timeout") + "`.");
         }
         config.total_timeout_ms = static_cast<long>(std::ceil(seconds * 1000));
-    }
-    config.drain_seconds = number_option(command, parsed, "--drain", config.drain_seconds);
-    if (!(config.drain_seconds >= 0 && config.drain_seconds <= 3600)) {
-        throw_usage(command, "option `--drain` takes seconds in [0, 3600]; received `" +
-                                 parsed.value("--drain") + "`.");
     }
     config.input_encoding = parsed.value("--encoding", config.input_encoding);
     if (config.input_encoding == "utf8" || config.input_encoding == "UTF-8") config.input_encoding = "utf-8";

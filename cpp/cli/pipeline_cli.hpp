@@ -15,6 +15,8 @@
 namespace llmv::cli {
 
 // --task, --provider, --model, ..., -M, -n, --alpha, ..., --dry-run.
+// The options of the settings table (llmvalidate/settings.hpp) that the CLI offers.
+std::vector<OptionSpec> setting_options();
 std::vector<OptionSpec> pipeline_options();
 // Options of the simulated provider's DGP (--follow, --signal, --accuracy, --confusion, ...).
 std::vector<OptionSpec> simulated_options();

@@ -12,4 +12,53 @@ std::string abbreviate(const std::string& value, std::size_t max_chars) {
     return value.substr(0, max_chars) + "...";
 }
 
+namespace {
+bool starts_with(const std::string& text, const char* prefix) {
+    return text.rfind(prefix, 0) == 0;
+}
+}  // namespace
+
+ErrorCategory error_category(const std::string& error_code) {
+    if (error_code == code::usage) return ErrorCategory::usage;
+    if (error_code == code::cancelled) return ErrorCategory::cancelled;
+    if (starts_with(error_code, "llmv.input.") || starts_with(error_code, "llmv.task."))
+        return ErrorCategory::invalid_input;
+    if (starts_with(error_code, "llmv.provider.")) return ErrorCategory::provider;
+    if (starts_with(error_code, "llmv.transport.")) return ErrorCategory::transport;
+    if (starts_with(error_code, "llmv.io.") || starts_with(error_code, "llmv.cache."))
+        return ErrorCategory::io;
+    return ErrorCategory::internal;
+}
+
+const char* category_name(ErrorCategory category) {
+    switch (category) {
+        case ErrorCategory::usage: return "usage";
+        case ErrorCategory::invalid_input: return "invalid_input";
+        case ErrorCategory::provider: return "provider";
+        case ErrorCategory::transport: return "transport";
+        case ErrorCategory::io: return "io";
+        case ErrorCategory::cancelled: return "cancelled";
+        case ErrorCategory::internal: return "internal";
+    }
+    return "internal";
+}
+
+const std::vector<std::string>& all_error_codes() {
+    static const std::vector<std::string> codes = {
+        code::invalid_argument,     code::invalid_embedding,
+        code::dimension_mismatch,   code::pool_too_small,
+        code::unknown_label,        code::malformed_json,
+        code::task_invalid,         code::provider_rate_limited,
+        code::provider_auth,        code::provider_bad_request,
+        code::provider_not_found,   code::provider_server,
+        code::provider_unparseable, code::provider_config,
+        code::provider_malformed_response, code::provider_label_outside_set,
+        code::transport,            code::timeout,
+        code::cancelled,            code::cache,
+        code::io,                   code::internal,
+        code::usage,
+    };
+    return codes;
+}
+
 }  // namespace llmv

@@ -183,10 +183,20 @@ public:
             embedding_model_ = hashed_embedding_model;
             embedding_name_ = hashed_embedding_name;
         } else {
+            // The chat provider's URL and key go to its own family's embedder only: an
+            // Anthropic key must never reach OpenAI's endpoint.
+            const bool same_vendor = !synthetic_chat_ &&
+                                     embedding_name_ == default_embedding_provider(config_.provider);
             ProviderConfig provider_config;
-            provider_config.base_url =
-                config_.embedding_base_url.empty() ? config_.base_url : config_.embedding_base_url;
-            provider_config.api_key = replay_key();
+            provider_config.base_url = config_.embedding_base_url;
+            if (provider_config.base_url.empty() && same_vendor)
+                provider_config.base_url = config_.base_url;
+            provider_config.api_key = config_.embedding_api_key;
+            if (provider_config.api_key.empty() && same_vendor)
+                provider_config.api_key = replay_key();
+            // Reading back sends nothing: a placeholder stands in for another vendor's key too.
+            if (provider_config.api_key.empty() && config_.replay_only)
+                provider_config.api_key = "replay-only-no-key";
             provider_config.connect_timeout_ms = config_.connect_timeout_ms;
             provider_config.total_timeout_ms = config_.total_timeout_ms;
             embedder_ = make_embedding_provider(embedding_name_, provider_config);
@@ -224,6 +234,7 @@ public:
         max_passages_in_flight_ =
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
         if (config_.api_key.size()) secrets_.push_back(config_.api_key);
+        if (config_.embedding_api_key.size()) secrets_.push_back(config_.embedding_api_key);
     }
 
     // Reading back sends nothing, so it needs no key: a placeholder stands in for a missing one
@@ -507,12 +518,12 @@ public:
         result.m = m_;
         result.n = config_.n;
         result.repeats = config_.annotation_repeats;
-        result.alpha = config_.alpha;
-        result.threshold = config_.threshold;
-        result.validation_method = config_.validation_method;
-        result.separation_method = config_.separation_method;
-        result.backtranslation_rule = config_.backtranslation_rule;
-        result.seed = config_.seed;
+        result.alpha = config_.tests.alpha;
+        result.threshold = config_.tests.threshold;
+        result.validation_method = config_.tests.validation_method;
+        result.separation_method = config_.tests.separation_method;
+        result.backtranslation_rule = config_.tests.backtranslation_rule;
+        result.seed = config_.tests.seed;
         result.verdict_name = "error";
     }
 
@@ -652,13 +663,7 @@ public:
             }
         }
         input.backtranslation = passage->backtranslation;
-        input.options.alpha = config_.alpha;
-        input.options.threshold = config_.threshold;
-        input.options.seed = config_.seed;
-        input.options.permutations = config_.permutations;
-        input.options.validation_method = config_.validation_method;
-        input.options.separation_method = config_.separation_method;
-        input.options.backtranslation_rule = config_.backtranslation_rule;
+        input.options = config_.tests;
         PassageResult& result = passage->result;
         try {
             result.tests = stats::run_tests(input);
@@ -1633,7 +1638,7 @@ CacheKey embedding_key_for(const std::string& provider, const std::string& endpo
 int calls_for(int texts, int per_call) { return per_call <= 0 ? 0 : (texts + per_call - 1) / per_call; }
 
 bool uses_paper_method(const ValidationConfig& config) {
-    return config.validation_method == "paper" || config.separation_method == "paper";
+    return config.tests.validation_method == "paper" || config.tests.separation_method == "paper";
 }
 
 int pool_size(const ValidationConfig& config) {
@@ -1645,8 +1650,8 @@ std::vector<std::string> reference_labels(const ValidationConfig& config,
                                           const std::string& beta) {
     std::vector<std::string> out;
     for (const std::string& label : labels) {
-        const bool for_validation = config.validation_method == "paper" && label == beta;
-        const bool for_separation = config.separation_method == "paper" && label != beta;
+        const bool for_validation = config.tests.validation_method == "paper" && label == beta;
+        const bool for_separation = config.tests.separation_method == "paper" && label != beta;
         if (for_validation || for_separation) out.push_back(label);
     }
     return out;

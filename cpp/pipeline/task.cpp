@@ -689,17 +689,45 @@ std::vector<std::string> list_tasks(const std::string& prompts_dir) {
     return names;
 }
 
+const std::vector<TaskAlias>& task_aliases() {
+    static const std::vector<TaskAlias> catalog = {
+        {"simple_sentiment", {"sentiment"}},
+        {"detailed_sentiment", {"sentiment5"}},
+        {"temporal_focus", {"temporal"}},
+        {"financial_phrasebank", {"phrasebank"}},
+    };
+    return catalog;
+}
+
+std::string canonical_task_name(const std::string& name) {
+    for (const TaskAlias& entry : task_aliases())
+        for (const std::string& alias : entry.aliases)
+            if (alias == name) return entry.name;
+    return name;
+}
+
+std::string describe_tasks(const std::string& prompts_dir) {
+    std::string text;
+    for (const std::string& name : list_tasks(prompts_dir)) {
+        text += (text.empty() ? "" : ", ") + name;
+        for (const TaskAlias& entry : task_aliases())
+            if (entry.name == name && !entry.aliases.empty())
+                text += " (or " + join(entry.aliases, ", ") + ")";
+    }
+    return text;
+}
+
 Task load_task(const std::string& name_or_path, const std::string& prompts_dir) {
     const bool is_path = name_or_path.find('/') != std::string::npos ||
                          (name_or_path.size() > 5 &&
                           name_or_path.compare(name_or_path.size() - 5, 5, ".toml") == 0);
     if (is_path) return Task::from_file(name_or_path);
     const auto dir = prompts_directory(prompts_dir);
-    const auto path = dir + "/" + name_or_path + ".toml";
+    const auto path = dir + "/" + canonical_task_name(name_or_path) + ".toml";
     if (!is_file(path)) {
         throw_invalid(code::task_invalid, "task", in_quotes(name_or_path),
                       "a path to a .toml file or the name of a shipped task: " +
-                          join(list_tasks(dir), ", ") + " (in " + dir + ")");
+                          describe_tasks(dir) + " (in " + dir + ")");
     }
     return Task::from_file(path);
 }

@@ -3,19 +3,13 @@
 #include <cmath>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/settings.hpp"
 #include "llmvalidate/stats.hpp"
 #include "stats/internal.hpp"
 
 namespace llmv::stats {
 namespace {
 using detail::format_number;
-
-template <typename Map>
-std::string registry_names(const Map& registry) {
-    std::string names;
-    for (const auto& entry : registry) names += (names.empty() ? "" : ", ") + entry.first;
-    return names;
-}
 
 std::string quoted_list(const std::vector<std::string>& labels) {
     std::string text;
@@ -24,26 +18,7 @@ std::string quoted_list(const std::vector<std::string>& labels) {
 }
 
 void check_options(const TestOptions& options) {
-    if (!(options.alpha > 0 && options.alpha < 1))
-        throw_invalid(code::invalid_argument, "alpha", format_number(options.alpha),
-                      "a number strictly between 0 and 1 (0.05 is the default)");
-    if (!(options.threshold >= 0 && options.threshold <= 1))
-        throw_invalid(code::invalid_argument, "threshold", format_number(options.threshold),
-                      "a number between 0 and 1 (0.9 is the default)");
-    if (options.permutations < 1)
-        throw_invalid(code::invalid_argument, "permutations", std::to_string(options.permutations),
-                      "a whole number >= 1 (999 is the default)");
-    if (!validation_methods().count(options.validation_method))
-        throw_invalid(code::invalid_argument, "validation_method",
-                      "'" + options.validation_method + "'",
-                      "one of " + registry_names(validation_methods()));
-    if (!separation_methods().count(options.separation_method))
-        throw_invalid(code::invalid_argument, "separation_method",
-                      "'" + options.separation_method + "'",
-                      "one of " + registry_names(separation_methods()));
-    if (options.backtranslation_rule != "point" && options.backtranslation_rule != "bound")
-        throw_invalid(code::invalid_argument, "backtranslation_rule",
-                      "'" + options.backtranslation_rule + "'", "one of point, bound");
+    settings::check(options);  // the ranges of the settings table, as every front end has them
 }
 
 // Matches labels of S case- and white-space-insensitively, returning S's spelling.

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/settings.hpp"
 #include "llmvalidate/stats.hpp"
 #include "stats/internal.hpp"
 
@@ -224,9 +225,8 @@ void null_through_subset_sums(SimilarityBlocks& blocks, const std::string& pool_
 }
 
 void check_permutations(int permutations) {
-    if (permutations < 1)
-        throw_invalid(code::invalid_argument, "permutations", std::to_string(permutations),
-                      "a whole number >= 1 (999 is the default)");
+    const settings::Setting& setting = settings::setting("permutations");
+    settings::check_value(setting, settings::Value{true, static_cast<double>(permutations), {}});
 }
 }  // namespace
 

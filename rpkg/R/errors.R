@@ -3,7 +3,8 @@
 #   llmv.input.invalid_embedding -> llmvalidate_error_invalid_embedding
 #   llmv.provider.rate_limited   -> llmvalidate_error_rate_limited
 #   llmv.transport.failed        -> llmvalidate_error_transport_failed
-# and one class per area (llmvalidate_error_input, llmvalidate_error_provider, ...).
+# one class per area (llmvalidate_error_input, llmvalidate_error_provider, ...), and one per
+# category of the engine's error taxonomy (llmvalidate_error_invalid_input, ..._transport).
 # Checks done in R raise the same classes as the engine would.
 
 # The condition classes of an engine code, most specific first.
@@ -19,7 +20,9 @@ error_classes <- function(code) {
   if (!is.null(area) && what %in% c("failed", "invalid", "config")) {
     what <- paste(area, what, sep = "_")
   }
-  classes <- paste0("llmvalidate_error_", c(what, area))
+  # The engine's category (usage, invalid_input, provider, transport, io, cancelled, internal).
+  category <- .Call(llmv_error_category, code)
+  classes <- paste0("llmvalidate_error_", c(what, area, category))
   c(unique(classes), "llmvalidate_error")
 }
 
@@ -96,26 +99,51 @@ check_number <- function(x, arg, lower, upper, open, call, allowed) {
   as.double(x)
 }
 
+# The engine's settings table (cpp/include/llmvalidate/settings.hpp): every setting's name
+# per front end, default, range and documentation. R restates none of them.
+engine_settings <- local({
+  table <- NULL
+  function() {
+    if (is.null(table)) {
+      table <<- as.data.frame(.Call(llmv_settings), stringsAsFactors = FALSE)
+    }
+    table
+  }
+})
+
+# Checks one number against the engine's range for setting `name` and names it `arg`.
+check_setting <- function(x, name, arg = name, call = rlang::caller_env()) {
+  settings <- engine_settings()
+  row <- settings[settings$name == name, , drop = FALSE]
+  ok <- is.numeric(x) && length(x) == 1 && !is.na(x) && is.finite(x)
+  if (ok) {
+    ok <- (if (row$low_open) x > row$low else x >= row$low) &&
+      (if (row$high_open) x < row$high else x <= row$high) &&
+      (row$kind != "integer" || x == floor(x))
+  }
+  if (!ok) {
+    abort_argument(arg, row$allowed, x, call)
+  }
+  if (row$kind == "integer") as.integer(x) else as.double(x)
+}
+
+# The engine's default of a setting, as R would type it.
+setting_default <- function(name) {
+  settings <- engine_settings()
+  value <- settings$default[settings$name == name]
+  if (settings$kind[settings$name == name] %in% c("integer", "number")) as.numeric(value) else value
+}
+
 check_alpha <- function(alpha, arg = "alpha", call = rlang::caller_env()) {
-  check_number(alpha, arg, 0, 1, open = TRUE, call = call,
-               allowed = "a single number strictly between 0 and 1")
+  check_setting(alpha, "alpha", arg, call)
 }
 
 check_threshold <- function(threshold, arg = "threshold", call = rlang::caller_env()) {
-  check_number(threshold, arg, 0, 1, open = FALSE, call = call,
-               allowed = "a single number between 0 and 1")
+  check_setting(threshold, "threshold", arg, call)
 }
 
 is_whole_number <- function(x) {
   is.numeric(x) && length(x) == 1 && !is.na(x) && is.finite(x) && x == floor(x)
-}
-
-# M: a whole number here; its range is the engine's, checked there before any call.
-check_pool_size <- function(M, call = rlang::caller_env()) {
-  if (!is_whole_number(M) || abs(M) > .Machine$integer.max) {
-    abort_argument("M", "a whole number of texts per pool", M, call)
-  }
-  as.integer(M)
 }
 
 # Before any call: a warning for each test that cannot decide at this alpha and size (the
@@ -131,12 +159,7 @@ warn_sizes <- function(config, call = rlang::caller_env()) {
 }
 
 check_permutations <- function(permutations, call = rlang::caller_env()) {
-  if (!is_whole_number(permutations) || permutations < 1 ||
-        permutations > .Machine$integer.max) {
-    abort_argument("permutations", "a whole number of at least 1 (e.g. 999)", permutations,
-                   call)
-  }
-  as.integer(permutations)
+  check_setting(permutations, "permutations", call = call)
 }
 
 # The engine's seed: NULL draws one from R's RNG, so that set.seed() governs.

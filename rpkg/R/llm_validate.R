@@ -131,25 +131,24 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     abort_argument("embedding", "NULL or an embedding provider such as `llm_embedding_openai()`",
                    embedding, call)
   }
-  M <- check_pool_size(M, call)
-  n <- check_count(n, "n", call)
+  M <- check_setting(M, "M", call = call)
+  n <- check_setting(n, "n", call = call)
   alpha <- check_alpha(alpha, call = call)
   threshold <- check_threshold(threshold, call = call)
   methods <- check_methods(methods, call)
   if (!is.null(cache)) cache <- path.expand(check_string(cache, "cache", call))
-  concurrency <- check_count(concurrency, "concurrency", call)
+  concurrency <- check_setting(concurrency, "concurrency", call = call)
   if (!is.logical(dry_run) || length(dry_run) != 1 || is.na(dry_run)) {
     abort_argument("dry_run", "TRUE or FALSE", dry_run, call)
   }
   extra <- check_settings(list(...), c("permutations", "repeats", "temperature", "max_retries", "variables"), call)
-  permutations <- check_permutations(extra$permutations %||% 999, call)
-  repeats <- check_count(extra$repeats %||% 1, "repeats", call)
-  temperature <- check_number(extra$temperature %||% 1, "temperature", 0, 2, FALSE, call,
-                              "a number between 0 and 2")
-  max_retries <- extra$max_retries %||% 6
-  if (!is_whole_number(max_retries) || max_retries < 0 || max_retries > 100) {
-    abort_argument("max_retries", "a whole number from 0 to 100", max_retries, call)
-  }
+  permutations <- check_permutations(extra$permutations %||% setting_default("permutations"),
+                                     call)
+  repeats <- check_setting(extra$repeats %||% setting_default("repeats"), "repeats", call = call)
+  temperature <- check_setting(extra$temperature %||% setting_default("temperature"),
+                               "temperature", call = call)
+  max_retries <- check_setting(extra$max_retries %||% setting_default("max_retries"),
+                               "max_retries", call = call)
   variables <- extra$variables
   if (!is.null(variables) && (!is.character(variables) || is.null(names(variables)) ||
                                 anyNA(variables) || any(!nzchar(names(variables))))) {
@@ -195,8 +194,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                           call = call)
   bar$done()
   if (isTRUE(result$cancelled)) {
-    abort_llmv(c("The run was interrupted.",
-                 i = "Every response received is in the cache; the same call resumes from it."),
+    abort_llmv(c("The run was interrupted.", cache_note(cache, "resume")),
                code = "llmv.cancelled", call = call)
   }
   settings <- list(alpha = alpha, threshold = threshold, permutations = permutations,
@@ -213,7 +211,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     passage <- result$passages[[1]]
     if (!isTRUE(passage$ok)) {
       passage_message <- passage$error_message
-      abort_llmv(c("{passage_message}", provider_error_hint(passage$error_code, provider)),
+      abort_llmv(c("{passage_message}",
+                   provider_error_hint(passage$error_code, provider, cache)),
                  code = passage$error_code, call = call)
     }
     validation <- validations[[1]]
@@ -226,7 +225,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     cli::cli_warn(
       c("{sum(failed)} of {length(failed)} passage{?s} failed; their rows have verdict \"error\".",
         i = "First error: {first_error}",
-        i = "Responses received are in the cache: a re-run pays only for what failed."),
+        cache_note(cache, "rerun")),
       class = c("llmvalidate_warning_passages_failed", "llmvalidate_warning"), call = call
     )
   }
@@ -291,8 +290,21 @@ llm_generations <- function(result) {
   rows
 }
 
+# What a failed or interrupted run kept, as a cli bullet: only a run with a cache kept anything.
+cache_note <- function(cache, what) {
+  if (is.null(cache)) {
+    return(c(i = paste0("No `cache` was given, so nothing received was kept: a re-run pays ",
+                        "again for every response.")))
+  }
+  if (what == "resume") {
+    c(i = "Every response received is in the cache; the same call resumes from it.")
+  } else {
+    c(i = "Responses received are in the cache: a re-run pays only for what failed.")
+  }
+}
+
 # What to do about a provider error, as cli bullets (none for codes without advice).
-provider_error_hint <- function(code, provider) {
+provider_error_hint <- function(code, provider, cache = NULL) {
   key_variable <- switch(provider$name, openai = "OPENAI_API_KEY",
                          anthropic = "ANTHROPIC_API_KEY",
                          bedrock = "AWS_BEARER_TOKEN_BEDROCK or AWS_ACCESS_KEY_ID", "the key")
@@ -300,7 +312,11 @@ provider_error_hint <- function(code, provider) {
     code,
     llmv.provider.rate_limited = paste0(
       "The provider kept answering HTTP 429: lower `concurrency` or raise `max_retries` ",
-      "(in `...`); every response received is in the cache."),
+      "(in `...`); ", if (is.null(cache)) {
+        "no `cache` was given, so a re-run pays again for every response."
+      } else {
+        "every response received is in the cache."
+      }),
     llmv.provider.auth = paste0("The provider refused the key: check `api_key` or ",
                                 key_variable, "."),
     llmv.provider.not_found = "Check `model` and `base_url`.",
@@ -341,25 +357,17 @@ redact <- function(result, secrets) {
   result
 }
 
-shipped_tasks <- c(
-  sentiment = "simple_sentiment", sentiment5 = "detailed_sentiment", clarity = "clarity",
-  temporal = "temporal_focus", topic = "topic", phrasebank = "financial_phrasebank"
-)
-
+# A shipped task by the engine's catalog (canonical name or alias, e.g. "sentiment" or
+# "simple_sentiment"), or the path of a task file.
 resolve_task <- function(task, call) {
   if (!is.character(task) || length(task) != 1 || is.na(task)) {
     abort_argument("task", "a shipped task name or the path of a task file", task, call)
   }
-  if (task %in% names(shipped_tasks)) {
-    return(system.file("prompts", paste0(shipped_tasks[[task]], ".toml"),
-                       package = "llmvalidate", mustWork = TRUE))
-  }
   if (file.exists(task) && !dir.exists(task)) {
     return(normalizePath(task))
   }
-  allowed <- paste0("a task file that exists or one of the shipped tasks ",
-                    paste0("\"", names(shipped_tasks), "\"", collapse = ", "))
-  abort_argument("task", allowed, task, call)
+  prompts <- system.file("prompts", package = "llmvalidate", mustWork = TRUE)
+  engine_result(.Call(llmv_task_file, task, prompts), call = call)
 }
 
 # The named settings given in `...`, refused unless every one is among `allowed`.

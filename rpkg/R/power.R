@@ -40,23 +40,24 @@ llm_power <- function(task, provider = llm_provider_simulated(), M = 100, n = 10
     abort_argument("provider", "a simulated provider, `llm_provider_simulated()`", provider,
                    call)
   }
-  M <- check_pool_size(M, call)
-  n <- check_count(n, "n", call)
+  M <- check_setting(M, "M", call = call)
+  n <- check_setting(n, "n", call = call)
   alpha <- check_alpha(alpha, call = call)
   threshold <- check_threshold(threshold, call = call)
   methods <- check_methods(methods, call)
   if (!is.null(true_label)) true_label <- check_label(true_label, "true_label", call)
   replications <- check_count(replications, "replications", call)
   extra <- check_settings(list(...), c("permutations", "repeats", "variables"), call)
-  permutations <- check_permutations(extra$permutations %||% 999, call)
-  repeats <- check_count(extra$repeats %||% 1, "repeats", call)
+  permutations <- check_permutations(extra$permutations %||% setting_default("permutations"),
+                                     call)
+  repeats <- check_setting(extra$repeats %||% setting_default("repeats"), "repeats", call = call)
   seed <- resolve_seed(seed, call)
   config <- list(
     task_path = task_path, provider = "simulated", m = M, n = n, repeats = repeats,
     alpha = alpha, threshold = threshold, validation_method = methods[["validation"]],
     separation_method = methods[["separation"]],
     backtranslation_rule = methods[["backtranslation"]], permutations = permutations,
-    seed = seed, concurrency = 16L, variables = extra$variables,
+    seed = seed, variables = extra$variables,
     simulated = c(provider$simulated, seed = seed)
   )
   warn_sizes(config, call)

@@ -14,6 +14,7 @@
 #include <Eigen/Dense>
 
 #include <atomic>
+#include <fstream>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -22,12 +23,14 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/rng.hpp"
+#include "llmvalidate/settings.hpp"
 #include "llmvalidate/stats.hpp"
 #include "llmvalidate/task.hpp"
 
 namespace {
 
 namespace stats = llmv::stats;
+namespace settings = llmv::settings;
 using MatrixMap = Eigen::Map<const Eigen::MatrixXd>;
 
 // Pool names inside SimilarityBlocks. The passage is "" (the engine's convention).
@@ -71,6 +74,12 @@ Rcpp::RObject guarded(Body body) {
     } catch (const std::exception& error) {
         return engine_error(llmv::code::internal, error.what());
     }
+}
+
+// The settings table's check of one number, with R's spelling of its name.
+void check_r_setting(const std::string& name, double value) {
+    const settings::Setting& setting = settings::setting(name);
+    settings::check_value(setting, settings::Value{true, value, {}}, settings::FrontEnd::r);
 }
 
 Rcpp::List validation_to_r(const stats::ValidationResult& result) {
@@ -212,13 +221,17 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     config.m = list_get<int>(list, "m", config.m);
     config.n = list_get<int>(list, "n", config.n);
     config.annotation_repeats = list_get<int>(list, "repeats", config.annotation_repeats);
-    config.alpha = list_get<double>(list, "alpha", config.alpha);
-    config.threshold = list_get<double>(list, "threshold", config.threshold);
-    config.validation_method = list_get<std::string>(list, "validation_method", "exact");
-    config.separation_method = list_get<std::string>(list, "separation_method", "permutation");
-    config.backtranslation_rule = list_get<std::string>(list, "backtranslation_rule", "point");
-    config.permutations = list_get<int>(list, "permutations", config.permutations);
-    config.seed = static_cast<std::uint64_t>(list_get<double>(list, "seed", 1));
+    config.tests.alpha = list_get<double>(list, "alpha", config.tests.alpha);
+    config.tests.threshold = list_get<double>(list, "threshold", config.tests.threshold);
+    config.tests.validation_method =
+        list_get<std::string>(list, "validation_method", config.tests.validation_method);
+    config.tests.separation_method =
+        list_get<std::string>(list, "separation_method", config.tests.separation_method);
+    config.tests.backtranslation_rule =
+        list_get<std::string>(list, "backtranslation_rule", config.tests.backtranslation_rule);
+    config.tests.permutations = list_get<int>(list, "permutations", config.tests.permutations);
+    config.tests.seed = static_cast<std::uint64_t>(
+        list_get<double>(list, "seed", static_cast<double>(config.tests.seed)));
     config.cache_path = list_get<std::string>(list, "cache_path", "");
     config.concurrency = list_get<int>(list, "concurrency", config.concurrency);
     config.temperature = list_get<double>(list, "temperature", config.temperature);
@@ -365,6 +378,7 @@ SEXP llmv_validation_test(SEXP passage_, SEXP pool_, SEXP alpha_, SEXP method_, 
     const double alpha = Rcpp::as<double>(alpha_);
     const std::string method = Rcpp::as<std::string>(method_);
     return guarded([&]() -> Rcpp::RObject {
+        check_r_setting("alpha", alpha);
         stats::SimilarityBlocks blocks;
         blocks.add(passage_name, as_row(passage), "passage");
         blocks.add(pool_name, as_matrix(pool), "pool");
@@ -389,6 +403,8 @@ SEXP llmv_separation_test(SEXP pool_a_, SEXP pool_b_, SEXP alpha_, SEXP method_,
     const int permutations = Rcpp::as<int>(permutations_);
     const double seed = Rcpp::as<double>(seed_);
     return guarded([&]() -> Rcpp::RObject {
+        check_r_setting("alpha", alpha);
+        if (method != "paper") check_r_setting("permutations", permutations);
         stats::SimilarityBlocks blocks;
         blocks.add(pool_a_name, as_matrix(pool_a), "pool_a");
         blocks.add(pool_b_name, as_matrix(pool_b), "pool_b");
@@ -415,6 +431,8 @@ SEXP llmv_backtranslation_test(SEXP target_, SEXP labels_back_, SEXP labels_, SE
     const std::string rule = Rcpp::as<std::string>(rule_);
     const double alpha = Rcpp::as<double>(alpha_);
     return guarded([&]() -> Rcpp::RObject {
+        check_r_setting("alpha", alpha);
+        check_r_setting("threshold", threshold);
         return backtranslation_to_r(
             stats::backtranslation(target, labels_back, labels, threshold, rule, alpha));
     });
@@ -664,7 +682,76 @@ SEXP llmv_size_warnings(SEXP config_) {
     END_RCPP
 }
 
+// The settings table (llmvalidate/settings.hpp), one element per column, for R's argument
+// checks and the parity test against formals().
+SEXP llmv_settings() {
+    BEGIN_RCPP
+    return guarded([&]() -> Rcpp::RObject {
+        std::vector<std::string> name, cli, r, stata, kind, default_value, choices, allowed, doc;
+        std::vector<double> low, high;
+        std::vector<int> low_open, high_open, optional, statistics;
+        const char* kinds[] = {"integer", "number", "choice", "seed", "flag"};
+        for (const settings::Setting& setting : settings::table()) {
+            name.push_back(setting.name);
+            cli.push_back(setting.cli);
+            r.push_back(setting.r);
+            stata.push_back(setting.stata);
+            kind.push_back(kinds[static_cast<int>(setting.kind)]);
+            default_value.push_back(settings::default_text(setting));
+            std::string joined;
+            for (const std::string& choice : setting.choices) joined += (joined.empty() ? "" : ",") + choice;
+            choices.push_back(joined);
+            allowed.push_back(settings::allowed(setting));
+            doc.push_back(setting.doc);
+            low.push_back(setting.low);
+            high.push_back(setting.high);
+            low_open.push_back(setting.low_open);
+            high_open.push_back(setting.high_open);
+            optional.push_back(setting.optional);
+            statistics.push_back(setting.statistics);
+        }
+        return Rcpp::List::create(
+            Rcpp::Named("name") = name, Rcpp::Named("cli") = cli, Rcpp::Named("r") = r,
+            Rcpp::Named("stata") = stata, Rcpp::Named("kind") = kind,
+            Rcpp::Named("default") = default_value, Rcpp::Named("low") = low,
+            Rcpp::Named("high") = high, Rcpp::Named("low_open") = Rcpp::LogicalVector(low_open.begin(), low_open.end()),
+            Rcpp::Named("high_open") = Rcpp::LogicalVector(high_open.begin(), high_open.end()),
+            Rcpp::Named("optional") = Rcpp::LogicalVector(optional.begin(), optional.end()),
+            Rcpp::Named("statistics") = Rcpp::LogicalVector(statistics.begin(), statistics.end()),
+            Rcpp::Named("choices") = choices, Rcpp::Named("allowed") = allowed,
+            Rcpp::Named("doc") = doc);
+    });
+    END_RCPP
+}
+
+// The category of an engine error code (llmv::error_category): R's condition class.
+SEXP llmv_error_category(SEXP code_) {
+    BEGIN_RCPP
+    const std::string error_code = Rcpp::as<std::string>(code_);
+    return Rcpp::wrap(std::string(llmv::category_name(llmv::error_category(error_code))));
+    END_RCPP
+}
+
+// A shipped task's file from its canonical name or an alias, in `prompts_dir`.
+SEXP llmv_task_file(SEXP name_, SEXP prompts_dir_) {
+    BEGIN_RCPP
+    const std::string name = Rcpp::as<std::string>(name_);
+    const std::string prompts_dir = Rcpp::as<std::string>(prompts_dir_);
+    return guarded([&]() -> Rcpp::RObject {
+        const std::string path = prompts_dir + "/" + llmv::canonical_task_name(name) + ".toml";
+        if (name.find('/') != std::string::npos || !std::ifstream(path).good())
+            llmv::throw_invalid(llmv::code::task_invalid, "task", "\"" + name + "\"",
+                                "a task file that exists or a shipped task: " +
+                                    llmv::describe_tasks(prompts_dir));
+        return Rcpp::wrap(path);
+    });
+    END_RCPP
+}
+
 static const R_CallMethodDef call_methods[] = {
+    {"llmv_settings", reinterpret_cast<DL_FUNC>(&llmv_settings), 0},
+    {"llmv_error_category", reinterpret_cast<DL_FUNC>(&llmv_error_category), 1},
+    {"llmv_task_file", reinterpret_cast<DL_FUNC>(&llmv_task_file), 2},
     {"llmv_validation_test", reinterpret_cast<DL_FUNC>(&llmv_validation_test), 5},
     {"llmv_separation_test", reinterpret_cast<DL_FUNC>(&llmv_separation_test), 7},
     {"llmv_backtranslation_test", reinterpret_cast<DL_FUNC>(&llmv_backtranslation_test), 6},

@@ -83,9 +83,9 @@ int command_power(Api& api, int argc, char* argv[]) {
     results.scalar("M", config.m);
     results.scalar("n", config.n);
     results.scalar("repeats", config.annotation_repeats);
-    results.scalar("alpha", config.alpha);
-    results.scalar("threshold", config.threshold);
-    results.scalar("permutations", config.permutations);
+    results.scalar("alpha", config.tests.alpha);
+    results.scalar("threshold", config.tests.threshold);
+    results.scalar("permutations", config.tests.permutations);
     results.scalar("follow", dgp.follow_probability);
     results.scalar("signal", dgp.label_signal);
     results.scalar("accuracy", dgp.annotator_accuracy);
@@ -94,11 +94,11 @@ int command_power(Api& api, int argc, char* argv[]) {
     results.macro("true_label", power.true_label.empty()
                                     ? llmv::load_task(config.task_path).labels().front()
                                     : power.true_label);
-    results.macro("seed", std::to_string(config.seed));
+    results.macro("seed", std::to_string(config.tests.seed));
     results.macro("dgpseed", std::to_string(dgp.seed));
-    results.macro("vmethod", config.validation_method);
-    results.macro("smethod", config.separation_method);
-    results.macro("rule", config.backtranslation_rule);
+    results.macro("vmethod", config.tests.validation_method);
+    results.macro("smethod", config.tests.separation_method);
+    results.macro("rule", config.tests.backtranslation_rule);
     results.macro("provider", "simulated");
     results.macro("synthetic", "yes");
 

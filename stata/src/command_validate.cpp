@@ -3,7 +3,8 @@
 //
 //   varlist:  passage  [human]           (string variables)
 //   locals:   llmv_task (a file path), llmv_provider, llmv_model, llmv_embedding,
-//             llmv_embedding_model, llmv_base_url, llmv_cache, llmv_apikey (never shown),
+//             llmv_embedding_model, llmv_base_url, llmv_embedding_base_url, llmv_cache,
+//             llmv_apikey (the chat provider's key only; never shown),
 //             llmv_generations (a file to write the run's generations to, as CSV: saving())
 //   words:    text=1 human=0|2 generate=0|1 m= n= repeats= alpha= threshold= seed=
 //             permutations= vmethod= smethod= rule= concurrency= dryrun=0|1
@@ -22,6 +23,7 @@
 #include "arguments.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/settings.hpp"
 #include "results.hpp"
 #include "test_results.hpp"
 #include "validation_settings.hpp"
@@ -60,17 +62,12 @@ void ProgressDots::finish(bool cancelled_by_pipeline) {
 }
 
 void read_validation_settings(const Arguments& args, pipeline::ValidationConfig& config) {
-    config.m = args.integer("m", config.m);
-    config.n = args.integer("n", config.n);
-    config.annotation_repeats = args.integer("repeats", config.annotation_repeats);
-    config.alpha = args.real("alpha", config.alpha);
-    config.threshold = args.real("threshold", config.threshold);
-    config.seed = args.seed("seed", config.seed);
-    config.permutations = args.integer("permutations", config.permutations);
-    config.validation_method = args.text("vmethod", config.validation_method);
-    config.separation_method = args.text("smethod", config.separation_method);
-    config.backtranslation_rule = args.text("rule", config.backtranslation_rule);
-    config.concurrency = args.integer("concurrency", config.concurrency);
+    // The ado passes each setting as a word named like its Stata option (alpha=0.05); the
+    // settings table parses and checks it, and its messages name the option: alpha().
+    for (const settings::Setting& setting : settings::table())
+        if (!setting.stata.empty() && args.has(setting.stata))
+            setting.set(config, settings::parse(setting, args.text(setting.stata, ""),
+                                                settings::FrontEnd::stata));
 }
 
 namespace {
@@ -116,11 +113,13 @@ int command_validate(Api& api, int argc, char* argv[]) {
     config.embedding_provider = local_or(api, "llmv_embedding", "");
     config.embedding_model = local_or(api, "llmv_embedding_model", "");
     config.base_url = local_or(api, "llmv_base_url", "");
+    config.embedding_base_url = local_or(api, "llmv_embedding_base_url", "");
     config.cache_path = local_or(api, "llmv_cache", "");
     config.api_key = local_or(api, "llmv_apikey", "");
     read_validation_settings(args, config);
     config.dry_run = args.integer("dryrun", 0) != 0;
     const bool generate = args.integer("generate", 0) != 0;
+    settings::check(config, settings::FrontEnd::stata);
     const std::string generations_path = local_or(api, "llmv_generations", "");
     config.keep_texts = !generations_path.empty();
     pipeline::check_config(config);
@@ -186,15 +185,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
         else
             outcomes.push_back({obs, passage.label, nullptr, passage.error_message});
     }
-    stats::TestOptions options;
-    options.alpha = config.alpha;
-    options.threshold = config.threshold;
-    options.seed = config.seed;
-    options.permutations = config.permutations;
-    options.validation_method = config.validation_method;
-    options.separation_method = config.separation_method;
-    options.backtranslation_rule = config.backtranslation_rule;
-    fill_results(results, outcomes, options, labels, generate, true);
+    fill_results(results, outcomes, config.tests, labels, generate, true);
+    results.scalar("N_empty", static_cast<double>(empty_obs.size()));
     // r(results) has a row per passage: past Stata's matrix limit (matrixmax=, from the ado)
     // it could not be created after the whole run, so it is left out; nomatrix leaves it out.
     const bool want_matrix = args.integer("matrix", 1) != 0;

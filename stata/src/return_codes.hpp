@@ -1,4 +1,5 @@
-// Engine error codes (cpp/include/llmvalidate/error.hpp) -> Stata return codes. The table is
+// Engine error codes (cpp/include/llmvalidate/error.hpp) -> Stata return codes, derived from
+// the code's category (llmv::error_category). The table is
 // documented for users in llmvalidate.sthlp ("Return codes") and must change with it.
 //
 //   engine code / condition                         rc    Stata's meaning of the rc
@@ -23,6 +24,8 @@
 //   llmv.provider.not_found                         675
 //   llmv.provider.server_error                      675
 //   llmv.provider.unparseable_answer                674   unexpected response from server
+//   llmv.provider.malformed_response                674
+//   llmv.provider.label_outside_set                 674
 //   std::bad_alloc                                  909   op. sys. refuses to provide memory
 //   llmv.internal, any other exception              498   (an error in llmvalidate: report it)
 //   (plugin) `validate` not in this build           199   unrecognized command

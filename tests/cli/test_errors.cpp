@@ -123,22 +123,22 @@ TEST_CASE("the LLM's label not in labels or without a pool", "[cli][errors]") {
     expect_error(run_test(no_pool), invalid_argument, {"`pools`", "'B', 'C'", "'A'"});
 }
 
-TEST_CASE("alpha outside the open unit interval and threshold outside the closed one",
+TEST_CASE("alpha outside (0, 0.5] (the engine's range everywhere) and threshold outside [0, 1]",
           "[cli][errors]") {
-    for (double alpha : {0.0, 1.0, 1.5, -0.1}) {
+    for (double alpha : {0.0, 0.6, 1.0, 1.5, -0.1}) {
         json input = make_input();
         input["alpha"] = alpha;
         std::ostringstream received;  // "0", "1", "1.5", "-0.1": in any number format
         received << alpha;
         expect_error(run_test(input), invalid_argument,
-                     {"`alpha`", "received " + received.str(), "between 0 and 1"});
+                     {"`alpha`", "received " + received.str(), "a number in (0, 0.5]"});
     }
     for (double threshold : {1.2, -0.1}) {
         json input = make_input();
         input["threshold"] = threshold;
         expect_error(
             run_test(input), invalid_argument,
-            {"`threshold`", threshold > 1 ? "received 1.2" : "received -0.1", "between 0 and 1"});
+            {"`threshold`", threshold > 1 ? "received 1.2" : "received -0.1", "a number in [0, 1]"});
     }
     json text_alpha = make_input();
     text_alpha["alpha"] = "0.05";

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -274,6 +275,15 @@ struct FakeServer::Impl {
         std::lock_guard<std::mutex> lock(mutex);
         ++counts[endpoint];
         ++total;
+        if (!options.credential_log.empty()) {
+            std::ofstream log(options.credential_log, std::ios::app);
+            log << endpoint;
+            for (const char* name : {"authorization", "x-api-key", "api-key"}) {
+                const auto found = record.headers.find(name);
+                if (found != record.headers.end()) log << '\t' << name << '=' << found->second;
+            }
+            log << '\n';
+        }
         recorded.push_back(std::move(record));
         if (recorded.size() > 1000) recorded.pop_front();
     }

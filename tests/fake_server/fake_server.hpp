@@ -92,6 +92,10 @@ struct FakeServerOptions {
     double annotation_error_rate = 0.0;  // share of annotations given a wrong (in-S) label
     std::size_t embedding_dimensions = 64;
     std::uint64_t seed = 0;
+    // When set, one line per request is appended to this file: the endpoint, then each
+    // credential header received (authorization, x-api-key, api-key) as name=value, tab
+    // separated. Tests read it to prove which key reached which endpoint.
+    std::string credential_log;
 };
 
 // What the server saw, for assertions on headers and bodies.

@@ -1,5 +1,5 @@
 // fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K] [--labels A,B,C]
-//                      [--error-rate X] [--seed N] [--dimensions D]
+//                      [--error-rate X] [--seed N] [--dimensions D] [--credential-log FILE]
 // Prints the port it listens on (one line) and serves on 127.0.0.1 until SIGINT or SIGTERM.
 #include <csignal>
 #include <cstdlib>
@@ -14,7 +14,8 @@ namespace {
     std::cerr
         << "fake_provider_server: " << problem << "\n"
         << "usage: fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K]\n"
-        << "       [--labels A,B,C] [--error-rate X] [--seed N] [--dimensions D]\n";
+        << "       [--labels A,B,C] [--error-rate X] [--seed N] [--dimensions D]\n"
+        << "       [--credential-log FILE]\n";
     std::exit(2);
 }
 
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
             options.latency_ms = static_cast<int>(whole_number(flag, value, 0, 600000));
         } else if (flag == "--threads") {
             options.threads = static_cast<int>(whole_number(flag, value, 1, 4096));
+        } else if (flag == "--credential-log") {
+            options.credential_log = value;
         } else if (flag == "--api-key") {
             options.api_key = value;
         } else if (flag == "--seed") {

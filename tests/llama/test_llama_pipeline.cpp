@@ -81,8 +81,8 @@ TEST_CASE(
     config.annotation_repeats = 1;
     // With M = 4 the exact test's smallest p-value is 1/5: at α = 0.25 its critical value is
     // a number (at α = 0.05 it would be -Inf by definition, which is no error).
-    config.alpha = 0.25;
-    config.permutations = 99;
+    config.tests.alpha = 0.25;
+    config.tests.permutations = 99;
     config.max_tokens = 256;  // the 512-token vocabulary spells JSON in many small tokens
     // The server runs with -c 512: two full prompts at once can exceed the context it shares
     // between its slots (HTTP 500 "Context size has been exceeded"), so one at a time.

@@ -52,7 +52,7 @@ ValidationConfig fake_config(const fake::FakeServer& server, const std::string& 
     config.m = 20;
     config.n = 6;
     config.concurrency = 8;
-    config.permutations = 199;
+    config.tests.permutations = 199;
     return config;
 }
 

@@ -194,8 +194,8 @@ TEST_CASE("paper methods draw B reference texts as further draws of the same poo
     config.m = 20;
     config.n = 10;
     config.paper_b = 15;
-    config.validation_method = "paper";
-    config.separation_method = "paper";
+    config.tests.validation_method = "paper";
+    config.tests.separation_method = "paper";
     const PassageResult result = validate_passage(config, {"y", topic, "", {}, ""});
     REQUIRE(result.ok);
     // Every label needs references (β̂ for validation, the others for separation):
@@ -213,7 +213,7 @@ TEST_CASE("power: high when the annotation is right, invalid when the annotator 
     power.validation.provider = "simulated";
     power.validation.m = 20;
     power.validation.n = 10;
-    power.validation.permutations = 99;
+    power.validation.tests.permutations = 99;
     power.validation.simulated.follow_probability = 1.0;
     power.validation.simulated.annotator_accuracy = 1.0;
     power.true_label = "Negative";

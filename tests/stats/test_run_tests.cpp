@@ -314,10 +314,10 @@ TEST_CASE("run_tests: every bad field gets a clear error") {
     input.pools["neutral "] = input.pools.at("Neutral");
     CHECK_THROWS_WITH(run_tests(input), Contains("`pools`") && Contains("one entry per label"));
 
-    for (double alpha : {0.0, 1.0, -0.1, std::nan("")}) {
+    for (double alpha : {0.0, 0.6, 1.0, -0.1, std::nan("")}) {
         input = example();
         input.options.alpha = alpha;
-        CHECK_THROWS_WITH(run_tests(input), Contains("`alpha`") && Contains("between 0 and 1"));
+        CHECK_THROWS_WITH(run_tests(input), Contains("`alpha`") && Contains("a number in (0, 0.5]"));
     }
     input = example();
     input.options.threshold = 1.2;
@@ -328,11 +328,12 @@ TEST_CASE("run_tests: every bad field gets a clear error") {
     input = example();
     input.options.validation_method = "bootstrap";
     CHECK_THROWS_WITH(run_tests(input), Contains("`validation_method`") &&
-                                            Contains("'bootstrap'") && Contains("exact, paper"));
+                                            Contains("\"bootstrap\"") &&
+                                            Contains("\"exact\", \"paper\""));
     input = example();
     input.options.separation_method = "mmd";
     CHECK_THROWS_WITH(run_tests(input),
-                      Contains("`separation_method`") && Contains("paper, permutation"));
+                      Contains("`separation_method`") && Contains("\"paper\", \"permutation\""));
     input = example();
     input.options.backtranslation_rule = "strict";
     CHECK_THROWS_WITH(run_tests(input), Contains("`backtranslation_rule`"));

@@ -212,12 +212,12 @@ TEST_CASE("the definition hash ignores layout and comments and follows every pro
 TEST_CASE("shipped tasks are found by name, by path, and through LLMV_PROMPTS_DIR") {
     CHECK(llmv::load_task(kPromptsDir + "/clarity.toml").name() == "clarity");
     try {
-        llmv::load_task("sentiment", kPromptsDir);
+        llmv::load_task("sentimentt", kPromptsDir);
         FAIL("an unknown task name loaded");
     } catch (const llmv::Error& error) {
         CHECK(error.code() == llmv::code::task_invalid);
         CHECK_THAT(error.what(), Contains("`task` must be a path to a .toml file or the name of a shipped task: clarity, detailed_sentiment"));
-        CHECK_THAT(error.what(), Contains("received \"sentiment\""));
+        CHECK_THAT(error.what(), Contains("received \"sentimentt\""));
     }
     try {
         llmv::load_task(kPromptsDir + "/missing.toml");

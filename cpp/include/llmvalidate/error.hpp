@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace llmv {
 
@@ -35,7 +36,21 @@ inline constexpr const char* cancelled = "llmv.cancelled";
 inline constexpr const char* cache = "llmv.cache.failed";
 inline constexpr const char* io = "llmv.io.failed";
 inline constexpr const char* internal = "llmv.internal";
+// Command-line errors (the CLI's own; bindings never see them).
+inline constexpr const char* usage = "llmv.cli.usage";
 }  // namespace code
+
+// The error taxonomy: every stable code belongs to one category, and each front end derives
+// its own convention from the category (CLI exit code, R condition class
+// llmvalidate_error_<category>, Stata return code). Adding a code: add it to `code` above and
+// to all_error_codes() in error.cpp; the tests walk that list.
+enum class ErrorCategory { usage, invalid_input, provider, transport, io, cancelled, internal };
+
+ErrorCategory error_category(const std::string& error_code);
+// "usage", "invalid_input", "provider", "transport", "io", "cancelled", "internal".
+const char* category_name(ErrorCategory category);
+// Every stable code, in declaration order.
+const std::vector<std::string>& all_error_codes();
 
 class Error : public std::runtime_error {
 public:

@@ -73,7 +73,9 @@ struct SimulatedDgp {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Configuration of one validation (or one batch: every passage shares it).
+// Configuration of one validation (or one batch: every passage shares it). The defaults below
+// are the only place they are written; llmvalidate/settings.hpp names, ranges and documents
+// every setting (and says how to add one).
 struct ValidationConfig {
     // The task (prompts/*.toml): label set, annotation and simulation templates, per-label
     // instructions. One of the two: a file path, or the file's text.
@@ -93,18 +95,19 @@ struct ValidationConfig {
     // one (openai -> openai, bedrock -> bedrock-titan, simulated -> hashed), else an error.
     std::string embedding_provider;
     std::string embedding_model;
-    std::string embedding_base_url;  // empty: base_url
+    // Each credential goes only to its own vendor: the embedding provider inherits base_url and
+    // api_key only when it is the chat provider's own family (openai -> openai, bedrock ->
+    // bedrock-titan). Otherwise these two apply, and an empty key means the embedding
+    // provider's own environment variable (OPENAI_API_KEY, ...), never the chat key.
+    std::string embedding_base_url;
+    std::string embedding_api_key;  // never printed
 
     int m = 100;                 // M: pool size per label
     int n = 10;                  // passages asked for per simulation call
     int annotation_repeats = 1;  // R: annotations of y; β̂ is the modal label
-    double alpha = 0.05;
-    double threshold = 0.9;                       // backtranslation accuracy
-    std::string validation_method = "exact";      // "exact" | "paper"
-    std::string separation_method = "permutation";  // "permutation" | "paper"
-    std::string backtranslation_rule = "point";   // "point" | "bound"
-    int permutations = 999;
-    std::uint64_t seed = 1;
+    // The statistics' settings (alpha, threshold, methods, permutations, seed): one struct,
+    // shared with `llmvalidate test`. Ranges and front-end names: llmvalidate/settings.hpp.
+    stats::TestOptions tests;
     // Paper methods: N texts per pool (0: M) and B extra reference texts per label, drawn as
     // further draws of the same pool (draw keys continue after the pool's).
     int paper_n = 0;

@@ -2,13 +2,13 @@
 # tools/test.d/r-package.sh passes the built executable in LLMV_FAKE_SERVER; without it these
 # tests are skipped. Nothing here reaches beyond the loopback interface.
 
-local_fake_server <- function(latency_ms = 0, env = parent.frame()) {
+local_fake_server <- function(latency_ms = 0, env = parent.frame(), args = character()) {
   server_path <- Sys.getenv("LLMV_FAKE_SERVER")
   skip_if(!nzchar(server_path) || !file.exists(server_path), "LLMV_FAKE_SERVER is not set")
   skip_if_not_installed("processx")
   skip_if_not_installed("jsonlite")
   process <- processx::process$new(
-    server_path, c("--port", "0", "--latency-ms", as.character(latency_ms)),
+    server_path, c("--port", "0", "--latency-ms", as.character(latency_ms), args),
     stdout = "|", stderr = "|"
   )
   withr::defer(process$kill(), envir = env)
@@ -17,7 +17,8 @@ local_fake_server <- function(latency_ms = 0, env = parent.frame()) {
   if (length(port) != 1 || is.na(port)) {
     stop("the fake provider server did not print its port")
   }
-  list(process = process, port = port, base_url = sprintf("http://127.0.0.1:%d/v1", port))
+  list(process = process, port = port, base_url = sprintf("http://127.0.0.1:%d/v1", port),
+       root_url = sprintf("http://127.0.0.1:%d", port))
 }
 
 # A minimal HTTP/1.1 exchange over a socket: the control endpoints need no HTTP package.

@@ -166,6 +166,29 @@ test_that("Ctrl-C cancels the run, the cache keeps what was paid for, the same c
   expect_equal(fake_counters(server)[["total"]], 0)
 })
 
+test_that("chat from Anthropic and embeddings from OpenAI: each request carries only its own key", {
+  log <- withr::local_tempfile(fileext = ".log")
+  server <- local_fake_server(args = c("--credential-log", log))
+  withr::local_envvar(OPENAI_API_KEY = "sk-openai-for-embeddings",
+                      ANTHROPIC_API_KEY = NA)
+  result <- llm_validate(
+    "Revenue grew strongly this quarter.", task = "sentiment",
+    provider = llm_provider_anthropic(model = "fake-claude", base_url = server$root_url,
+                                      api_key = "sk-ant-for-chat-only"),
+    embedding = llm_embedding_openai(model = "fake-embed", base_url = server$base_url),
+    M = 20, n = 10, permutations = 99, seed = 1
+  )
+  expect_s3_class(result, "llm_validation")
+  entries <- readLines(log)
+  chat <- entries[startsWith(entries, "anthropic.messages\t")]
+  embeddings <- entries[startsWith(entries, "openai.embeddings\t")]
+  expect_gt(length(chat), 0)
+  expect_gt(length(embeddings), 0)
+  expect_equal(length(chat) + length(embeddings), length(entries))
+  expect_true(all(chat == "anthropic.messages\tx-api-key=sk-ant-for-chat-only"))
+  expect_true(all(embeddings == "openai.embeddings\tauthorization=Bearer sk-openai-for-embeddings"))
+})
+
 test_that("an empty or white-space-only passage is refused before any call", {
   server <- local_fake_server()
   expect_snapshot(fake_run(server, text = c(a = "Revenue grew.", b = " \t ")), error = TRUE)

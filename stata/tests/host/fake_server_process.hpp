@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +22,13 @@ namespace host {
 // Starts the server on a free port (it prints the port) and stops it on destruction.
 class FakeServerProcess {
   public:
-    FakeServerProcess() {
+    // `arguments`: the server's options after --port 0 (by default the key it requires).
+    explicit FakeServerProcess(std::vector<std::string> arguments = {"--api-key", "sk-host-secret"}) {
+        std::vector<std::string> argv_strings = {LLMV_FAKE_SERVER_PATH, "--port", "0"};
+        argv_strings.insert(argv_strings.end(), arguments.begin(), arguments.end());
+        std::vector<char*> argv;
+        for (std::string& argument : argv_strings) argv.push_back(&argument[0]);
+        argv.push_back(nullptr);
         int fds[2];
         REQUIRE(pipe(fds) == 0);
         pid_ = fork();
@@ -29,8 +36,7 @@ class FakeServerProcess {
         if (pid_ == 0) {
             dup2(fds[1], STDOUT_FILENO);
             close(fds[0]);
-            execl(LLMV_FAKE_SERVER_PATH, LLMV_FAKE_SERVER_PATH, "--port", "0", "--api-key",
-                  "sk-host-secret", static_cast<char*>(nullptr));
+            execv(LLMV_FAKE_SERVER_PATH, argv.data());
             _exit(127);
         }
         close(fds[1]);
@@ -44,6 +50,7 @@ class FakeServerProcess {
         waitpid(pid_, nullptr, 0);
     }
     std::string base_url() const { return "http://127.0.0.1:" + port_ + "/v1"; }
+    std::string root_url() const { return "http://127.0.0.1:" + port_; }
 
     // GET of a control endpoint (e.g. "/_control/served"), its JSON body parsed.
     nlohmann::json control(const std::string& path) const {

@@ -462,4 +462,53 @@ TEST_CASE("validate: a store failing at the n-th call leaves the data alone and 
                           stata.var("c_tau").numbers[static_cast<std::size_t>(obs)]));
     std::remove(cache.c_str());
 }
+// Each credential goes only to its own vendor (issue 10): `provider(anthropic)
+// embedding(openai)` hands the plugin the Anthropic key (keyenv's default); the OpenAI
+// embeddings endpoint must get OPENAI_API_KEY, read by the engine itself, and never that key.
+TEST_CASE("validate: chat and embeddings from two vendors each get only their own key",
+          "[validate][server][credentials]") {
+    const std::string log = temporary_path(".credentials.log");
+    FakeServerProcess server({"--credential-log", log});
+    ::setenv("OPENAI_API_KEY", "sk-openai-for-embeddings", 1);
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    stata.set_local("llmv_task", kTask);
+    stata.set_local("llmv_provider", "anthropic");
+    stata.set_local("llmv_model", "fake-claude");
+    stata.set_local("llmv_embedding", "openai");
+    stata.set_local("llmv_embedding_model", "fake-embed");
+    stata.set_local("llmv_base_url", server.root_url());
+    stata.set_local("llmv_embedding_base_url", server.base_url());
+    stata.set_local("llmv_apikey", "sk-ant-for-chat-only");
+    stata.set_local("llmv_cache", "");
+    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    ::unsetenv("OPENAI_API_KEY");
+    INFO(stata.errors << stata.output);
+    REQUIRE(r.rc == 0);
+    REQUIRE(r.scalars.at("N_failed") == 0);
+
+    std::FILE* file = std::fopen(log.c_str(), "r");
+    REQUIRE(file != nullptr);
+    std::size_t chat = 0, embeddings = 0;
+    char line[4096];
+    while (std::fgets(line, sizeof line, file)) {
+        const std::string entry(line);
+        INFO(entry);
+        if (entry.rfind("anthropic.messages\t", 0) == 0) {
+            ++chat;
+            CHECK(entry == "anthropic.messages\tx-api-key=sk-ant-for-chat-only\n");
+        } else if (entry.rfind("openai.embeddings\t", 0) == 0) {
+            ++embeddings;
+            CHECK(entry == "openai.embeddings\tauthorization=Bearer sk-openai-for-embeddings\n");
+        } else {
+            FAIL("unexpected request: " << entry);
+        }
+    }
+    std::fclose(file);
+    std::remove(log.c_str());
+    CHECK(chat > 0);
+    CHECK(embeddings > 0);
+}
+
 #endif

@@ -13,6 +13,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/provider.hpp"
+#include "llmvalidate/settings.hpp"
 #include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/utf8.hpp"
 #include "pipeline/engine.hpp"
@@ -21,13 +22,6 @@
 namespace llmv::pipeline {
 
 namespace {
-
-void check_range(const std::string& field, double value, double low, double high,
-                 const std::string& allowed) {
-    if (!(value >= low && value <= high) || std::isnan(value)) {
-        throw_invalid(code::invalid_argument, field, std::to_string(value), allowed);
-    }
-}
 
 void check_one_of(const std::string& field, const std::string& value,
                   const std::vector<std::string>& allowed) {
@@ -59,65 +53,10 @@ TaskVariables passage_variables(const ValidationConfig& config, const PassageInp
 }
 
 void check_config(const ValidationConfig& config) {
-    if (config.m < 2 || config.m > 100000) {
-        throw_invalid(code::invalid_argument, "M", std::to_string(config.m), "an integer in 2..100000");
-    }
-    if (config.n < 1 || config.n > 1000) {
-        throw_invalid(code::invalid_argument, "n", std::to_string(config.n), "an integer in 1..1000");
-    }
-    if (config.annotation_repeats < 1 || config.annotation_repeats > 1000) {
-        throw_invalid(code::invalid_argument, "annotation_repeats (R)",
-                      std::to_string(config.annotation_repeats), "an integer in 1..1000");
-    }
-    check_range("alpha", config.alpha, 1e-12, 0.5, "a level in (0, 0.5]");
-    check_range("threshold", config.threshold, 0, 1, "an accuracy in [0, 1]");
-    check_one_of("validation_method", config.validation_method, {"exact", "paper"});
-    check_one_of("separation_method", config.separation_method, {"permutation", "paper"});
-    check_one_of("backtranslation_rule", config.backtranslation_rule, {"point", "bound"});
-    check_one_of("input_encoding", config.input_encoding, {"utf-8", "latin1"});
-    if (!(config.drain_seconds >= 0 && config.drain_seconds <= 3600)) {
-        throw_invalid(code::invalid_argument, "drain_seconds", std::to_string(config.drain_seconds),
-                      "seconds in [0, 3600]");
-    }
-    if (config.total_timeout_ms <= 0) {
-        throw_invalid(code::invalid_argument, "total_timeout_ms", std::to_string(config.total_timeout_ms),
-                      "a positive number of milliseconds");
-    }
-    if (config.permutations < 1 || config.permutations > 1000000) {
-        throw_invalid(code::invalid_argument, "permutations", std::to_string(config.permutations),
-                      "an integer in 1..1000000");
-    }
-    if (config.paper_n < 0 || config.paper_n == 1 || config.paper_n > 100000) {
-        throw_invalid(code::invalid_argument, "paper_n (N)", std::to_string(config.paper_n),
-                      "0 (use M) or an integer in 2..100000");
-    }
-    if (uses_paper_method(config) && (config.paper_b < 1 || config.paper_b > 100000)) {
-        throw_invalid(code::invalid_argument, "paper_b (B)", std::to_string(config.paper_b),
-                      "an integer in 1..100000 when a paper method is used");
-    }
-    if (config.concurrency < 1 || config.concurrency > 4096) {
-        throw_invalid(code::invalid_argument, "concurrency", std::to_string(config.concurrency),
-                      "an integer in 1..4096");
-    }
-    if (config.cache_busy_timeout_ms < 0) {
-        throw_invalid(code::invalid_argument, "cache_busy_timeout_ms",
-                      std::to_string(config.cache_busy_timeout_ms), "milliseconds >= 0");
-    }
-    check_range("rpm", config.rpm, 0, 1e9, "requests per minute >= 0 (0: no limit)");
-    check_range("tpm", config.tpm, 0, 1e12, "tokens per minute >= 0 (0: no limit)");
-    check_range("temperature", config.temperature, 0, 2, "a temperature in [0, 2]");
-    if (config.top_p) check_range("top_p", *config.top_p, 0, 1, "a probability in [0, 1]");
-    if (config.max_tokens && (*config.max_tokens < 1 || *config.max_tokens > 1000000)) {
-        throw_invalid(code::invalid_argument, "max_tokens", std::to_string(*config.max_tokens),
-                      "an integer in 1..1000000");
-    }
-    if (config.parse_retry_limit < 0 || config.parse_retry_limit > 100) {
-        throw_invalid(code::invalid_argument, "parse_retry_limit",
-                      std::to_string(config.parse_retry_limit), "an integer in 0..100");
-    }
-    if (config.max_transport_retries < 0 || config.max_transport_retries > 100) {
-        throw_invalid(code::invalid_argument, "max_transport_retries",
-                      std::to_string(config.max_transport_retries), "an integer in 0..100");
+    settings::check(config);  // every setting's range, one set of messages
+    if (config.paper_n == 1) {
+        throw_invalid(code::invalid_argument, "paper_n", "1",
+                      "0 (use M) or a whole number in 2..100000");
     }
     std::vector<std::string> chat = chat_provider_names();
     chat.push_back(simulated_provider_name);
@@ -150,8 +89,8 @@ CallCounts expected_calls_per_passage(const ValidationConfig& config, int label_
     // Reference draws: β̂'s for the paper validation test, every other label's for the paper
     // separation test. They continue the pool's calls, so a label with references costs
     // ⌈(M + B)/n⌉ calls instead of ⌈M/n⌉.
-    const int with_reference_validation = config.validation_method == "paper" ? 1 : 0;
-    const int with_reference_separation = config.separation_method == "paper" ? label_count - 1 : 0;
+    const int with_reference_validation = config.tests.validation_method == "paper" ? 1 : 0;
+    const int with_reference_separation = config.tests.separation_method == "paper" ? label_count - 1 : 0;
     const int with_reference = with_reference_validation + with_reference_separation;
     const int without_reference = label_count - with_reference;
     counts.simulation_calls = static_cast<std::int64_t>(without_reference) * calls_for(m, config.n) +

@@ -97,8 +97,24 @@ std::string prompt_hash(const std::string& prompt);
 std::string prompts_directory(const std::string& prompts_dir = "");
 // Names of the shipped tasks (the *.toml files directly in the prompts folder), sorted.
 std::vector<std::string> list_tasks(const std::string& prompts_dir = "");
-// A task by shipped name ("simple_sentiment") or by path (anything with a '/' or ending in
-// ".toml"). An unknown name is an error listing the shipped names.
+
+// The task catalog: one canonical name per shipped task (its file, prompts/<name>.toml) and
+// the short aliases every front end accepts too (R's "sentiment" is the CLI's
+// "simple_sentiment"). A shipped task without an entry here is known by its file name only.
+// Adding a shipped task: the .toml file, plus a line here when it has aliases.
+struct TaskAlias {
+    std::string name;                  // canonical: the file name without .toml
+    std::vector<std::string> aliases;  // other names accepted for it
+};
+const std::vector<TaskAlias>& task_aliases();
+// The canonical name of a shipped task or of one of its aliases; the input when it is neither.
+std::string canonical_task_name(const std::string& name);
+// "simple_sentiment (or sentiment), detailed_sentiment (or sentiment5), ...": every shipped
+// task of the prompts folder, with its aliases, for messages and help.
+std::string describe_tasks(const std::string& prompts_dir = "");
+
+// A task by shipped name or alias ("simple_sentiment", "sentiment") or by path (anything with
+// a '/' or ending in ".toml"). An unknown name is an error listing the shipped names.
 Task load_task(const std::string& name_or_path, const std::string& prompts_dir = "");
 
 // Passages with their own prompts (prompts/passages/section4.toml): text, provenance,

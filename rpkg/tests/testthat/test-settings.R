@@ -1,0 +1,95 @@
+# The engine's settings table is the one source of every setting's name, default and range
+# (issue 10). These tests walk the whole table, so a front end that drifts fails here.
+
+settings <- llmvalidate:::engine_settings()
+r_settings <- settings[nzchar(settings$r), , drop = FALSE]
+
+# The default as R evaluates a formal's default (NULL for the seed, drawn from R's RNG).
+formal_default <- function(fun, spelling) {
+  element <- regmatches(spelling, regexec("^([a-z_]+)\\[\\[\"([a-z]+)\"\\]\\]$", spelling))[[1]]
+  if (length(element) == 3) {
+    return(eval(formals(fun)[[element[2]]])[[element[3]]])
+  }
+  eval(formals(fun)[[spelling]])
+}
+
+test_that("every setting R offers has the engine's default in the formals of llm_validate()", {
+  for (i in seq_len(nrow(r_settings))) {
+    row <- r_settings[i, ]
+    spelling <- row$r
+    base <- sub("\\[\\[.*", "", spelling)
+    if (row$kind == "seed") {
+      expect_null(formals(llm_validate)[[base]], label = spelling)  # NULL: drawn from R's RNG
+      next
+    }
+    if (!base %in% names(formals(llm_validate))) {
+      next  # offered through `...`: its default is taken from the table at run time
+    }
+    expected <- if (row$kind %in% c("integer", "number")) as.numeric(row$default) else row$default
+    expect_equal(formal_default(llm_validate, spelling), expected, label = spelling)
+  }
+})
+
+test_that("the same formals of llm_power(), llm_validate_embeddings() and the single tests use the engine's defaults", {
+  for (fun_name in c("llm_power", "llm_validate_embeddings", "validation_test",
+                     "separation_test", "backtranslation_test")) {
+    fun <- getExportedValue("llmvalidate", fun_name)
+    for (name in intersect(names(formals(fun)), c("M", "n", "alpha", "threshold", "permutations"))) {
+      row <- settings[settings$r == name, ]
+      expect_equal(eval(formals(fun)[[name]]), as.numeric(row$default),
+                   label = paste0(fun_name, "(", name, ")"))
+    }
+  }
+})
+
+test_that("every numeric setting R offers is refused outside the engine's range, with its message", {
+  for (i in seq_len(nrow(r_settings))) {
+    row <- r_settings[i, ]
+    if (!row$kind %in% c("integer", "number")) next
+    bad <- if (row$high >= 1e9) row$low - 1 else row$high + 1
+    args <- list(text = "Revenue grew.", task = "sentiment", provider = llm_provider_simulated(),
+                 dry_run = TRUE)
+    args[[row$r]] <- bad
+    error <- expect_error(suppressMessages(do.call(llm_validate, args)),
+                          class = "llmvalidate_error_invalid_argument", label = row$r)
+    expect_match(conditionMessage(error), row$allowed, fixed = TRUE, label = row$r)
+  }
+})
+
+test_that("alpha is refused above 0.5 by every function that takes it, as by the engine", {
+  set.seed(1)
+  passage <- rnorm(4)
+  pool <- matrix(rnorm(40), 10)
+  expect_error(validation_test(passage, pool, alpha = 0.6),
+               "`alpha` must be a number in (0, 0.5]", fixed = TRUE,
+               class = "llmvalidate_error_invalid_argument")
+  expect_error(separation_test(pool, pool + 1, alpha = 0.6),
+               "`alpha` must be a number in (0, 0.5]", fixed = TRUE,
+               class = "llmvalidate_error_invalid_argument")
+  expect_error(separation_test(pool, pool + 1, permutations = 1e9),
+               "`permutations` must be a whole number in 1..1000000", fixed = TRUE,
+               class = "llmvalidate_error_invalid_argument")
+  expect_error(llm_validate("Revenue grew.", task = "sentiment",
+                            provider = llm_provider_simulated(), alpha = 0.6),
+               "`alpha` must be a number in (0, 0.5]", fixed = TRUE,
+               class = "llmvalidate_error_invalid_argument")
+})
+
+test_that("the task catalog: R accepts the CLI's names and the aliases, an unknown name lists them", {
+  expect_equal(basename(llmvalidate:::resolve_task("simple_sentiment", NULL)),
+               "simple_sentiment.toml")
+  expect_equal(basename(llmvalidate:::resolve_task("sentiment", NULL)), "simple_sentiment.toml")
+  expect_error(llmvalidate:::resolve_task("sentimentt", NULL),
+               "simple_sentiment (or sentiment)", fixed = TRUE,
+               class = "llmvalidate_error_task_invalid")
+})
+
+test_that("every engine error code maps to a category class", {
+  expect_equal(.Call(llmvalidate:::llmv_error_category, "llmv.provider.malformed_response"),
+               "provider")
+  expect_equal(.Call(llmvalidate:::llmv_error_category, "llmv.input.invalid_argument"),
+               "invalid_input")
+  error <- tryCatch(llmvalidate:::abort_llmv("x", code = "llmv.transport.timeout"),
+                    error = identity)
+  expect_s3_class(error, "llmvalidate_error_transport")
+})

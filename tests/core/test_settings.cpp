@@ -1,0 +1,154 @@
+// The settings table and the error taxonomy (issue 10): one declaration in the engine that every
+// front end reads.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/settings.hpp"
+
+using namespace llmv;
+
+namespace {
+
+std::string message_of(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const Error& error) {
+        CHECK(error.code() == code::invalid_argument);
+        return error.what();
+    }
+    FAIL("no error was thrown");
+    return "";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+// A value just outside the setting's range (or not among its choices).
+settings::Value outside(const settings::Setting& setting) {
+    settings::Value value;
+    switch (setting.kind) {
+        case settings::Kind::integer:
+        case settings::Kind::number:
+            value.number = setting.high + (setting.kind == settings::Kind::integer ? 1 : 0.5);
+            if (setting.high >= 1e9) value.number = setting.low - 1;
+            break;
+        case settings::Kind::choice:
+            value.text = "no-such-choice";
+            break;
+        case settings::Kind::seed:
+            value.text = "-1";
+            break;
+        case settings::Kind::flag:
+            value.number = 2;
+            break;
+    }
+    return value;
+}
+
+}  // namespace
+
+TEST_CASE("every setting has a unique name and spellings, a doc line and accessors",
+          "[settings]") {
+    std::set<std::string> names, cli, r, stata;
+    for (const settings::Setting& setting : settings::table()) {
+        INFO(setting.name);
+        CHECK(names.insert(setting.name).second);
+        if (!setting.cli.empty()) CHECK(cli.insert(setting.cli).second);
+        if (!setting.r.empty()) CHECK(r.insert(setting.r).second);
+        if (!setting.stata.empty()) CHECK(stata.insert(setting.stata).second);
+        CHECK(!setting.doc.empty());
+        REQUIRE(setting.get != nullptr);
+        REQUIRE(setting.set != nullptr);
+    }
+}
+
+TEST_CASE("the defaults of ValidationConfig pass the table's check", "[settings]") {
+    CHECK_NOTHROW(settings::check(pipeline::ValidationConfig{}));
+    CHECK_NOTHROW(settings::check(stats::TestOptions{}));
+    CHECK(settings::default_text(settings::setting("alpha")) == "0.05");
+    CHECK(settings::default_text(settings::setting("permutations")) == "999");
+    CHECK(settings::default_text(settings::setting("validation_method")) == "exact");
+    CHECK(settings::default_text(settings::setting("top_p")).empty());
+}
+
+TEST_CASE("check() refuses a value outside the range of every setting, naming the front end's "
+          "spelling",
+          "[settings]") {
+    for (const settings::Setting& setting : settings::table()) {
+        INFO(setting.name);
+        // Every uint64 is a seed and every bool a flag: parse() checks what a user types.
+        if (setting.kind == settings::Kind::seed || setting.kind == settings::Kind::flag) continue;
+        pipeline::ValidationConfig config;
+        setting.set(config, outside(setting));
+        const std::string engine = message_of([&] { settings::check(config); });
+        CHECK(contains(engine, "`" + setting.name + "`"));
+        CHECK(contains(engine, settings::allowed(setting)));
+        if (!setting.stata.empty()) {
+            const std::string stata =
+                message_of([&] { settings::check(config, settings::FrontEnd::stata); });
+            CHECK(contains(stata, "`" + setting.stata + "()`"));
+        }
+        if (!setting.cli.empty()) {
+            const std::string cli =
+                message_of([&] { settings::check(config, settings::FrontEnd::cli); });
+            CHECK(contains(cli, "`" + setting.cli + "`"));
+        }
+    }
+}
+
+TEST_CASE("alpha is in (0, 0.5] and permutations in 1..10^6 for the pipeline and for the tests "
+          "alike",
+          "[settings]") {
+    stats::TestOptions options;
+    options.alpha = 0.6;
+    CHECK(message_of([&] { settings::check(options); }) ==
+          "`alpha` must be a number in (0, 0.5]; received 0.6.");
+    options.alpha = 0.5;
+    CHECK_NOTHROW(settings::check(options));
+    options.permutations = 1000000000;
+    CHECK(message_of([&] { settings::check(options); }) ==
+          "`permutations` must be a whole number in 1..1000000; received 1000000000.");
+    pipeline::ValidationConfig config;
+    config.tests.alpha = 0.6;
+    CHECK(message_of([&] { settings::check(config, settings::FrontEnd::stata); }) ==
+          "`alpha()` must be a number in (0, 0.5]; received 0.6.");
+}
+
+TEST_CASE("parse() reads what a user typed and names the setting when it is not a number",
+          "[settings]") {
+    const settings::Setting& alpha = settings::setting("alpha");
+    CHECK(settings::parse(alpha, "0.1", settings::FrontEnd::cli).number == 0.1);
+    CHECK(message_of([&] { settings::parse(alpha, "abc", settings::FrontEnd::cli); }) ==
+          "`--alpha` must be a number in (0, 0.5]; received \"abc\".");
+    const settings::Setting& seed = settings::setting("seed");
+    pipeline::ValidationConfig config;
+    seed.set(config, settings::parse(seed, "18446744073709551615", settings::FrontEnd::cli));
+    CHECK(config.tests.seed == 18446744073709551615ULL);
+    CHECK_THROWS_AS(settings::parse(seed, "18446744073709551616", settings::FrontEnd::cli), Error);
+}
+
+TEST_CASE("every stable error code has a category; unknown codes are internal", "[errors]") {
+    std::set<std::string> seen;
+    for (const std::string& error_code : all_error_codes()) {
+        INFO(error_code);
+        CHECK(seen.insert(error_code).second);
+        const ErrorCategory category = error_category(error_code);
+        const std::string name = category_name(category);
+        if (error_code == code::internal) {
+            CHECK(category == ErrorCategory::internal);
+        } else {
+            CHECK(category != ErrorCategory::internal);
+        }
+        CHECK(!name.empty());
+    }
+    CHECK(error_category(code::provider_malformed_response) == ErrorCategory::provider);
+    CHECK(error_category(code::provider_label_outside_set) == ErrorCategory::provider);
+    CHECK(error_category(code::timeout) == ErrorCategory::transport);
+    CHECK(error_category(code::cache) == ErrorCategory::io);
+    CHECK(error_category(code::usage) == ErrorCategory::usage);
+    CHECK(error_category("llmv.something.new") == ErrorCategory::internal);
+}

@@ -1,0 +1,153 @@
+// Parity of the front ends with the engine's settings table (issue 10): each test walks the
+// whole table, so a front end (or the documentation) that drifts from it fails here.
+//   - CLI: `llmvalidate run --help` shows every setting the CLI offers with the table's range
+//     and default;
+//   - Stata: the `syntax` line of `llmvalidate varname` declares every setting Stata offers,
+//     with the table's default;
+//   - docs/settings.md is the table (regenerate: LLMV_UPDATE_DOCS=1 build/tests/test_core "[docs]").
+// R's parity test is rpkg/tests/testthat/test-settings.R.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "cli/cli_runner.hpp"
+#include "llmvalidate/settings.hpp"
+
+using namespace llmv;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    REQUIRE(in.good());
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string lower(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+// The `syntax` statement of `program define <name>` in an ado-file, continuation lines joined.
+std::string syntax_of(const std::string& ado, const std::string& program) {
+    const std::size_t start = ado.find("program define " + program);
+    REQUIRE(start != std::string::npos);
+    const std::size_t syntax = ado.find("syntax ", start);
+    REQUIRE(syntax != std::string::npos);
+    std::string joined;
+    std::size_t position = syntax;
+    while (true) {
+        const std::size_t end = ado.find('\n', position);
+        std::string line = ado.substr(position, end - position);
+        const std::size_t continuation = line.find("///");
+        joined += line.substr(0, continuation) + " ";
+        if (continuation == std::string::npos || end == std::string::npos) break;
+        position = end + 1;
+    }
+    return joined;
+}
+
+std::string markdown_table() {
+    std::string text =
+        "# Settings\n\n"
+        "Generated from the engine's settings table (`cpp/include/llmvalidate/settings.hpp`);\n"
+        "`tests/core/test_settings_frontends.cpp` fails when this file and the table differ.\n"
+        "A dash: the front end does not offer the setting.\n\n"
+        "| Setting | CLI | R | Stata | Default | Allowed | What it does |\n"
+        "|---|---|---|---|---|---|---|\n";
+    auto cell = [](const std::string& value) { return value.empty() ? std::string("-") : "`" + value + "`"; };
+    for (const settings::Setting& setting : settings::table()) {
+        std::string default_text = settings::default_text(setting);
+        if (setting.kind == settings::Kind::flag) default_text = "off";
+        if (setting.optional && default_text.empty()) default_text = "the provider's";
+        text += "| " + setting.name + " | " + cell(setting.cli) + " | " + cell(setting.r) + " | " +
+                (setting.stata.empty() ? std::string("-") : "`" + setting.stata + "()`") + " | " +
+                default_text + " | " + settings::allowed(setting) + " | " + setting.doc + " |\n";
+    }
+    text += "\nR draws `seed` from R's random-number generator when it is `NULL` (its default),\n"
+            "and Stata from Stata's (`set seed`), so that each session's own seed governs.\n";
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("CLI: --help shows every setting of the table with its range and default",
+          "[settings][parity][cli]") {
+    const cli_test::CliResult help = cli_test::run_cli({"run", "--help"});
+    REQUIRE(help.exit_code == 0);
+    // --help wraps long lines: compare with white space collapsed.
+    const std::string text = std::regex_replace(help.out, std::regex("\\s+"), " ");
+    for (const settings::Setting& setting : settings::table()) {
+        if (setting.cli.empty()) continue;
+        INFO(setting.name);
+        CHECK(text.find(setting.cli) != std::string::npos);
+        if (setting.kind == settings::Kind::flag || setting.optional) continue;
+        CHECK(text.find(settings::allowed(setting) + "; default " +
+                        settings::default_text(setting) + ".") != std::string::npos);
+    }
+}
+
+TEST_CASE("CLI: a setting outside its range is refused with the table's message",
+          "[settings][parity][cli]") {
+    const cli_test::CliResult result = cli_test::run_cli(
+        {"run", "--task", "simple_sentiment", "--provider", "simulated", "--text", "x",
+         "--alpha", "0.6", "--no-cache"});
+    CHECK(result.exit_code == 3);
+    CHECK(result.err.find("`--alpha` must be a number in (0, 0.5]; received 0.6.") !=
+          std::string::npos);
+}
+
+TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata offers, with "
+          "the table's default",
+          "[settings][parity][stata]") {
+    const std::string ado = read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado");
+    const std::string syntax = syntax_of(ado, "Validate");
+    // OPTion(type default): the capital letters are the minimal abbreviation.
+    const std::regex option("([A-Za-z]+)\\(([a-z]+)(?: ([-0-9.e]+))?\\)");
+    std::map<std::string, std::pair<std::string, std::string>> declared;  // name -> type, default
+    for (auto it = std::sregex_iterator(syntax.begin(), syntax.end(), option);
+         it != std::sregex_iterator(); ++it)
+        declared[lower((*it)[1].str())] = {(*it)[2].str(), (*it)[3].str()};
+    for (const settings::Setting& setting : settings::table()) {
+        if (setting.stata.empty()) continue;
+        INFO(setting.name << " as " << setting.stata << "()");
+        const auto found = declared.find(setting.stata);
+        REQUIRE(found != declared.end());
+        const auto& [type, default_value] = found->second;
+        switch (setting.kind) {
+            case settings::Kind::integer:
+                CHECK(type == "integer");
+                CHECK(default_value == settings::default_text(setting));
+                break;
+            case settings::Kind::number:
+                CHECK(type == "real");
+                CHECK(std::strtod(default_value.c_str(), nullptr) ==
+                      std::strtod(settings::default_text(setting).c_str(), nullptr));
+                break;
+            case settings::Kind::choice:
+            case settings::Kind::seed:
+                CHECK(type == "string");  // empty: the engine's default (the ado draws a seed)
+                break;
+            case settings::Kind::flag:
+                break;
+        }
+    }
+}
+
+TEST_CASE("docs/settings.md is the settings table", "[settings][parity][docs]") {
+    const std::string expected = markdown_table();
+    const std::string path = std::string(LLMV_SOURCE_DIR) + "/docs/settings.md";
+    if (const char* update = std::getenv("LLMV_UPDATE_DOCS"); update && *update == '1') {
+        std::ofstream(path) << expected;  // LLMV_UPDATE_DOCS=1 test_core "[docs]" regenerates it
+    }
+    const std::string actual = read_text(std::string(LLMV_SOURCE_DIR) + "/docs/settings.md");
+    INFO("docs/settings.md should be:\n" << expected);
+    CHECK(actual == expected);
+}

@@ -1,0 +1,41 @@
+// The task catalog (issue 10): one canonical name per shipped task plus aliases, accepted by
+// every front end; an unknown name lists the shipped tasks with their aliases.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/task.hpp"
+
+using namespace llmv;
+
+TEST_CASE("every alias names a shipped task, and loads the same task as its canonical name",
+          "[catalog]") {
+    const std::vector<std::string> shipped = list_tasks();
+    for (const TaskAlias& entry : task_aliases()) {
+        INFO(entry.name);
+        CHECK(std::find(shipped.begin(), shipped.end(), entry.name) != shipped.end());
+        const Task canonical = load_task(entry.name);
+        for (const std::string& alias : entry.aliases) {
+            CHECK(canonical_task_name(alias) == entry.name);
+            CHECK(std::find(shipped.begin(), shipped.end(), alias) == shipped.end());
+            CHECK(load_task(alias).labels() == canonical.labels());
+        }
+    }
+    CHECK(canonical_task_name("sentiment") == "simple_sentiment");
+    CHECK(canonical_task_name("simple_sentiment") == "simple_sentiment");
+}
+
+TEST_CASE("an unknown task name lists the shipped tasks and their aliases", "[catalog]") {
+    try {
+        load_task("sentimentt");
+        FAIL("no error");
+    } catch (const Error& error) {
+        const std::string message = error.what();
+        CHECK(error.code() == code::task_invalid);
+        CHECK(message.find("\"sentimentt\"") != std::string::npos);
+        CHECK(message.find("simple_sentiment (or sentiment)") != std::string::npos);
+        CHECK(message.find("temporal_focus (or temporal)") != std::string::npos);
+        CHECK(message.find("clarity") != std::string::npos);
+    }
+}
