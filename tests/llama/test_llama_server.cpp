@@ -201,13 +201,13 @@ TEST_CASE("llama-server: several requests in flight all come back") {
         request.json_schema = llmv::label_json_schema(task.labels());
         request.max_tokens = 256;
         request.seed = static_cast<std::int64_t>(i);
-        jobs.push_back({i, chat->build_request(request), kModel, 0});
+        jobs.push_back({i, chat->build_request(request), kModel, 0, {}});
     }
     for (std::uint64_t i = 6; i < 8; ++i) {
         llmv::EmbeddingRequest request;
         request.model = kModel;
         request.inputs = {kTexts[i % 3]};
-        jobs.push_back({i, embed->build_request(request), kModel, 0});
+        jobs.push_back({i, embed->build_request(request), kModel, 0, {}});
     }
     const auto results = transport.run_all(jobs);
     REQUIRE(results.size() == jobs.size());

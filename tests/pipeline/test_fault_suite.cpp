@@ -61,7 +61,7 @@ ValidationConfig fault_config(const fake::FakeServer& server, const std::string&
     config.m = 20;
     config.n = 6;
     config.concurrency = 1;  // the scripted faults hit known requests
-    config.permutations = 199;
+    config.tests.permutations = 199;
     return config;
 }
 

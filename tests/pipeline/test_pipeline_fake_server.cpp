@@ -504,7 +504,7 @@ TEST_CASE("read_generations recomputes the simulated provider's texts exactly") 
     config.provider = "simulated";
     config.m = 10;
     config.n = 5;
-    config.permutations = 99;
+    config.tests.permutations = 99;
     config.keep_texts = true;
     const std::vector<PassageInput> passages = {{"s", "Revenue grew strongly this year.", "", {}, ""}};
     const BatchResult batch = validate_batch(config, passages);

@@ -305,17 +305,17 @@ TEST_CASE("the dry run and size_warnings say when the chosen sizes cannot decide
 
     config.m = 19;
     CHECK(size_warnings(config).empty());
-    config.permutations = 9;
+    config.tests.permutations = 9;
     warnings = size_warnings(config);
     REQUIRE(warnings.size() == 1);
     CHECK_THAT(warnings[0], Catch::Matchers::StartsWith("The separation test cannot pass at α = "
                                                         "0.05 with R = 9 permutations"));
-    config.permutations = 999;
-    config.validation_method = "paper";
+    config.tests.permutations = 999;
+    config.tests.validation_method = "paper";
     config.paper_b = 10;
     CHECK_THAT(size_warnings(config).at(0),
                Catch::Matchers::Contains("B = 10 reference texts") &&
                    Catch::Matchers::Contains("B >= 19"));
-    config.alpha = 0.1;  // 10 + 1 >= 1/0.1
+    config.tests.alpha = 0.1;  // 10 + 1 >= 1/0.1
     CHECK(size_warnings(config).empty());
 }

@@ -63,7 +63,8 @@ test_that("errors found by the engine carry its stable code as a class", {
 test_that("engine codes map to condition classes", {
   expect_identical(
     error_classes("llmv.input.invalid_embedding"),
-    c("llmvalidate_error_invalid_embedding", "llmvalidate_error_input", "llmvalidate_error")
+    c("llmvalidate_error_invalid_embedding", "llmvalidate_error_input",
+      "llmvalidate_error_invalid_input", "llmvalidate_error")
   )
   expect_identical(
     error_classes("llmv.provider.rate_limited"),

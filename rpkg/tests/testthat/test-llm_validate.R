@@ -76,7 +76,7 @@ test_that("bad arguments are classed errors that name the value and what is allo
     llm_validate(passage, task = "sentiment", provider = "gpt")
   })
   expect_error(llm_validate(passage, task = "nope", provider = llm_provider_simulated()),
-               class = "llmvalidate_error_invalid_argument")
+               class = "llmvalidate_error_invalid_input")
 })
 
 test_that("a validation and a dry run print as synthetic, with every number", {

@@ -509,26 +509,26 @@ void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& t
 std::vector<std::string> size_warnings(const ValidationConfig& config) {
     check_config(config);
     std::vector<std::string> warnings;
-    const int needed = stats::smallest_deciding_size(config.alpha);
+    const int needed = stats::smallest_deciding_size(config.tests.alpha);
     const auto add = [&](const std::string& phrase, const std::string& symbol,
                          const std::string& unit, int size, const std::string& consequence) {
         if (size < needed)
             warnings.push_back(
-                stats::cannot_decide_reason(phrase, symbol, unit, size, config.alpha) + "; " +
+                stats::cannot_decide_reason(phrase, symbol, unit, size, config.tests.alpha) + "; " +
                 consequence + ".");
     };
     const std::string every = "every verdict will be \"inconclusive\"";
-    if (config.validation_method == "paper")
+    if (config.tests.validation_method == "paper")
         add("the paper's validation test cannot decide", "B", "reference texts", config.paper_b,
             every);
     else
         add("the exact validation test cannot reject", "M", "pool texts", pool_size(config),
             every);
-    if (config.separation_method == "paper")
+    if (config.tests.separation_method == "paper")
         add("the paper's separation test cannot decide", "B", "reference texts", config.paper_b,
             every);
     else
-        add("the separation test cannot pass", "R", "permutations", config.permutations, every);
+        add("the separation test cannot pass", "R", "permutations", config.tests.permutations, every);
     for (std::string& warning : warnings) warning[0] = static_cast<char>(std::toupper(warning[0]));
     return warnings;
 }
