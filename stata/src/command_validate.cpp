@@ -186,7 +186,6 @@ int command_validate(Api& api, int argc, char* argv[]) {
             outcomes.push_back({obs, passage.label, nullptr, passage.error_message});
     }
     fill_results(results, outcomes, config.tests, labels, generate, true);
-    results.scalar("N_empty", static_cast<double>(empty_obs.size()));
     // r(results) has a row per passage: past Stata's matrix limit (matrixmax=, from the ado)
     // it could not be created after the whole run, so it is left out; nomatrix leaves it out.
     const bool want_matrix = args.integer("matrix", 1) != 0;

@@ -55,7 +55,9 @@ struct ScopedEnv {
 TEST_CASE("chat from one vendor, embeddings from another: each request carries only its own "
           "vendor's key (engine)",
           "[credentials]") {
-    fake::FakeServer server;
+    fake::FakeServerOptions accept_any_key;  // the test checks the keys itself, from the log
+    accept_any_key.api_key = "";
+    fake::FakeServer server(accept_any_key);
     server.start();
     const ScopedEnv openai("OPENAI_API_KEY", openai_key);
     pipeline::ValidationConfig config;
@@ -80,7 +82,9 @@ TEST_CASE("chat from one vendor, embeddings from another: each request carries o
 TEST_CASE("chat from one vendor, embeddings from another: each request carries only its own "
           "vendor's key (CLI)",
           "[credentials][cli]") {
-    fake::FakeServer server;
+    fake::FakeServerOptions accept_any_key;  // the test checks the keys itself, from the log
+    accept_any_key.api_key = "";
+    fake::FakeServer server(accept_any_key);
     server.start();
     const ScopedEnv anthropic("ANTHROPIC_API_KEY", anthropic_key);
     const ScopedEnv openai("OPENAI_API_KEY", openai_key);

@@ -273,7 +273,7 @@ TEST_CASE("validate: an empty or blank passage stops the command before any call
     CHECK(server.control("/_control/counters")["total"] == 0);
 }
 
-TEST_CASE("validate: r(results) is left out past the matrix limit or with nomatrix; generate() still fills",
+TEST_CASE("validate: r(results) is left out past the matrix limit or with nomatrix, and generate() still fills",
           "[validate][matrix]") {
     Stata stata;
     load_plugin(stata);
@@ -468,7 +468,7 @@ TEST_CASE("validate: a store failing at the n-th call leaves the data alone and 
 TEST_CASE("validate: chat and embeddings from two vendors each get only their own key",
           "[validate][server][credentials]") {
     const std::string log = temporary_path(".credentials.log");
-    FakeServerProcess server({"--credential-log", log});
+    FakeServerProcess server({"--credential-log", log, "--api-key", ""});  // keys checked from the log
     ::setenv("OPENAI_API_KEY", "sk-openai-for-embeddings", 1);
     Stata stata;
     load_plugin(stata);
