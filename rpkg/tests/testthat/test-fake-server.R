@@ -168,7 +168,8 @@ test_that("Ctrl-C cancels the run, the cache keeps what was paid for, the same c
 
 test_that("chat from Anthropic and embeddings from OpenAI: each request carries only its own key", {
   log <- withr::local_tempfile(fileext = ".log")
-  server <- local_fake_server(args = c("--credential-log", log))
+  # Any key is accepted: the test reads the keys each endpoint received from the log.
+  server <- local_fake_server(args = c("--credential-log", log, "--api-key", ""))
   withr::local_envvar(OPENAI_API_KEY = "sk-openai-for-embeddings",
                       ANTHROPIC_API_KEY = NA)
   result <- llm_validate(
