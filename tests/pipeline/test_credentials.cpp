@@ -42,6 +42,13 @@ void check_credentials(const fake::FakeServer& server) {
     CHECK(embeddings > 0);
 }
 
+// The server takes any key: the tests check, from its record, which key each endpoint got.
+fake::FakeServerOptions accept_any_key() {
+    fake::FakeServerOptions options;
+    options.api_key = "";
+    return options;
+}
+
 struct ScopedEnv {
     std::string name;
     ScopedEnv(const std::string& variable, const std::string& value) : name(variable) {
@@ -55,9 +62,7 @@ struct ScopedEnv {
 TEST_CASE("chat from one vendor, embeddings from another: each request carries only its own "
           "vendor's key (engine)",
           "[credentials]") {
-    fake::FakeServerOptions accept_any_key;  // the test checks the keys itself, from the log
-    accept_any_key.api_key = "";
-    fake::FakeServer server(accept_any_key);
+    fake::FakeServer server(accept_any_key());
     server.start();
     const ScopedEnv openai("OPENAI_API_KEY", openai_key);
     pipeline::ValidationConfig config;
@@ -82,9 +87,7 @@ TEST_CASE("chat from one vendor, embeddings from another: each request carries o
 TEST_CASE("chat from one vendor, embeddings from another: each request carries only its own "
           "vendor's key (CLI)",
           "[credentials][cli]") {
-    fake::FakeServerOptions accept_any_key;  // the test checks the keys itself, from the log
-    accept_any_key.api_key = "";
-    fake::FakeServer server(accept_any_key);
+    fake::FakeServer server(accept_any_key());
     server.start();
     const ScopedEnv anthropic("ANTHROPIC_API_KEY", anthropic_key);
     const ScopedEnv openai("OPENAI_API_KEY", openai_key);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "fake_server/fake_server.hpp"
+#include "fake_config.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/http.hpp"
 #include "llmvalidate/pipeline.hpp"
@@ -49,20 +50,7 @@ std::string fault_dir(const std::string& name) {
 }
 
 ValidationConfig fault_config(const fake::FakeServer& server, const std::string& cache_path) {
-    ValidationConfig config;
-    config.task_path = "simple_sentiment";
-    config.provider = "openai";
-    config.model = "fake-chat";
-    config.base_url = server.base_url() + "/v1";
-    config.api_key = "test-key";
-    config.embedding_provider = "openai";
-    config.embedding_model = "fake-embedding";
-    config.cache_path = cache_path;
-    config.m = 20;
-    config.n = 6;
-    config.concurrency = 1;  // the scripted faults hit known requests
-    config.tests.permutations = 199;
-    return config;
+    return llmv::test::fake_config(server, cache_path, 1);  // the scripted faults hit known requests
 }
 
 std::string passage_text(const std::string& label, std::uint64_t variant) {

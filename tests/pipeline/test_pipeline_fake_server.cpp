@@ -18,6 +18,7 @@
 
 #include "cache/temp_cache_dir.hpp"
 #include "fake_server/fake_server.hpp"
+#include "fake_config.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
@@ -39,22 +40,7 @@ std::string temp_cache(const std::string& name) {
     return (dir / (name + ".sqlite")).string();
 }
 
-ValidationConfig fake_config(const fake::FakeServer& server, const std::string& cache_path) {
-    ValidationConfig config;
-    config.task_path = "simple_sentiment";
-    config.provider = "openai";
-    config.model = "fake-chat";
-    config.base_url = server.base_url() + "/v1";
-    config.api_key = "test-key";
-    config.embedding_provider = "openai";
-    config.embedding_model = "fake-embedding";
-    config.cache_path = cache_path;
-    config.m = 20;
-    config.n = 6;
-    config.concurrency = 8;
-    config.tests.permutations = 199;
-    return config;
-}
+using llmv::test::fake_config;
 
 // A passage written the way the fake server writes passages for `label`.
 std::string server_style_passage(const std::string& label, std::uint64_t variant) {
