@@ -8,19 +8,19 @@ bash tools/build.sh >/dev/null
 # provider configured in the environment (LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY,
 # AWS credentials); with none, the simulated provider (synthetic), which the report's first
 # line says. Every paid answer is cached, so a re-run costs nothing.
-cache=${LLMV_CACHE:-$HOME/.cache/llmvalidate/cache.sqlite}
-mkdir -p "$(dirname "$cache")"
+# The cache is the per-user one every front end shares ($LLMV_CACHE, else `llmvalidate cache
+# --path`); the engine creates its directory.
 # Two sets of tests on the same pools (the second run reuses every cached answer and adds only
 # the B = 100 reference texts per label that the paper's bootstrap needs):
 echo "== This project's tests: exact rank validation test and permutation separation test =="
 echo "   (METHOD.md; finite-sample valid, not the paper's numbers)"
 ./build/cpp/llmvalidate run --task simple_sentiment --passages prompts/passages/section4.toml \
-  --cache "$cache" --quiet
+  --quiet
 echo
 echo "== The paper's tests (--methods paper): bootstrap critical values from B = 100 reference"
 echo "   texts, as behind every critical value of the paper's Tables 1-6 =="
 ./build/cpp/llmvalidate run --task simple_sentiment --passages prompts/passages/section4.toml \
-  --cache "$cache" --quiet --methods paper --paper-b 100
+  --quiet --methods paper --paper-b 100
 echo
 # The statistics alone, on embeddings the user brings.
 ./build/cpp/llmvalidate test examples/test-input.json

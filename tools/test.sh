@@ -7,6 +7,9 @@ bash tools/setup.sh
 build_dir=${BUILD_DIR:-build}
 BUILD_DIR=$build_dir bash tools/build.sh -DLLMV_WERROR=ON
 
+# The tests never write to the user's own cache (the default, `llmvalidate cache --path`).
+export LLMV_CACHE="$PWD/$build_dir/test-default-cache.sqlite"
+
 status=0
 failed=()
 # Each step's output also goes to a log of its own, so that a failure can be shown again last.

@@ -13,6 +13,7 @@
 #include "cli/cli.hpp"
 #include "cli/pipeline_cli.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/sample.hpp"
 #include "llmvalidate/task.hpp"
 
 namespace llmv::cli {
@@ -45,6 +46,9 @@ CommandSpec batch_spec() {
             {"--format", "-f", "csv|jsonl", "Output format (default csv)."},
             {"--output", "-o", "PATH", "Write the rows to PATH instead of standard output."},
             {"--summary", "", "PATH", "Write the summaries (JSON) to PATH; they are printed on standard error too."},
+            {"--where", "", "COND", "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), e.g. agreement=50|66."},
+            {"--sample", "", "N", "Validate N rows drawn at random (after --where); the same seed draws the same rows in R (llm_sample()) and Stata."},
+            {"--sample-seed", "", "SEED", "Seed of --sample (default 1)."},
         },
         0,
     };
@@ -63,8 +67,9 @@ class PassageReader {
 public:
     PassageReader(const std::string& path, std::string text_column, std::string id_column,
                   std::string human_column, std::vector<std::string> variable_columns,
-                  std::string simulation_column)
-        : text_column_(std::move(text_column)),
+                  std::string simulation_column, RowFilter filter = {})
+        : filter_(std::move(filter)),
+          text_column_(std::move(text_column)),
           id_column_(std::move(id_column)),
           human_column_(std::move(human_column)),
           simulation_column_(std::move(simulation_column)),
@@ -101,10 +106,32 @@ public:
             need("--human-label-column", human_column_);
             need("--simulation-column", simulation_column_);
             for (const auto& name : variable_columns_) need("--variable-columns", name);
+            for (const auto& name : filter_.columns()) need("--where", name);
         }
     }
 
+    // The next row that --where keeps; its id is its row number in the file (before filtering),
+    // so that a sample names the same rows as the file does.
     bool next(pipeline::PassageInput& out) {
+        while (next_row(out)) {
+            if (filter_.empty() || filter_.matches([&](const std::string& column) { return value_of(column); }))
+                return true;
+        }
+        return false;
+    }
+
+private:
+    std::string value_of(const std::string& column) const {
+        if (jsonl_) {
+            if (!object_.is_object() || !object_.contains(column)) return "";
+            const auto& value = object_[column];
+            return value.is_string() ? value.get<std::string>() : value.dump();
+        }
+        const auto found = columns_.find(column);
+        return found == columns_.end() || found->second >= fields_.size() ? std::string() : fields_[found->second];
+    }
+
+    bool next_row(pipeline::PassageInput& out) {
         out = pipeline::PassageInput();
         ++row_;
         if (jsonl_) {
@@ -112,7 +139,7 @@ public:
             while (std::getline(*in_, line)) {
                 ++line_;
                 if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-                nlohmann::json object;
+                nlohmann::json& object = object_;
                 try {
                     object = nlohmann::json::parse(line);
                 } catch (const std::exception& error) {
@@ -141,7 +168,7 @@ public:
             }
             return false;
         }
-        std::vector<std::string> fields;
+        std::vector<std::string>& fields = fields_;
         const std::size_t first_line = csv_->line() + 1;
         if (!csv_->next(fields)) return false;
         if (fields.size() != columns_.size()) {
@@ -166,7 +193,9 @@ public:
         return true;
     }
 
-private:
+    RowFilter filter_;
+    nlohmann::json object_;            // the current JSON line
+    std::vector<std::string> fields_;  // the current CSV row
     std::string text_column_, id_column_, human_column_, simulation_column_;
     std::vector<std::string> variable_columns_;
     std::string source_;
@@ -244,16 +273,46 @@ int command_batch(const std::vector<std::string>& args) {
             }
         }
     }
+    const RowFilter filter = parsed.has("--where") ? RowFilter::parse(parsed.value("--where"), "--where") : RowFilter();
     PassageReader reader(parsed.value("--input"), parsed.value("--text-column", "text"),
                          parsed.value("--id-column"), parsed.value("--human-label-column"), variable_columns,
-                         parsed.value("--simulation-column"));
+                         parsed.value("--simulation-column"), filter);
     std::cerr << choice.banner << "\n";
+    if (!choice.cache_note.empty()) std::cerr << choice.cache_note << "\n";
+    // --sample: every kept row is read first (rows are small next to a run), then n are drawn.
+    std::vector<pipeline::PassageInput> sampled;
+    std::size_t sampled_next = 0;
+    const bool sampling = parsed.has("--sample");
+    if (sampling) {
+        const std::string n_text = parsed.value("--sample");
+        const std::string seed_text = parsed.value("--sample-seed", "1");
+        if (n_text.empty() || n_text.find_first_not_of("0123456789") != std::string::npos || n_text.size() > 9)
+            throw_usage(spec.name, "option `--sample` takes a whole number of rows; received `" + n_text + "`.");
+        if (seed_text.empty() || seed_text.find_first_not_of("0123456789") != std::string::npos || seed_text.size() > 19)
+            throw_usage(spec.name, "option `--sample-seed` takes a whole number; received `" + seed_text + "`.");
+        std::vector<pipeline::PassageInput> kept;
+        pipeline::PassageInput row;
+        while (reader.next(row)) kept.push_back(row);
+        for (std::size_t position : sample_rows(kept.size(), std::stoul(n_text), std::stoull(seed_text), "--sample"))
+            sampled.push_back(std::move(kept[position]));
+        std::cerr << "Sample: " << sampled.size() << " of " << kept.size() << " rows"
+                  << (filter.empty() ? "" : " (--where " + parsed.value("--where") + ")") << ", seed " << seed_text
+                  << ".\n";
+    } else if (parsed.has("--sample-seed")) {
+        throw_usage(spec.name, "option `--sample-seed` needs `--sample N`.");
+    }
+    const auto next_passage = [&](pipeline::PassageInput& input) {
+        if (!sampling) return reader.next(input);
+        if (sampled_next >= sampled.size()) return false;
+        input = sampled[sampled_next++];
+        return true;
+    };
 
     if (config.dry_run) {
         // Counting needs every row once; the rows are small next to a run's memory.
         std::vector<pipeline::PassageInput> passages;
         pipeline::PassageInput input;
-        while (reader.next(input)) passages.push_back(input);
+        while (next_passage(input)) passages.push_back(input);
         write_output(parsed.value("--output"), format_dry_run(pipeline::dry_run(config, passages)));
         return exit_ok;
     }
@@ -304,7 +363,7 @@ int command_batch(const std::vector<std::string>& args) {
             first_message = result.error_message;
         }
     };
-    const pipeline::PassageSource source = [&](pipeline::PassageInput& input) { return reader.next(input); };
+    const pipeline::PassageSource source = [&](pipeline::PassageInput& input) { return next_passage(input); };
     pipeline::BatchResult batch = pipeline::validate_stream(config, source, callbacks, false);
     bar.finish();
     if (!*out) throw Error(code::io, "writing the rows failed (disk full?)");

@@ -10,6 +10,7 @@
 #include "cli/cli.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/resolution.hpp"
 
 namespace llmv::cli {
 
@@ -18,14 +19,15 @@ namespace {
 CommandSpec cache_spec() {
     return {
         "cache",
-        "[--cache PATH] [--clear-model MODEL | --clear-all] [--json]",
+        "[--cache PATH] [--path | --clear-model MODEL | --clear-all] [--json]",
         "Shows what the response cache holds: entries (answers that parsed and answers that\n"
         "did not: every paid answer is kept), file size, and per model the entries and the\n"
         "tokens they cost. --clear-model removes one model's entries (every provider).\n"
-        "Example: llmvalidate cache --cache llmvalidate-cache.sqlite",
+        "Example: llmvalidate cache   (the per-user cache; llmvalidate cache --path prints where)",
         "",
         {
-            {"--cache", "", "PATH", "The cache file (default $LLMV_CACHE or ./llmvalidate-cache.sqlite)."},
+            {"--cache", "", "PATH", "The cache file (default $LLMV_CACHE, else the per-user cache shared with R and Stata)."},
+            {"--path", "", "", "Print the cache file's path and stop."},
             {"--clear-model", "", "MODEL", "Remove every entry of MODEL."},
             {"--clear-all", "", "", "Remove every entry."},
             {"--json", "", "", "Print JSON."},
@@ -43,8 +45,11 @@ int command_cache(const std::vector<std::string>& args) {
         print_command_help(std::cout, spec);
         return exit_ok;
     }
-    const char* env_cache = std::getenv("LLMV_CACHE");
-    const std::string path = parsed.value("--cache", env_cache && *env_cache ? env_cache : "llmvalidate-cache.sqlite");
+    const std::string path = parsed.value("--cache", pipeline::default_cache_path());
+    if (parsed.has("--path")) {
+        std::cout << path << "\n";
+        return exit_ok;
+    }
     struct stat info;
     if (::stat(path.c_str(), &info) != 0) {
         throw_invalid(code::io, "--cache", path, "an existing cache file (runs create one)");

@@ -97,6 +97,7 @@ int command_run(const std::vector<std::string>& args) {
         titles.push_back("");
     }
 
+    if (!choice.cache_note.empty()) std::cerr << choice.cache_note << "\n";
     std::string report = choice.banner + "\n";
     if (config.dry_run) {
         report += format_dry_run(pipeline::dry_run(config, passages));

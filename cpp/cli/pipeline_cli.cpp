@@ -15,17 +15,13 @@
 #include <sstream>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/test_json.hpp"
 
 namespace llmv::cli {
 
 namespace {
-
-std::string env(const char* name) {
-    const char* value = std::getenv(name);
-    return value ? std::string(value) : std::string();
-}
 
 double number_option(const std::string& command, const ParsedArgs& parsed, const std::string& name,
                      double fallback) {
@@ -38,22 +34,6 @@ double number_option(const std::string& command, const ParsedArgs& parsed, const
         return value;
     } catch (const std::exception&) {
         throw_usage(command, "option `" + name + "` needs a number; received `" + text + "`.");
-    }
-}
-
-int integer_option(const std::string& command, const ParsedArgs& parsed, const std::string& name,
-                   int fallback) {
-    if (!parsed.has(name)) return fallback;
-    const std::string text = parsed.value(name);
-    try {
-        std::size_t used = 0;
-        const long value = std::stol(text, &used);
-        if (used != text.size() || value < -2147483647L || value > 2147483647L) {
-            throw std::invalid_argument(text);
-        }
-        return static_cast<int>(value);
-    } catch (const std::exception&) {
-        throw_usage(command, "option `" + name + "` needs an integer; received `" + text + "`.");
     }
 }
 
@@ -138,18 +118,31 @@ std::vector<OptionSpec> setting_options() {
     return options;
 }
 
+namespace {
+
+// The registry's names, from the engine's table (no front end keeps its own list).
+std::string provider_names(const std::string& kind) {
+    std::string names;
+    for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
+        if (row.kind == kind) names += (names.empty() ? "" : ", ") + row.provider;
+    }
+    return names;
+}
+
+}  // namespace
+
 std::vector<OptionSpec> pipeline_options() {
     std::vector<OptionSpec> options = {
         {"--task", "-t", "TASK", "A shipped task (simple_sentiment, ...) or the path of a task file (prompts/*.toml)."},
         {"--vars", "", "NAME=VALUE,...", "Values of the task's user placeholders, e.g. --vars topic=inflation."},
-        {"--provider", "-p", "NAME", "Chat provider: auto (default: from the environment), openai, anthropic, bedrock, simulated (synthetic, no network)."},
-        {"--model", "", "NAME", "Chat model (LLMV_MODEL; defaults per provider, see docs/simulated.md)."},
+        {"--provider", "-p", "NAME", "Chat provider: auto (default: from the environment), " + provider_names("chat") + "; simulated is synthetic (no network)."},
+        {"--model", "", "NAME", "Chat model (LLMV_MODEL; default per provider: docs/providers.md)."},
         {"--base-url", "", "URL", "Base URL of an OpenAI-compatible server (LLMV_BASE_URL): Ollama, vLLM, llama-server, Azure."},
-        {"--embedding-provider", "", "NAME", "openai, bedrock-titan, ollama, hashed (synthetic). Default: the chat provider's family."},
-        {"--embedding-model", "", "NAME", "Embedding model (LLMV_EMBEDDING_MODEL). One model embeds every text of a validation."},
+        {"--embedding-provider", "", "NAME", provider_names("embedding") + " (hashed is synthetic). Default: the chat provider's own vendor."},
+        {"--embedding-model", "", "NAME", "Embedding model (LLMV_EMBEDDING_MODEL; default per provider: docs/providers.md). One model embeds every text of a validation."},
         {"--embedding-base-url", "", "URL", "Base URL of the embedding server when it differs from --base-url."},
         {"--methods", "", "METHODS", "exact (default: exact validation + permutation separation), paper (the paper's bootstrap variants), or VALIDATION,SEPARATION."},
-        {"--cache", "", "PATH", "Response cache (SQLite; default $LLMV_CACHE or ./llmvalidate-cache.sqlite)."},
+        {"--cache", "", "PATH", "Response cache (SQLite; default $LLMV_CACHE, else the per-user cache shared with R and Stata: `llmvalidate cache --path` prints it)."},
         {"--no-cache", "", "", "Keep responses in memory only (a re-run pays again)."},
         {"--timeout", "", "SECONDS", "Time limit of one request, retries apart (default 300)."},
         {"--encoding", "", "utf-8|latin1", "How the passages' bytes are read (default utf-8; latin1: ISO 8859-1, e.g. the original Financial PhraseBank files)."},
@@ -157,18 +150,15 @@ std::vector<OptionSpec> pipeline_options() {
         {"--quiet", "-q", "", "No progress bar."},
     };
     for (OptionSpec& option : setting_options()) options.push_back(std::move(option));
+    // Each preset of the engine is a flag (--paper); settings given explicitly still win.
+    for (const settings::Preset& preset : settings::presets())
+        options.push_back({"--" + preset.name, "", "", preset.doc});
     return options;
 }
 
 std::vector<OptionSpec> simulated_options() {
     return {
-        {"--follow", "", "P", "Simulated provider: probability a generated text follows the requested label (default 0.97)."},
-        {"--signal", "", "SHARE", "Simulated provider: share of a text's words from its label's lexicon (default 0.3)."},
-        {"--accuracy", "", "P", "Simulated provider: the annotator's accuracy (default 0.97)."},
         {"--confusion", "", "ROWS", "Simulated provider: annotator confusion matrix, rows by ';', entries by ',' (rows = true label, S order)."},
-        {"--unparseable", "", "P", "Simulated provider: probability an answer is not JSON (default 0)."},
-        {"--words", "", "N", "Simulated provider: words per generated text (default: the length of the passage)."},
-        {"--dgp-seed", "", "SEED", "Simulated provider: seed of the data-generating process (default 0)."},
     };
 }
 
@@ -192,64 +182,38 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
         }
     }
 
-    std::string provider = parsed.value("--provider", "auto");
-    config.model = parsed.value("--model", env("LLMV_MODEL"));
+    config.provider = parsed.value("--provider", pipeline::auto_provider_name);
+    config.model = parsed.value("--model");
     config.base_url = parsed.value("--base-url");
     config.embedding_provider = parsed.value("--embedding-provider");
-    config.embedding_model = parsed.value("--embedding-model", env("LLMV_EMBEDDING_MODEL"));
+    config.embedding_model = parsed.value("--embedding-model");
     config.embedding_base_url = parsed.value("--embedding-base-url");
-    std::string chosen_from;
-    if (provider == "auto") {
-        const bool aws = !env("AWS_BEARER_TOKEN_BEDROCK").empty() ||
-                         (!env("AWS_ACCESS_KEY_ID").empty() && !env("AWS_SECRET_ACCESS_KEY").empty());
-        if (!config.base_url.empty() || !env("LLMV_BASE_URL").empty()) {
-            provider = "openai";
-            if (config.base_url.empty()) config.base_url = env("LLMV_BASE_URL");
-            if (config.model.empty()) config.model = "default";
-            if (config.embedding_model.empty()) config.embedding_model = config.model;
-            chosen_from = "LLMV_BASE_URL (" + config.base_url + ")";
-        } else if (!env("ANTHROPIC_API_KEY").empty()) {
-            provider = "anthropic";
-            if (config.model.empty()) config.model = "claude-sonnet-4-20250514";
-            chosen_from = "ANTHROPIC_API_KEY";
-            if (config.embedding_provider.empty()) {
-                // Anthropic has no embedding API: OpenAI's when a key is there, else synthetic.
-                if (!env("OPENAI_API_KEY").empty()) {
-                    config.embedding_provider = "openai";
-                    if (config.embedding_model.empty()) config.embedding_model = "text-embedding-3-small";
-                } else {
-                    config.embedding_provider = "hashed";
-                }
+    // Auto-selection, default models and keys: the engine's rules (resolution.hpp). Only here,
+    // where the report's first line says so, may "auto" fall back to the synthetic stand-ins.
+    pipeline::ResolveOptions resolve_options;
+    resolve_options.allow_synthetic_fallback = allow_simulated_fallback;
+    pipeline::ResolvedProviders resolved;
+    try {
+        resolved = pipeline::resolve_providers(config, resolve_options);
+    } catch (const Error& error) {
+        // The engine names its fields; the CLI's user typed options.
+        std::string message = error.what();
+        for (const auto& [field, option] : {std::pair<std::string, std::string>{"embedding_provider", "--embedding-provider"},
+                                            {"embedding_model", "--embedding-model"},
+                                            {"provider", "--provider"},
+                                            {"model", "--model"}}) {
+            if (message.rfind("`" + field + "`", 0) == 0) {
+                message = "`" + option + "`" + message.substr(field.size() + 2);
+                break;
             }
-        } else if (!env("OPENAI_API_KEY").empty()) {
-            provider = "openai";
-            if (config.model.empty()) config.model = "gpt-4o-mini";
-            if (config.embedding_model.empty()) config.embedding_model = "text-embedding-3-small";
-            chosen_from = "OPENAI_API_KEY";
-        } else if (aws) {
-            provider = "bedrock";
-            if (config.model.empty()) config.model = "anthropic.claude-3-haiku-20240307-v1:0";
-            if (config.embedding_model.empty()) config.embedding_model = "amazon.titan-embed-text-v2:0";
-            chosen_from = "AWS credentials";
-        } else if (allow_simulated_fallback) {
-            provider = "simulated";
-        } else {
-            throw_usage(command, "no provider configured: set LLMV_BASE_URL, ANTHROPIC_API_KEY, "
-                                 "OPENAI_API_KEY or AWS credentials, or choose one with --provider "
-                                 "(--provider simulated runs the synthetic data-generating process).");
         }
+        throw Error(error.code(), message);
     }
-    config.provider = provider;
-    if (provider == "openai" && config.embedding_model.empty() && config.embedding_provider.empty()) {
-        config.embedding_model = config.base_url.empty() ? "text-embedding-3-small" : config.model;
-    }
-    if (provider == "bedrock" && config.embedding_model.empty() && config.embedding_provider.empty()) {
-        config.embedding_model = "amazon.titan-embed-text-v2:0";
-    }
-    choice.synthetic = provider == "simulated" || config.embedding_provider == "hashed" ||
-                       config.embedding_provider == "simulated";
-    if (provider == "simulated") {
-        choice.banner = parsed.value("--provider", "auto") == "auto"
+    pipeline::apply_resolution(config, resolved);
+    choice.synthetic = resolved.synthetic_chat || resolved.local_embedding;
+    if (resolved.synthetic_chat) {
+        choice.banner = parsed.value("--provider", pipeline::auto_provider_name) ==
+                                pipeline::auto_provider_name
                             ? "SYNTHETIC RESULTS: no LLM provider is configured (LLMV_BASE_URL, "
                               "ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials), so the simulated "
                               "provider (a synthetic data-generating process, docs/simulated.md) "
@@ -258,14 +222,13 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
                               "process, docs/simulated.md) stands in for the LLM and the embeddings. "
                               "No LLM was called.";
     } else {
-        choice.banner = "Provider: " + provider + " (model " + config.model + ")" +
-                        (chosen_from.empty() ? "" : ", chosen from " + chosen_from) + ".";
-        if (config.embedding_provider == "hashed" || config.embedding_provider == "simulated") {
-            choice.banner += " SYNTHETIC EMBEDDINGS: texts are embedded by a hashed bag of words "
-                             "(no embedding model is configured), not by a language model.";
-        }
+        choice.banner = resolved.description();
     }
 
+    for (const settings::Preset& preset : settings::presets()) {
+        if (parsed.has("--" + preset.name))
+            settings::apply_preset(config, preset.name, settings::FrontEnd::cli);
+    }
     // Every setting of the table that the CLI offers, with the table's ranges and messages.
     for (const settings::Setting& setting : settings::table()) {
         if (setting.cli.empty() || !parsed.has(setting.cli)) continue;
@@ -292,8 +255,16 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
         }
     }
     if (!parsed.has("--no-cache")) {
-        config.cache_path = parsed.value("--cache", env("LLMV_CACHE"));
-        if (config.cache_path.empty()) config.cache_path = "llmvalidate-cache.sqlite";
+        config.cache_path = parsed.value("--cache", pipeline::default_cache_path());
+    }
+    {
+        const std::string warning = pipeline::cache_warning(config);
+        const bool nothing_paid = config.provider == "simulated" && config.embedding_provider == "hashed";
+        // Nothing paid, nothing cached: the banner already says the run is synthetic.
+        choice.cache_note = nothing_paid                 ? ""
+                            : config.cache_path.empty() ? "Cache: none (--no-cache)."
+                                                        : "Cache: " + config.cache_path;
+        if (!warning.empty()) choice.cache_note += "\nWarning: " + warning;
     }
     if (parsed.has("--timeout")) {
         const double seconds = number_option(command, parsed, "--timeout", 0);
@@ -313,14 +284,7 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     config.dry_run = parsed.has("--dry-run");
 
     pipeline::SimulatedDgp& dgp = config.simulated;
-    dgp.follow_probability = number_option(command, parsed, "--follow", dgp.follow_probability);
-    dgp.label_signal = number_option(command, parsed, "--signal", dgp.label_signal);
-    dgp.annotator_accuracy = number_option(command, parsed, "--accuracy", dgp.annotator_accuracy);
-    dgp.unparseable_probability = number_option(command, parsed, "--unparseable", dgp.unparseable_probability);
-    dgp.words = integer_option(command, parsed, "--words", dgp.words);
-    if (parsed.has("--dgp-seed")) {
-        dgp.seed = static_cast<std::uint64_t>(number_option(command, parsed, "--dgp-seed", 0));
-    }
+    // --follow, --signal, --accuracy, --unparseable, --words, --dgp-seed: the settings table.
     if (parsed.has("--confusion")) {
         for (const std::string& row_text : split(parsed.value("--confusion"), ';')) {
             std::vector<double> row;

@@ -27,12 +27,14 @@ struct ConfigChoice {
     // the first line of every report.
     std::string banner;
     bool synthetic = false;
+    // Where answers are cached, and the engine's warning when a paid run keeps none: printed
+    // on standard error before the first call.
+    std::string cache_note;
 };
 
-// Builds the configuration from the options. `--provider auto` (the default) picks, in order:
-// LLMV_BASE_URL (openai-compatible), ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials
-// (bedrock); with none of them, `allow_simulated_fallback` picks the simulated provider (with
-// a banner that says so), otherwise it is a usage error.
+// Builds the configuration from the options. `--provider auto` (the default) is resolved by the
+// engine (resolution.hpp); with no provider configured, `allow_simulated_fallback` picks the
+// simulated provider (with a banner that says so), otherwise it is an error.
 ConfigChoice config_from_args(const std::string& command, const ParsedArgs& parsed,
                               bool allow_simulated_fallback);
 

@@ -7,12 +7,14 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <sys/stat.h>
 #include <unordered_map>
 
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/provider.hpp"
+#include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/utf8.hpp"
@@ -20,18 +22,6 @@
 #include "pipeline/simulated.hpp"
 
 namespace llmv::pipeline {
-
-namespace {
-
-void check_one_of(const std::string& field, const std::string& value,
-                  const std::vector<std::string>& allowed) {
-    if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
-    std::string names;
-    for (const auto& name : allowed) names += (names.empty() ? "" : ", ") + ("\"" + name + "\"");
-    throw_invalid(code::invalid_argument, field, "\"" + value + "\"", "one of " + names);
-}
-
-}  // namespace
 
 Task load_config_task(const ValidationConfig& config) {
     if (!config.task_source.empty()) return Task::from_string(config.task_source, "<task_source>");
@@ -58,19 +48,9 @@ void check_config(const ValidationConfig& config) {
         throw_invalid(code::invalid_argument, "paper_n", "1",
                       "0 (use M) or a whole number in 2..100000");
     }
-    std::vector<std::string> chat = chat_provider_names();
-    chat.push_back(simulated_provider_name);
-    check_one_of("provider", config.provider, chat);
-    if (!config.embedding_provider.empty()) {
-        std::vector<std::string> embedding = embedding_provider_names();
-        embedding.push_back(hashed_embedding_name);
-        embedding.push_back(simulated_provider_name);
-        check_one_of("embedding_provider", config.embedding_provider, embedding);
-    }
-    if (config.provider != simulated_provider_name && config.model.empty()) {
-        throw_invalid(code::invalid_argument, "model", "\"\"",
-                      "the name of a model of provider '" + config.provider + "'");
-    }
+    // Provider and embedding names, models and keys: the run's own resolution (an unknown
+    // name, or a server of your own without a model, fails here, before any call).
+    (void)resolve_providers(config);
     const Task task = load_config_task(config);
     if (task.labels().size() < 2) {
         throw_invalid(code::task_invalid, "labels", std::to_string(task.labels().size()) + " label",
@@ -111,11 +91,11 @@ class HumanLabelCheck {
   public:
     explicit HumanLabelCheck(const ValidationConfig& config)
         : labels_(load_config_task(config).labels()) {
-        for (const std::string& label : labels_) keys_.push_back(stats::normalize_label(label));
+        for (const std::string& label : labels_) keys_.push_back(normalize_label(label));
     }
     void operator()(const PassageInput& passage, std::size_t position) const {
         if (passage.human_label.empty()) return;
-        const std::string key = stats::normalize_label(passage.human_label);
+        const std::string key = normalize_label(passage.human_label);
         if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) return;
         std::string names;
         for (const std::string& label : labels_) names += (names.empty() ? "'" : ", '") + label + "'";
@@ -533,48 +513,70 @@ std::vector<std::string> size_warnings(const ValidationConfig& config) {
     return warnings;
 }
 
-DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
+namespace {
+
+bool file_exists(const std::string& path) {
+    struct stat status {};
+    return path == ":memory:" || stat(path.c_str(), &status) == 0;
+}
+
+}  // namespace
+
+std::string cache_warning(const ValidationConfig& config) {
+    if (!config.cache_path.empty()) return "";
+    ResolveOptions options;
+    options.allow_synthetic_fallback = true;  // only whether anything is paid matters here
+    const ResolvedProviders resolved = resolve_providers(config, options);
+    if (resolved.synthetic_chat && resolved.local_embedding) return "";
+    return "No cache: every answer of this run is paid for and kept nowhere, so a re-run (or an "
+           "interrupted run) pays again for all of it. Give a cache file, or leave the default (" +
+           default_cache_path() + ").";
+}
+
+DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInput>& passages) {
     check_passages(passages);
-    check_human_labels(config, passages);
+    check_human_labels(given, passages);
+    // The run's own resolution (auto, default models, each key to its vendor): the cache keys
+    // counted here are the keys the run will look up.
+    const ResolvedProviders resolved = resolve_providers(given);
+    ValidationConfig config = given;
+    apply_resolution(config, resolved);
     const Task base = load_config_task(config);
     const std::vector<std::string>& labels = base.labels();
     const int k = static_cast<int>(labels.size());
     const CallCounts per_passage = expected_calls_per_passage(config, k);
     DryRunReport report;
     report.passages = passages.size();
+    report.providers = resolved.description();
     // The simulated provider never reads or writes the cache (engine.cpp says why): every one of
     // its calls is computed, none is paid.
-    const bool synthetic = config.provider == simulated_provider_name;
+    const bool synthetic = resolved.synthetic_chat;
     std::unique_ptr<Cache> cache;
     if (!synthetic && !config.cache_path.empty()) {
-        cache = std::make_unique<Cache>(config.cache_path, config.cache_busy_timeout_ms);
+        // A cache file not created yet holds nothing: an empty one in memory stands in, so that
+        // the dry run creates no file (the requests it would share are still counted).
+        cache = std::make_unique<Cache>(file_exists(config.cache_path) ? config.cache_path : ":memory:",
+                                        config.cache_busy_timeout_ms);
     }
     std::unique_ptr<CacheWalk> walk;
     bool embeddings_cached = false;  // false: embedded locally, never cached
     if (cache) {
-        ProviderConfig provider_config;
-        provider_config.base_url = config.base_url;
-        provider_config.api_key = config.api_key;
-        provider_config.options = config.provider_options;
-        const auto chat = make_chat_provider(config.provider, provider_config);
-        std::string embedding_name = config.embedding_provider.empty()
-                                         ? default_embedding_provider(config.provider)
-                                         : config.embedding_provider;
+        // A dry run sends nothing: a placeholder stands in for a key not set yet (the endpoint's
+        // identity, part of every cache key, does not depend on the key).
+        ProviderConfig chat_config = resolved.chat;
+        if (chat_config.api_key.empty()) chat_config.api_key = "dry-run-no-key";
+        const auto chat = make_chat_provider(resolved.chat_provider, chat_config);
         std::string embedding_endpoint;
-        const bool local_embedding =
-            embedding_name == hashed_embedding_name || embedding_name == simulated_provider_name;
-        if (!local_embedding) {  // the local embedder computes, never caches
-            ProviderConfig embedding_config;
-            embedding_config.base_url =
-                config.embedding_base_url.empty() ? config.base_url : config.embedding_base_url;
-            embedding_config.api_key = config.api_key;
+        if (!resolved.local_embedding) {  // the local embedder computes, never caches
+            ProviderConfig embedding_config = resolved.embedding;
+            if (embedding_config.api_key.empty()) embedding_config.api_key = "dry-run-no-key";
             embedding_endpoint =
-                make_embedding_provider(embedding_name, embedding_config)->endpoint_identity();
+                make_embedding_provider(resolved.embedding_provider, embedding_config)->endpoint_identity();
         }
         walk = std::make_unique<CacheWalk>(config, labels, *cache, chat->endpoint_identity(),
-                                           embedding_name, embedding_endpoint,
-                                           config.embedding_model, report);
-        embeddings_cached = !local_embedding;
+                                           resolved.embedding_provider, embedding_endpoint,
+                                           resolved.embedding_model, report);
+        embeddings_cached = !resolved.local_embedding;
     }
     const int m = pool_size(config);
     for (const PassageInput& passage : passages) {
@@ -617,6 +619,8 @@ DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageIn
         report.calls.embedded_texts - report.cached_embedded_texts - report.shared_embedded_texts;
     report.calls.embedding_requests = -1;  // depends on the provider's batch size and on sharing
     report.warnings = size_warnings(config);
+    if (const std::string warning = cache_warning(config); !warning.empty())
+        report.warnings.push_back(warning);
     report.note =
         std::string(synthetic
                         ? "Synthetic: the simulated provider makes no network call, costs nothing "

@@ -185,6 +185,13 @@ check_choice <- function(x, choices, arg, call = rlang::caller_env()) {
   x
 }
 
+# A choice setting of the engine's table: the values it allows come from there.
+check_choice_setting <- function(x, name, arg = name, call = rlang::caller_env()) {
+  settings <- engine_settings()
+  choices <- strsplit(settings$choices[settings$name == name], ",", fixed = TRUE)[[1]]
+  check_choice(x, choices, arg, call)
+}
+
 check_string <- function(x, arg, call = rlang::caller_env()) {
   if (!is.character(x) || length(x) != 1 || is.na(x)) {
     abort_argument(arg, "a single string", x, call)

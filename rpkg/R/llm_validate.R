@@ -12,10 +12,12 @@
 #' (a data frame's `simulation` column). Many passages run as one stream of
 #' requests, with up to `concurrency` in flight.
 #'
-#' Every response is kept in the `cache` file: a re-run of the same call makes
-#' no request and gives the same numbers, and a run interrupted with Ctrl-C
-#' (which raises an error of class `llmvalidate_error_cancelled`) resumes where
-#' it stopped.
+#' Every response is kept in the `cache` file, by default the per-user cache
+#' that the command-line tool and Stata share ([llm_cache_path()]): a re-run of
+#' the same call makes no request and gives the same numbers, and a run
+#' interrupted with Ctrl-C (which raises an error of class
+#' `llmvalidate_error_cancelled`) resumes where it stopped. A run that pays for
+#' answers without a cache warns before the first call.
 #'
 #' @param text A character vector of passages (names, if any, become their
 #'   ids), or a data frame with a `text` column and optionally `id`,
@@ -29,11 +31,17 @@
 #'   kept in the result's `human` column for [llm_validation_summary()]. A data
 #'   frame `text` may carry them in a `human` column instead.
 #' @param provider A chat provider such as [llm_provider_openai()] or
-#'   [llm_provider_simulated()]. `NULL` takes `getOption("llmvalidate.provider")`.
-#' @param model The chat model; `NULL` takes the provider's `model`. Required
-#'   for every provider but the simulated one.
+#'   [llm_provider_simulated()]. `NULL` takes `getOption("llmvalidate.provider")`,
+#'   else the provider the environment configures (`LLMV_BASE_URL`,
+#'   `ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, AWS credentials, in this order;
+#'   the same rule as the command-line tool and Stata). The simulated provider
+#'   runs only when given.
+#' @param model The chat model; `NULL` takes the provider's `model`, else
+#'   `LLMV_MODEL`, else the provider's default (the engine's table,
+#'   [llm_provider_defaults()]). A server of your own (`base_url`) needs one.
 #' @param embedding An embedding provider such as [llm_embedding_openai()];
-#'   `NULL` takes the chat provider's family.
+#'   `NULL` takes the chat provider's own vendor (OpenAI's for Anthropic, when
+#'   `OPENAI_API_KEY` is set), with its default model.
 #' @param M Texts per label pool.
 #' @param n Texts asked for per simulation call.
 #' @param alpha Level of the tests.
@@ -41,14 +49,21 @@
 #' @param methods A named character vector: `validation` (`"exact"` or
 #'   `"paper"`), `separation` (`"permutation"` or `"paper"`) and
 #'   `backtranslation` (`"point"` or `"bound"`).
-#' @param cache `NULL` (nothing cached: a re-run pays again) or the path of an
-#'   SQLite cache file. Defaults to `getOption("llmvalidate.cache")`.
+#' @param cache The path of an SQLite cache file, or `NULL` (nothing cached: a
+#'   re-run pays again). Defaults to `getOption("llmvalidate.cache")`, else
+#'   [llm_cache_path()], the per-user cache shared with the command-line tool
+#'   and Stata.
 #' @param concurrency Requests in flight.
 #' @param seed `NULL` draws the seed from R's random number generator, so that
 #'   [set.seed()] makes the run reproducible; or a whole number.
 #' @param dry_run `TRUE`: make no call, print and return the number of calls,
 #'   texts and estimated tokens the run would need.
-#' @param ... Further settings: `permutations` (default 999), `repeats`
+#' @param ... Further settings: `preset = "paper"` (the paper's way: its
+#'   bootstrap tests, `methods` paper/paper, and `structured = "none"`; what
+#'   the call gives explicitly still wins), `structured` (how the answer's
+#'   JSON is asked for: `"schema"`, the API's structured output, the default;
+#'   `"prompt"`, the schema in the prompt; `"none"`, the prompt alone as the
+#'   paper sends it), `permutations` (default 999), `repeats`
 #'   (annotations of each passage, default 1), `temperature` (default 1),
 #'   `max_retries` (retries of a request after HTTP 429/5xx or a transport
 #'   failure, honouring Retry-After; default 6), `variables` (a named character
@@ -79,7 +94,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                          embedding = NULL, M = 100, n = 10, alpha = 0.05, threshold = 0.9,
                          methods = c(validation = "exact", separation = "permutation",
                                      backtranslation = "point"),
-                         cache = getOption("llmvalidate.cache"),
+                         cache = getOption("llmvalidate.cache", llm_cache_path()),
                          concurrency = getOption("llmvalidate.concurrency", 16L),
                          seed = NULL, dry_run = FALSE, ..., labels = NULL) {
   call <- rlang::current_env()
@@ -121,7 +136,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                      human, call)
     }
   }
-  provider <- provider %||% getOption("llmvalidate.provider")
+  provider <- provider %||% getOption("llmvalidate.provider") %||% auto_provider()
   if (!inherits(provider, "llm_provider")) {
     abort_argument("provider", paste0("a chat provider such as `llm_provider_openai()` or ",
                                       "`llm_provider_simulated()`"), provider, call)
@@ -135,13 +150,22 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   n <- check_setting(n, "n", call = call)
   alpha <- check_alpha(alpha, call = call)
   threshold <- check_threshold(threshold, call = call)
-  methods <- check_methods(methods, call)
   if (!is.null(cache)) cache <- path.expand(check_string(cache, "cache", call))
   concurrency <- check_setting(concurrency, "concurrency", call = call)
   if (!is.logical(dry_run) || length(dry_run) != 1 || is.na(dry_run)) {
     abort_argument("dry_run", "TRUE or FALSE", dry_run, call)
   }
-  extra <- check_settings(list(...), c("permutations", "repeats", "temperature", "max_retries", "variables"), call)
+  extra <- check_settings(list(...), c("permutations", "repeats", "temperature", "max_retries",
+                                       "variables", "structured", "preset"), call)
+  structured <- extra$structured
+  if (!is.null(extra$preset)) {
+    preset <- apply_preset(extra$preset, methods, !missing(methods), structured, call)
+    methods <- preset$methods
+    structured <- preset$structured
+  }
+  structured <- check_choice_setting(structured %||% setting_default("structured_output"),
+                                     "structured_output", "structured", call)
+  methods <- check_methods(methods, call)
   permutations <- check_permutations(extra$permutations %||% setting_default("permutations"),
                                      call)
   repeats <- check_setting(extra$repeats %||% setting_default("repeats"), "repeats", call = call)
@@ -168,7 +192,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     validation_method = methods[["validation"]], separation_method = methods[["separation"]],
     backtranslation_rule = methods[["backtranslation"]], permutations = permutations,
     seed = seed, cache_path = cache %||% "", concurrency = concurrency,
-    temperature = temperature, dry_run = dry_run, max_retries = as.integer(max_retries),
+    temperature = temperature, structured_output = structured, dry_run = dry_run,
+    max_retries = as.integer(max_retries),
     variables = variables,
     simulated = if (!is.null(provider$simulated)) c(provider$simulated, seed = seed)
   )
@@ -176,13 +201,24 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   ids[is.na(ids) | ids == ""] <- as.character(seq_along(text))[is.na(ids) | ids == ""]
   human_labels <- human %||% rep("", length(text))
 
+  # The engine decides provider, models and keys (as for the CLI and Stata), before any call.
+  resolved <- engine_result(.Call(llmv_resolve_providers, config), call = call)
+  config$provider <- resolved$provider
+  if (!resolved$synthetic) {
+    config$model <- resolved$model
+    config$base_url <- resolved$base_url
+  }
+  config$embedding_provider <- resolved$embedding_provider
+  config$embedding_model <- resolved$embedding_model
+  provider$name <- resolved$provider
   secrets <- provider_secrets(provider)
   warn_sizes(config, call)
+  if (!dry_run) announce_cache(resolved, cache, call)
   if (dry_run) {
     report <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
                                          templates, passage_variables, NULL), secrets),
                             call = call)
-    report$synthetic <- identical(provider$name, "simulated")
+    report$synthetic <- isTRUE(resolved$synthetic)
     report <- structure(report, class = "llm_dry_run")
     print(report)
     return(invisible(report))
@@ -290,6 +326,20 @@ llm_generations <- function(result) {
   rows
 }
 
+# Where the answers go, before the first call: a paid run without a cache warns; one with a
+# cache says where it is, once per session and file.
+announce_cache <- function(resolved, cache, call) {
+  if (nzchar(resolved$cache_warning)) {
+    cli::cli_warn(c("!" = "{resolved$cache_warning}"),
+                  class = c("llmvalidate_warning_no_cache", "llmvalidate_warning"), call = call)
+  } else if (!is.null(cache) && !isTRUE(resolved$synthetic)) {
+    rlang::inform(paste0("Answers are cached in ", cache, "."),
+                  class = "llmvalidate_message_cache", .frequency = "once",
+                  .frequency_id = paste0("llmvalidate-cache-", cache))
+  }
+  invisible()
+}
+
 # What a failed or interrupted run kept, as a cli bullet: only a run with a cache kept anything.
 cache_note <- function(cache, what) {
   if (is.null(cache)) {
@@ -389,21 +439,41 @@ check_count <- function(x, arg, call) {
   as.integer(x)
 }
 
+# The engine's names of the three method settings, as `methods` names them.
+method_settings <- c(validation = "validation_method", separation = "separation_method",
+                     backtranslation = "backtranslation_rule")
+
 check_methods <- function(methods, call) {
-  defaults <- c(validation = "exact", separation = "permutation", backtranslation = "point")
-  choices <- list(validation = c("exact", "paper"), separation = c("permutation", "paper"),
-                  backtranslation = c("point", "bound"))
+  defaults <- vapply(method_settings, setting_default, character(1))
   if (!is.character(methods) || is.null(names(methods)) ||
         !all(names(methods) %in% names(defaults))) {
     abort_argument("methods", paste0("a named character vector with names among ",
-                                     "`validation`, `separation`, `backtranslation`"),
+                                     paste0("`", names(defaults), "`", collapse = ", ")),
                    methods, call)
   }
   defaults[names(methods)] <- methods
   for (name in names(defaults)) {
-    check_choice(defaults[[name]], choices[[name]], paste0("methods[[\"", name, "\"]]"), call)
+    check_choice_setting(defaults[[name]], method_settings[[name]],
+                         paste0("methods[[\"", name, "\"]]"), call)
   }
   defaults
+}
+
+# preset = "paper": the engine's bundle of settings; what the call gives explicitly wins.
+apply_preset <- function(preset, methods, methods_given, structured, call) {
+  presets <- .Call(llmv_presets)
+  preset <- check_choice(preset, names(presets), "preset", call)
+  values <- presets[[preset]]
+  if (!methods_given) {
+    for (name in names(method_settings)) {
+      setting <- method_settings[[name]]
+      if (setting %in% names(values)) methods[[name]] <- values[[setting]]
+    }
+  }
+  if (is.null(structured) && "structured_output" %in% names(values)) {
+    structured <- values[["structured_output"]]
+  }
+  list(methods = methods, structured = structured)
 }
 
 passage_validation <- function(passage, settings) {
@@ -473,6 +543,8 @@ print.llm_dry_run <- function(x, ...) {
               if (x$passages == 1) "" else "s"))
   if (isTRUE(x$synthetic)) {
     cat("Synthetic: simulated provider (a data-generating process, not a language model)\n")
+  } else if (nzchar(x$providers %||% "")) {
+    cat(strwrap(x$providers, exdent = 2), sep = "\n")
   }
   cat(sprintf("  chat calls:     %s (annotation %s, simulation %s, backtranslation %s)\n",
               format(calls[["chat_calls"]]), format(calls[["annotation_calls"]]),

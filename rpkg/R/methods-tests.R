@@ -236,7 +236,7 @@ plot.llmv_backtranslation_test <- function(x, main = x$method, xlab = "label bac
   invisible(x)
 }
 
-# Display only (which bar to colour); the engine does the matching that counts.
+# The engine's one label normaliser (labels.hpp), so that R compares labels as the engine does.
 normalize_label <- function(label) {
-  tolower(gsub("\\s+", " ", trimws(label)))
+  .Call(llmv_normalize_labels, as.character(label))
 }

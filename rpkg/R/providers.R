@@ -27,9 +27,11 @@
 #' it are marked as synthetic. Use it to try the package offline, for power
 #' analysis, and in examples.
 #'
-#' @param model Model name. A real provider needs one, given here or as
-#'   `llm_validate(model = )`; `NULL` for an embedding provider takes the
-#'   chat provider's family default where the engine has one.
+#' @param model Model name; `NULL` takes `llm_validate(model = )`, else
+#'   `LLMV_MODEL` (`LLMV_EMBEDDING_MODEL` for an embedding provider), else the
+#'   provider's default from the engine's table ([llm_provider_defaults()]). A
+#'   server of your own (`base_url`) has no default model: name the one it
+#'   serves.
 #' @param base_url Base URL of the API; `NULL` takes the provider's default or
 #'   its environment variable (`OPENAI_BASE_URL`, `OLLAMA_HOST`, ...).
 #' @param api_key The key; `NULL` (recommended) reads the environment variable
@@ -103,16 +105,14 @@ llm_provider_simulated <- function(follow_probability = 0.97, label_signal = 0.3
                                    annotator_accuracy = 0.97, unparseable_probability = 0,
                                    words = 0) {
   call <- rlang::current_env()
+  # Ranges and messages: the engine's settings table (its "simulated" group).
   dgp <- list(
-    follow_probability = check_number(follow_probability, "follow_probability", 0, 1, FALSE,
-                                      call, "a number between 0 and 1"),
-    label_signal = check_number(label_signal, "label_signal", 0, 1, FALSE, call,
-                                "a number between 0 and 1"),
-    annotator_accuracy = check_number(annotator_accuracy, "annotator_accuracy", 0, 1, FALSE,
-                                      call, "a number between 0 and 1"),
-    unparseable_probability = check_number(unparseable_probability, "unparseable_probability",
-                                           0, 1, FALSE, call, "a number between 0 and 1"),
-    words = check_number(words, "words", 0, 1e6, FALSE, call, "a whole number of words >= 0")
+    follow_probability = check_setting(follow_probability, "follow_probability", call = call),
+    label_signal = check_setting(label_signal, "label_signal", call = call),
+    annotator_accuracy = check_setting(annotator_accuracy, "annotator_accuracy", call = call),
+    unparseable_probability = check_setting(unparseable_probability, "unparseable_probability",
+                                            call = call),
+    words = as.double(check_setting(words, "words", call = call))
   )
   new_provider("simulated", NULL, NULL, NULL, list(), "llm_provider", simulated = dgp)
 }
@@ -176,3 +176,45 @@ print.llmv_provider <- function(x, ...) {
 }
 
 `%||%` <- function(x, y) if (is.null(x)) y else x
+
+# `provider = NULL` without the llmvalidate.provider option: the engine picks the provider the
+# environment configures (resolution.hpp), as the command-line tool and Stata do.
+auto_provider <- function() {
+  new_provider("auto", NULL, NULL, NULL, list(), "llm_provider")
+}
+
+#' Default models and credentials of each provider
+#'
+#' The engine's one table of provider defaults, the same for R, Stata and the
+#' command-line tool: the model each provider uses when none is given, the
+#' embedding provider of the same vendor (the only one that may receive the
+#' chat provider's key and base URL), and where each key is read from. The
+#' `simulated` and `hashed` rows are the synthetic stand-ins (a data-generating
+#' process and a hashed bag of words), not language models.
+#'
+#' @return A data frame with columns `kind` (`"chat"` or `"embedding"`),
+#'   `provider`, `model`, `embedding_provider` and `credential`.
+#' @export
+#' @examples
+#' llm_provider_defaults()
+llm_provider_defaults <- function() {
+  defaults <- .Call(llmv_provider_defaults)
+  tibble::as_tibble(defaults)
+}
+
+#' Where llm_validate() caches answers
+#'
+#' The per-user cache file every front end shares: `LLMV_CACHE` when set,
+#' else `cache.sqlite` in `tools::R_user_dir("llmvalidate", "cache")`. The
+#' command-line tool (`llmvalidate cache --path`) and Stata use the same file,
+#' so an answer paid for from one is read free from the others. Nothing is
+#' created until a run with a real provider writes to it; set
+#' `options(llmvalidate.cache = NULL)` to cache nothing.
+#'
+#' @return The path, a string.
+#' @export
+#' @examples
+#' llm_cache_path()
+llm_cache_path <- function() {
+  .Call(llmv_default_cache_path)
+}

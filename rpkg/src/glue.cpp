@@ -21,7 +21,10 @@
 #include <vector>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/labels.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/resolution.hpp"
+#include "llmvalidate/sample.hpp"
 #include "llmvalidate/rng.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/stats.hpp"
@@ -235,6 +238,8 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     config.cache_path = list_get<std::string>(list, "cache_path", "");
     config.concurrency = list_get<int>(list, "concurrency", config.concurrency);
     config.temperature = list_get<double>(list, "temperature", config.temperature);
+    config.structured_output =
+        list_get<std::string>(list, "structured_output", config.structured_output);
     config.dry_run = list_get<bool>(list, "dry_run", false);
     config.max_transport_retries =
         list_get<int>(list, "max_retries", config.max_transport_retries);
@@ -552,6 +557,7 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
             const pipeline::DryRunReport report = pipeline::dry_run(config, passages);
             return Rcpp::List::create(
                 Rcpp::Named("passages") = static_cast<double>(report.passages),
+                Rcpp::Named("providers") = report.providers,
                 Rcpp::Named("calls") = counts_to_r(report.calls),
                 Rcpp::Named("cached_calls") = static_cast<double>(report.cached_calls),
                 Rcpp::Named("estimated_input_tokens") =
@@ -682,12 +688,108 @@ SEXP llmv_size_warnings(SEXP config_) {
     END_RCPP
 }
 
+// The engine's provider resolution (auto, default models, each key to its own vendor) and
+// the warning of a paid run without a cache: R applies them before any call.
+SEXP llmv_resolve_providers(SEXP config_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    return guarded([&]() -> Rcpp::RObject {
+        const pipeline::ValidationConfig config = as_config(config_list);
+        const pipeline::ResolvedProviders resolved = pipeline::resolve_providers(config);
+        return Rcpp::List::create(
+            Rcpp::Named("provider") = resolved.chat_provider,
+            Rcpp::Named("model") = resolved.chat_model,
+            Rcpp::Named("base_url") = resolved.chat.base_url,
+            Rcpp::Named("embedding_provider") = resolved.embedding_provider,
+            Rcpp::Named("embedding_model") = resolved.embedding_model,
+            Rcpp::Named("synthetic") = resolved.synthetic_chat,
+            Rcpp::Named("description") = resolved.description(),
+            Rcpp::Named("cache_warning") = pipeline::cache_warning(config));
+    });
+    END_RCPP
+}
+
+// The engine's table of provider defaults (resolution.hpp), one element per column.
+SEXP llmv_provider_defaults() {
+    BEGIN_RCPP
+    return guarded([&]() -> Rcpp::RObject {
+        std::vector<std::string> kind, provider, model, embedding_family, credential;
+        for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
+            kind.push_back(row.kind);
+            provider.push_back(row.provider);
+            model.push_back(row.model);
+            embedding_family.push_back(row.embedding_family);
+            credential.push_back(row.credential);
+        }
+        return Rcpp::List::create(Rcpp::Named("kind") = kind, Rcpp::Named("provider") = provider,
+                                  Rcpp::Named("model") = model,
+                                  Rcpp::Named("embedding_provider") = embedding_family,
+                                  Rcpp::Named("credential") = credential);
+    });
+    END_RCPP
+}
+
+// The engine's presets (settings.hpp): name -> named character vector of setting values.
+SEXP llmv_presets() {
+    BEGIN_RCPP
+    return guarded([&]() -> Rcpp::RObject {
+        Rcpp::List out;
+        for (const settings::Preset& preset : settings::presets()) {
+            Rcpp::CharacterVector values;
+            std::vector<std::string> names;
+            for (const auto& [name, value] : preset.values) {
+                values.push_back(value);
+                names.push_back(name);
+            }
+            values.attr("names") = names;
+            out[preset.name] = values;
+        }
+        return out;
+    });
+    END_RCPP
+}
+
+// The engine's reproducible row sample (sample.hpp): 1-based positions, increasing.
+SEXP llmv_sample_rows(SEXP population_, SEXP n_, SEXP seed_) {
+    BEGIN_RCPP
+    const double population = Rcpp::as<double>(population_);
+    const double n = Rcpp::as<double>(n_);
+    const double seed = Rcpp::as<double>(seed_);
+    return guarded([&]() -> Rcpp::RObject {
+        const auto rows = llmv::sample_rows(static_cast<std::size_t>(population),
+                                            static_cast<std::size_t>(n),
+                                            static_cast<std::uint64_t>(seed), "n");
+        Rcpp::NumericVector out(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<double>(rows[i] + 1);
+        return out;
+    });
+    END_RCPP
+}
+
+SEXP llmv_default_cache_path() {
+    BEGIN_RCPP
+    return guarded([&]() -> Rcpp::RObject { return Rcpp::wrap(pipeline::default_cache_path()); });
+    END_RCPP
+}
+
+// The one label normaliser (labels.hpp), for R's own comparisons.
+SEXP llmv_normalize_labels(SEXP labels_) {
+    BEGIN_RCPP
+    const std::vector<std::string> labels = Rcpp::as<std::vector<std::string>>(labels_);
+    return guarded([&]() -> Rcpp::RObject {
+        std::vector<std::string> out;
+        for (const std::string& label : labels) out.push_back(llmv::normalize_label(label));
+        return Rcpp::wrap(out);
+    });
+    END_RCPP
+}
+
 // The settings table (llmvalidate/settings.hpp), one element per column, for R's argument
 // checks and the parity test against formals().
 SEXP llmv_settings() {
     BEGIN_RCPP
     return guarded([&]() -> Rcpp::RObject {
-        std::vector<std::string> name, cli, r, stata, kind, default_value, choices, allowed, doc;
+        std::vector<std::string> name, cli, r, stata, kind, default_value, choices, allowed, doc, group;
         std::vector<double> low, high;
         std::vector<int> low_open, high_open, optional, statistics;
         const char* kinds[] = {"integer", "number", "choice", "seed", "flag"};
@@ -709,6 +811,7 @@ SEXP llmv_settings() {
             high_open.push_back(setting.high_open);
             optional.push_back(setting.optional);
             statistics.push_back(setting.statistics);
+            group.push_back(setting.group == settings::Group::simulated ? "simulated" : "validation");
         }
         return Rcpp::List::create(
             Rcpp::Named("name") = name, Rcpp::Named("cli") = cli, Rcpp::Named("r") = r,
@@ -719,7 +822,7 @@ SEXP llmv_settings() {
             Rcpp::Named("optional") = Rcpp::LogicalVector(optional.begin(), optional.end()),
             Rcpp::Named("statistics") = Rcpp::LogicalVector(statistics.begin(), statistics.end()),
             Rcpp::Named("choices") = choices, Rcpp::Named("allowed") = allowed,
-            Rcpp::Named("doc") = doc);
+            Rcpp::Named("doc") = doc, Rcpp::Named("group") = group);
     });
     END_RCPP
 }
@@ -763,6 +866,12 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_load_passages", reinterpret_cast<DL_FUNC>(&llmv_load_passages), 1},
     {"llmv_power", reinterpret_cast<DL_FUNC>(&llmv_power), 3},
     {"llmv_size_warnings", reinterpret_cast<DL_FUNC>(&llmv_size_warnings), 1},
+    {"llmv_resolve_providers", reinterpret_cast<DL_FUNC>(&llmv_resolve_providers), 1},
+    {"llmv_default_cache_path", reinterpret_cast<DL_FUNC>(&llmv_default_cache_path), 0},
+    {"llmv_provider_defaults", reinterpret_cast<DL_FUNC>(&llmv_provider_defaults), 0},
+    {"llmv_presets", reinterpret_cast<DL_FUNC>(&llmv_presets), 0},
+    {"llmv_sample_rows", reinterpret_cast<DL_FUNC>(&llmv_sample_rows), 3},
+    {"llmv_normalize_labels", reinterpret_cast<DL_FUNC>(&llmv_normalize_labels), 1},
     {nullptr, nullptr, 0}};
 
 void R_init_llmvalidate(DllInfo* dll) {

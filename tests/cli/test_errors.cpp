@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <cstring>
 #include <sstream>
 
@@ -263,4 +266,53 @@ TEST_CASE("JSON of the wrong shape", "[cli][errors]") {
     json zero_permutations = make_input();
     zero_permutations["permutations"] = 0;
     expect_error(run_test(zero_permutations), invalid_argument, {"permutations", "0"});
+}
+
+// Issue 10 and 11: provider resolution, the sampler and the structured setting, as the CLI's
+// user meets them. Exit code 3 for invalid input, 2 for usage; each names the option.
+TEST_CASE("run and batch: resolution, sample and structured errors name the option", "[cli][errors]") {
+    CliResult own_server = run_cli({"run", "--task", "sentiment", "--text", "x", "--provider", "openai",
+                                    "--base-url", "http://127.0.0.1:9/v1", "--dry-run", "--no-cache"});
+    CHECK(own_server.exit_code == 3);
+    CHECK(contains(own_server.err, "`--model` must be the name of the model the server at http://127.0.0.1:9/v1"));
+    CliResult structured = run_cli({"run", "--task", "sentiment", "--text", "x", "--provider", "simulated",
+                                    "--structured", "json", "--dry-run"});
+    CHECK(structured.exit_code == 3);
+    CHECK(contains(structured.err, "`--structured` must be one of \"schema\", \"prompt\", \"none\"; received \"json\""));
+    CliResult embedding = run_cli({"run", "--task", "sentiment", "--text", "x", "--provider", "openai",
+                                   "--model", "m", "--embedding-provider", "cohere", "--dry-run", "--no-cache"});
+    CHECK(embedding.exit_code == 3);
+    CHECK(contains(embedding.err, "`--embedding-provider` must be one of"));
+    CHECK(contains(embedding.err, "received \"cohere\""));
+}
+
+TEST_CASE("batch --sample and --where: too many rows, an unknown column, a seed alone", "[cli][errors]") {
+    const std::string input = (std::filesystem::temp_directory_path() /
+                               ("llmv-sample-input-" + std::to_string(::getpid()) + ".csv")).string();
+    {
+        std::ofstream out(input);
+        out << "text,agreement\n";
+        for (int i = 0; i < 6; ++i) out << "Sentence " << i << "," << (i % 2 ? 100 : 50) << "\n";
+    }
+    const std::vector<std::string> base = {"batch", "--task", "sentiment", "--input", input,
+                                           "--provider", "simulated", "--dry-run"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = base;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return run_cli(args);
+    };
+    CliResult too_many = with({"--sample", "4", "--where", "agreement=100"});
+    CHECK(too_many.exit_code == 3);
+    CHECK(contains(too_many.err, "`--sample` must be at most the 3 rows there are to draw from; received 4."));
+    CliResult column = with({"--where", "score=1"});
+    CHECK(column.exit_code == 3);
+    CHECK(contains(column.err, "`--where` must be a column of"));
+    CHECK(contains(column.err, "received \"score\""));
+    CliResult seed_alone = with({"--sample-seed", "3"});
+    CHECK(seed_alone.exit_code == 2);
+    CHECK(contains(seed_alone.err, "option `--sample-seed` needs `--sample N`"));
+    CliResult kept = with({"--sample", "3", "--where", "agreement=100"});
+    CHECK(kept.exit_code == 0);
+    CHECK(contains(kept.err, "Sample: 3 of 3 rows"));
+    std::filesystem::remove(input);
 }

@@ -108,7 +108,11 @@ TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata
           "the table's default",
           "[settings][parity][stata]") {
     const std::string ado = read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado");
-    const std::string syntax = syntax_of(ado, "Validate");
+    // The validation's settings are options of `llmvalidate varname`; the simulated provider's
+    // DGP settings are options of `llmvalidate power`.
+    const auto group = GENERATE(settings::Group::validation, settings::Group::simulated);
+    const std::string syntax =
+        syntax_of(ado, group == settings::Group::validation ? "Validate" : "Power");
     // OPTion(type default): the capital letters are the minimal abbreviation.
     const std::regex option("([A-Za-z]+)\\(([a-z]+)(?: ([-0-9.e]+))?\\)");
     std::map<std::string, std::pair<std::string, std::string>> declared;  // name -> type, default
@@ -116,7 +120,7 @@ TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata
          it != std::sregex_iterator(); ++it)
         declared[lower((*it)[1].str())] = {(*it)[2].str(), (*it)[3].str()};
     for (const settings::Setting& setting : settings::table()) {
-        if (setting.stata.empty()) continue;
+        if (setting.stata.empty() || setting.group != group) continue;
         INFO(setting.name << " as " << setting.stata << "()");
         const auto found = declared.find(setting.stata);
         REQUIRE(found != declared.end());

@@ -22,6 +22,8 @@
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/settings.hpp"
+#include "llmvalidate/task.hpp"
 #include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/synthetic_text.hpp"
 
@@ -541,4 +543,49 @@ TEST_CASE("an empty or white-space-only passage is refused before any call") {
     CHECK_FALSE(batch.passages[0].ok);
     CHECK(batch.passages[0].error_code == code::invalid_argument);
     CHECK(server.total_count() == 0);
+}
+
+// Issue 11: the paper sends each prompt alone, one user message, and reads JSON from the free
+// text. structured_output = "none" does the same: no system message, no schema, no tools, and
+// the annotation request's text is the task's prompt byte for byte.
+TEST_CASE("structured output none sends the task's prompt alone, as the paper does") {
+    fake::FakeServer server;
+    server.start();
+    test::TempCacheDir directory("llmv-structured");
+    ValidationConfig config = fake_config(server, directory.cache());
+    settings::apply_preset(config, "paper");
+    REQUIRE(config.structured_output == "none");
+    config.tests.validation_method = "exact";  // the paper's B reference texts are not needed here
+    config.tests.separation_method = "permutation";
+    const PassageInput passage{"y", server_style_passage("negative", 3), "", {}, ""};
+    const PassageResult result = validate_passage(config, passage);
+    INFO(result.error_message);
+    REQUIRE(result.ok);
+    const std::string annotation_prompt = load_task("simple_sentiment").render_annotation(passage.text);
+    std::size_t chat_requests = 0;
+    bool annotation_seen = false;
+    for (const auto& request : server.recorded(100000)) {
+        if (request.endpoint != "openai.chat") continue;
+        ++chat_requests;
+        const auto body = nlohmann::json::parse(request.body);
+        REQUIRE(body["messages"].size() == 1);
+        CHECK(body["messages"][0]["role"] == "user");
+        CHECK_FALSE(body.contains("response_format"));
+        CHECK_FALSE(body.contains("tools"));
+        CHECK_FALSE(body.contains("tool_choice"));
+        if (body["messages"][0]["content"] == annotation_prompt) annotation_seen = true;
+    }
+    CHECK(static_cast<std::int64_t>(chat_requests) == result.calls.chat_calls);
+    CHECK(annotation_seen);
+
+    // "prompt" puts the schema in the prompt instead of the API's structured output.
+    config.structured_output = "prompt";
+    server.reset_counters();
+    REQUIRE(validate_passage(config, passage).ok);
+    for (const auto& request : server.recorded(100000)) {
+        if (request.endpoint != "openai.chat") continue;
+        const auto body = nlohmann::json::parse(request.body);
+        CHECK_FALSE(body.contains("response_format"));
+        CHECK(body["messages"][0]["content"].get<std::string>().find("JSON Schema") != std::string::npos);
+    }
 }

@@ -101,3 +101,15 @@ TEST_CASE("normalize_label folds case and white space") {
     CHECK(normalize_label("NEUTRAL") == "neutral");
     CHECK(normalize_label("") == "");
 }
+
+// Issue 10: the pipeline matched "very-positive" to "Very Positive" while this test counted it
+// as wrong. One normaliser now decides for both.
+TEST_CASE("backtranslation counts an answer as the pipeline's label matcher does") {
+    const std::vector<std::string> labels = {"Very Positive", "Neutral"};
+    const std::vector<std::string> answers = {"very-positive", "Very_Positive", "\"very positive.\"",
+                                              "Neutral"};
+    const auto result = backtranslation("Very Positive", answers, labels, 0.5, "point", 0.05);
+    CHECK(result.correct == 3);
+    CHECK(result.m == 4);
+    CHECK(normalize_label("very-positive") == normalize_label("Very Positive"));
+}

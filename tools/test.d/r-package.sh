@@ -47,6 +47,13 @@ else
   echo "r-package: no fake provider server in $build_dir/tests; its R tests will be skipped"
 fi
 
+# The reproduction vignette's Section 5 chunks run on the Financial PhraseBank when it lies
+# beside the repository (it is not shipped in the package: CC BY-NC-SA).
+phrasebank="$root/../shared/data/financial-phrasebank/financial_phrasebank.csv"
+if [ -z "${LLMV_PHRASEBANK:-}" ] && [ -f "$phrasebank" ]; then
+  export LLMV_PHRASEBANK="$phrasebank"
+fi
+
 # --as-cran looks up missing Suggests (modelsummary) in CRAN's package list to report
 # orphaned ones. Offline, it gets an empty list: nothing is reported orphaned.
 mkdir -p "$work/offline-cran/web/packages"

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "llmvalidate/labels.hpp"  // normalize_label
+
 namespace llmv {
 
 enum class AnswerStatus {
@@ -47,10 +49,6 @@ PassagesAnswer parse_passages_answer(const std::string& answer,
 // string, or, when no JSON is present, an answer that is just the label (after normalising).
 LabelAnswer parse_label_answer(const std::string& answer,
                                const std::vector<std::string>& label_set);
-
-// Lower case (ASCII), punctuation and quotes dropped at the ends, inner runs of white space,
-// '_' and '-' collapsed to one space. "  Very-Positive. " -> "very positive".
-std::string normalize_label(const std::string& label);
 
 // The first balanced JSON object or array in `text` that parses (skipping code fences and
 // prose), as JSON text; unset when there is none.

@@ -3,15 +3,33 @@
 # check the exact number of paid calls, not only what the engine says it made.
 texts <- c(up = "Revenue grew strongly this year.", down = "Losses widened sharply.")
 
+# Without a cache every run warns (llmvalidate_warning_no_cache); the test below checks that
+# warning, the others run without a cache on purpose.
 fake_run <- function(server, text = texts, cache = NULL, key = "test-key", ...) {
-  llm_validate(
-    text, task = "sentiment",
-    provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
-                                   api_key = key),
-    embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
-    M = 24, n = 6, permutations = 199, seed = 2, cache = cache, concurrency = 4, ...
+  withCallingHandlers(
+    llm_validate(
+      text, task = "sentiment",
+      provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
+                                     api_key = key),
+      embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
+      M = 24, n = 6, permutations = 199, seed = 2, cache = cache, concurrency = 4, ...
+    ),
+    llmvalidate_warning_no_cache = function(warning) invokeRestart("muffleWarning")
   )
 }
+
+test_that("a paid run without a cache warns before the first call, one with a cache says where", {
+  server <- local_fake_server()
+  expect_warning(
+    llm_validate(texts[1], task = "sentiment",
+                 provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
+                                                api_key = "test-key"),
+                 M = 19, n = 6, permutations = 199, seed = 2, cache = NULL),
+    class = "llmvalidate_warning_no_cache"
+  )
+  cache <- withr::local_tempfile(fileext = ".sqlite")
+  expect_message(fake_run(server, text = texts[1], cache = cache), class = "llmvalidate_message_cache")
+})
 
 test_that("the server receives exactly the calls of the cost formula, and dry_run predicts them", {
   server <- local_fake_server()

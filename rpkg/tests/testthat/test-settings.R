@@ -2,7 +2,9 @@
 # (issue 10). These tests walk the whole table, so a front end that drifts fails here.
 
 settings <- llmvalidate:::engine_settings()
-r_settings <- settings[nzchar(settings$r), , drop = FALSE]
+r_settings <- settings[nzchar(settings$r) & settings$group == "validation", , drop = FALSE]
+# The simulated provider's data-generating process: the arguments of llm_provider_simulated().
+simulated_settings <- settings[nzchar(settings$r) & settings$group == "simulated", , drop = FALSE]
 
 # The default as R evaluates a formal's default (NULL for the seed, drawn from R's RNG).
 formal_default <- function(fun, spelling) {
@@ -92,4 +94,20 @@ test_that("every engine error code maps to a category class", {
   error <- tryCatch(llmvalidate:::abort_llmv("x", code = "llmv.transport.timeout"),
                     error = identity)
   expect_s3_class(error, "llmvalidate_error_transport")
+})
+
+test_that("llm_provider_simulated() has the engine's defaults and ranges for every DGP setting", {
+  expect_gt(nrow(simulated_settings), 0)
+  expect_setequal(simulated_settings$r, names(formals(llm_provider_simulated)))
+  for (i in seq_len(nrow(simulated_settings))) {
+    row <- simulated_settings[i, ]
+    expect_equal(eval(formals(llm_provider_simulated)[[row$r]]), as.numeric(row$default),
+                 label = row$r)
+    bad <- if (row$high_open) row$high else row$high + 1
+    args <- list()
+    args[[row$r]] <- bad
+    error <- expect_error(do.call(llm_provider_simulated, args),
+                          class = "llmvalidate_error_invalid_argument", label = row$r)
+    expect_match(conditionMessage(error), row$allowed, fixed = TRUE, label = row$r)
+  }
 })

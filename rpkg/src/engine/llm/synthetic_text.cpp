@@ -1,5 +1,7 @@
 #include "llmvalidate/synthetic_text.hpp"
 
+#include "llmvalidate/labels.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>

@@ -23,6 +23,7 @@
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/provider.hpp"
+#include "llmvalidate/resolution.hpp"
 #include "llmvalidate/structured_output.hpp"
 #include "llmvalidate/transport.hpp"
 #include "llmvalidate/utf8.hpp"
@@ -156,55 +157,29 @@ public:
         task_ = std::make_shared<const Task>(load_config_task(config_));
         labels_ = task_->labels();
         m_ = pool_size(config_);
-        synthetic_chat_ = config_.provider == simulated_provider_name;
-        embedding_name_ = config_.embedding_provider.empty()
-                              ? default_embedding_provider(config_.provider)
-                              : config_.embedding_provider;
-        local_embedding_ = embedding_name_ == hashed_embedding_name ||
-                           embedding_name_ == simulated_provider_name;
+        const ResolvedProviders resolved = resolve_providers(config_);
+        chat_provider_ = resolved.chat_provider;
+        synthetic_chat_ = resolved.synthetic_chat;
+        local_embedding_ = resolved.local_embedding;
+        embedding_name_ = resolved.embedding_provider;
+        embedding_model_ = resolved.embedding_model;
         if (synthetic_chat_) {
             simulated_ = std::make_unique<SimulatedModel>(config_.simulated, labels_);
             chat_model_ = simulated_model_name;
         } else {
-            ProviderConfig provider_config;
-            provider_config.base_url = config_.base_url;
-            provider_config.api_key = replay_key();
-            provider_config.options = config_.provider_options;
-            provider_config.connect_timeout_ms = config_.connect_timeout_ms;
-            provider_config.total_timeout_ms = config_.total_timeout_ms;
-            chat_ = make_chat_provider(config_.provider, provider_config);
-            chat_model_ = config_.model;
-            if (chat_model_.empty()) {
-                throw_invalid(code::invalid_argument, "model", "\"\"",
-                              "the model name of provider '" + config_.provider + "'");
-            }
+            ProviderConfig provider_config = resolved.chat;
+            // Reading back sends nothing, so it needs no key: a placeholder stands in for a
+            // missing one (the providers refuse to be built without).
+            if (config_.replay_only && provider_config.api_key.empty())
+                provider_config.api_key = "replay-only-no-key";
+            chat_ = make_chat_provider(resolved.chat_provider, provider_config);
+            chat_model_ = resolved.chat_model;
         }
-        if (local_embedding_) {
-            embedding_model_ = hashed_embedding_model;
-            embedding_name_ = hashed_embedding_name;
-        } else {
-            // The chat provider's URL and key go to its own family's embedder only: an
-            // Anthropic key must never reach OpenAI's endpoint.
-            const bool same_vendor = !synthetic_chat_ &&
-                                     embedding_name_ == default_embedding_provider(config_.provider);
-            ProviderConfig provider_config;
-            provider_config.base_url = config_.embedding_base_url;
-            if (provider_config.base_url.empty() && same_vendor)
-                provider_config.base_url = config_.base_url;
-            provider_config.api_key = config_.embedding_api_key;
-            if (provider_config.api_key.empty() && same_vendor)
-                provider_config.api_key = replay_key();
-            // Reading back sends nothing: a placeholder stands in for another vendor's key too.
+        if (!local_embedding_) {
+            ProviderConfig provider_config = resolved.embedding;
             if (provider_config.api_key.empty() && config_.replay_only)
                 provider_config.api_key = "replay-only-no-key";
-            provider_config.connect_timeout_ms = config_.connect_timeout_ms;
-            provider_config.total_timeout_ms = config_.total_timeout_ms;
             embedder_ = make_embedding_provider(embedding_name_, provider_config);
-            embedding_model_ = config_.embedding_model;
-            if (embedding_model_.empty()) {
-                throw_invalid(code::invalid_argument, "embedding_model", "\"\"",
-                              "the model name of embedding provider '" + embedding_name_ + "'");
-            }
             embedding_batch_ = std::max<std::size_t>(1, embedder_->max_batch_size());
         }
         // No cache path: nothing is stored (memory stays flat); identical requests in flight
@@ -222,6 +197,7 @@ public:
                           "than the simulated one are read back from it");
         }
         if (needs_cache && !config_.cache_path.empty()) {
+            prepare_cache_directory(config_.cache_path);
             cache_ = std::make_unique<Cache>(config_.cache_path, config_.cache_busy_timeout_ms);
             // A second connection to ":memory:" would be another database: written inline.
             // LLMV_CACHE_INLINE_WRITES=1: inline too, for bench/pipeline_batch.sh's comparison.
@@ -235,13 +211,6 @@ public:
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
         if (config_.api_key.size()) secrets_.push_back(config_.api_key);
         if (config_.embedding_api_key.size()) secrets_.push_back(config_.embedding_api_key);
-    }
-
-    // Reading back sends nothing, so it needs no key: a placeholder stands in for a missing one
-    // (the providers refuse to be built without).
-    std::string replay_key() const {
-        return config_.replay_only && config_.api_key.empty() ? std::string("replay-only-no-key")
-                                                              : config_.api_key;
     }
 
     BatchResult run(const PassageSource& source) {
@@ -510,7 +479,7 @@ public:
         if (config_.keep_texts) result.passage_text = passage.input.text;
         result.label_set = labels_;
         result.task_name = task_->name();
-        result.provider = config_.provider;
+        result.provider = chat_provider_;
         result.model = chat_model_;
         result.embedding_provider = embedding_name_;
         result.embedding_model = embedding_model_;
@@ -767,7 +736,7 @@ public:
     }
 
     CacheKey chat_cache_key(const ChatUnit& unit, const ChatRequest& request) const {
-        CacheKey key = chat_key_for(config_.provider, chat_endpoint(), request, unit.position, unit.attempt);
+        CacheKey key = chat_key_for(chat_provider_, chat_endpoint(), request, unit.position, unit.attempt);
         if (synthetic_chat_) key.parameters["dgp"] = dgp_parameters();
         return key;
     }
@@ -1549,6 +1518,7 @@ public:
     int m_ = 0;
     bool synthetic_chat_ = false;
     bool local_embedding_ = false;
+    std::string chat_provider_;  // resolved: never "auto"
     std::string chat_model_;
     std::string embedding_name_;
     std::string embedding_model_;
@@ -1600,13 +1570,16 @@ ChatRequest chat_request_for(const ValidationConfig& config, const std::string& 
         mix_seed(stable_hash(prompt),
                  (static_cast<std::uint64_t>(position) << 20) + static_cast<std::uint64_t>(attempt)) &
         0x7fffffffULL);
-    if (simulate) {
-        request.json_schema = passages_json_schema(static_cast<std::size_t>(count));
-        request.schema_name = "passages";
-    } else {
-        request.json_schema = label_json_schema(labels);
-        request.schema_name = "label";
+    if (config.structured_output == "none") return request;  // the prompt alone, as the paper
+    const std::string schema = simulate ? passages_json_schema(static_cast<std::size_t>(count))
+                                        : label_json_schema(labels);
+    if (config.structured_output == "prompt") {
+        request.messages.back().content +=
+            "\n\nAnswer with JSON only, matching this JSON Schema:\n" + schema;
+        return request;
     }
+    request.json_schema = schema;
+    request.schema_name = simulate ? "passages" : "label";
     return request;
 }
 
@@ -1655,12 +1628,6 @@ std::vector<std::string> reference_labels(const ValidationConfig& config,
         if (for_validation || for_separation) out.push_back(label);
     }
     return out;
-}
-
-std::string default_embedding_provider(const std::string& chat_provider) {
-    if (chat_provider == simulated_provider_name) return hashed_embedding_name;
-    if (chat_provider == "bedrock") return "bedrock-titan";
-    return chat_provider;  // openai -> openai; a provider without embeddings fails in the registry
 }
 
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,

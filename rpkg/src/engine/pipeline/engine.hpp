@@ -50,9 +50,6 @@ inline constexpr int max_cached_attempts = 10000;
 CacheKey embedding_key_for(const std::string& provider, const std::string& endpoint,
                            const std::string& model, const std::string& text);
 
-// The embedding provider name used when config.embedding_provider is empty.
-std::string default_embedding_provider(const std::string& chat_provider);
-
 // The whole run. `keep_results`: BatchResult::passages holds every passage.
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
                        const BatchCallbacks& callbacks, bool keep_results,

@@ -16,6 +16,7 @@
 #include <toml.hpp>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/labels.hpp"
 #include "llmvalidate/sha256.hpp"
 
 namespace llmv {
@@ -64,22 +65,6 @@ std::string trim(const std::string& text) {
     if (first == std::string::npos) return "";
     const auto last = text.find_last_not_of(" \t\r\n");
     return text.substr(first, last - first + 1);
-}
-
-// METHOD.md: labels match case- and whitespace-insensitively after trimming.
-std::string normalized(const std::string& label) {
-    std::string out;
-    bool space = false;
-    for (char c : trim(label)) {
-        if (std::isspace(static_cast<unsigned char>(c))) {
-            space = true;
-            continue;
-        }
-        if (space && !out.empty()) out += ' ';
-        space = false;
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
 }
 
 std::string lower(std::string text) {
@@ -416,7 +401,7 @@ void Task::check() const {
     std::set<std::string> seen;
     for (const auto& label : labels_) {
         if (label.empty()) fail(origin, "labels has an empty label; every label needs a name.");
-        if (!seen.insert(normalized(label)).second) {
+        if (!seen.insert(normalize_label(label)).second) {
             fail(origin, "labels has " + in_quotes(label) +
                              " twice (labels match case- and space-insensitively); labels: " +
                              join(labels_, ", ", "\"", "\"") + ".");
@@ -607,9 +592,9 @@ std::string Task::render_simulation(const std::string& label, int n, const std::
 }
 
 std::optional<std::string> Task::match_label(const std::string& answer) const {
-    const auto wanted = normalized(answer);
+    const auto wanted = normalize_label(answer);
     for (const auto& label : labels_) {
-        if (normalized(label) == wanted) return label;
+        if (normalize_label(label) == wanted) return label;
     }
     return std::nullopt;
 }

@@ -100,6 +100,11 @@ Setting statistics(Setting setting) {
     return setting;
 }
 
+Setting simulated(Setting setting) {
+    setting.group = Group::simulated;
+    return setting;
+}
+
 Setting optional(Setting setting) {
     setting.optional = true;
     return setting;
@@ -162,6 +167,11 @@ std::vector<Setting> build_table() {
                "Tokens per minute (0: no limit).", LLMV_NUMBER_FIELD(tpm)),
         number("temperature", {"--temperature", "", "temperature", "", "T"}, 0, false, 2, false,
                "Sampling temperature (1, as in the paper).", LLMV_NUMBER_FIELD(temperature)),
+        choice("structured_output",
+               {"--structured", "", "structured", "structured", "HOW"}, {"schema", "prompt", "none"},
+               "How the answer's JSON is asked for: schema (the API's structured output), prompt "
+               "(the schema in the prompt) or none (the paper's way: the prompt alone).",
+               LLMV_TEXT_FIELD(structured_output)),
         optional(number("top_p", {"--top-p", "", "", "", "P"}, 0, false, 1, false,
                         "Nucleus sampling (unset: the provider's).", LLMV_OPTIONAL_FIELD(top_p))),
         optional(integer("max_tokens", {"--max-tokens", "", "", "", "N"}, 1, 1000000,
@@ -187,6 +197,35 @@ std::vector<Setting> build_table() {
         integer("cache_busy_timeout_ms", {"", "", "", "", "MS"}, 0, int_max,
                 "How long a cache write waits for another process's lock, in milliseconds.",
                 LLMV_NUMBER_FIELD(cache_busy_timeout_ms)),
+        // The simulated provider's data-generating process (docs/simulated.md): synthetic.
+        simulated(number("follow_probability",
+                         {"--follow", "", "follow_probability", "follow", "P"}, 0, false, 1, false,
+                         "Simulated provider: probability that a generated text is written in "
+                         "the requested label.",
+                         LLMV_NUMBER_FIELD(simulated.follow_probability))),
+        simulated(number("label_signal", {"--signal", "", "label_signal", "signal", "SHARE"}, 0,
+                         false, 1, false,
+                         "Simulated provider: share of a generated text's words drawn from its "
+                         "label's lexicon.",
+                         LLMV_NUMBER_FIELD(simulated.label_signal))),
+        simulated(number("annotator_accuracy",
+                         {"--accuracy", "", "annotator_accuracy", "accuracy", "P"}, 0, false, 1,
+                         false, "Simulated provider: probability that the annotator returns a "
+                                "text's latent label.",
+                         LLMV_NUMBER_FIELD(simulated.annotator_accuracy))),
+        simulated(number("unparseable_probability",
+                         {"--unparseable", "", "unparseable_probability", "unparseable", "P"}, 0,
+                         false, 1, true,
+                         "Simulated provider: probability that an answer is not valid JSON.",
+                         LLMV_NUMBER_FIELD(simulated.unparseable_probability))),
+        simulated(integer("words", {"--words", "", "words", "words", "N"}, 0, 2000,
+                          "Simulated provider: words per generated text (0: the passage's "
+                          "length).",
+                          LLMV_NUMBER_FIELD(simulated.words))),
+        simulated(entry("dgp_seed", {"--dgp-seed", "", "", "dgpseed", "SEED"}, Kind::seed,
+                        "Simulated provider: seed of the data-generating process (R: the run's "
+                        "seed).",
+                        LLMV_SEED_FIELD(simulated.seed))),
     };
 }
 
@@ -365,6 +404,36 @@ void check(const stats::TestOptions& options, FrontEnd front_end) {
     config.tests = options;
     for (const Setting& setting : table())
         if (setting.statistics) check_value(setting, setting.get(config), front_end);
+}
+
+}  // namespace llmv::settings
+
+namespace llmv::settings {
+
+const std::vector<Preset>& presets() {
+    static const std::vector<Preset> all = {
+        {"paper",
+         "The paper's way (docs/paper-fidelity.md): its bootstrap validation and separation tests, "
+         "and each prompt sent alone as one user message, the JSON read from the free-text answer.",
+         {{"validation_method", "paper"}, {"separation_method", "paper"}, {"structured_output", "none"}}},
+    };
+    return all;
+}
+
+void apply_preset(pipeline::ValidationConfig& config, const std::string& name, FrontEnd front_end) {
+    for (const Preset& preset : presets()) {
+        if (preset.name != name) continue;
+        for (const auto& [setting_name, value] : preset.values) {
+            const Setting& entry = setting(setting_name);
+            entry.set(config, parse(entry, value, front_end));
+        }
+        return;
+    }
+    std::string names;
+    for (const Preset& preset : presets()) names += (names.empty() ? "" : ", ") + ("\"" + preset.name + "\"");
+    const char* spellings[] = {"preset", "--preset", "preset", "preset()"};
+    throw_invalid(code::invalid_argument, spellings[static_cast<int>(front_end)], "\"" + name + "\"",
+                  "one of " + names);
 }
 
 }  // namespace llmv::settings

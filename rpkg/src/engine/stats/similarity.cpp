@@ -78,22 +78,6 @@ Eigen::MatrixXd normalize_rows(const MatrixRef& embeddings, const std::string& a
     return normalized;
 }
 
-std::string normalize_label(const std::string& label) {
-    std::string result;
-    bool pending_space = false;
-    for (const char c : label) {
-        const unsigned char byte = static_cast<unsigned char>(c);
-        if (std::isspace(byte)) {
-            pending_space = !result.empty();
-            continue;
-        }
-        if (pending_space) result.push_back(' ');
-        pending_space = false;
-        result.push_back(static_cast<char>(std::tolower(byte)));
-    }
-    return result;
-}
-
 void SimilarityBlocks::add(const std::string& name, const MatrixRef& embeddings,
                            const std::string& argument) {
     Eigen::MatrixXd normalized = normalize_rows(embeddings, argument);

@@ -85,8 +85,9 @@ struct ValidationConfig {
     // override them).
     std::map<std::string, std::string> variables;
 
-    // Chat model: a provider of the registry (provider.hpp), or "simulated" (no network).
-    std::string provider = "simulated";
+    // Chat model: a provider of the registry (provider.hpp), "simulated" (no network, a
+    // synthetic DGP: only when named), or "auto" (from the environment, resolution.hpp).
+    std::string provider = "auto";
     std::string model;     // empty: the provider's documented default
     std::string base_url;  // empty: the provider's default / environment variable
     std::string api_key;   // empty: the provider's environment variable; never printed
@@ -122,6 +123,11 @@ struct ValidationConfig {
     double rpm = 0;          // requests per minute; 0: unlimited
     double tpm = 0;          // tokens per minute; 0: unlimited
     double temperature = 1.0;  // the paper's setting
+    // How an answer's JSON shape is asked for: "schema" (the API's structured output: OpenAI's
+    // json_schema, a forced tool where the model supports one), "prompt" (the JSON Schema
+    // appended to the prompt, no API feature), or "none" (the paper's way: the task's prompt
+    // alone as one user message, JSON read from the free-text answer).
+    std::string structured_output = "schema";
     std::optional<double> top_p;
     std::optional<int> max_tokens;
     int parse_retry_limit = 3;  // redraws of an unparseable / out-of-set answer
@@ -238,6 +244,7 @@ struct BatchCallbacks {
 // every prompt, and max_tokens or a per-answer estimate for the output).
 struct DryRunReport {
     std::size_t passages = 0;
+    std::string providers;  // ResolvedProviders::description(): what the run would call
     CallCounts calls;                    // what the run would make, before the cache
     std::int64_t cached_calls = 0;       // of which the cache already holds (would not be made)
     // Embedded texts the cache already holds, and texts embedded once for several passages.
@@ -351,6 +358,11 @@ Generations read_generations(const ValidationConfig& config, const std::vector<P
 // before power runs (METHOD.md, "Verdict").
 std::vector<std::string> size_warnings(const ValidationConfig& config);
 
+// A run that would pay for answers and keep none (no cache): the warning every front end shows
+// before the first call; empty when there is a cache or nothing is paid (simulated provider,
+// local embedder).
+std::string cache_warning(const ValidationConfig& config);
+
 // The per-passage cost formula of METHOD.md, for the given configuration and label-set size K:
 // R + K·⌈M/n⌉ + M chat calls (paper methods add their reference draws), K·M + 1 texts.
 CallCounts expected_calls_per_passage(const ValidationConfig& config, int label_count);
@@ -364,6 +376,7 @@ BatchSummary summarize(const std::vector<PassageResult>& results,
 // one generated text of `true_label` (so β̂ is valid exactly when the annotator returns
 // true_label), the pipeline runs as usual, and every outcome is tallied.
 struct PowerConfig {
+    PowerConfig() { validation.provider = "simulated"; }
     ValidationConfig validation;  // provider must be "simulated"
     std::string true_label;       // empty: the first label of S
     int replications = 200;

@@ -35,6 +35,11 @@ enum class Kind {
     flag,     // on / off (number 0 or 1)
 };
 
+// Which object a setting belongs to: a validation (llm_validate(), `llmvalidate varname`,
+// `llmvalidate run`), or the simulated provider's data-generating process
+// (llm_provider_simulated(), `llmvalidate power`, the CLI's --follow, ...).
+enum class Group { validation, simulated };
+
 // Whose spelling a message uses: `alpha` (engine, R), `--alpha` (CLI), `alpha()` (Stata).
 enum class FrontEnd { engine, cli, r, stata };
 
@@ -58,6 +63,7 @@ struct Setting {
     std::vector<std::string> choices;  // Kind::choice
     std::string doc;                   // one line
     bool statistics = false;           // a field of stats::TestOptions (llmvalidate test too)
+    Group group = Group::validation;
     Value (*get)(const pipeline::ValidationConfig&) = nullptr;
     void (*set)(pipeline::ValidationConfig&, const Value&) = nullptr;
 };
@@ -87,6 +93,19 @@ Value parse(const Setting& setting, const std::string& text, FrontEnd front_end)
 void check(const pipeline::ValidationConfig& config, FrontEnd front_end = FrontEnd::engine);
 // The same check of the statistics' settings alone (llmvalidate test, R, Stata test).
 void check(const stats::TestOptions& options, FrontEnd front_end = FrontEnd::engine);
+
+// A named bundle of settings: the CLI's --paper, R's preset = "paper", Stata's paper. A front
+// end applies it first, so that a setting the user also gives explicitly wins.
+struct Preset {
+    std::string name;
+    std::string doc;
+    std::vector<std::pair<std::string, std::string>> values;  // setting name, value as typed
+};
+const std::vector<Preset>& presets();
+// Throws llmv::Error(invalid_argument) naming the front end's spelling of "preset" and the
+// presets there are.
+void apply_preset(pipeline::ValidationConfig& config, const std::string& name,
+                  FrontEnd front_end = FrontEnd::engine);
 
 }  // namespace settings
 }  // namespace llmv

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "llmvalidate/labels.hpp"
 #include "llmvalidate/rng.hpp"
 
 namespace llmv::stats {
@@ -116,8 +117,8 @@ struct BacktranslationResult {
     bool pass = false;
 };
 
-// Labels compare after trimming, lower-casing and folding inner white space.
-std::string normalize_label(const std::string& label);
+// Labels compare through llmv::normalize_label (labels.hpp), as everywhere else.
+using llmv::normalize_label;
 
 // Lower bound of the exact one-sided (1 - α) Clopper-Pearson interval; 0 when successes = 0.
 double clopper_pearson_lower(int successes, int trials, double alpha);

@@ -1,0 +1,84 @@
+#pragma once
+// Which provider, which model, which key and which cache: decided here once, for the run, the
+// dry run, the CLI, R and Stata. docs/providers.md's table of defaults is generated from
+// provider_defaults() (a test fails on drift).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/provider.hpp"
+
+namespace llmv::pipeline {
+
+// One row per provider of the registry (and the two synthetic stand-ins).
+struct ProviderDefaults {
+    std::string kind;      // "chat" or "embedding"
+    std::string provider;  // registry name
+    // The model used when none is given. Empty: none can be assumed (a server of your own
+    // serves whatever model it loaded, so the model must be named).
+    std::string model;
+    // Chat providers: the embedding provider of the same vendor, which alone may receive the
+    // chat provider's base URL and key. Empty: the vendor offers no embeddings.
+    std::string embedding_family;
+    std::string credential;  // where the key comes from, for the docs (never the key itself)
+};
+const std::vector<ProviderDefaults>& provider_defaults();
+
+// The chat provider "auto" picks from the environment, in this order: LLMV_BASE_URL (any
+// OpenAI-compatible server), ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials.
+inline constexpr const char* auto_provider_name = "auto";
+
+struct ResolveOptions {
+    // With no provider configured, "auto" falls back to the simulated provider, and a chat
+    // provider without embeddings to the hashed embedder. Only a front end that says so on its
+    // first line may allow this (the CLI's main job); everywhere else it is an error.
+    bool allow_synthetic_fallback = false;
+    // Tests: read these variables instead of the process environment.
+    std::optional<std::map<std::string, std::string>> environment;
+};
+
+struct ResolvedProviders {
+    std::string chat_provider;  // never "auto"
+    std::string chat_model;     // "simulated-dgp-1" for the simulated provider
+    std::string chosen_from;    // what "auto" read ("ANTHROPIC_API_KEY", ...); empty otherwise
+    ProviderConfig chat;        // base URL, key, options and timeouts of the chat provider
+    std::string embedding_provider;  // "hashed" for the local embedder
+    std::string embedding_model;
+    ProviderConfig embedding;  // never holds another vendor's key or base URL
+    bool synthetic_chat = false;
+    bool local_embedding = false;
+    // Why the embedder is the synthetic one although a real chat provider runs (empty when it
+    // is not): the front ends print it.
+    std::string synthetic_embedding_reason;
+    // One line for a report's head: "Provider: anthropic (model ...), chosen from ...".
+    std::string description() const;
+};
+
+// Auto-selection, default models (an explicit model, then LLMV_MODEL / LLMV_EMBEDDING_MODEL,
+// then the table), and each credential to its own vendor only. Throws llmv.input.* errors
+// that name the setting and what is allowed.
+ResolvedProviders resolve_providers(const ValidationConfig& config,
+                                    const ResolveOptions& options = {});
+
+// Writes the resolved names and models back into the configuration, so that a front end
+// reports exactly what the engine will run (resolving again gives the same result).
+void apply_resolution(ValidationConfig& config, const ResolvedProviders& resolved);
+
+// The per-user cache every front end shares: $LLMV_CACHE, else cache.sqlite in the directory
+// R's tools::R_user_dir("llmvalidate", "cache") names ($R_USER_CACHE_DIR/R/llmvalidate, else
+// $XDG_CACHE_HOME/R/llmvalidate, else ~/.cache/R/llmvalidate on Linux,
+// ~/Library/Caches/org.R-project.R/R/llmvalidate on macOS, %LOCALAPPDATA%/R/cache/R/llmvalidate
+// on Windows). The directory is not created here.
+std::string default_cache_path(const std::optional<std::map<std::string, std::string>>& environment = {});
+
+// Creates the default cache's directory (and its parents) when `path` is default_cache_path();
+// a path the user gave must already have its directory.
+void prepare_cache_directory(const std::string& path);
+
+// The embedding provider of the chat provider's own vendor ("openai" -> "openai", "bedrock" ->
+// "bedrock-titan", "simulated" -> "hashed"); empty when the vendor has none (anthropic).
+std::string default_embedding_provider(const std::string& chat_provider);
+
+}  // namespace llmv::pipeline

@@ -1,0 +1,86 @@
+// Reproducible row samples and row filters (sample.hpp).
+#include "llmvalidate/sample.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/rng.hpp"
+
+namespace llmv {
+
+namespace {
+
+std::string trimmed(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return "";
+    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::string current;
+    for (char c : text) {
+        if (c == separator) {
+            parts.push_back(current);
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    parts.push_back(current);
+    return parts;
+}
+
+}  // namespace
+
+std::vector<std::size_t> sample_rows(std::size_t population, std::size_t n, std::uint64_t seed,
+                                     const std::string& argument) {
+    if (n > population) {
+        throw_invalid(code::invalid_argument, argument, std::to_string(n),
+                      "at most the " + std::to_string(population) + " rows there are to draw from");
+    }
+    std::vector<std::size_t> positions(population);
+    std::iota(positions.begin(), positions.end(), std::size_t{0});
+    Rng rng(seed);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t j = i + static_cast<std::size_t>(rng.bounded(population - i));
+        std::swap(positions[i], positions[j]);
+    }
+    positions.resize(n);
+    std::sort(positions.begin(), positions.end());
+    return positions;
+}
+
+RowFilter RowFilter::parse(const std::string& text, const std::string& argument) {
+    RowFilter filter;
+    for (const std::string& condition : split(text, ';')) {
+        if (trimmed(condition).empty()) continue;
+        const auto equals = condition.find('=');
+        const std::string column = equals == std::string::npos ? "" : trimmed(condition.substr(0, equals));
+        if (column.empty()) {
+            throw_invalid(code::invalid_argument, argument, "\"" + condition + "\"",
+                          "conditions COLUMN=VALUE (several values: VALUE|VALUE; several "
+                          "conditions: separated by ';'), e.g. agreement=50|66");
+        }
+        std::set<std::string> values;
+        for (const std::string& value : split(condition.substr(equals + 1), '|')) values.insert(trimmed(value));
+        filter.conditions_.emplace_back(column, std::move(values));
+    }
+    return filter;
+}
+
+std::vector<std::string> RowFilter::columns() const {
+    std::vector<std::string> names;
+    for (const auto& condition : conditions_) names.push_back(condition.first);
+    return names;
+}
+
+bool RowFilter::matches(const std::function<std::string(const std::string&)>& value_of) const {
+    for (const auto& [column, values] : conditions_) {
+        if (!values.count(trimmed(value_of(column)))) return false;
+    }
+    return true;
+}
+
+}  // namespace llmv

@@ -1,0 +1,269 @@
+// Provider, model, key and cache resolution (resolution.hpp): the one copy of these rules.
+#include "llmvalidate/resolution.hpp"
+
+#include <cstdlib>
+#include <sys/stat.h>
+#include <sys/types.h>
+#ifdef _WIN32
+#include <direct.h>
+#endif
+
+#include "llmvalidate/error.hpp"
+#include "pipeline/simulated.hpp"
+
+namespace llmv::pipeline {
+
+namespace {
+
+using Environment = std::optional<std::map<std::string, std::string>>;
+
+std::string env_value(const Environment& environment, const std::string& name) {
+    if (environment) {
+        const auto found = environment->find(name);
+        return found == environment->end() ? std::string() : found->second;
+    }
+    const char* value = std::getenv(name.c_str());
+    return value ? std::string(value) : std::string();
+}
+
+const ProviderDefaults* find_defaults(const std::string& kind, const std::string& provider) {
+    for (const ProviderDefaults& row : provider_defaults()) {
+        if (row.kind == kind && row.provider == provider) return &row;
+    }
+    return nullptr;
+}
+
+std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+
+std::string names_of(const std::string& kind) {
+    std::string names;
+    for (const ProviderDefaults& row : provider_defaults()) {
+        if (row.kind != kind) continue;
+        names += (names.empty() ? "" : ", ") + quoted(row.provider);
+    }
+    return names;
+}
+
+bool has_aws_credentials(const Environment& environment) {
+    return !env_value(environment, "AWS_BEARER_TOKEN_BEDROCK").empty() ||
+           (!env_value(environment, "AWS_ACCESS_KEY_ID").empty() &&
+            !env_value(environment, "AWS_SECRET_ACCESS_KEY").empty());
+}
+
+}  // namespace
+
+const std::vector<ProviderDefaults>& provider_defaults() {
+    // Model defaults: small, current models of each vendor, for trying the package; a study
+    // should name its model (the paper's point is that validity is a property of one model).
+    static const std::vector<ProviderDefaults> table = {
+        {"chat", "openai", "gpt-4o-mini", "openai",
+         "OPENAI_API_KEY (AZURE_OPENAI_API_KEY with flavor azure); none for a local server"},
+        {"chat", "anthropic", "claude-sonnet-4-20250514", "", "ANTHROPIC_API_KEY"},
+        {"chat", "bedrock", "anthropic.claude-3-haiku-20240307-v1:0", "bedrock-titan",
+         "AWS_BEARER_TOKEN_BEDROCK, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
+        {"chat", simulated_provider_name, simulated_model_name, hashed_embedding_name,
+         "none: a synthetic data-generating process, not an LLM"},
+        {"embedding", "openai", "text-embedding-3-small", "", "OPENAI_API_KEY"},
+        {"embedding", "bedrock-titan", "amazon.titan-embed-text-v2:0", "",
+         "as bedrock"},
+        {"embedding", "ollama", "nomic-embed-text", "", "none"},
+        {"embedding", hashed_embedding_name, hashed_embedding_model, "",
+         "none: a hashed bag of words, not a language model"},
+    };
+    return table;
+}
+
+std::string default_embedding_provider(const std::string& chat_provider) {
+    const ProviderDefaults* row = find_defaults("chat", chat_provider);
+    return row ? row->embedding_family : std::string();
+}
+
+std::string ResolvedProviders::description() const {
+    if (synthetic_chat) {
+        return "Provider: simulated (a synthetic data-generating process, docs/simulated.md; not "
+               "an LLM).";
+    }
+    std::string line = "Provider: " + chat_provider + " (model " + chat_model + ")";
+    if (!chosen_from.empty()) line += ", chosen from " + chosen_from;
+    line += ". Embeddings: " + embedding_provider + " (model " + embedding_model + ").";
+    if (!synthetic_embedding_reason.empty()) {
+        line += " SYNTHETIC EMBEDDINGS: " + synthetic_embedding_reason;
+    }
+    return line;
+}
+
+ResolvedProviders resolve_providers(const ValidationConfig& config, const ResolveOptions& options) {
+    const Environment& environment = options.environment;
+    ResolvedProviders resolved;
+    resolved.chat_provider = config.provider.empty() ? auto_provider_name : config.provider;
+    resolved.chat.base_url = config.base_url;
+    bool server_of_your_own_from_environment = false;
+    if (resolved.chat_provider == auto_provider_name) {
+        const std::string llmv_base_url = env_value(environment, "LLMV_BASE_URL");
+        if (!config.base_url.empty() || !llmv_base_url.empty()) {
+            resolved.chat_provider = "openai";
+            if (resolved.chat.base_url.empty()) {
+                resolved.chat.base_url = llmv_base_url;
+                server_of_your_own_from_environment = true;
+                resolved.chosen_from = "LLMV_BASE_URL (" + llmv_base_url + ")";
+            } else {
+                resolved.chosen_from = "the base URL (" + config.base_url + ")";
+            }
+        } else if (!env_value(environment, "ANTHROPIC_API_KEY").empty()) {
+            resolved.chat_provider = "anthropic";
+            resolved.chosen_from = "ANTHROPIC_API_KEY";
+        } else if (!env_value(environment, "OPENAI_API_KEY").empty()) {
+            resolved.chat_provider = "openai";
+            resolved.chosen_from = "OPENAI_API_KEY";
+        } else if (has_aws_credentials(environment)) {
+            resolved.chat_provider = "bedrock";
+            resolved.chosen_from = "AWS credentials";
+        } else if (options.allow_synthetic_fallback) {
+            resolved.chat_provider = simulated_provider_name;
+            resolved.chosen_from = "no provider configured";
+        } else {
+            throw_invalid(code::invalid_argument, "provider",
+                          "\"auto\", with no provider configured in the environment",
+                          "a provider named explicitly (" + names_of("chat") +
+                              "), or one of LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY or "
+                              "AWS credentials set; the simulated provider (a synthetic "
+                              "data-generating process) runs only when named");
+        }
+    }
+    if (!find_defaults("chat", resolved.chat_provider)) {
+        throw_invalid(code::invalid_argument, "provider", quoted(resolved.chat_provider),
+                      "one of " + names_of("chat") + ", or \"auto\"");
+    }
+    resolved.synthetic_chat = resolved.chat_provider == simulated_provider_name;
+    if (resolved.synthetic_chat) {
+        resolved.chat_model = simulated_model_name;
+    } else {
+        resolved.chat_model = config.model;
+        if (resolved.chat_model.empty()) resolved.chat_model = env_value(environment, "LLMV_MODEL");
+        if (resolved.chat_model.empty()) {
+            if (server_of_your_own_from_environment) {
+                resolved.chat_model = "default";  // one loaded model; llama-server ignores the name
+            } else if (resolved.chat_provider == "openai" && !resolved.chat.base_url.empty()) {
+                throw_invalid(code::invalid_argument, "model", "none",
+                              "the name of the model the server at " + resolved.chat.base_url +
+                                  " serves (a server of your own has no default model)");
+            } else {
+                resolved.chat_model = find_defaults("chat", resolved.chat_provider)->model;
+            }
+        }
+        resolved.chat.api_key = config.api_key;
+        resolved.chat.options = config.provider_options;
+        resolved.chat.connect_timeout_ms = config.connect_timeout_ms;
+        resolved.chat.total_timeout_ms = config.total_timeout_ms;
+        resolved.chat.environment = environment;
+    }
+
+    const std::string family = default_embedding_provider(resolved.chat_provider);
+    std::string embedding = config.embedding_provider;
+    if (embedding == simulated_provider_name) embedding = hashed_embedding_name;
+    if (embedding.empty()) {
+        if (!family.empty()) {
+            embedding = family;
+        } else if (!env_value(environment, "OPENAI_API_KEY").empty()) {
+            embedding = "openai";  // the vendor has no embeddings; OpenAI's key is there
+        } else if (options.allow_synthetic_fallback) {
+            embedding = hashed_embedding_name;
+            resolved.synthetic_embedding_reason =
+                "provider " + resolved.chat_provider +
+                " offers no embedding model and none is configured, so texts are embedded by a "
+                "hashed bag of words, not by a language model.";
+        } else {
+            throw_invalid(code::invalid_argument, "embedding_provider", "none",
+                          "an embedding provider (" + names_of("embedding") + "): provider " +
+                              resolved.chat_provider + " offers no embedding model");
+        }
+    }
+    if (!find_defaults("embedding", embedding)) {
+        throw_invalid(code::invalid_argument, "embedding_provider", quoted(embedding),
+                      "one of " + names_of("embedding") + ", or \"simulated\"");
+    }
+    resolved.embedding_provider = embedding;
+    resolved.local_embedding = embedding == hashed_embedding_name;
+    if (resolved.local_embedding) {
+        resolved.embedding_model = hashed_embedding_model;
+        return resolved;
+    }
+    // The chat provider's URL and key go to its own vendor's embedder only: an Anthropic key
+    // must never reach OpenAI's endpoint.
+    const bool same_vendor = !resolved.synthetic_chat && embedding == family;
+    resolved.embedding.base_url = config.embedding_base_url;
+    if (resolved.embedding.base_url.empty() && same_vendor) {
+        resolved.embedding.base_url = resolved.chat.base_url;
+    }
+    resolved.embedding.api_key = config.embedding_api_key;
+    if (resolved.embedding.api_key.empty() && same_vendor) resolved.embedding.api_key = config.api_key;
+    resolved.embedding.connect_timeout_ms = config.connect_timeout_ms;
+    resolved.embedding.total_timeout_ms = config.total_timeout_ms;
+    resolved.embedding.environment = environment;
+    resolved.embedding_model = config.embedding_model;
+    if (resolved.embedding_model.empty()) {
+        resolved.embedding_model = env_value(environment, "LLMV_EMBEDDING_MODEL");
+    }
+    if (resolved.embedding_model.empty()) {
+        if (embedding == "openai" && !resolved.embedding.base_url.empty()) {
+            if (!same_vendor) {
+                throw_invalid(code::invalid_argument, "embedding_model", "none",
+                              "the name of the embedding model the server at " +
+                                  resolved.embedding.base_url + " serves");
+            }
+            resolved.embedding_model = resolved.chat_model;  // the chat server's own model
+        } else {
+            resolved.embedding_model = find_defaults("embedding", embedding)->model;
+        }
+    }
+    return resolved;
+}
+
+void apply_resolution(ValidationConfig& config, const ResolvedProviders& resolved) {
+    config.provider = resolved.chat_provider;
+    config.base_url = resolved.synthetic_chat ? config.base_url : resolved.chat.base_url;
+    if (!resolved.synthetic_chat) config.model = resolved.chat_model;
+    config.embedding_provider = resolved.embedding_provider;
+    config.embedding_model = resolved.embedding_model;
+}
+
+std::string default_cache_path(const Environment& environment) {
+    const std::string explicit_path = env_value(environment, "LLMV_CACHE");
+    if (!explicit_path.empty()) return explicit_path;
+    std::string root = env_value(environment, "R_USER_CACHE_DIR");
+    if (root.empty()) root = env_value(environment, "XDG_CACHE_HOME");
+#ifdef _WIN32
+    if (root.empty()) root = env_value(environment, "LOCALAPPDATA") + "/R/cache";
+#elif defined(__APPLE__)
+    if (root.empty()) root = env_value(environment, "HOME") + "/Library/Caches/org.R-project.R";
+#else
+    if (root.empty()) root = env_value(environment, "HOME") + "/.cache";
+#endif
+    return root + "/R/llmvalidate/cache.sqlite";
+}
+
+void prepare_cache_directory(const std::string& path) {
+    if (path.empty() || path == ":memory:" || path != default_cache_path()) return;
+    const auto slash = path.find_last_of("/\\");
+    if (slash == std::string::npos) return;
+    const std::string directory = path.substr(0, slash);
+    // Each parent in turn; failures on the way (a drive letter, a directory that exists) are
+    // harmless, only the end result counts.
+    for (std::size_t at = 1; at <= directory.size(); ++at) {
+        if (at != directory.size() && directory[at] != '/' && directory[at] != '\\') continue;
+        const std::string prefix = directory.substr(0, at);
+#ifdef _WIN32
+        (void)_mkdir(prefix.c_str());
+#else
+        (void)mkdir(prefix.c_str(), 0700);
+#endif
+    }
+    struct stat status {};
+    if (stat(directory.c_str(), &status) != 0 || !(status.st_mode & S_IFDIR)) {
+        throw_invalid(code::cache, "cache", quoted(path),
+                      "a file in a directory that exists or can be created (" + directory +
+                          " could not be created)");
+    }
+}
+
+}  // namespace llmv::pipeline

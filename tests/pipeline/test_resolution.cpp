@@ -1,0 +1,258 @@
+// Provider, model, key and cache resolution (resolution.hpp), the one copy the run, the dry run
+// and every front end use. Issue 10: only the CLI knew default models; a documented default
+// ("embedding = NULL takes the chat provider's family") failed in R; an Anthropic key reached
+// OpenAI's embeddings endpoint from Stata.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cache/temp_cache_dir.hpp"
+#include "fake_server/fake_server.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/resolution.hpp"
+
+using namespace llmv;
+using namespace llmv::pipeline;
+
+namespace {
+
+using Environment = std::map<std::string, std::string>;
+
+ResolvedProviders resolve(ValidationConfig config, const Environment& environment,
+                          bool fallback = false) {
+    ResolveOptions options;
+    options.environment = environment;
+    options.allow_synthetic_fallback = fallback;
+    return resolve_providers(config, options);
+}
+
+ValidationConfig with_provider(const std::string& provider) {
+    ValidationConfig config;
+    config.provider = provider;
+    return config;
+}
+
+const ProviderDefaults& row(const std::string& kind, const std::string& provider) {
+    for (const ProviderDefaults& entry : provider_defaults()) {
+        if (entry.kind == kind && entry.provider == provider) return entry;
+    }
+    FAIL("no row " << kind << " " << provider);
+    throw;
+}
+
+std::string error_message(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const Error& error) {
+        return error.what();
+    }
+    return "";
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("auto picks the provider from the environment, in the documented order") {
+    const Environment anthropic = {{"ANTHROPIC_API_KEY", "sk-ant"}, {"OPENAI_API_KEY", "sk-oa"}};
+    CHECK(resolve(with_provider("auto"), anthropic).chat_provider == "anthropic");
+    CHECK(resolve(with_provider("auto"), anthropic).chosen_from == "ANTHROPIC_API_KEY");
+    CHECK(resolve(with_provider("auto"), {{"OPENAI_API_KEY", "sk-oa"}}).chat_provider == "openai");
+    CHECK(resolve(with_provider("auto"), {{"AWS_BEARER_TOKEN_BEDROCK", "t"}}).chat_provider ==
+          "bedrock");
+    // An AWS key id alone is not a credential.
+    CHECK_THROWS(resolve(with_provider("auto"), {{"AWS_ACCESS_KEY_ID", "a"}}));
+    const auto local = resolve(with_provider("auto"),
+                               {{"LLMV_BASE_URL", "http://127.0.0.1:8080/v1"}, {"ANTHROPIC_API_KEY", "k"}});
+    CHECK(local.chat_provider == "openai");
+    CHECK(local.chat.base_url == "http://127.0.0.1:8080/v1");
+    CHECK(local.chat_model == "default");
+    CHECK(local.embedding_model == "default");  // the server's own model embeds too
+    CHECK(local.embedding.base_url == "http://127.0.0.1:8080/v1");
+}
+
+TEST_CASE("auto with nothing configured is an error, unless the front end allows the stand-in") {
+    const std::string message = error_message([] { resolve(with_provider("auto"), {}); });
+    CHECK(message.find("provider") != std::string::npos);
+    CHECK(message.find("ANTHROPIC_API_KEY") != std::string::npos);
+    CHECK(message.find("\"anthropic\"") != std::string::npos);  // the names, from the table
+    const auto fallback = resolve(with_provider("auto"), {}, true);
+    CHECK(fallback.synthetic_chat);
+    CHECK(fallback.local_embedding);
+}
+
+TEST_CASE("every real provider has its default models from the one table") {
+    for (const std::string provider : {"openai", "anthropic", "bedrock"}) {
+        INFO(provider);
+        const Environment environment = {{"OPENAI_API_KEY", "sk-oa"}};
+        const auto resolved = resolve(with_provider(provider), environment);
+        CHECK(resolved.chat_model == row("chat", provider).model);
+        CHECK_FALSE(resolved.chat_model.empty());
+        CHECK_FALSE(resolved.embedding_model.empty());
+        CHECK(resolved.embedding_model == row("embedding", resolved.embedding_provider).model);
+    }
+    // An explicit model wins over LLMV_MODEL, which wins over the table.
+    ValidationConfig config = with_provider("anthropic");
+    config.embedding_provider = "ollama";
+    CHECK(resolve(config, {{"LLMV_MODEL", "claude-x"}}).chat_model == "claude-x");
+    config.model = "claude-y";
+    CHECK(resolve(config, {{"LLMV_MODEL", "claude-x"}}).chat_model == "claude-y");
+    CHECK(resolve(config, {}).embedding_model == row("embedding", "ollama").model);
+    CHECK(resolve(config, {{"LLMV_EMBEDDING_MODEL", "e5"}}).embedding_model == "e5");
+}
+
+TEST_CASE("a server of your own must name its model") {
+    ValidationConfig config = with_provider("openai");
+    config.base_url = "http://127.0.0.1:9/v1";
+    const std::string message = error_message([&] { resolve(config, {}); });
+    CHECK(message.find("model") != std::string::npos);
+    CHECK(message.find("http://127.0.0.1:9/v1") != std::string::npos);
+    config.model = "qwen";
+    const auto resolved = resolve(config, {});
+    CHECK(resolved.embedding_model == "qwen");
+    CHECK(resolved.embedding.base_url == config.base_url);
+}
+
+TEST_CASE("each key goes only to its own vendor's endpoint") {
+    ValidationConfig config = with_provider("anthropic");
+    config.api_key = "sk-ant-secret";
+    config.base_url = "http://127.0.0.1:7/anthropic";
+    config.embedding_provider = "openai";
+    const auto resolved = resolve(config, {});
+    CHECK(resolved.chat.api_key == "sk-ant-secret");
+    CHECK(resolved.embedding.api_key.empty());   // OpenAI's provider reads OPENAI_API_KEY itself
+    CHECK(resolved.embedding.base_url.empty());  // not Anthropic's URL
+    config.embedding_api_key = "sk-oa-own";
+    CHECK(resolve(config, {}).embedding.api_key == "sk-oa-own");
+
+    // The same vendor shares its key and URL.
+    ValidationConfig openai = with_provider("openai");
+    openai.api_key = "sk-oa";
+    openai.base_url = "http://127.0.0.1:8/v1";
+    openai.model = "m";
+    CHECK(resolve(openai, {}).embedding.api_key == "sk-oa");
+    ValidationConfig bedrock = with_provider("bedrock");
+    bedrock.api_key = "bearer";
+    CHECK(resolve(bedrock, {}).embedding_provider == "bedrock-titan");
+    CHECK(resolve(bedrock, {}).embedding.api_key == "bearer");
+}
+
+TEST_CASE("a chat provider without embeddings: OpenAI's when its key is set, else an error") {
+    CHECK(resolve(with_provider("anthropic"), {{"OPENAI_API_KEY", "k"}}).embedding_provider == "openai");
+    const std::string message = error_message([] { resolve(with_provider("anthropic"), {}); });
+    CHECK(message.find("embedding_provider") != std::string::npos);
+    CHECK(message.find("\"ollama\"") != std::string::npos);
+    const auto fallback = resolve(with_provider("anthropic"), {}, true);
+    CHECK(fallback.local_embedding);
+    CHECK(fallback.synthetic_embedding_reason.find("hashed bag of words") != std::string::npos);
+    CHECK(fallback.description().find("SYNTHETIC EMBEDDINGS") != std::string::npos);
+}
+
+TEST_CASE("unknown provider names list the registry's names") {
+    const std::string chat = error_message([] { resolve(with_provider("gemini"), {}); });
+    CHECK(chat.find("\"gemini\"") != std::string::npos);
+    CHECK(chat.find("\"bedrock\"") != std::string::npos);
+    ValidationConfig config = with_provider("openai");
+    config.embedding_provider = "cohere";
+    const std::string embedding = error_message([&] { resolve(config, {}); });
+    CHECK(embedding.find("\"cohere\"") != std::string::npos);
+    CHECK(embedding.find("\"bedrock-titan\"") != std::string::npos);
+}
+
+TEST_CASE("resolving the applied configuration again changes nothing") {
+    ValidationConfig config = with_provider("auto");
+    const Environment environment = {{"OPENAI_API_KEY", "sk"}};
+    const auto first = resolve(config, environment);
+    apply_resolution(config, first);
+    const auto second = resolve(config, environment);
+    CHECK(second.chat_provider == first.chat_provider);
+    CHECK(second.chat_model == first.chat_model);
+    CHECK(second.embedding_provider == first.embedding_provider);
+    CHECK(second.embedding_model == first.embedding_model);
+}
+
+TEST_CASE("the default cache is the file R's tools::R_user_dir names, unless LLMV_CACHE says") {
+    CHECK(default_cache_path(Environment{{"LLMV_CACHE", "/x/c.sqlite"}, {"HOME", "/h"}}) == "/x/c.sqlite");
+    CHECK(default_cache_path(Environment{{"R_USER_CACHE_DIR", "/r"}, {"XDG_CACHE_HOME", "/x"}}) ==
+          "/r/R/llmvalidate/cache.sqlite");
+    CHECK(default_cache_path(Environment{{"XDG_CACHE_HOME", "/x"}, {"HOME", "/h"}}) ==
+          "/x/R/llmvalidate/cache.sqlite");
+#if !defined(_WIN32) && !defined(__APPLE__)
+    CHECK(default_cache_path(Environment{{"HOME", "/h"}}) == "/h/.cache/R/llmvalidate/cache.sqlite");
+#endif
+}
+
+TEST_CASE("docs/providers.md shows the table of default models", "[docs]") {
+    std::string expected = "| kind | provider | default model | credential |\n| --- | --- | --- | --- |\n";
+    for (const ProviderDefaults& entry : provider_defaults()) {
+        expected += "| " + entry.kind + " | `" + entry.provider + "` | " +
+                    (entry.model.empty() ? "none" : "`" + entry.model + "`") + " | " +
+                    entry.credential + " |\n";
+    }
+    const std::string path = std::string(LLMV_SOURCE_DIR) + "/docs/providers.md";
+    const std::string begin = "<!-- provider defaults: generated from provider_defaults() -->\n";
+    const std::string end = "<!-- end of provider defaults -->";
+    std::string text = read_text(path);
+    const auto from = text.find(begin);
+    const auto to = text.find(end);
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    if (const char* update = std::getenv("LLMV_UPDATE_DOCS"); update && *update == '1') {
+        text = text.substr(0, from + begin.size()) + expected + text.substr(to);
+        std::ofstream(path) << text;
+    }
+    const std::string actual = read_text(path);
+    CHECK(actual.substr(from + begin.size(), actual.find(end) - from - begin.size()) == expected);
+}
+
+// The dry run resolves providers with the run's own code: after a run, it finds every request
+// of the same configuration in the cache, for each vendor's protocol (the fake server speaks
+// all of them). A dry run that built its keys differently would count them as calls to make.
+TEST_CASE("the dry run and the run look up the same cache keys, for every provider", "[dry-run]") {
+    struct Pair {
+        std::string chat, embedding, chat_path, embedding_path;
+    };
+    const Pair pair = GENERATE(Pair{"openai", "openai", "/v1", "/v1"},
+                               Pair{"anthropic", "openai", "", "/v1"},
+                               Pair{"bedrock", "bedrock-titan", "", ""});
+    INFO(pair.chat << " with " << pair.embedding);
+    fake::FakeServerOptions server_options;
+    server_options.api_key = "";  // any key
+    fake::FakeServer server(server_options);
+    server.start();
+    test::TempCacheDir directory("llmv-resolution");
+    ValidationConfig config;
+    config.task_path = "simple_sentiment";
+    config.provider = pair.chat;
+    config.model = "fake-chat";
+    config.base_url = server.base_url() + pair.chat_path;
+    // Bedrock's bearer token must have the fake server's prefix, as AWS's must.
+    config.api_key = pair.chat == "bedrock" ? server.options().bedrock_api_key : "chat-key";
+    config.embedding_provider = pair.embedding;
+    config.embedding_model = pair.embedding == "bedrock-titan" ? "amazon.titan-embed-text-v2:0" : "fake-embedding";
+    if (pair.embedding != default_embedding_provider(pair.chat)) {
+        config.embedding_base_url = server.base_url() + pair.embedding_path;
+        config.embedding_api_key = "embedding-key";
+    }
+    config.cache_path = directory.cache();
+    config.m = 20;
+    config.n = 10;
+    config.tests.permutations = 99;
+    const PassageInput passage{"p", "Revenue grew strongly this quarter.", "", {}, ""};
+    const PassageResult result = validate_passage(config, passage);
+    INFO(result.error_message);
+    REQUIRE(result.ok);
+    const std::size_t served = server.total_count();
+    const DryRunReport after = dry_run(config, {passage});
+    CHECK(after.chat_calls_to_make == 0);
+    CHECK(after.texts_to_embed == 0);
+    CHECK(after.cached_calls == after.calls.chat_calls);
+    CHECK(server.total_count() == served);  // the dry run made no call
+}
