@@ -255,8 +255,9 @@ end
 * llmvalidate varname, task(): validates the passages of a string variable with LLM calls.
 program define Validate, rclass
     version 14.1
-    syntax varname [if] [in] , TASK(string) PROVider(string)                          ///
-        [ MODel(string) EMBedding(string) EMBMODel(string) BASEurl(string)            ///
+    syntax varname [if] [in] , TASK(string)                                           ///
+        [ PROVider(string) MODel(string) EMBedding(string) EMBMODel(string)           ///
+          BASEurl(string) STRuctured(string) PAPER                                    ///
           EMBBASEurl(string)                                                          ///
           HUMan(varname) M(integer 100) N(integer 10) REPeats(integer 1)              ///
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
@@ -330,6 +331,9 @@ program define Validate, rclass
     if "`vmethod'" != "" local words `words' vmethod=`vmethod'
     if "`smethod'" != "" local words `words' smethod=`smethod'
     if "`rule'" != "" local words `words' rule=`rule'
+    * paper: the engine's preset (its bootstrap tests, structured(none)); options given win.
+    if "`paper'" != "" local words `words' preset=paper
+    if "`structured'" != "" local words `words' structured=`structured'
 
     RunPlugin `variables', touse(`touse') command(validate) words(`words')          ///
         generate(`generate') `replace' task(`taskfile') provider(`provider')        ///

@@ -25,7 +25,7 @@
 Validate the passages of a string variable (LLM calls){p_end}
 
 {p 8 20 2}
-{cmd:llmvalidate} {varname} {ifin}{cmd:,} {opt task(file)} {opt prov:ider(name)} [{it:validate_options}]
+{cmd:llmvalidate} {varname} {ifin}{cmd:,} {opt task(file)} [{it:validate_options}]
 
 {pstd}
 Run the tests on embeddings you already have{p_end}
@@ -65,13 +65,15 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synoptline}
 {syntab:Required}
 {synopt:{opt task(file)}}the task: a TOML file with the label set and the prompts{p_end}
-{synopt:{opt prov:ider(name)}}the chat provider: {cmd:anthropic}, {cmd:openai}, {cmd:ollama}, {cmd:bedrock}, ... or {cmd:simulated}{p_end}
 {syntab:Models}
-{synopt:{opt mod:el(string)}}the chat model; default is the provider's{p_end}
+{synopt:{opt prov:ider(name)}}the chat provider: {cmd:anthropic}, {cmd:openai}, {cmd:bedrock}, or {cmd:simulated}; default: the one the environment configures{p_end}
+{synopt:{opt mod:el(string)}}the chat model; default is the provider's (the engine's table, docs/providers.md){p_end}
 {synopt:{opt emb:edding(name)}}the embedding provider; default follows {opt provider()}{p_end}
 {synopt:{opt embmod:el(string)}}the embedding model{p_end}
 {synopt:{opt base:url(string)}}the provider's address (local servers, Azure){p_end}
 {synopt:{opt embbase:url(string)}}the embedding provider's address, when it is not the chat provider's{p_end}
+{synopt:{opt str:uctured(name)}}how the answer's JSON is asked for: {cmd:schema} (default), {cmd:prompt} or {cmd:none} (the paper's way){p_end}
+{synopt:{opt paper}}the paper's way: {cmd:vmethod(paper)}, {cmd:smethod(paper)} and {cmd:structured(none)}; options given beside it win{p_end}
 {synopt:{opt key:env(name)}}the environment variable holding the API key{p_end}
 {syntab:Method}
 {synopt:{opt m(#)}}pool size M per label; default {cmd:m(100)}{p_end}
@@ -190,9 +192,18 @@ the paper. A name without a path is also looked for, with {cmd:.toml} added, alo
 ado-path.
 
 {phang}
-{opt provider(name)} names the chat provider. {cmd:simulated} is a documented synthetic
-data-generating process for trying the command without a network; every result it produces
-says so in {cmd:r(synthetic)}.
+{opt provider(name)} names the chat provider. Without it, the provider is the one the
+environment configures, by the same rule as R and the command-line tool: {cmd:LLMV_BASE_URL}
+(any OpenAI-compatible server), else {cmd:ANTHROPIC_API_KEY}, else {cmd:OPENAI_API_KEY}, else
+AWS credentials; with none of them the command fails. {cmd:simulated} is a documented
+synthetic data-generating process for trying the command without a network; it runs only when
+named, and every result it produces says so in {cmd:r(synthetic)}.
+
+{phang}
+{opt structured(name)} chooses how the answer's JSON shape is asked for: {cmd:schema} (the
+API's structured output), {cmd:prompt} (the JSON Schema in the prompt) or {cmd:none} (the
+paper's way: the task's prompt alone, one user message, JSON read from the free text).
+{opt paper} sets the paper's bootstrap tests and {cmd:structured(none)}.
 
 {phang}
 {opt label(varname)} and {opt passage(varname)} describe the data of {cmd:llmvalidate test}:

@@ -196,18 +196,7 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     try {
         resolved = pipeline::resolve_providers(config, resolve_options);
     } catch (const Error& error) {
-        // The engine names its fields; the CLI's user typed options.
-        std::string message = error.what();
-        for (const auto& [field, option] : {std::pair<std::string, std::string>{"embedding_provider", "--embedding-provider"},
-                                            {"embedding_model", "--embedding-model"},
-                                            {"provider", "--provider"},
-                                            {"model", "--model"}}) {
-            if (message.rfind("`" + field + "`", 0) == 0) {
-                message = "`" + option + "`" + message.substr(field.size() + 2);
-                break;
-            }
-        }
-        throw Error(error.code(), message);
+        throw pipeline::in_front_end_terms(error, settings::FrontEnd::cli);  // options, not fields
     }
     pipeline::apply_resolution(config, resolved);
     choice.synthetic = resolved.synthetic_chat || resolved.local_embedding;

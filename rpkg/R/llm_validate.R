@@ -219,6 +219,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                                          templates, passage_variables, NULL), secrets),
                             call = call)
     report$synthetic <- isTRUE(resolved$synthetic)
+    report$providers <- resolved$description  # with what "auto" read, as resolved above
     report <- structure(report, class = "llm_dry_run")
     print(report)
     return(invisible(report))

@@ -695,7 +695,12 @@ SEXP llmv_resolve_providers(SEXP config_) {
     const Rcpp::List config_list(config_);
     return guarded([&]() -> Rcpp::RObject {
         const pipeline::ValidationConfig config = as_config(config_list);
-        const pipeline::ResolvedProviders resolved = pipeline::resolve_providers(config);
+        pipeline::ResolvedProviders resolved;
+        try {
+            resolved = pipeline::resolve_providers(config);
+        } catch (const llmv::Error& error) {
+            throw pipeline::in_front_end_terms(error, settings::FrontEnd::r);  // R's arguments
+        }
         return Rcpp::List::create(
             Rcpp::Named("provider") = resolved.chat_provider,
             Rcpp::Named("model") = resolved.chat_model,

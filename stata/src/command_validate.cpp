@@ -94,7 +94,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
     args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
                      "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun", "matrix",
-                     "matrixmax"});
+                     "matrixmax", "structured", "preset"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
@@ -116,6 +116,9 @@ int command_validate(Api& api, int argc, char* argv[]) {
     config.embedding_base_url = local_or(api, "llmv_embedding_base_url", "");
     config.cache_path = local_or(api, "llmv_cache", "");
     config.api_key = local_or(api, "llmv_apikey", "");
+    // paper: a preset first, so that options given beside it win.
+    if (args.has("preset"))
+        settings::apply_preset(config, args.text("preset", ""), settings::FrontEnd::stata);
     read_validation_settings(args, config);
     config.dry_run = args.integer("dryrun", 0) != 0;
     const bool generate = args.integer("generate", 0) != 0;

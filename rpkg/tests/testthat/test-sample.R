@@ -33,10 +33,10 @@ test_that("the CLI's batch --sample draws the same rows as llm_sample()", {
   input <- withr::local_tempfile(fileext = ".csv")
   output <- withr::local_tempfile(fileext = ".csv")
   utils::write.csv(corpus, input, row.names = FALSE)
-  status <- system2(cli, c("batch", "--task", "sentiment", "--input", input, "--provider", "simulated",
+  status <- system2(cli, c("batch", "--task", "sentiment", "--input", shQuote(input), "--provider", "simulated",
                            "-M", "19", "-n", "5", "--permutations", "99", "--quiet",
-                           "--sample", "4", "--sample-seed", "11", "--where", "agreement=50|66",
-                           "--output", output), stdout = FALSE, stderr = FALSE)
+                           "--sample", "4", "--sample-seed", "11", "--where", shQuote("agreement=50|66"),
+                           "--output", shQuote(output)), stdout = FALSE, stderr = FALSE)
   expect_equal(status, 0)
   rows <- utils::read.csv(output, stringsAsFactors = FALSE)
   expected <- llm_sample(corpus, n = 4, seed = 11, where = list(agreement = c(50, 66)))

@@ -219,6 +219,27 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
     return resolved;
 }
 
+Error in_front_end_terms(const Error& error, settings::FrontEnd front_end) {
+    struct Spelling {
+        const char* field;
+        const char* spellings[4];  // engine, CLI, R, Stata
+    };
+    static const Spelling fields[] = {
+        {"embedding_provider", {"embedding_provider", "--embedding-provider", "embedding", "embedding()"}},
+        {"embedding_model", {"embedding_model", "--embedding-model", "embedding", "embmodel()"}},
+        {"provider", {"provider", "--provider", "provider", "provider()"}},
+        {"model", {"model", "--model", "model", "model()"}},
+    };
+    const std::string message = error.what();
+    for (const Spelling& entry : fields) {
+        const std::string quoted_field = std::string("`") + entry.field + "`";
+        if (message.rfind(quoted_field, 0) != 0) continue;
+        return Error(error.code(), "`" + std::string(entry.spellings[static_cast<int>(front_end)]) + "`" +
+                                       message.substr(quoted_field.size()));
+    }
+    return error;
+}
+
 void apply_resolution(ValidationConfig& config, const ResolvedProviders& resolved) {
     config.provider = resolved.chat_provider;
     config.base_url = resolved.synthetic_chat ? config.base_url : resolved.chat.base_url;
