@@ -14,6 +14,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
@@ -22,6 +23,9 @@
 namespace llmv::cli {
 
 namespace {
+
+using text::split;
+using text::trim;
 
 double number_option(const std::string& command, const ParsedArgs& parsed, const std::string& name,
                      double fallback) {
@@ -35,28 +39,6 @@ double number_option(const std::string& command, const ParsedArgs& parsed, const
     } catch (const std::exception&) {
         throw_usage(command, "option `" + name + "` needs a number; received `" + text + "`.");
     }
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    std::string current;
-    for (char c : text) {
-        if (c == separator) {
-            parts.push_back(current);
-            current.clear();
-        } else {
-            current += c;
-        }
-    }
-    parts.push_back(current);
-    return parts;
-}
-
-std::string trim(const std::string& text) {
-    const auto begin = text.find_first_not_of(" \t\r\n");
-    if (begin == std::string::npos) return "";
-    const auto end = text.find_last_not_of(" \t\r\n");
-    return text.substr(begin, end - begin + 1);
 }
 
 std::atomic<bool> interrupt_flag{false};

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llm/provider_util.hpp"
+#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/provider.hpp"
 
@@ -67,12 +68,7 @@ std::string lower(std::string text) {
     return text;
 }
 
-std::string trim(const std::string& text) {
-    auto begin = text.find_first_not_of(" \t\r\n");
-    if (begin == std::string::npos) return "";
-    auto end = text.find_last_not_of(" \t\r\n");
-    return text.substr(begin, end - begin + 1);
-}
+using text::trim;
 
 // Days since 1970-01-01 of a proleptic Gregorian date (no time zone library needed).
 long long days_from_civil(long long year, unsigned month, unsigned day) {

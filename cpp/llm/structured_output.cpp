@@ -1,4 +1,5 @@
 #include "llmvalidate/structured_output.hpp"
+#include "core/text.hpp"
 #include "llmvalidate/labels.hpp"
 
 #include <cctype>
@@ -60,12 +61,7 @@ std::vector<json> json_values(const std::string& text) {
     return values;
 }
 
-std::string trim(const std::string& text) {
-    const char* space = " \t\r\n\f\v";
-    auto begin = text.find_first_not_of(space);
-    if (begin == std::string::npos) return "";
-    return text.substr(begin, text.find_last_not_of(space) - begin + 1);
-}
+using text::trim;
 
 // Removes a surrounding Markdown code fence (```json ... ```), if any.
 std::string strip_fence(const std::string& text) {

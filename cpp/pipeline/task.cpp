@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <toml.hpp>
 
+#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/labels.hpp"
 #include "llmvalidate/sha256.hpp"
@@ -60,12 +61,7 @@ std::string type_name(const TomlValue& value) {
     }
 }
 
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) return "";
-    const auto last = text.find_last_not_of(" \t\r\n");
-    return text.substr(first, last - first + 1);
-}
+using text::trim;
 
 std::string lower(std::string text) {
     for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

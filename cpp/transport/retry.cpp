@@ -7,17 +7,13 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv {
 namespace {
 
-std::string trim(const std::string& text) {
-    std::size_t begin = 0, end = text.size();
-    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-    return text.substr(begin, end - begin);
-}
+using text::trim;
 
 // A non-negative decimal number filling the whole string ("12", "0.5").
 std::optional<double> parse_plain_number(const std::string& text) {

@@ -4,35 +4,13 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/rng.hpp"
 
 namespace llmv {
 
-namespace {
-
-std::string trimmed(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) return "";
-    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    std::string current;
-    for (char c : text) {
-        if (c == separator) {
-            parts.push_back(current);
-            current.clear();
-        } else {
-            current += c;
-        }
-    }
-    parts.push_back(current);
-    return parts;
-}
-
-}  // namespace
+using text::split;
 
 std::vector<std::size_t> sample_rows(std::size_t population, std::size_t n, std::uint64_t seed,
                                      const std::string& argument) {
@@ -55,16 +33,16 @@ std::vector<std::size_t> sample_rows(std::size_t population, std::size_t n, std:
 RowFilter RowFilter::parse(const std::string& text, const std::string& argument) {
     RowFilter filter;
     for (const std::string& condition : split(text, ';')) {
-        if (trimmed(condition).empty()) continue;
+        if (text::trim(condition).empty()) continue;
         const auto equals = condition.find('=');
-        const std::string column = equals == std::string::npos ? "" : trimmed(condition.substr(0, equals));
+        const std::string column = equals == std::string::npos ? "" : text::trim(condition.substr(0, equals));
         if (column.empty()) {
             throw_invalid(code::invalid_argument, argument, "\"" + condition + "\"",
                           "conditions COLUMN=VALUE (several values: VALUE|VALUE; several "
                           "conditions: separated by ';'), e.g. agreement=50|66");
         }
         std::set<std::string> values;
-        for (const std::string& value : split(condition.substr(equals + 1), '|')) values.insert(trimmed(value));
+        for (const std::string& value : split(condition.substr(equals + 1), '|')) values.insert(text::trim(value));
         filter.conditions_.emplace_back(column, std::move(values));
     }
     return filter;
@@ -78,7 +56,7 @@ std::vector<std::string> RowFilter::columns() const {
 
 bool RowFilter::matches(const std::function<std::string(const std::string&)>& value_of) const {
     for (const auto& [column, values] : conditions_) {
-        if (!values.count(trimmed(value_of(column)))) return false;
+        if (!values.count(text::trim(value_of(column)))) return false;
     }
     return true;
 }

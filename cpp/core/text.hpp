@@ -1,0 +1,33 @@
+// Small text helpers shared by every area (one trim, one split: issue 14).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace llmv::text {
+
+// Without leading and trailing white space (space, \t, \r, \n, \f, \v: isspace in the C locale).
+inline std::string trim(const std::string& value) {
+    const char* space = " \t\r\n\f\v";
+    const auto begin = value.find_first_not_of(space);
+    if (begin == std::string::npos) return "";
+    return value.substr(begin, value.find_last_not_of(space) - begin + 1);
+}
+
+// The pieces between separators, empty ones included ("a,,b" -> "a", "", "b").
+inline std::vector<std::string> split(const std::string& value, char separator) {
+    std::vector<std::string> parts;
+    std::string current;
+    for (char c : value) {
+        if (c == separator) {
+            parts.push_back(current);
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    parts.push_back(current);
+    return parts;
+}
+
+}  // namespace llmv::text
