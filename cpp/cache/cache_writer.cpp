@@ -77,6 +77,10 @@ void CacheWriter::loop() {
             outcome.batch = number;
             written_.push_back(outcome);
         }
+        if (!outcome.ok) {
+            written_.back().unwritten = std::move(combined.entries);
+            written_.back().unwritten_hashes = std::move(combined.key_hashes);
+        }
         finished_ = taken.back().first;
         work_done_.notify_all();
     }

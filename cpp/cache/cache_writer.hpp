@@ -32,6 +32,10 @@ class CacheWriter {
         bool ok = true;
         std::string code;  // an llmv error code when !ok
         std::string message;
+        // When !ok, the answers that were not written (on one of the batches written together),
+        // handed back so that the caller keeps them: nothing paid for is dropped here.
+        std::vector<std::pair<CacheKey, CacheEntry>> unwritten;
+        std::vector<std::string> unwritten_hashes;
     };
 
     // Opens its own connection to `path` (not ":memory:", which would be another database);

@@ -381,6 +381,7 @@ int command_batch(const std::vector<std::string>& args) {
         summary["banner"] = choice.banner;
         write_output(parsed.value("--summary"), summary.dump(2) + "\n", "--summary");
     }
+    warn_unwritten(batch, config.cache_path);
     return exit_code_for_results(batch.cancelled, first_error, first_message, failed);
 }
 

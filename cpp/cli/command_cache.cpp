@@ -19,7 +19,7 @@ namespace {
 CommandSpec cache_spec() {
     return {
         "cache",
-        "[--cache PATH] [--path | --clear-model MODEL | --clear-all] [--json]",
+        "[--cache PATH] [--path | --import FILE | --clear-model MODEL | --clear-all] [--json]",
         "Shows what the response cache holds: entries (answers that parsed and answers that\n"
         "did not: every paid answer is kept), file size, and per model the entries and the\n"
         "tokens they cost. --clear-model removes one model's entries (every provider).\n"
@@ -28,6 +28,7 @@ CommandSpec cache_spec() {
         {
             {"--cache", "", "PATH", "The cache file (default $LLMV_CACHE, else the per-user cache shared with R and Stata)."},
             {"--path", "", "", "Print the cache file's path and stop."},
+            {"--import", "", "FILE", "Add the answers of a side file (written when the cache stayed locked) to the cache."},
             {"--clear-model", "", "MODEL", "Remove every entry of MODEL."},
             {"--clear-all", "", "", "Remove every entry."},
             {"--json", "", "", "Print JSON."},
@@ -48,6 +49,14 @@ int command_cache(const std::vector<std::string>& args) {
     const std::string path = parsed.value("--cache", pipeline::default_cache_path());
     if (parsed.has("--path")) {
         std::cout << path << "\n";
+        return exit_ok;
+    }
+    if (parsed.has("--import")) {
+        pipeline::prepare_cache_directory(path);
+        Cache cache(path);
+        const std::uint64_t added = cache.import_side_file(parsed.value("--import"));
+        std::cout << "Imported " << added << " answers from " << parsed.value("--import") << " into " << path
+                  << ".\n";
         return exit_ok;
     }
     struct stat info;

@@ -151,6 +151,7 @@ int command_run(const std::vector<std::string>& args) {
         if (batch.cancelled) report += "Cancelled: a re-run with the same cache resumes without repeating a call.\n";
     }
     write_output(parsed.value("--output"), report);
+    warn_unwritten(batch, config.cache_path);
     return exit_code_for_results(batch.cancelled, first_error, first_message, failed);
 }
 

@@ -664,6 +664,14 @@ bool CsvReader::next(std::vector<std::string>& fields) {
     return true;
 }
 
+void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path) {
+    if (batch.unwritten_file.empty()) return;
+    std::cerr << "Warning: the cache " << cache_path << " stayed locked by another process, so "
+              << batch.unwritten_answers << " answers paid for were written to " << batch.unwritten_file
+              << " instead; add them with: llmvalidate cache --cache " << cache_path << " --import "
+              << batch.unwritten_file << "\n";
+}
+
 int exit_code_for_results(bool cancelled, const std::string& first_error_code,
                           const std::string& first_error_message, std::size_t failed) {
     if (cancelled) {

@@ -107,4 +107,8 @@ private:
 int exit_code_for_results(bool cancelled, const std::string& first_error_code,
                           const std::string& first_error_message, std::size_t failed);
 
+// Answers the cache could not take went to a side file: says where and how to import it (on
+// standard error); nothing when every answer reached the cache.
+void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path);
+
 }  // namespace llmv::cli

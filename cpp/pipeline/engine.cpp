@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <deque>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -74,7 +76,6 @@ struct PassageState {
     std::map<std::string, std::vector<std::string>> backtranslation;  // label -> answers by position
     int backtranslations_pending = 0;
 
-    bool reporting = false;  // finish() is writing its answers to the cache
     bool reported = false;   // on_passage has seen it
 
     Eigen::VectorXd passage_embedding;
@@ -218,7 +219,12 @@ public:
             return run_and_flush(source);
         } catch (...) {
             flush_cache();  // what was paid for stays in the cache, whatever went wrong
-            if (cache_writer_) cache_writer_->wait_all();
+            if (cache_writer_) collect_written(/*wait=*/true);
+            try {
+                write_side_file();
+            } catch (...) {
+                // The original error is the one to report.
+            }
             throw;
         }
     }
@@ -285,6 +291,7 @@ public:
         }
         flush_cache();
         collect_written(/*wait=*/true);
+        write_side_file();
         // Passages still open were cut short by a cancellation (or a transport shutdown).
         std::vector<PassagePtr> open;
         for (auto& entry : open_) open.push_back(entry.second);
@@ -651,7 +658,7 @@ public:
     }
 
     void fail(const PassagePtr& passage, const std::string& error_code, const std::string& message) {
-        if (passage->finished || passage->reporting) return;
+        if (passage->finished) return;
         mark_failed(passage->result, error_code, message);
         finish(passage);
     }
@@ -666,8 +673,8 @@ public:
     }
 
     void finish(const PassagePtr& passage) {
-        // Its answers reach the cache before the passage is reported. (A failing write fails
-        // the passages it owns, this one included: it is then reported as failed.)
+        // Its answers reach the cache before the passage is reported. (A write that fails keeps
+        // them in memory, retried, and in the side file at the end: keep_unwritten.)
         if (passage->finished) return;
         if (cache_writer_) {
             // Its answers are in batches up to the last one submitted: it is reported when the
@@ -683,15 +690,7 @@ public:
             report(passage);
             return;
         }
-        if (!pending_writes_.empty()) {
-            passage->reporting = true;
-            const std::optional<FlushFailure> failure = flush_cache();
-            passage->reporting = false;
-            if (failure && failure->owners.count(passage.get()) && passage->result.ok) {
-                mark_failed(passage->result, failure->code,
-                            "passage " + passage->input.id + ": " + failure->message);
-            }
-        }
+        if (!pending_writes_.empty()) flush_cache();  // a failed write keeps its answers
         passage->finished = true;
         open_.erase(passage->index);
         release_pools(passage);
@@ -1287,6 +1286,9 @@ public:
         if (auto pending = pending_by_hash_.find(hash); pending != pending_by_hash_.end()) {
             return pending_writes_[pending->second].entry;
         }
+        if (auto kept = unwritten_by_hash_.find(hash); kept != unwritten_by_hash_.end()) {
+            return unwritten_[kept->second].entry;
+        }
         if (submitted_by_hash_.count(hash)) {
             // Rare (two passages asking the same request): the writer is waited for, rather
             // than every answer kept twice in memory until written.
@@ -1306,26 +1308,68 @@ public:
     }
 
     void maybe_flush_cache() {
+        if (!unwritten_.empty() && now_seconds() >= unwritten_retry_at_) retry_unwritten();
         if (!pending_writes_.empty() && now_seconds() - first_pending_time_ >= cache_batch_seconds)
             flush_cache();
     }
 
-    struct FlushFailure {
-        std::string code;
-        std::string message;
-        std::set<const PassageState*> owners;
-    };
+    // ---- answers the cache could not take --------------------------------------------------
+    // A write that fails (another process holds the file's lock past cache_busy_timeout_ms)
+    // loses nothing: its answers stay in memory, visible to lookups, and are written again with
+    // exponential backoff (0.5 s doubling to 8 s). Whatever is still unwritten when the run ends
+    // goes to a side file that `llmvalidate cache --import` adds later (BatchResult says where).
+    void keep_unwritten(std::vector<std::pair<CacheKey, CacheEntry>> entries,
+                        std::vector<std::string> hashes, const std::string& message) {
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            unwritten_by_hash_[hashes[i]] = unwritten_.size();
+            unwritten_.push_back(PendingWrite{std::move(entries[i].first), std::move(hashes[i]),
+                                              std::move(entries[i].second), {}});
+        }
+        last_write_error_ = message;
+        unwritten_retry_at_ = now_seconds() + unwritten_backoff_;
+        unwritten_backoff_ = std::min(8.0, unwritten_backoff_ * 2);
+    }
 
-    // On failure the owners of the lost answers fail (except one being reported right now:
-    // finish() marks that one) and the failure is returned.
-    std::optional<FlushFailure> flush_cache() {
-        if (pending_writes_.empty() || !cache_) return std::nullopt;
+    void retry_unwritten() {
+        std::vector<PendingWrite> retry = std::move(unwritten_);
+        unwritten_.clear();
+        unwritten_by_hash_.clear();
+        for (PendingWrite& write : retry)
+            cache_store(std::move(write.key), std::move(write.hash), std::move(write.entry), {});
+        flush_cache();
+    }
+
+    // At the end of the run: one last write, then the side file for what is left.
+    void write_side_file() {
+        if (unwritten_.empty()) return;
+        retry_unwritten();
+        collect_written(/*wait=*/true);
+        if (unwritten_.empty()) return;
+        const std::string path = config_.cache_path + ".unwritten-" +
+                                 std::to_string(static_cast<long long>(std::time(nullptr))) + "-" +
+                                 std::to_string(unwritten_.size()) + ".jsonl";
+        std::ofstream out(path, std::ios::binary | std::ios::app);
+        for (const PendingWrite& write : unwritten_) out << side_file_line(write.key, write.entry, secrets_) << "\n";
+        out.flush();
+        if (!out) {
+            throw Error(code::cache, "the cache " + config_.cache_path + " stayed locked (" + last_write_error_ +
+                                         ") and the side file " + path + " could not be written: " +
+                                         std::to_string(unwritten_.size()) + " answers are lost");
+        }
+        batch_.unwritten_file = path;
+        batch_.unwritten_answers = unwritten_.size();
+        unwritten_.clear();
+        unwritten_by_hash_.clear();
+    }
+
+    void flush_cache() {
+        if (pending_writes_.empty() || !cache_) return;
         std::vector<PendingWrite> writes = std::move(pending_writes_);
         pending_writes_.clear();
         pending_by_hash_.clear();
         if (cache_writer_) {
             submit_writes(std::move(writes));
-            return std::nullopt;
+            return;
         }
         std::vector<std::pair<CacheKey, CacheEntry>> entries;
         std::vector<std::string> hashes;
@@ -1338,17 +1382,8 @@ public:
         try {
             cache_->put_many(entries, secrets_, hashes);  // hashed once, at the lookup
         } catch (const Error& error) {
-            FlushFailure failure{error.code(), error.what(), {}};
-            for (const PendingWrite& write : writes) {
-                for (const PassagePtr& passage : write.owners) {
-                    failure.owners.insert(passage.get());
-                    fail(passage, error.code(),
-                         "passage " + passage->input.id + ": " + error.what());
-                }
-            }
-            return failure;
+            keep_unwritten(std::move(entries), std::move(hashes), error.what());
         }
-        return std::nullopt;
     }
 
     // With the writer thread: the batch is queued and stays visible to lookups until written.
@@ -1389,15 +1424,10 @@ public:
                     submitted_by_hash_.erase(entry);
             }
             batches_written_ = std::max(batches_written_, outcome.batch);
-            if (outcome.ok) continue;
-            for (const PassagePtr& passage : submitted.owners) {
-                const std::string message = "passage " + passage->input.id + ": " + outcome.message;
-                if (!passage->finished) {
-                    fail(passage, outcome.code, message);
-                } else if (passage->result.ok && !passage->reported) {
-                    mark_failed(passage->result, outcome.code, message);
-                }
-            }
+            if (outcome.ok || outcome.unwritten.empty()) continue;
+            // Kept in memory and written again later (keep_unwritten): its passages go on.
+            CacheWriter::Written& failed = const_cast<CacheWriter::Written&>(outcome);
+            keep_unwritten(std::move(failed.unwritten), std::move(failed.unwritten_hashes), outcome.message);
         }
         while (!awaiting_write_.empty() && awaiting_write_.front().second <= batches_written_) {
             PassagePtr passage = std::move(awaiting_write_.front().first);
@@ -1423,6 +1453,11 @@ public:
     std::unordered_map<std::string, std::uint64_t> submitted_by_hash_;  // hash -> its batch
     // Finished passages waiting for the write of their answers: (passage, batch to wait for).
     std::deque<std::pair<PassagePtr, std::uint64_t>> awaiting_write_;
+    std::vector<PendingWrite> unwritten_;  // failed writes, kept and retried (keep_unwritten)
+    std::unordered_map<std::string, std::size_t> unwritten_by_hash_;
+    double unwritten_retry_at_ = 0;
+    double unwritten_backoff_ = 0.5;
+    std::string last_write_error_;
 
     // ---- progress and summaries ---------------------------------------------------------------
     void report_progress(bool final_call) {

@@ -230,6 +230,14 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                                        templates, passage_variables, bar$update), secrets),
                           call = call)
   bar$done()
+  if (nzchar(result$unwritten_file %||% "")) {
+    side_file <- result$unwritten_file
+    cli::cli_warn(
+      c("!" = "The cache {.file {cache}} stayed locked by another process: {result$unwritten_answers} answer{?s} paid for went to {.file {side_file}} instead.",
+        i = "Add them with {.code llm_cache_import({.str {side_file}}, cache = {.str {cache}})}; a re-run then pays nothing for them."),
+      class = c("llmvalidate_warning_unwritten", "llmvalidate_warning"), call = call
+    )
+  }
   if (isTRUE(result$cancelled)) {
     abort_llmv(c("The run was interrupted.", cache_note(cache, "resume")),
                code = "llmv.cancelled", call = call)

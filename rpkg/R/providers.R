@@ -218,3 +218,25 @@ llm_provider_defaults <- function() {
 llm_cache_path <- function() {
   .Call(llmv_default_cache_path)
 }
+
+#' Add answers from a side file to a cache
+#'
+#' When another process holds the cache file's lock through every retry of a
+#' run, the answers the run paid for are written to a side file instead (the
+#' run's warning names it) rather than lost. This adds them to a cache, so that
+#' a re-run pays nothing for them. The command-line tool does the same with
+#' `llmvalidate cache --import FILE`.
+#'
+#' @param side_file The side file the warning named (JSON lines).
+#' @param cache The cache file to add them to; the default is the per-user
+#'   cache, [llm_cache_path()].
+#' @return The number of answers added, invisibly.
+#' @export
+llm_cache_import <- function(side_file, cache = getOption("llmvalidate.cache", llm_cache_path())) {
+  call <- rlang::current_env()
+  side_file <- check_string(side_file, "side_file", call)
+  cache <- path.expand(check_string(cache, "cache", call))
+  added <- engine_result(.Call(llmv_cache_import, cache, path.expand(side_file)), call = call)
+  cli::cli_inform("Imported {added} answer{?s} into {.file {cache}}.")
+  invisible(added)
+}

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/labels.hpp"
 #include "llmvalidate/pipeline.hpp"
@@ -593,7 +594,10 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         return Rcpp::List::create(Rcpp::Named("passages") = results,
                                   Rcpp::Named("calls") = counts_to_r(batch.calls),
                                   Rcpp::Named("cancelled") = batch.cancelled || cancel.load(),
-                                  Rcpp::Named("synthetic") = batch.synthetic);
+                                  Rcpp::Named("synthetic") = batch.synthetic,
+                                  Rcpp::Named("unwritten_file") = batch.unwritten_file,
+                                  Rcpp::Named("unwritten_answers") =
+                                      static_cast<double>(batch.unwritten_answers));
     });
     END_RCPP
 }
@@ -771,6 +775,19 @@ SEXP llmv_sample_rows(SEXP population_, SEXP n_, SEXP seed_) {
     END_RCPP
 }
 
+// Adds a side file's answers (BatchResult::unwritten_file) to a cache; returns how many.
+SEXP llmv_cache_import(SEXP cache_, SEXP side_file_) {
+    BEGIN_RCPP
+    const std::string cache_path = Rcpp::as<std::string>(cache_);
+    const std::string side_file = Rcpp::as<std::string>(side_file_);
+    return guarded([&]() -> Rcpp::RObject {
+        pipeline::prepare_cache_directory(cache_path);
+        llmv::Cache cache(cache_path);
+        return Rcpp::wrap(static_cast<double>(cache.import_side_file(side_file)));
+    });
+    END_RCPP
+}
+
 SEXP llmv_default_cache_path() {
     BEGIN_RCPP
     return guarded([&]() -> Rcpp::RObject { return Rcpp::wrap(pipeline::default_cache_path()); });
@@ -876,6 +893,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_provider_defaults", reinterpret_cast<DL_FUNC>(&llmv_provider_defaults), 0},
     {"llmv_presets", reinterpret_cast<DL_FUNC>(&llmv_presets), 0},
     {"llmv_sample_rows", reinterpret_cast<DL_FUNC>(&llmv_sample_rows), 3},
+    {"llmv_cache_import", reinterpret_cast<DL_FUNC>(&llmv_cache_import), 2},
     {"llmv_normalize_labels", reinterpret_cast<DL_FUNC>(&llmv_normalize_labels), 1},
     {nullptr, nullptr, 0}};
 

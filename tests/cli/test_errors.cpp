@@ -316,3 +316,12 @@ TEST_CASE("batch --sample and --where: too many rows, an unknown column, a seed 
     CHECK(contains(kept.err, "Sample: 3 of 3 rows"));
     std::filesystem::remove(input);
 }
+
+TEST_CASE("cache --import: a missing side file is named", "[cli][errors]") {
+    const std::string cache = (std::filesystem::temp_directory_path() /
+                               ("llmv-import-" + std::to_string(::getpid()) + ".sqlite")).string();
+    CliResult missing = run_cli({"cache", "--cache", cache, "--import", "/nonexistent/side.jsonl"});
+    CHECK(missing.exit_code != 0);
+    CHECK(contains(missing.err, "`import` must be a readable side file of answers; received /nonexistent/side.jsonl."));
+    std::filesystem::remove(cache);
+}

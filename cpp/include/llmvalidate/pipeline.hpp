@@ -282,6 +282,11 @@ struct BatchResult {
     Progress progress;  // final
     bool cancelled = false;
     bool synthetic = false;
+    // Answers the cache could not take (another process held its file's lock through every
+    // retry) are written to this JSON-lines side file instead; `llmvalidate cache --import`
+    // (R: llm_cache_import()) adds them to a cache. Empty when every answer reached the cache.
+    std::string unwritten_file;
+    std::size_t unwritten_answers = 0;
 };
 
 // Pulls the next passage into `out`; returns false at the end of the input. Lets a batch read

@@ -91,3 +91,9 @@ test_that("R compares labels with the engine's one normaliser", {
                                  labels = c("Very Positive", "Neutral"))
   expect_equal(unname(result$statistic), 2 / 3)
 })
+
+test_that("llm_cache_import() names a side file it cannot read", {
+  cache <- withr::local_tempfile(fileext = ".sqlite")
+  expect_snapshot(error = TRUE, llm_cache_import("/nonexistent/side.jsonl", cache = cache),
+                  transform = function(lines) gsub(cache, "<cache>", lines, fixed = TRUE))
+})

@@ -3,6 +3,8 @@
 // writes take the lock up front (BEGIN IMMEDIATE) so two writers never deadlock on upgrade.
 #include "llmvalidate/cache.hpp"
 
+#include <fstream>
+
 #include <sqlite3.h>
 
 #include <chrono>
@@ -410,6 +412,65 @@ std::uint64_t Cache::clear_all() {
         removed = static_cast<std::uint64_t>(sqlite3_changes(impl_->db));
     });
     return removed;
+}
+
+}  // namespace llmv
+
+namespace llmv {
+
+std::string side_file_line(const CacheKey& key, const CacheEntry& entry,
+                           const std::vector<std::string>& secrets) {
+    nlohmann::json line;
+    line["key"] = {{"provider", key.provider}, {"endpoint", key.endpoint},
+                   {"model", key.model},       {"parameters", key.parameters},
+                   {"prompt", key.prompt},     {"draw_index", key.draw_index},
+                   {"attempt", key.attempt}};
+    line["entry"] = {{"status", entry.status},
+                     {"body", redact(entry.body, secrets)},
+                     {"text", redact(entry.text, secrets)},
+                     {"response_model", entry.response_model},
+                     {"input_tokens", entry.input_tokens},
+                     {"output_tokens", entry.output_tokens}};
+    return line.dump();
+}
+
+std::uint64_t Cache::import_side_file(const std::string& side_file) {
+    std::ifstream in(side_file, std::ios::binary);
+    if (!in) throw_invalid(code::io, "import", side_file, "a readable side file of answers");
+    std::vector<std::pair<CacheKey, CacheEntry>> entries;
+    std::string text;
+    std::size_t line_number = 0;
+    while (std::getline(in, text)) {
+        ++line_number;
+        if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+        try {
+            const nlohmann::json line = nlohmann::json::parse(text);
+            const nlohmann::json& key_json = line.at("key");
+            const nlohmann::json& entry_json = line.at("entry");
+            CacheKey key;
+            key.provider = key_json.at("provider").get<std::string>();
+            key.endpoint = key_json.at("endpoint").get<std::string>();
+            key.model = key_json.at("model").get<std::string>();
+            key.parameters = key_json.at("parameters");
+            key.prompt = key_json.at("prompt").get<std::string>();
+            key.draw_index = key_json.at("draw_index").get<std::uint64_t>();
+            key.attempt = key_json.at("attempt").get<std::uint32_t>();
+            CacheEntry entry;
+            entry.status = entry_json.at("status").get<std::string>();
+            entry.body = entry_json.at("body").get<std::string>();
+            entry.text = entry_json.at("text").get<std::string>();
+            entry.response_model = entry_json.at("response_model").get<std::string>();
+            entry.input_tokens = entry_json.at("input_tokens").get<std::uint64_t>();
+            entry.output_tokens = entry_json.at("output_tokens").get<std::uint64_t>();
+            entries.emplace_back(std::move(key), std::move(entry));
+        } catch (const nlohmann::json::exception& error) {
+            throw_invalid(code::invalid_argument, "import",
+                          side_file + ", line " + std::to_string(line_number) + " (" + error.what() + ")",
+                          "lines {\"key\": {...}, \"entry\": {...}} as a run writes them");
+        }
+    }
+    put_many(entries);
+    return entries.size();
 }
 
 }  // namespace llmv

@@ -79,6 +79,13 @@ struct CacheStats {
     std::uint64_t size_bytes = 0;     // database file plus its WAL
 };
 
+// One line of a side file: the answers a run could not write to its cache (another process
+// held the file's lock through every retry) go there instead, as JSON lines
+// {"key": {...}, "entry": {...}}, secrets redacted; `llmvalidate cache --import` (and
+// Cache::import_side_file) adds them to a cache.
+std::string side_file_line(const CacheKey& key, const CacheEntry& entry,
+                           const std::vector<std::string>& secrets);
+
 class Cache {
   public:
     // Opens or creates the file (parent directory must exist). ":memory:" works for tests.
@@ -114,6 +121,11 @@ class Cache {
     std::uint64_t clear_model(const std::string& model);
     std::uint64_t clear_all();
     const std::string& path() const;
+
+    // Adds every answer of a side file (see side_file_line()) in one transaction; returns how
+    // many. A line that is not such an answer is an error naming the file and the line, and
+    // nothing is added.
+    std::uint64_t import_side_file(const std::string& side_file);
 
   private:
     struct Impl;
