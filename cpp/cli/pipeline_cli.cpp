@@ -27,20 +27,6 @@ namespace {
 using text::split;
 using text::trim;
 
-double number_option(const std::string& command, const ParsedArgs& parsed, const std::string& name,
-                     double fallback) {
-    if (!parsed.has(name)) return fallback;
-    const std::string text = parsed.value(name);
-    try {
-        std::size_t used = 0;
-        const double value = std::stod(text, &used);
-        if (used != text.size() || !std::isfinite(value)) throw std::invalid_argument(text);
-        return value;
-    } catch (const std::exception&) {
-        throw_usage(command, "option `" + name + "` needs a number; received `" + text + "`.");
-    }
-}
-
 std::atomic<bool> interrupt_flag{false};
 volatile std::sig_atomic_t interrupt_signal = 0;
 
@@ -126,8 +112,6 @@ std::vector<OptionSpec> pipeline_options() {
         {"--methods", "", "METHODS", "exact (default: exact validation + permutation separation), paper (the paper's bootstrap variants), or VALIDATION,SEPARATION."},
         {"--cache", "", "PATH", "Response cache (SQLite; default $LLMV_CACHE, else the per-user cache shared with R and Stata: `llmvalidate cache --path` prints it)."},
         {"--no-cache", "", "", "Keep responses in memory only (a re-run pays again)."},
-        {"--timeout", "", "SECONDS", "Time limit of one request, retries apart (default 300)."},
-        {"--encoding", "", "utf-8|latin1", "How the passages' bytes are read (default utf-8; latin1: ISO 8859-1, e.g. the original Financial PhraseBank files)."},
         {"--dry-run", "", "", "Print the exact number of calls and the estimated tokens; make none."},
         {"--quiet", "-q", "", "No progress bar."},
     };
@@ -237,21 +221,7 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
                                                         : "Cache: " + config.cache_path;
         if (!warning.empty()) choice.cache_note += "\nWarning: " + warning;
     }
-    if (parsed.has("--timeout")) {
-        const double seconds = number_option(command, parsed, "--timeout", 0);
-        if (!(seconds > 0 && seconds <= 86400)) {
-            throw_usage(command, "option `--timeout` takes seconds in (0, 86400]; received `" +
-                                     parsed.value("--timeout") + "`.");
-        }
-        config.total_timeout_ms = static_cast<long>(std::ceil(seconds * 1000));
-    }
-    config.input_encoding = parsed.value("--encoding", config.input_encoding);
-    if (config.input_encoding == "utf8" || config.input_encoding == "UTF-8") config.input_encoding = "utf-8";
-    if (config.input_encoding == "latin-1" || config.input_encoding == "iso-8859-1") config.input_encoding = "latin1";
-    if (config.input_encoding != "utf-8" && config.input_encoding != "latin1") {
-        throw_usage(command, "option `--encoding` takes utf-8 or latin1; received `" +
-                                 parsed.value("--encoding") + "`.");
-    }
+    // --timeout, --drain and --encoding: the settings table (its ranges and messages).
     config.dry_run = parsed.has("--dry-run");
 
     pipeline::SimulatedDgp& dgp = config.simulated;

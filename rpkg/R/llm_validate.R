@@ -63,7 +63,10 @@
 #'   the call gives explicitly still wins), `structured` (how the answer's
 #'   JSON is asked for: `"schema"`, the API's structured output, the default;
 #'   `"prompt"`, the schema in the prompt; `"none"`, the prompt alone as the
-#'   paper sends it), `permutations` (default 999), `repeats`
+#'   paper sends it), `timeout` (seconds one request may take, retries apart;
+#'   default 300), `drain` (after Ctrl-C, seconds the requests in flight may
+#'   finish and be cached; default 10), `encoding` (`"utf-8"` or `"latin1"`,
+#'   how the passages' bytes are read), `permutations` (default 999), `repeats`
 #'   (annotations of each passage, default 1), `temperature` (default 1),
 #'   `max_retries` (retries of a request after HTTP 429/5xx or a transport
 #'   failure, honouring Retry-After; default 6), `variables` (a named character
@@ -156,7 +159,12 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     abort_argument("dry_run", "TRUE or FALSE", dry_run, call)
   }
   extra <- check_settings(list(...), c("permutations", "repeats", "temperature", "max_retries",
-                                       "variables", "structured", "preset"), call)
+                                       "variables", "structured", "preset", "timeout", "drain",
+                                       "encoding"), call)
+  timeout <- check_setting(extra$timeout %||% setting_default("timeout"), "timeout", call = call)
+  drain <- check_setting(extra$drain %||% setting_default("drain"), "drain", call = call)
+  encoding <- check_choice_setting(extra$encoding %||% setting_default("input_encoding"),
+                                   "input_encoding", "encoding", call)
   structured <- extra$structured
   if (!is.null(extra$preset)) {
     preset <- apply_preset(extra$preset, methods, !missing(methods), structured, call)
@@ -193,6 +201,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     backtranslation_rule = methods[["backtranslation"]], permutations = permutations,
     seed = seed, cache_path = cache %||% "", concurrency = concurrency,
     temperature = temperature, structured_output = structured, dry_run = dry_run,
+    timeout = timeout, drain = drain, input_encoding = encoding,
     max_retries = as.integer(max_retries),
     variables = variables,
     simulated = if (!is.null(provider$simulated)) c(provider$simulated, seed = seed)

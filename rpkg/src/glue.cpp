@@ -241,6 +241,12 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     config.temperature = list_get<double>(list, "temperature", config.temperature);
     config.structured_output =
         list_get<std::string>(list, "structured_output", config.structured_output);
+    // Settings R offers through `...`, set through the table (its units: timeout in seconds).
+    for (const char* name : {"timeout", "drain"}) {
+        if (list.containsElementNamed(name) && !Rf_isNull(list[name]))
+            settings::setting(name).set(config, settings::Value{true, Rcpp::as<double>(list[name]), {}});
+    }
+    config.input_encoding = list_get<std::string>(list, "input_encoding", config.input_encoding);
     config.dry_run = list_get<bool>(list, "dry_run", false);
     config.max_transport_retries =
         list_get<int>(list, "max_retries", config.max_transport_retries);

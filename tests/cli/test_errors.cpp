@@ -325,3 +325,22 @@ TEST_CASE("cache --import: a missing side file is named", "[cli][errors]") {
     CHECK(contains(missing.err, "`import` must be a readable side file of answers; received /nonexistent/side.jsonl."));
     std::filesystem::remove(cache);
 }
+
+// Issue 12: the request timeout, the drain and the encoding come from the settings table; an
+// out-of-range value names the option, the value and the range.
+TEST_CASE("run: --timeout, --drain and --encoding outside their range", "[cli][errors]") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--timeout", "0"}, "`--timeout` must be a number in (0, 86400]; received 0."},
+        {{"--timeout", "90000"}, "`--timeout` must be a number in (0, 86400]; received 90000."},
+        {{"--drain", "-1"}, "`--drain` must be a number in [0, 3600]; received -1."},
+        {{"--encoding", "utf8"}, "`--encoding` must be one of \"utf-8\", \"latin1\"; received \"utf8\"."},
+    };
+    for (const auto& [extra, message] : cases) {
+        std::vector<std::string> args = {"run", "--task", "sentiment", "--text", "x", "--provider", "simulated"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const CliResult result = run_cli(args);
+        INFO(result.err);
+        CHECK(result.exit_code == 3);
+        CHECK(contains(result.err, message));
+    }
+}

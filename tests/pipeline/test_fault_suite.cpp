@@ -40,12 +40,23 @@ using namespace llmv::pipeline;
 
 namespace {
 
+// Every folder fault_dir() makes is removed when the test binary exits: nothing is left in /tmp.
+struct MadeDirs {
+    std::vector<fs::path> made;
+    ~MadeDirs() {
+        std::error_code ignored;
+        for (const fs::path& dir : made) fs::remove_all(dir, ignored);
+    }
+};
+
 std::string fault_dir(const std::string& name) {
+    static MadeDirs dirs;
     static int counter = 0;
     const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
     fs::path dir = fs::temp_directory_path() /
                    ("llmv-faults-" + name + "-" + std::to_string(stamp) + "-" + std::to_string(++counter));
     fs::create_directories(dir);
+    dirs.made.push_back(dir);
     return dir.string();
 }
 
@@ -451,4 +462,28 @@ TEST_CASE("faults: a cut or malformed 2xx body is retried in the transport's bud
     CHECK(server.count("openai.chat") == chat_calls_of_one_passage(config) + 2);
     // Neither bad body reached the cache: every cached chat answer is a good one.
     CHECK(ok_entries(config.cache_path, "fake-chat") == chat_calls_of_one_passage(config));
+}
+
+// Issue 12: the first SIGINT drains the requests in flight; a second one ends the process at
+// once, without waiting for them or printing the summary (the user asked twice).
+TEST_CASE("faults: a second SIGINT ends the run at once") {
+    fake::FakeServerOptions options;
+    options.latency_ms = 4000;  // the drain would wait for these
+    options.api_key = "";
+    fake::FakeServer server(options);
+    server.start();
+    const std::string dir = fault_dir("second-signal");
+    {
+        std::ofstream input(dir + "/in.csv");
+        input << "id,text\n";
+        for (int i = 0; i < 2; ++i) input << "s" << i << ",\"" << passage_text("positive", 500 + i) << "\"\n";
+    }
+    const Spawned run = spawn_cli(batch_args(server, dir + "/in.csv", dir + "/cache.sqlite", dir + "/out.jsonl"), dir);
+    while (server.total_count() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ::kill(run.pid, SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ::kill(run.pid, SIGINT);
+    CHECK(wait_cli(run) == 130);
+    const std::string err = slurp(run.err);
+    CHECK_THAT(err, !Catch::Matchers::Contains("Total: "));  // it did not wait to summarise
 }

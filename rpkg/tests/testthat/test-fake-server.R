@@ -182,6 +182,14 @@ test_that("Ctrl-C cancels the run, the cache keeps what was paid for, the same c
   fake_reset(server)
   fake_run(server, cache = cache)
   expect_equal(fake_counters(server)[["total"]], 0)
+
+  # Issue 12: nothing paid is lost. The interrupted run and its resume together pay for
+  # exactly the answers an uninterrupted run pays for (the fake server's answers are a function
+  # of the request, so both runs ask the same requests).
+  fake_reset(server)
+  fresh <- withr::local_tempfile(fileext = ".sqlite")
+  fake_run(server, cache = fresh)
+  expect_equal(paid_before + resumed_calls, fake_counters(server)[["chat"]])
 })
 
 test_that("chat from Anthropic and embeddings from OpenAI: each request carries only its own key", {

@@ -1363,7 +1363,7 @@ public:
     }
 
     void flush_cache() {
-        if (pending_writes_.empty() || !cache_) return std::nullopt;
+        if (pending_writes_.empty() || !cache_) return;
         std::vector<PendingWrite> writes = std::move(pending_writes_);
         pending_writes_.clear();
         pending_by_hash_.clear();
