@@ -42,9 +42,10 @@ int dispatch(int argc, char* argv[]) {
     if (subcommand == "validate") return llmv::stata::command_validate(api, argc, argv);
     if (subcommand == "power") return llmv::stata::command_power(api, argc, argv);
     if (subcommand == "cache") return llmv::stata::command_cache(api, argc, argv);
+    if (subcommand == "task") return llmv::stata::command_task(api, argc, argv);
     return report(llmv::stata::kRcSyntax,
                   "llmvalidate plugin: unknown subcommand `" + subcommand +
-                      "'; allowed: version, test, store, validate, power, cache");
+                      "'; allowed: version, test, store, validate, power, cache, task");
 }
 
 }  // namespace

@@ -5,7 +5,8 @@ Checks, for the folder given (default: the stata/ folder beside this script):
   * every .ado/.do file: `program define` and `end` alternate and balance; every program of an
     .ado file sets `version` 14.1 or later before anything else it runs;
   * every .sthlp file: SMCL braces balance (literal braces are written {c -(} and {c )-});
-  * the .pkg files: every `f` file exists; every `g PLATFORM file` exists or is the plugin the
+  * the .pkg files: every `f` file exists or is a task file the build copies from ../prompts
+    (net_tasks.cmake); every `g PLATFORM file` exists or is the plugin the
     build makes (stata/CMakeLists.txt: OUTPUT_NAME + SUFFIX); with --installable (a folder
     after the build, as `net install` reads it) every file must exist; every plugin an .ado
     loads (`program ..., plugin using("file")`) is a `g` file of a .pkg; stata.toc names
@@ -212,8 +213,19 @@ def loaded_plugins(folder):
     return found
 
 
+def copied_tasks(folder):
+    """Task files the build copies into the folder (net_tasks.cmake: ../prompts/*.toml)."""
+    if not os.path.exists(os.path.join(folder, "net_tasks.cmake")):
+        return set()
+    prompts = os.path.join(folder, "..", "prompts")
+    if not os.path.isdir(prompts):
+        return set()
+    return {entry for entry in os.listdir(prompts) if entry.endswith(".toml")}
+
+
 def check_packages(folder, problems, installable=False):
     built = set() if installable else plugin_outputs(folder)
+    tasks = set() if installable else copied_tasks(folder)
     packaged = set()
     for entry in sorted(os.listdir(folder)):
         path = os.path.join(folder, entry)
@@ -223,7 +235,12 @@ def check_packages(folder, problems, installable=False):
                 if not words:
                     continue
                 if words[0] == "f" and len(words) >= 2:
-                    if not os.path.exists(os.path.join(folder, words[1])):
+                    if os.path.exists(os.path.join(folder, words[1])) or words[1] in tasks:
+                        continue
+                    if installable:
+                        problems.append(f"{path}:{number}: file {words[1]} is not in the folder: "
+                                        f"net install would fail (build first)")
+                    else:
                         problems.append(f"{path}:{number}: file {words[1]} does not exist")
                 elif words[0] == "g":
                     if len(words) < 3:
@@ -315,10 +332,20 @@ def self_test():
                                    "--installable": ""}, "net install would fail"),
         "installable, plugin there": ({"foo.pkg": good_pkg + "g LINUX64 foo.plugin\n",
                                       "foo.plugin": "binary", "--installable": ""}, None),
+        "task the build copies": ({"foo.pkg": good_pkg + "f task.toml\n",
+                                  "net_tasks.cmake": "", "../prompts/task.toml": ""}, None),
+        "task nobody copies": ({"foo.pkg": good_pkg + "f task.toml\n",
+                               "../prompts/task.toml": ""}, "task.toml does not exist"),
+        "installable, task not copied": ({"foo.pkg": good_pkg + "f task.toml\n",
+                                         "net_tasks.cmake": "", "../prompts/task.toml": "",
+                                         "--installable": ""}, "net install would fail"),
     }
     failures = 0
     for label, (overrides, expect) in cases.items():
-        with tempfile.TemporaryDirectory() as folder:
+        with tempfile.TemporaryDirectory() as parent:
+            folder = os.path.join(parent, "stata")
+            os.mkdir(folder)
+            os.mkdir(os.path.join(parent, "prompts"))
             files = {"foo.ado": good_ado, "foo.sthlp": good_help, "foo.pkg": good_pkg}
             files.update(overrides)
             installable = files.pop("--installable", None) is not None

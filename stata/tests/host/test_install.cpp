@@ -74,8 +74,11 @@ TEST_CASE("net install from the folder the build filled: every file is there and
             installed.push_back(target);
         }
     }
+    // The shipped tasks land on the ado-path too, where the ado-file's findfile looks for
+    // task(simple_sentiment) (test_tasks.cpp checks every task of the catalog).
     for (const char* needed :
-         {"llmvalidate.ado", "estadd_llmvalidate.ado", "llmvalidate.sthlp", "llmvalidate.plugin"}) {
+         {"llmvalidate.ado", "estadd_llmvalidate.ado", "llmvalidate.sthlp", "llmvalidate.plugin",
+          "simple_sentiment.toml", "detailed_sentiment.toml"}) {
         INFO(needed);
         REQUIRE(exists(ado + "/" + needed));
     }

@@ -688,8 +688,12 @@ std::string canonical_task_name(const std::string& name) {
 }
 
 std::string describe_tasks(const std::string& prompts_dir) {
+    return describe_task_names(list_tasks(prompts_dir));
+}
+
+std::string describe_task_names(const std::vector<std::string>& names) {
     std::string text;
-    for (const std::string& name : list_tasks(prompts_dir)) {
+    for (const std::string& name : names) {
         text += (text.empty() ? "" : ", ") + name;
         for (const TaskAlias& entry : task_aliases())
             if (entry.name == name && !entry.aliases.empty())

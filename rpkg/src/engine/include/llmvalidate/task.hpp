@@ -112,6 +112,9 @@ std::string canonical_task_name(const std::string& name);
 // "simple_sentiment (or sentiment), detailed_sentiment (or sentiment5), ...": every shipped
 // task of the prompts folder, with its aliases, for messages and help.
 std::string describe_tasks(const std::string& prompts_dir = "");
+// The same text for a list of task names (a front end that ships the task files elsewhere,
+// e.g. Stata's ado-path, and knows their names from the build).
+std::string describe_task_names(const std::vector<std::string>& names);
 
 // A task by shipped name or alias ("simple_sentiment", "sentiment") or by path (anything with
 // a '/' or ending in ".toml"). An unknown name is an error listing the shipped names.

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# tools/stata-package.sh builds a net-install folder that holds every file llmvalidate.pkg
+# lists, among them every shipped task (prompts/*.toml), so that `findfile <task>.toml` works
+# after `net install`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build_dir=${BUILD_DIR:-build}
+folder=$(mktemp -d)
+trap 'rm -rf "$folder"' EXIT
+rmdir "$folder"  # the script makes it
+JOBS=${JOBS:-1} BUILD_DIR=$build_dir bash tools/stata-package.sh "$folder"
+status=0
+for task in prompts/*.toml; do
+  name=$(basename "$task")
+  if ! grep -qx "f $name" stata/llmvalidate.pkg; then
+    echo "stata-package: $name is not an \`f' line of stata/llmvalidate.pkg" >&2
+    status=1
+  fi
+  if ! cmp -s "$task" "$folder/$name"; then
+    echo "stata-package: $name is missing from the net-install folder or differs from $task" >&2
+    status=1
+  fi
+done
+[ "$status" = 0 ] && echo "stata-package: every shipped task is in the package"
+exit $status
