@@ -263,7 +263,7 @@ program define Validate, rclass
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
           CONCurrency(integer 16) KEYenv(name) GENerate(name) REPLACE DRYrun NOTABle ///
-          SAVing(string asis) NOMATrix ]
+          SAVing(string asis) NOMATrix continue ]
 
     capture confirm string variable `varlist'
     if _rc {
@@ -323,6 +323,8 @@ program define Validate, rclass
     RealText `threshold'
     local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
     local words `words' concurrency=`concurrency' dryrun=`=("`dryrun'" != "")'
+    * Without continue, a run in which no passage could be validated is an error (its rc).
+    local words `words' continue=`=("`continue'" != "")'
     * r(results) has a row per passage: no larger than this Stata's matrices can be.
     local matrixmax = c(matsize)
     capture local matrixmax = c(max_matdim)
@@ -386,17 +388,29 @@ program define SaveGenerations
     display as text `"(generations saved to `filename')"'
 end
 
-* task(): a TOML task file, or the name of one found along the ado-path; the file's path is
-* left in the caller's local named by the second argument.
+* task(): a TOML task file; or a shipped task by its name or an alias (sentiment), which the
+* plugin resolves from the engine's task catalog and findfile finds along the ado-path (net
+* install puts the task files there); or a task file of your own on the ado-path, by its name.
+* The file's path is left in the caller's local named by the second argument.
 program define FindTask
     version 14.1
     args task target
     local taskfile `"`task'"'
     capture confirm file `"`taskfile'"'
     if _rc {
-        capture findfile `"`task'.toml"'
+        local llmv_task `"`task'"'
+        plugin call llmvalidate_plugin, task
+        local name `"`llmv_task_name'"'
+        if `"`name'"' == "" local name `"`task'"'
+        capture findfile `"`name'.toml"'
+        if _rc & `"`llmv_task_name'"' != "" {
+            display as error `"task(): the shipped task `name' (file `name'.toml) is not on the ado-path;"'
+            display as error "{p 4 4 2}reinstall with {bf:net install llmvalidate, replace}, which installs the task files.{p_end}"
+            exit 601
+        }
         if _rc {
-            display as error `"task(): `task' is neither a file nor a task file (.toml) on the ado-path"'
+            display as error `"task(): `task' is neither a task file nor a task on the ado-path"'
+            display as error `"{p 4 4 2}Shipped tasks: `llmv_tasks'; or give a .toml file of your own.{p_end}"'
             exit 601
         }
         local taskfile `"`r(fn)'"'

@@ -64,7 +64,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopthdr:validate_options}
 {synoptline}
 {syntab:Required}
-{synopt:{opt task(file)}}the task: a TOML file with the label set and the prompts{p_end}
+{synopt:{opt task(file)}}the task: a shipped task ({cmd:simple_sentiment}, or its alias {cmd:sentiment}, ...) or a TOML file with the label set and the prompts{p_end}
 {syntab:Models}
 {synopt:{opt prov:ider(name)}}the chat provider: {cmd:anthropic}, {cmd:openai}, {cmd:bedrock}, or {cmd:simulated}; default: the one the environment configures{p_end}
 {synopt:{opt mod:el(string)}}the chat model; default is the provider's (the engine's table, docs/providers.md){p_end}
@@ -86,6 +86,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt nocache}}keep the answers in memory only (a re-run pays again){p_end}
 {synopt:{opt conc:urrency(#)}}requests in flight; default {cmd:concurrency(16)}{p_end}
 {synopt:{opt dry:run}}count the calls and tokens a run would need; make none{p_end}
+{synopt:{opt continue}}store the results even when no passage could be validated (else an error){p_end}
 {syntab:Results}
 {synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:label}, {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p}{p_end}
 {synopt:{opt replace}}replace those variables if they exist{p_end}
@@ -187,9 +188,12 @@ inputs and seed, bit for bit.
 
 {phang}
 {opt task(file)} names the task: a TOML file that defines the label set, the annotation
-prompt and the simulation prompt. The repository's {cmd:prompts/} folder holds the tasks of
-the paper. A name without a path is also looked for, with {cmd:.toml} added, along the
-ado-path.
+prompt and the simulation prompt. The tasks of the paper are shipped with the package
+({cmd:net install} puts their files on the ado-path) and are named as in the command-line
+tool and in R, by their name or an alias: {cmd:task(simple_sentiment)} and
+{cmd:task(sentiment)} are the same task. An unknown name is an error that lists the shipped
+tasks and their aliases. Any other name is looked for, with {cmd:.toml} added, along the
+ado-path, and a path names a task file of your own.
 
 {phang}
 {opt provider(name)} names the chat provider. Without it, the provider is the one the
@@ -283,6 +287,15 @@ made are read from the cache. The default is the file named by the environment v
 {cmd:LLMV_CACHE}, else {cmd:llmvalidate-cache.sqlite} in the working directory, the defaults
 of the command-line tool, so both share their answers. The {cmd:simulated} provider caches
 nothing (its answers cost nothing). {opt nocache} keeps the answers in memory only.
+
+{phang}
+{opt continue}: when not one passage could be validated (the provider cannot be reached,
+it refuses the key, the task needs a variable the passages do not give), {cmd:llmvalidate}
+{varname} stops with the return code of the first passage's failure (see
+{help llmvalidate##rc:return codes}), lists every failed observation and stores nothing.
+With {opt continue} it stores the results anyway: every result is missing, and
+{cmd:r(N_failed)} counts the passages that failed. Passages that fail in a run where others
+succeed are always reported and counted, never an error.
 
 {phang}
 {opt concurrency(#)} is the number of requests in flight. {opt dryrun} reports the number of
@@ -386,9 +399,10 @@ received.
 {pstd}
 {bf:Installation and platforms.} The plugin is compiled for 64-bit Linux; it is built from
 the repository, not downloaded. Build it with the repository's {cmd:tools/build.sh} (or
-{cmd:cmake --build build --target llmvalidate_plugin}): the build copies the plugin into the
-repository's {cmd:stata/} folder, beside this help file, and fills {cmd:build/stata/net}
-with the same files. Then, in Stata:{p_end}
+{cmd:cmake --build build --target llmvalidate_plugin}): the build copies the plugin and the
+shipped task files into the repository's {cmd:stata/} folder, beside this help file, and fills
+{cmd:build/stata/net} with the same files ({cmd:tools/stata-package.sh} builds such a folder
+to publish). Then, in Stata:{p_end}
 
 {phang2}{cmd:net install llmvalidate, from("}{it:/path/to/repository}{cmd:/stata") replace}{p_end}
 {phang2}{cmd:llmvalidate version}{p_end}
@@ -425,7 +439,7 @@ with the same files. Then, in Stata:{p_end}
 {pstd}Power before paying: how often is a correct annotation found valid with M = 50?{p_end}
 
 {phang2}{cmd:set seed 12345}{p_end}
-{phang2}{cmd:llmvalidate power, task(prompts/simple_sentiment.toml) m(50) replications(100) follow(0.9) accuracy(0.9)}{p_end}
+{phang2}{cmd:llmvalidate power, task(sentiment) m(50) replications(100) follow(0.9) accuracy(0.9)}{p_end}
 {phang2}{cmd:matrix list r(power)}{p_end}
 {phang2}{cmd:display r(p_valid_correct)}{p_end}
 
@@ -437,8 +451,8 @@ with the same files. Then, in Stata:{p_end}
 {pstd}Validating passages with LLM calls, with a cache:{p_end}
 
 {phang2}{cmd:import delimited passages.csv, clear}{p_end}
-{phang2}{cmd:llmvalidate text in 1/5, task(prompts/simple_sentiment.toml) provider(anthropic) cache(llmv.sqlite) dryrun}{p_end}
-{phang2}{cmd:llmvalidate text in 1/5, task(prompts/simple_sentiment.toml) provider(anthropic) cache(llmv.sqlite) generate(v_)}{p_end}
+{phang2}{cmd:llmvalidate text in 1/5, task(simple_sentiment) provider(anthropic) cache(llmv.sqlite) dryrun}{p_end}
+{phang2}{cmd:llmvalidate text in 1/5, task(simple_sentiment) provider(anthropic) cache(llmv.sqlite) generate(v_)}{p_end}
 
 
 {marker results}{...}
@@ -454,6 +468,7 @@ with the same files. Then, in Stata:{p_end}
 {synopt:{cmd:r(N_invalid)}}passages found invalid{p_end}
 {synopt:{cmd:r(N_inconclusive)}}passages whose prerequisites failed{p_end}
 {synopt:{cmd:r(N_failed)}}passages that could not be validated (their results are missing){p_end}
+{synopt:{cmd:r(N_succeeded)}}passages that were validated (a verdict each): {cmd:r(N)} - {cmd:r(N_failed)}{p_end}
 {synopt:{cmd:r(share_valid)}}share valid among passages whose prerequisites pass (Table 9){p_end}
 {synopt:{cmd:r(alpha)}}level of the tests{p_end}
 {synopt:{cmd:r(threshold)}}backtranslation threshold{p_end}
@@ -527,7 +542,11 @@ after {cmd:llmvalidate}, while {cmd:r()} holds its results.
 {title:Return codes}
 
 {pstd}
-Errors of the plugin are reported with a message and one of these return codes:
+Errors of the plugin are reported with a message and one of these return codes. Messages
+name the options as you type them ({opt alpha()}) and the observations of your data
+({cmd:observation 25}). When no passage of {cmd:llmvalidate} {varname} could be validated,
+the return code is that of the first passage's failure (e.g. 677 when the provider cannot be
+reached), unless {opt continue} is given:
 
 {p2colset 5 12 14 2}{...}
 {p2col:{bf:1}}{hi:Break} was pressed; nothing was stored{p_end}
@@ -536,7 +555,7 @@ Errors of the plugin are reported with a message and one of these return codes:
 {p2col:{bf:199}}{cmd:llmvalidate} {varname} (LLM calls) or {cmd:power} is not available in this build of the plugin{p_end}
 {p2col:{bf:459}}the data are not as required: a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
 {p2col:{bf:498}}an internal error of llmvalidate (please report it){p_end}
-{p2col:{bf:601}}the task file, the cache file ({cmd:llmvalidate cache}) or the plugin was not found{p_end}
+{p2col:{bf:601}}the task file (an unknown task name), the cache file ({cmd:llmvalidate cache}) or the plugin was not found{p_end}
 {p2col:{bf:603}}a file (the cache, the task) could not be opened or written{p_end}
 {p2col:{bf:673}}the provider refused the API key{p_end}
 {p2col:{bf:674}}the provider's answer could not be read (not JSON, malformed, or a label outside the label set){p_end}

@@ -24,9 +24,11 @@
 #include "commands.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/stats.hpp"
+#include "messages.hpp"
 #include "results.hpp"
 #include "return_codes.hpp"
 #include "test_results.hpp"
+#include "validation_settings.hpp"
 
 namespace llmv::stata {
 
@@ -154,14 +156,8 @@ int command_test(Api& api, int argc, char* argv[]) {
     forget_pending();
     const Layout layout = read_layout(api, args);
 
-    stats::TestOptions options;
-    options.alpha = args.real("alpha", options.alpha);
-    options.threshold = args.real("threshold", options.threshold);
-    options.seed = args.seed("seed", options.seed);
-    options.permutations = args.integer("permutations", options.permutations);
-    options.validation_method = args.text("vmethod", options.validation_method);
-    options.separation_method = args.text("smethod", options.separation_method);
-    options.backtranslation_rule = args.text("rule", options.backtranslation_rule);
+    // The engine's settings table reads and checks the options; its messages name alpha().
+    const stats::TestOptions options = read_test_settings(args);
     const bool generate = args.integer("generate", 0) != 0;
 
     LabelSet label_set(split_stata_list(api.local("llmv_labels").value_or(""), "labels()"));
@@ -255,6 +251,27 @@ int command_test(Api& api, int argc, char* argv[]) {
     for (const auto& entry : reference_rows)
         input.paper_reference[entry.first] = to_matrix(entry.second);
 
+    // The observations behind each of the engine's inputs, for messages in Stata's words.
+    TestContext context;
+    for (int k = 0; k < layout.dim; ++k)
+        context.embedding_variables.push_back(layout.name(layout.embed + k));
+    auto observations = [](const std::vector<const Row*>& group) {
+        std::vector<int> list;
+        for (const Row* row : group) list.push_back(row->obs);
+        return list;
+    };
+    for (const auto& entry : pool_rows)
+        context.fields["pools." + entry.first] = {
+            "a pool text of label " + entry.first,
+            "the pool of label " + entry.first + " (" + layout.name(layout.passage) + " 0)",
+            observations(entry.second)};
+    for (const auto& entry : reference_rows)
+        context.fields["paper_reference." + entry.first] = {
+            "a reference draw of label " + entry.first,
+            "the reference draws of label " + entry.first + " (" + layout.name(layout.reference) +
+                " 1)",
+            observations(entry.second)};
+
     // Compute every passage before anything is stored.
     std::vector<PassageOutcome> outcomes;
     const bool show_dots = passages.size() > 1;
@@ -265,9 +282,11 @@ int command_test(Api& api, int argc, char* argv[]) {
         try {
             outcomes.push_back({passages[k]->obs, stats::run_tests(input)});
         } catch (const llmv::Error& error) {
-            throw llmv::Error(
-                error.code(),
-                "passage in observation " + std::to_string(passages[k]->obs) + ": " + error.what());
+            context.passage_observation = passages[k]->obs;
+            context.passage_label = passages[k]->label;
+            context.fields["passage"] = {"the passage", "the passage", {passages[k]->obs}};
+            throw llmv::Error(error.code(),
+                              "llmvalidate test: " + test_error_message(error, context));
         }
         if (show_dots) {
             api.display((k + 1) % 50 == 0 ? ". " + std::to_string(k + 1) + "\n" : ".");

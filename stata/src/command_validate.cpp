@@ -7,7 +7,11 @@
 //             llmv_apikey (the chat provider's key only; never shown),
 //             llmv_generations (a file to write the run's generations to, as CSV: saving())
 //   words:    text=1 human=0|2 generate=0|1 m= n= repeats= alpha= threshold= seed=
-//             permutations= vmethod= smethod= rule= concurrency= dryrun=0|1
+//             permutations= vmethod= smethod= rule= concurrency= dryrun=0|1 continue=0|1
+//
+// When no passage could be validated (a closed port, a refused key, a task variable missing),
+// the command fails with the rc of the first failure's category, as `llmvalidate batch` exits
+// nonzero; continue=1 (the option continue) stores the results anyway, every one missing.
 //
 // The build defines LLMV_STATA_HAVE_PIPELINE=1 when cpp/pipeline/ implements validate_batch();
 // until then `validate` answers rc 199 ("not yet available in this build").
@@ -24,6 +28,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/settings.hpp"
+#include "messages.hpp"
 #include "results.hpp"
 #include "test_results.hpp"
 #include "validation_settings.hpp"
@@ -61,15 +66,6 @@ void ProgressDots::finish(bool cancelled_by_pipeline) {
     if (cancelled_by_pipeline || cancel_) throw BreakRequested();
 }
 
-void read_validation_settings(const Arguments& args, pipeline::ValidationConfig& config) {
-    // The ado passes each setting as a word named like its Stata option (alpha=0.05); the
-    // settings table parses and checks it, and its messages name the option: alpha().
-    for (const settings::Setting& setting : settings::table())
-        if (!setting.stata.empty() && args.has(setting.stata))
-            setting.set(config, settings::parse(setting, args.text(setting.stata, ""),
-                                                settings::FrontEnd::stata));
-}
-
 namespace {
 std::string local_or(const Api& api, const std::string& name, const std::string& fallback) {
     const auto value = api.local(name);
@@ -94,7 +90,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
     args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
                      "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun", "matrix",
-                     "matrixmax", "structured", "preset"});
+                     "matrixmax", "structured", "preset", "continue"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
@@ -179,14 +175,39 @@ int command_validate(Api& api, int argc, char* argv[]) {
 
     std::vector<Outcome> outcomes;
     std::vector<std::string> labels;
+    const pipeline::PassageResult* first_failure = nullptr;
     for (std::size_t k = 0; k < batch.passages.size(); ++k) {
         const auto& passage = batch.passages[k];
         const int obs = input_obs[passage.index];
         if (labels.empty()) labels = passage.label_set;
-        if (passage.ok)
+        if (passage.ok) {
             outcomes.push_back({obs, passage.label, &passage.tests, ""});
-        else
-            outcomes.push_back({obs, passage.label, nullptr, passage.error_message});
+            continue;
+        }
+        outcomes.push_back(
+            {obs, passage.label, nullptr,
+             validate_passage_message(passage.error_code, passage.id, passage.error_message)});
+        if (first_failure == nullptr || passage.index < first_failure->index)
+            first_failure = &passage;
+    }
+    const auto succeeded = std::count_if(outcomes.begin(), outcomes.end(),
+                                         [](const Outcome& o) { return o.output != nullptr; });
+    if (succeeded == 0 && first_failure != nullptr && args.integer("continue", 0) == 0) {
+        for (const auto& outcome : outcomes)
+            api.text("observation " + std::to_string(outcome.obs) + ": " + outcome.error + "\n");
+        std::string first = validate_passage_message(
+            first_failure->error_code, first_failure->id, first_failure->error_message);
+        if (!first.empty() && first.back() == '.') first.pop_back();
+        throw StataFailure(
+            return_code_for(first_failure->error_code),
+            "llmvalidate: no passage could be validated: all " + std::to_string(outcomes.size()) +
+                " failed (the first, observation " +
+                std::to_string(input_obs[first_failure->index]) + ": " + first +
+                "). Nothing was stored; " +
+                (config.cache_path.empty()
+                     ? std::string("no cache was used (nocache), so a re-run pays again. ")
+                     : "the answers received are in the cache " + config.cache_path + ". ") +
+                "Option continue stores the results anyway (all missing), with r(N_failed).");
     }
     fill_results(results, outcomes, config.tests, labels, generate, true);
     // r(results) has a row per passage: past Stata's matrix limit (matrixmax=, from the ado)

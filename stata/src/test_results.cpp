@@ -134,6 +134,7 @@ void fill_results(Results& results, const std::vector<Outcome>& outcomes,
     results.scalar("N_invalid", n_invalid);
     results.scalar("N_inconclusive", n_inconclusive);
     results.scalar("N_failed", n_failed);
+    results.scalar("N_succeeded", n - n_failed);
     // Table 9 of the paper: the share valid among passages whose prerequisites pass.
     results.scalar("share_valid", n_valid + n_invalid > 0
                                       ? static_cast<double>(n_valid) / (n_valid + n_invalid)

@@ -1,5 +1,6 @@
 // What `llmvalidate varname` and `llmvalidate power` share: the test settings read from the
-// plugin's words, and the progress dots with Break (only with LLMV_STATA_HAVE_PIPELINE).
+// plugin's words (`llmvalidate test` too), and the progress dots with Break (only with
+// LLMV_STATA_HAVE_PIPELINE).
 #pragma once
 
 #include <atomic>
@@ -11,9 +12,14 @@
 
 namespace llmv::stata {
 
-// m= n= repeats= alpha= threshold= seed= permutations= vmethod= smethod= rule= concurrency=;
-// a word not given keeps the value already in `config`.
-void read_validation_settings(const Arguments& args, pipeline::ValidationConfig& config);
+// m= n= repeats= alpha= threshold= seed= permutations= vmethod= smethod= rule= concurrency=
+// (each setting of the engine's table by its Stata spelling; statistics_only: those of the
+// statistics alone); a word not given keeps the value already in `config`. Messages name the
+// Stata option: alpha().
+void read_validation_settings(const Arguments& args, pipeline::ValidationConfig& config,
+                              bool statistics_only = false);
+// `llmvalidate test`: the statistics' settings from the words, checked by the table.
+stats::TestOptions read_test_settings(const Arguments& args);
 
 // Pipeline callbacks that print a dot per finished passage (a count every 50) and read Break
 // on the calling thread between progress reports, raising the pipeline's cancel flag; the

@@ -378,9 +378,13 @@ TEST_CASE("missing and empty inputs give a clear error and leave the data alone"
         load_texts(stata, few);
         const RunResult r = run_like_ado(stata, call.varlist(), call.words(), "v_");
         REQUIRE(r.rc == 459);
-        REQUIRE(stata.errors.find("observation") != std::string::npos);
+        INFO(stata.errors);
+        REQUIRE(stata.errors.find("the pool of label Positive (passage 0) must have at least 2 "
+                                  "texts; the sample has 1 text (observation 1)") !=
+                std::string::npos);
+        REQUIRE(stata.errors.find("pools.") == std::string::npos);
     }
-    SECTION("a zero embedding") {
+    SECTION("a zero embedding of the passage") {
         Stata stata;
         load_plugin(stata);
         load_texts(stata, texts);
@@ -388,7 +392,29 @@ TEST_CASE("missing and empty inputs give a clear error and leave the data alone"
             stata.var(name).numbers[static_cast<std::size_t>(stata.nobs - 1)] = 0.0;
         const RunResult r = run_like_ado(stata, call.varlist(), call.words(), "v_");
         REQUIRE(r.rc == 459);
-        REQUIRE_FALSE(stata.errors.empty());
+        INFO(stata.errors);
+        REQUIRE(stata.errors.find("observation 61 (the passage): embedding e1-e6 received a zero "
+                                  "vector; allowed: ") != std::string::npos);
+        REQUIRE(stata.errors.find("a zero vector") != std::string::npos);
+    }
+    // Issue 10: a zero embedding in observation 25 (the 5th pool text of Neutral) was reported
+    // as "passage in observation 61: `pools.Neutral` ... row 5".
+    SECTION("a zero embedding of a pool text names its observation, not the engine's row") {
+        Stata stata;
+        load_plugin(stata);
+        load_texts(stata, texts);
+        for (const auto& name : embedding_names(design.dim)) stata.var(name).numbers[24] = 0.0;
+        const auto before = snapshot(stata);
+        const RunResult r = run_like_ado(stata, call.varlist(), call.words(), "v_");
+        REQUIRE(r.rc == 459);
+        INFO(stata.errors);
+        REQUIRE(stata.errors.find("observation 25 (a pool text of label Neutral): embedding e1-e6 "
+                                  "received a zero vector; allowed: ") != std::string::npos);
+        REQUIRE(stata.errors.find("testing the passage in observation 61 (label Positive)") !=
+                std::string::npos);
+        REQUIRE(stata.errors.find("pools.") == std::string::npos);
+        REQUIRE(stata.errors.find("row 5") == std::string::npos);
+        REQUIRE(stata.data == before);
     }
     SECTION("options out of range name the option and the value") {
         Stata stata;
@@ -398,8 +424,25 @@ TEST_CASE("missing and empty inputs give a clear error and leave the data alone"
         bad.alpha = "1.5";
         RunResult r = run_like_ado(stata, bad.varlist(), bad.words(), "v_");
         REQUIRE(r.rc == 198);
-        REQUIRE(stata.errors.find("alpha") != std::string::npos);
+        INFO(stata.errors);
+        // The Stata option, alpha(), not the engine's `alpha` (issue 10), and the table's range.
+        REQUIRE(stata.errors.find("alpha()") != std::string::npos);
+        REQUIRE(stata.errors.find("`alpha`") == std::string::npos);
         REQUIRE(stata.errors.find("1.5") != std::string::npos);
+        REQUIRE(stata.errors.find("(0, 0.5]") != std::string::npos);
+        stata.errors.clear();
+        bad = call;
+        bad.alpha = "0.6";  // inside (0, 1) but outside the table's (0, 0.5], as for validate
+        r = run_like_ado(stata, bad.varlist(), bad.words(), "v_");
+        REQUIRE(r.rc == 198);
+        REQUIRE(stata.errors.find("alpha()") != std::string::npos);
+        stata.errors.clear();
+        bad = call;
+        bad.permutations = 2000000;  // the table's cap, as for validate
+        r = run_like_ado(stata, bad.varlist(), bad.words(), "v_");
+        REQUIRE(r.rc == 198);
+        REQUIRE(stata.errors.find("permutations()") != std::string::npos);
+        REQUIRE(stata.errors.find("2000000") != std::string::npos);
         stata.errors.clear();
         bad = call;
         bad.seed = "-3";

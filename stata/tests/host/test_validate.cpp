@@ -236,15 +236,63 @@ TEST_CASE("validate end to end against the fake provider server", "[validate][se
     REQUIRE(stata.output.find("sk-host-secret") == std::string::npos);
     REQUIRE(stata.errors.find("sk-host-secret") == std::string::npos);
 
+    REQUIRE(r.scalars.at("N_succeeded") == 4);
+    REQUIRE(r.scalars.at("N_failed") == 0);
+
     // A wrong key: every passage fails with a message that names the problem, never the key.
+    // No passage validated is an error with the rc of the failure's category (673: the key was
+    // refused), as `llmvalidate batch` exits nonzero (issue 10); nothing is stored.
     stata.set_local("llmv_apikey", "sk-wrong");
     stata.output.clear();
+    stata.errors.clear();
+    const auto before = stata.data;
     const RunResult refused = run_like_ado(stata, {"text"}, words(), "w_");
     INFO(stata.errors << stata.output);
-    REQUIRE(refused.rc == 0);  // failed passages are reported, not thrown
-    REQUIRE(refused.scalars.at("N_failed") == 4);
+    REQUIRE(refused.rc == 673);
+    REQUIRE(stata.data == before);
+    REQUIRE(stata.errors.find("no passage could be validated: all 4 failed") != std::string::npos);
+    REQUIRE(stata.errors.find("Option continue") != std::string::npos);
     REQUIRE(stata.output.find("sk-wrong") == std::string::npos);
+    REQUIRE(stata.errors.find("sk-wrong") == std::string::npos);
     REQUIRE(stata.output.find("observation 1:") != std::string::npos);
+
+    // continue: the results are stored, every one missing, and r() counts the failures.
+    stata.output.clear();
+    const RunResult carried_on = run_like_ado(stata, {"text"}, words("continue=1"), "x_");
+    REQUIRE(carried_on.rc == 0);
+    REQUIRE(carried_on.store_rc == 0);
+    REQUIRE(carried_on.scalars.at("N_failed") == 4);
+    REQUIRE(carried_on.scalars.at("N_succeeded") == 0);
+    REQUIRE(stata.var("x_tau").numbers[0] == missing());
+    REQUIRE(stata.output.find("observation 1:") != std::string::npos);
+}
+
+// A task that needs a variable the passages do not give fails every passage: an error naming
+// the observation and the variable (rc 198, the category of llmv.task.invalid), unless continue.
+TEST_CASE("validate: no passage validated is an error unless continue", "[validate][errors]") {
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    simulated_locals(stata, "");
+    stata.set_local("llmv_task", std::string(LLMV_SOURCE_DIR) + "/prompts/topic.toml");
+    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(r.rc == 198);
+    REQUIRE(stata.errors.find("all 4 failed (the first, observation 1:") != std::string::npos);
+    // In Stata's words: the variable and why Stata cannot give it, not the engine's `variables`.
+    REQUIRE(stata.errors.find("the task needs a value for the variable \"topic\"") !=
+            std::string::npos);
+    REQUIRE(stata.errors.find("`variables`") == std::string::npos);
+    REQUIRE(stata.output.find("observation 4: the task needs") != std::string::npos);
+    REQUIRE(stata.errors.find("no cache was used") != std::string::npos);
+    REQUIRE(stata.find("v_tau") == -1);
+
+    const RunResult carried_on = run_like_ado(stata, {"text"}, words("continue=1"), "w_");
+    REQUIRE(carried_on.rc == 0);
+    REQUIRE(carried_on.store_rc == 0);
+    REQUIRE(carried_on.scalars.at("N") == 4);
+    REQUIRE(carried_on.scalars.at("N_failed") == 4);
+    REQUIRE(carried_on.scalars.at("N_succeeded") == 0);
 }
 
 TEST_CASE("validate: an empty or blank passage stops the command before any call",

@@ -1,0 +1,152 @@
+#include "messages.hpp"
+
+#include <regex>
+
+namespace llmv::stata {
+
+namespace {
+
+// "`field` must be <allowed>; received <received>." (llmv::throw_invalid), taken apart.
+struct EngineMessage {
+    bool read = false;
+    std::string field, key, allowed, received;  // field "pools.Neutral": key "Neutral"
+    int row = 0;                                // "row 5 ..." in `received`: 5, the rest kept
+};
+
+EngineMessage read_message(const std::string& message) {
+    EngineMessage parsed;
+    const std::string must = "` must be ", received = "; received ";
+    const auto close = message.find("` must be ");
+    const auto tail = message.rfind(received);
+    if (message.empty() || message[0] != '`' || close == std::string::npos ||
+        tail == std::string::npos || tail < close)
+        return parsed;
+    parsed.field = message.substr(1, close - 1);
+    parsed.allowed = message.substr(close + must.size(), tail - close - must.size());
+    parsed.received = message.substr(tail + received.size());
+    if (!parsed.received.empty() && parsed.received.back() == '.') parsed.received.pop_back();
+    const auto dot = parsed.field.find('.');
+    if (dot != std::string::npos) parsed.key = parsed.field.substr(dot + 1);
+    std::smatch row;
+    if (std::regex_match(parsed.received, row, std::regex(R"(row (\d+),? ?(.*))"))) {
+        parsed.row = std::stoi(row[1].str());
+        parsed.received = row[2].str();
+    }
+    parsed.read = true;
+    return parsed;
+}
+
+std::string root_of(const std::string& field) { return field.substr(0, field.find('.')); }
+
+std::string observation_list(const std::vector<int>& observations) {
+    std::string text = observations.size() == 1 ? "observation " : "observations ";
+    for (std::size_t i = 0; i < observations.size() && i < 5; ++i)
+        text += (i == 0 ? "" : ", ") + std::to_string(observations[i]);
+    if (observations.size() > 5) text += ", ...";
+    return text;
+}
+
+// "column 3" -> the third embedding variable.
+std::string name_columns(std::string text, const std::vector<std::string>& variables) {
+    std::smatch column;
+    if (std::regex_search(text, column, std::regex(R"(in column (\d+))"))) {
+        const auto k = static_cast<std::size_t>(std::stoi(column[1].str()));
+        if (k >= 1 && k <= variables.size())
+            text = column.prefix().str() + "in " + variables[k - 1] + column.suffix().str();
+    }
+    return text;
+}
+
+}  // namespace
+
+std::string test_error_message(const Error& error, const TestContext& context) {
+    const std::string passage = "the passage in observation " +
+                                std::to_string(context.passage_observation) + " (label " +
+                                context.passage_label + ")";
+    const EngineMessage m = read_message(error.what());
+    if (!m.read) return passage + ": " + error.what();
+    const auto source = context.fields.find(m.field);
+    const std::string& code = error.code();
+
+    if (code == code::invalid_embedding && source != context.fields.end()) {
+        const auto& rows = source->second.observations;
+        int observation = 0;
+        if (m.row >= 1 && m.row <= static_cast<int>(rows.size()))
+            observation = rows[static_cast<std::size_t>(m.row - 1)];
+        else if (m.row == 0 && rows.size() == 1)
+            observation = rows.front();
+        if (observation != 0) {
+            std::string variables;
+            if (!context.embedding_variables.empty())
+                variables = " " + context.embedding_variables.front() +
+                            (context.embedding_variables.size() > 1
+                                 ? "-" + context.embedding_variables.back()
+                                 : std::string());
+            std::string text = "observation " + std::to_string(observation) + " (" +
+                               source->second.what + "): embedding" + variables + " received " +
+                               name_columns(m.received, context.embedding_variables) +
+                               "; allowed: " + m.allowed + ".";
+            if (observation != context.passage_observation)
+                text += " Found while testing " + passage + ".";
+            return text;
+        }
+    }
+    if (code == code::pool_too_small && source != context.fields.end()) {
+        return source->second.group + " must have " + m.allowed + "; the sample has " + m.received +
+               (source->second.observations.empty()
+                    ? std::string()
+                    : " (" + observation_list(source->second.observations) + ")") +
+               ". Needed by " + passage + ".";
+    }
+    // Other fields: the engine's name replaced by the option or data the user gave.
+    static const std::map<std::string, std::string> stata_names = {
+        {"pools", "the pool texts (passage() 0)"},
+        {"passage", "the passage's embedding"},
+        {"paper_reference", "the reference draws (reference() 1)"},
+        {"backtranslation", "backtranslation()"},
+        {"label", "label()"},
+    };
+    const auto name = stata_names.find(root_of(m.field));
+    if (name == stata_names.end()) return passage + ": " + error.what();
+    return passage + ": " + name->second + (m.key.empty() ? "" : " of label " + m.key) +
+           " must be " + m.allowed + "; received " + m.received + ".";
+}
+
+std::string validate_passage_message(const std::string& error_code, const std::string& id,
+                                     const std::string& engine_message) {
+    // The engine puts "passage <id>: " in front; the id is the observation, which the caller
+    // names already.
+    std::string message = engine_message;
+    const std::string prefix = "passage " + id + ": ";
+    if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+    const EngineMessage m = read_message(message);
+    if (!m.read) return message;
+    const std::string root = root_of(m.field);
+    std::smatch variable;
+    if (error_code == code::task_invalid && root == "variables" &&
+        std::regex_match(m.received, variable, std::regex(R"(no value for (.+))")))
+        // Stata gives passages no variables: only the task's defaults can fill one.
+        return "the task needs a value for the variable " + variable[1].str() +
+               " (required_variables), and llmvalidate varname gives passages no variables; use "
+               "a task file that declares a default for it under [variables], or the "
+               "command-line tool or R, which take variables per passage";
+    if (error_code != code::invalid_embedding && error_code != code::dimension_mismatch &&
+        error_code != code::pool_too_small && error_code != code::invalid_argument)
+        return message;
+    std::string subject;
+    if (root == "pools" && !m.key.empty())
+        subject = "the embeddings of the texts generated for label " + m.key;
+    else if (root == "paper_reference" && !m.key.empty())
+        subject = "the embeddings of the reference texts generated for label " + m.key;
+    else if (root == "passage")
+        subject = "the passage's embedding";
+    else if (root == "backtranslation" && !m.key.empty())
+        subject = "the backtranslation answers for label " + m.key;
+    else
+        return message;
+    return subject + " must be " + m.allowed + "; received " +
+           (m.row > 0 ? "for text " + std::to_string(m.row) + ", " : std::string()) + m.received +
+           ".";
+}
+
+}  // namespace llmv::stata

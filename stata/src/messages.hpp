@@ -1,0 +1,44 @@
+// Engine messages in Stata's words. The engine names its inputs in its JSON vocabulary
+// (`pools.Neutral`, "row 5", `passage`); a Stata user knows observations, variables and
+// options. The translation is keyed on the stable error code (llmvalidate/error.hpp) and on
+// the engine's message form "`field` must be <allowed>; received <value>." (throw_invalid);
+// a message it cannot read is passed on unchanged, behind the context the caller gives.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/error.hpp"
+
+namespace llmv::stata {
+
+// The observations behind one of the engine's inputs of `llmvalidate test`, in the order the
+// engine numbers its rows, and how to name one of them and all of them.
+struct RowSource {
+    std::string what;   // "a pool text of label Neutral"
+    std::string group;  // "the pool of label Neutral (passage() 0)"
+    std::vector<int> observations;
+};
+
+// The context of one passage of `llmvalidate test`: the rows behind each engine field
+// ("passage", "pools.<label>", "paper_reference.<label>") and the embedding variables.
+struct TestContext {
+    int passage_observation = 0;
+    std::string passage_label;
+    std::map<std::string, RowSource> fields;
+    std::vector<std::string> embedding_variables;
+};
+
+// The message for an error of the statistics on one passage of `llmvalidate test`: names the
+// observation (`observation 25 (a pool text of label Neutral)`), not the engine's row.
+std::string test_error_message(const Error& error, const TestContext& context);
+
+// The message of a passage of `llmvalidate varname` that failed (the engine's message for the
+// passage with id `id`, the observation): the engine's fields for the texts the LLM generated
+// said in words (`pools.Neutral` row 5 -> the texts generated for label Neutral, text 5), a
+// task variable Stata cannot give explained; the caller puts "observation N: " in front.
+std::string validate_passage_message(const std::string& error_code, const std::string& id,
+                                     const std::string& engine_message);
+
+}  // namespace llmv::stata
