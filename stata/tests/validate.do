@@ -70,6 +70,23 @@ assert r(N) == 3
 assert "`r(subcmd)'" == "validate"
 restore
 
+* task() by name or alias, as in the command-line tool and R: net install put the shipped task
+* files on the ado-path. An unknown name lists the shipped tasks (rc 601).
+llmvalidate text if strtrim(text) != "", task(sentiment) provider(simulated) m(10) n(5) dryrun
+assert r(N) == 3
+assert strpos("`r(task)'", "simple_sentiment.toml") > 0
+capture noisily llmvalidate text if strtrim(text) != "", task(sentimnt) provider(simulated) dryrun
+assert _rc == 601
+
+* No passage could be validated (the topic task needs a variable the passages do not give):
+* an error with the failure's return code, unless continue, which stores the (missing) results.
+capture noisily llmvalidate text if strtrim(text) != "", task(topic) provider(simulated) ///
+    m(10) n(5) notable
+assert _rc == 198
+llmvalidate text if strtrim(text) != "", task(topic) provider(simulated) m(10) n(5) ///
+    notable continue
+assert r(N_failed) == 3 & r(N_succeeded) == 0
+
 * The simulated provider caches nothing (its answers cost nothing): there may be no file.
 capture erase llmv_example.sqlite
 display as result "validate.do: all checks passed"

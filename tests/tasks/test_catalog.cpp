@@ -39,3 +39,11 @@ TEST_CASE("an unknown task name lists the shipped tasks and their aliases", "[ca
         CHECK(message.find("clarity") != std::string::npos);
     }
 }
+
+TEST_CASE("describe_task_names() describes a list of names as describe_tasks() the folder",
+          "[catalog]") {
+    CHECK(describe_task_names(list_tasks()) == describe_tasks());
+    CHECK(describe_task_names({"clarity", "simple_sentiment"}) ==
+          "clarity, simple_sentiment (or sentiment)");
+    CHECK(describe_task_names({}).empty());
+}
