@@ -149,4 +149,37 @@ std::string validate_passage_message(const std::string& error_code, const std::s
            ".";
 }
 
+std::string in_stata_options(const std::string& error_code, const std::string& message) {
+    const ErrorCategory category = error_category(error_code);
+    if (category != ErrorCategory::usage && category != ErrorCategory::invalid_input &&
+        error_code != code::provider_config)
+        return message;
+    // The engine's configuration fields (pipeline::ValidationConfig, PowerConfig) that a Stata
+    // option sets; the settings table's own messages already use its Stata spellings.
+    static const std::map<std::string, std::string> options = {
+        {"provider", "provider()"},
+        {"model", "model()"},
+        {"embedding_provider", "embedding()"},
+        {"embedding_model", "embmodel()"},
+        {"base_url", "baseurl()"},
+        {"embedding_base_url", "embbaseurl()"},
+        {"cache", "cache()"},
+        {"cache_path", "cache()"},
+        {"task", "task()"},
+        {"true_label", "truelabel()"},
+        {"replications", "replications()"},
+        {"simulated.follow_probability", "follow()"},
+        {"simulated.label_signal", "signal()"},
+        {"simulated.annotator_accuracy", "accuracy()"},
+        {"simulated.unparseable_probability", "unparseable()"},
+        {"simulated.words", "words()"},
+    };
+    if (message.empty() || message[0] != '`') return message;
+    const auto close = message.find('`', 1);
+    if (close == std::string::npos) return message;
+    const auto option = options.find(message.substr(1, close - 1));
+    if (option == options.end()) return message;
+    return "`" + option->second + message.substr(close);
+}
+
 }  // namespace llmv::stata

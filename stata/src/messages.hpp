@@ -41,4 +41,10 @@ std::string test_error_message(const Error& error, const TestContext& context);
 std::string validate_passage_message(const std::string& error_code, const std::string& id,
                                      const std::string& engine_message);
 
+// Any engine error as Stata shows it: a message "`field` must be ..." about a configuration
+// field the user set through an option names the option instead (`embedding_provider` ->
+// `embedding()`, `simulated.follow_probability` -> `follow()`); other messages are unchanged.
+// Only for the codes of bad input (the usage and invalid-input categories, provider_config).
+std::string in_stata_options(const std::string& error_code, const std::string& message);
+
 }  // namespace llmv::stata

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "llmv_stplugin.h"
 #include "llmvalidate/error.hpp"
+#include "messages.hpp"
 #include "results.hpp"
 #include "return_codes.hpp"
 #include "stata_api.hpp"
@@ -64,7 +65,8 @@ extern "C" __attribute__((visibility("default"))) ST_retcode stata_call(int argc
     } catch (const llmv::stata::StataFailure& failure) {
         return report(failure.rc(), failure.what());
     } catch (const llmv::Error& error) {
-        return report(llmv::stata::return_code_for(error.code()), error.what());
+        return report(llmv::stata::return_code_for(error.code()),
+                      llmv::stata::in_stata_options(error.code(), error.what()));
     } catch (const std::bad_alloc&) {
         return report(llmv::stata::kRcNoMemory, "llmvalidate: out of memory");
     } catch (const std::exception& error) {

@@ -229,11 +229,13 @@ TEST_CASE("power: bad settings name the option and the value", "[power][errors]"
     }
     SECTION("no replications") {
         REQUIRE(run_like_ado(stata, {}, power_words("replications=0"), "p_").rc == 198);
-        REQUIRE(stata.errors.find("replications") != std::string::npos);
+        // The Stata option, not the engine's field (issue 10).
+        REQUIRE(stata.errors.find("`replications()`") != std::string::npos);
     }
     SECTION("a probability above 1") {
         REQUIRE(run_like_ado(stata, {}, power_words("follow=1.5"), "p_").rc == 198);
-        REQUIRE(stata.errors.find("follow") != std::string::npos);
+        REQUIRE(stata.errors.find("`follow()`") != std::string::npos);
+        REQUIRE(stata.errors.find("simulated.") == std::string::npos);
         REQUIRE(stata.errors.find("1.5") != std::string::npos);
     }
     SECTION("no task") {

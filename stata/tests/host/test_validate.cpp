@@ -203,6 +203,17 @@ TEST_CASE("validate: bad configuration is refused before any call", "[validate][
         const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
         REQUIRE(r.rc == 198);
         REQUIRE(stata.errors.find("no-such-provider") != std::string::npos);
+        REQUIRE(stata.errors.find("`provider()`") != std::string::npos);  // the Stata option
+    }
+    SECTION("an unknown embedding provider names embedding(), not the engine's field") {
+        simulated_locals(stata, "");
+        stata.set_local("llmv_embedding", "no-such-embedder");
+        const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+        REQUIRE(r.rc == 198);
+        INFO(stata.errors);
+        REQUIRE(stata.errors.find("`embedding()`") != std::string::npos);
+        REQUIRE(stata.errors.find("embedding_provider") == std::string::npos);
+        REQUIRE(stata.errors.find("no-such-embedder") != std::string::npos);
     }
     SECTION("numeric passages") {
         stata.add_numeric("number", {1, 2, 3, 4, 5});
