@@ -262,7 +262,8 @@ program define Validate, rclass
           HUMan(varname) M(integer 100) N(integer 10) REPeats(integer 1)              ///
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
-          CONCurrency(integer 16) KEYenv(name) GENerate(name) REPLACE DRYrun NOTABle ///
+          CONCurrency(integer 16) MAXRetries(integer 5) KEYenv(name) GENerate(name)  ///
+          REPLACE DRYrun NOTABle                                                      ///
           SAVing(string asis) NOMATrix continue ]
 
     capture confirm string variable `varlist'
@@ -322,7 +323,8 @@ program define Validate, rclass
     local words `words' m=`m' n=`n' repeats=`repeats' alpha=`r(text)'
     RealText `threshold'
     local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
-    local words `words' concurrency=`concurrency' dryrun=`=("`dryrun'" != "")'
+    local words `words' concurrency=`concurrency' maxretries=`maxretries'
+    local words `words' dryrun=`=("`dryrun'" != "")'
     * Without continue, a run in which no passage could be validated is an error (its rc).
     local words `words' continue=`=("`continue'" != "")'
     * r(results) has a row per passage: no larger than this Stata's matrices can be.

@@ -85,6 +85,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt cache(file)}}SQLite cache: a re-run makes no call already paid for; default {cmd:$LLMV_CACHE} or {cmd:llmvalidate-cache.sqlite}{p_end}
 {synopt:{opt nocache}}keep the answers in memory only (a re-run pays again){p_end}
 {synopt:{opt conc:urrency(#)}}requests in flight; default {cmd:concurrency(16)}{p_end}
+{synopt:{opt maxr:etries(#)}}retries of a request after a 429 or 5xx answer or a failed connection; default {cmd:maxretries(5)}{p_end}
 {synopt:{opt dry:run}}count the calls and tokens a run would need; make none{p_end}
 {synopt:{opt continue}}store the results even when no passage could be validated (else an error){p_end}
 {syntab:Results}
@@ -296,6 +297,12 @@ it refuses the key, the task needs a variable the passages do not give), {cmd:ll
 With {opt continue} it stores the results anyway: every result is missing, and
 {cmd:r(N_failed)} counts the passages that failed. Passages that fail in a run where others
 succeed are always reported and counted, never an error.
+
+{phang}
+{opt maxretries(#)} is how often a request is sent again after the provider answered 429
+(rate limit) or 5xx, or the connection failed, waiting longer each time (1, 2, 4, ...
+seconds, or what the provider asks); {cmd:maxretries(0)} fails at once, which finds a wrong
+{opt baseurl()} quickly.
 
 {phang}
 {opt concurrency(#)} is the number of requests in flight. {opt dryrun} reports the number of

@@ -3,6 +3,9 @@
 // 127.0.0.1 (the real OpenAI wire protocol).
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -276,6 +279,47 @@ TEST_CASE("validate end to end against the fake provider server", "[validate][se
     REQUIRE(carried_on.scalars.at("N_succeeded") == 0);
     REQUIRE(stata.var("x_tau").numbers[0] == missing());
     REQUIRE(stata.output.find("observation 1:") != std::string::npos);
+}
+
+// A port on 127.0.0.1 that nothing listens on: bound, read and closed again.
+static int closed_port() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = 0;
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    socklen_t size = sizeof address;
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0);
+    ::close(fd);
+    return ntohs(address.sin_port);
+}
+
+// Issue 10: with the provider unreachable every passage failed and validate returned rc 0.
+// Now it is the transport's rc (677); maxretries(0) makes the failure immediate.
+TEST_CASE("validate: a closed port fails the command with rc 677", "[validate][errors]") {
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    stata.set_local("llmv_task", kTask);
+    stata.set_local("llmv_provider", "openai");
+    stata.set_local("llmv_model", "fake-chat");
+    stata.set_local("llmv_embedding_model", "fake-embed");
+    stata.set_local("llmv_base_url", "http://127.0.0.1:" + std::to_string(closed_port()) + "/v1");
+    stata.set_local("llmv_apikey", "sk-host-secret");
+    stata.set_local("llmv_cache", "");
+    const RunResult r = run_like_ado(stata, {"text"}, words("maxretries=0"), "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(r.rc == 677);
+    REQUIRE(stata.errors.find("no passage could be validated: all 4 failed") != std::string::npos);
+    REQUIRE(stata.output.find("observation 4:") != std::string::npos);
+    REQUIRE(stata.find("v_tau") == -1);
+    // An out-of-range maxretries() is refused by the settings table, naming the option.
+    stata.errors.clear();
+    REQUIRE(run_like_ado(stata, {"text"}, words("maxretries=101"), "v_").rc == 198);
+    REQUIRE(stata.errors.find("`maxretries()` must be a whole number in 0..100") !=
+            std::string::npos);
 }
 
 // A task that needs a variable the passages do not give fails every passage: an error naming

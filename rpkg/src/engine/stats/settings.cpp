@@ -180,7 +180,7 @@ std::vector<Setting> build_table() {
         integer("parse_retries", {"--parse-retries", "", "", "", "N"}, 0, 100,
                 "Redraws of an unparseable or out-of-set answer.",
                 LLMV_NUMBER_FIELD(parse_retry_limit)),
-        integer("max_retries", {"--max-retries", "", "max_retries", "", "N"}, 0, 100,
+        integer("max_retries", {"--max-retries", "", "max_retries", "maxretries", "N"}, 0, 100,
                 "Retries of a request after HTTP 429/5xx or a transport failure.",
                 LLMV_NUMBER_FIELD(max_transport_retries)),
         number("timeout", {"--timeout", "", "timeout", "", "SECONDS"}, 0, true, 86400, false,
