@@ -104,15 +104,12 @@ TEST_CASE("CLI: a setting outside its range is refused with the table's message"
           std::string::npos);
 }
 
-TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata offers, with "
-          "the table's default",
-          "[settings][parity][stata]") {
+// Every setting `offered` (with a Stata spelling) is an option of the ado program's `syntax`,
+// with the table's type and default.
+template <typename Offered>
+static void check_stata_syntax(const std::string& program, Offered offered) {
     const std::string ado = read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado");
-    // The validation's settings are options of `llmvalidate varname`; the simulated provider's
-    // DGP settings are options of `llmvalidate power`.
-    const auto group = GENERATE(settings::Group::validation, settings::Group::simulated);
-    const std::string syntax =
-        syntax_of(ado, group == settings::Group::validation ? "Validate" : "Power");
+    const std::string syntax = syntax_of(ado, program);
     // OPTion(type default): the capital letters are the minimal abbreviation.
     const std::regex option("([A-Za-z]+)\\(([a-z]+)(?: ([-0-9.e]+))?\\)");
     std::map<std::string, std::pair<std::string, std::string>> declared;  // name -> type, default
@@ -120,8 +117,8 @@ TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata
          it != std::sregex_iterator(); ++it)
         declared[lower((*it)[1].str())] = {(*it)[2].str(), (*it)[3].str()};
     for (const settings::Setting& setting : settings::table()) {
-        if (setting.stata.empty() || setting.group != group) continue;
-        INFO(setting.name << " as " << setting.stata << "()");
+        if (setting.stata.empty() || !offered(setting)) continue;
+        INFO(program << ": " << setting.name << " as " << setting.stata << "()");
         const auto found = declared.find(setting.stata);
         REQUIRE(found != declared.end());
         const auto& [type, default_value] = found->second;
@@ -143,6 +140,23 @@ TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata
                 break;
         }
     }
+}
+
+TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata offers, with "
+          "the table's default",
+          "[settings][parity][stata]") {
+    // The validation's settings are options of `llmvalidate varname`; the simulated provider's
+    // DGP settings are options of `llmvalidate power`.
+    const auto group = GENERATE(settings::Group::validation, settings::Group::simulated);
+    check_stata_syntax(group == settings::Group::validation ? "Validate" : "Power",
+                       [group](const settings::Setting& setting) { return setting.group == group; });
+}
+
+// llmvalidate test reads its options through the table too (issue 10: its messages name alpha()).
+TEST_CASE("Stata: the syntax of llmvalidate test declares every statistics setting, with the "
+          "table's default",
+          "[settings][parity][stata]") {
+    check_stata_syntax("Test", [](const settings::Setting& setting) { return setting.statistics; });
 }
 
 TEST_CASE("docs/settings.md is the settings table", "[settings][parity][docs]") {
