@@ -89,8 +89,8 @@ void write_generations(const std::string& path, const pipeline::BatchResult& bat
 int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
     args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
-                     "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun", "matrix",
-                     "matrixmax", "structured", "preset", "continue", "maxretries"});
+                     "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun",
+                     "matrix", "matrixmax", "structured", "preset", "continue", "maxretries"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
@@ -195,8 +195,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
     if (succeeded == 0 && first_failure != nullptr && args.integer("continue", 0) == 0) {
         for (const auto& outcome : outcomes)
             api.text("observation " + std::to_string(outcome.obs) + ": " + outcome.error + "\n");
-        std::string first = validate_passage_message(
-            first_failure->error_code, first_failure->id, first_failure->error_message);
+        std::string first = validate_passage_message(first_failure->error_code, first_failure->id,
+                                                     first_failure->error_message);
         if (!first.empty() && first.back() == '.') first.pop_back();
         throw StataFailure(
             return_code_for(first_failure->error_code),
