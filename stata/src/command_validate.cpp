@@ -7,7 +7,8 @@
 //             llmv_apikey (the chat provider's key only; never shown),
 //             llmv_generations (a file to write the run's generations to, as CSV: saving())
 //   words:    text=1 human=0|2 generate=0|1 m= n= repeats= alpha= threshold= seed=
-//             permutations= vmethod= smethod= rule= concurrency= dryrun=0|1 continue=0|1
+//             permutations= vmethod= smethod= rule= concurrency= maxretries= dryrun=0|1
+//             continue=0|1 matrix=0|1 matrixmax=
 //
 // When no passage could be validated (a closed port, a refused key, a task variable missing),
 // the command fails with the rc of the first failure's category, as `llmvalidate batch` exits
@@ -206,7 +207,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
                 "). Nothing was stored; " +
                 (config.cache_path.empty()
                      ? std::string("no cache was used (nocache), so a re-run pays again. ")
-                     : "the answers received are in the cache " + config.cache_path + ". ") +
+                     : "any answer received is kept in the cache " + config.cache_path + ". ") +
                 "Option continue stores the results anyway (all missing), with r(N_failed).");
     }
     fill_results(results, outcomes, config.tests, labels, generate, true);
