@@ -114,11 +114,13 @@ std::string test_error_message(const Error& error, const TestContext& context) {
 
 std::string validate_passage_message(const std::string& error_code, const std::string& id,
                                      const std::string& engine_message) {
-    // The engine puts "passage <id>: " in front; the id is the observation, which the caller
-    // names already.
+    // The engine puts "passage <id>: " (or "passage <id>, embedding request: ...") in front;
+    // the id is the observation, which the caller names already.
     std::string message = engine_message;
-    const std::string prefix = "passage " + id + ": ";
-    if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+    for (const std::string separator : {": ", ", "}) {
+        const std::string prefix = "passage " + id + separator;
+        if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+    }
     const EngineMessage m = read_message(message);
     if (!m.read) return message;
     const std::string root = root_of(m.field);

@@ -52,8 +52,9 @@ class FakeServerProcess {
     std::string base_url() const { return "http://127.0.0.1:" + port_ + "/v1"; }
     std::string root_url() const { return "http://127.0.0.1:" + port_; }
 
-    // GET of a control endpoint (e.g. "/_control/served"), its JSON body parsed.
-    nlohmann::json control(const std::string& path) const {
+    // GET of a control endpoint (e.g. "/_control/served"), its JSON body parsed; with a body,
+    // a POST (e.g. "/_control/faults").
+    nlohmann::json control(const std::string& path, const std::string& post_body = "") const {
         const int fd = socket(AF_INET, SOCK_STREAM, 0);
         REQUIRE(fd >= 0);
         sockaddr_in address{};
@@ -62,7 +63,12 @@ class FakeServerProcess {
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
         const std::string request =
-            "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+            post_body.empty()
+                ? "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                : "POST " + path +
+                      " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                      "Content-Type: application/json\r\nContent-Length: " +
+                      std::to_string(post_body.size()) + "\r\n\r\n" + post_body;
         REQUIRE(write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size()));
         std::string response;
         char buffer[65536];

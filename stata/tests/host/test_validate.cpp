@@ -322,6 +322,29 @@ TEST_CASE("validate: a closed port fails the command with rc 677", "[validate][e
             std::string::npos);
 }
 
+// Every embedding answer unreadable: rc 674 (the provider category's unreadable answer), each
+// failed observation named once, not also as the engine's "passage <id>".
+TEST_CASE("validate: unreadable embedding answers for every passage fail with rc 674",
+          "[validate][errors][server]") {
+    FakeServerProcess server;
+    // More faults than the run makes embedding requests: every one of them is unreadable.
+    std::string faults;
+    for (int k = 0; k < 100; ++k)
+        faults += std::string(k ? "," : "") + R"({"kind": "malformed_json"})";
+    server.control("/_control/faults",
+                   R"({"endpoint": "openai.embeddings", "faults": [)" + faults + "]}");
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    server_locals(stata, server, "");
+    const RunResult r = run_like_ado(stata, {"text"}, words("maxretries=0"), "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(r.rc == 674);
+    REQUIRE(stata.output.find("observation 2: embedding request: ") != std::string::npos);
+    REQUIRE(stata.output.find("passage 2,") == std::string::npos);
+    REQUIRE(stata.find("v_tau") == -1);
+}
+
 // A task that needs a variable the passages do not give fails every passage: an error naming
 // the observation and the variable (rc 198, the category of llmv.task.invalid), unless continue.
 TEST_CASE("validate: no passage validated is an error unless continue", "[validate][errors]") {
