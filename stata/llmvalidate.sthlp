@@ -300,7 +300,7 @@ succeed are always reported and counted, never an error.
 
 {phang}
 {opt maxretries(#)} is how often a request is sent again after the provider answered 429
-(rate limit) or 5xx, or the connection failed, waiting longer each time (1, 2, 4, ...
+(rate limit) or 5xx, or the connection failed, waiting longer each time (about 1, 2, 4, ...
 seconds, or what the provider asks); {cmd:maxretries(0)} fails at once, which finds a wrong
 {opt baseurl()} quickly.
 
