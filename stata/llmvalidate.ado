@@ -296,7 +296,7 @@ program define Validate, rclass
     }
 
     FindTask `"`task'"' taskfile
-    * Every answer is paid for: cached by default, in the cache the command-line tool uses.
+    * Every answer is paid for: cached by default, in the cache the command-line tool and R use.
     if `"`cache'"' != "" & "`nocache'" != "" {
         display as error "options cache() and nocache may not be combined"
         exit 198
@@ -420,14 +420,17 @@ program define FindTask
     c_local `target' `"`taskfile'"'
 end
 
-* The cache file: the one given, else $LLMV_CACHE, else llmvalidate-cache.sqlite in the working
-* directory (the command-line tool's default); left in the caller's local named by argument 2.
+* The cache file: the one given, else the engine's default, the per-user cache the
+* command-line tool and R share ($LLMV_CACHE, else a file in the user's cache directory),
+* which the plugin names; left in the caller's local named by argument 2.
 program define DefaultCache
     version 14.1
     args given target
     local file `"`given'"'
-    if `"`file'"' == "" local file : environment LLMV_CACHE
-    if `"`file'"' == "" local file "llmvalidate-cache.sqlite"
+    if `"`file'"' == "" {
+        plugin call llmvalidate_plugin, cachepath
+        local file `"`llmv_cache_path'"'
+    }
     c_local `target' `"`file'"'
 end
 

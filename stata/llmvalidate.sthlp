@@ -82,7 +82,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt hum:an(varname)}}human labels, for the cross-table of the paper's Table 10{p_end}
 {synopt:{it:test_method_options}}{opt alpha()}, {opt threshold()}, {opt seed()}, {opt permutations()}, {opt vmethod()}, {opt smethod()}, {opt rule()}; see below{p_end}
 {syntab:Running}
-{synopt:{opt cache(file)}}SQLite cache: a re-run makes no call already paid for; default {cmd:$LLMV_CACHE} or {cmd:llmvalidate-cache.sqlite}{p_end}
+{synopt:{opt cache(file)}}SQLite cache: a re-run makes no call already paid for; default {cmd:$LLMV_CACHE}, else the per-user cache shared with the command-line tool and R{p_end}
 {synopt:{opt nocache}}keep the answers in memory only (a re-run pays again){p_end}
 {synopt:{opt conc:urrency(#)}}requests in flight; default {cmd:concurrency(16)}{p_end}
 {synopt:{opt maxr:etries(#)}}retries of a request after a 429 or 5xx answer or a failed connection; default {cmd:maxretries(5)}{p_end}
@@ -285,9 +285,14 @@ one-sided Clopper-Pearson lower bound.
 {opt cache(file)} keeps every response in an SQLite file. A run interrupted with
 {hi:Break}, or by a failure, is resumed by running the same command again: the calls already
 made are read from the cache. The default is the file named by the environment variable
-{cmd:LLMV_CACHE}, else {cmd:llmvalidate-cache.sqlite} in the working directory, the defaults
-of the command-line tool, so both share their answers. The {cmd:simulated} provider caches
-nothing (its answers cost nothing). {opt nocache} keeps the answers in memory only.
+{cmd:LLMV_CACHE}, else the per-user cache that the command-line tool and R use too, so all
+three share their answers: {cmd:cache.sqlite} in the folder R's
+{cmd:tools::R_user_dir("llmvalidate", "cache")} names ({cmd:~/.cache/R/llmvalidate} on
+Linux). The command displays the cache it uses and returns it in {cmd:r(cache)};
+{cmd:llmvalidate cache describe} without {cmd:using} describes the default one. The
+{cmd:simulated} provider caches nothing (its answers cost nothing). {opt nocache} keeps the
+answers in memory only, and a run that pays for answers without a cache says so before its
+first call.
 
 {phang}
 {opt continue}: when not one passage could be validated (the provider cannot be reached,
@@ -506,6 +511,7 @@ to publish). Then, in Stata:{p_end}
 {synopt:{cmd:r(seed)}}the seed used{p_end}
 {synopt:{cmd:r(vmethod)}, {cmd:r(smethod)}, {cmd:r(rule)}}the methods{p_end}
 {synopt:{cmd:r(synthetic)}}{cmd:yes} when the {cmd:simulated} provider produced the texts{p_end}
+{synopt:{cmd:r(cache)}}the cache file of {cmd:llmvalidate} {varname} (empty with {opt nocache}){p_end}
 
 {p2col 5 22 26 2: Matrices}{p_end}
 {synopt:{cmd:r(results)}}one row per passage: obs, tau, crit, p, reject, accuracy, acc_lb, bt_pass, sep_p, sep_pass, verdict{p_end}

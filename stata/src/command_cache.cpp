@@ -7,6 +7,10 @@
 //
 // The file must exist: describing or clearing a cache that is not there is an error (601), not
 // a new empty file.
+//
+// `cachepath`: the default cache file, in the local llmv_cache_path: the per-user cache the
+// command-line tool and R share (llmv::pipeline::default_cache_path(): $LLMV_CACHE, else R's
+// user cache directory), so the ado-file keeps no default of its own.
 #include <sys/stat.h>
 
 #include <string>
@@ -15,6 +19,7 @@
 #include "arguments.hpp"
 #include "commands.hpp"
 #include "llmvalidate/cache.hpp"
+#include "llmvalidate/resolution.hpp"
 #include "results.hpp"
 #include "return_codes.hpp"
 
@@ -84,6 +89,13 @@ int command_cache(Api& api, int argc, char* argv[]) {
         results.matrices.push_back(std::move(table));
     }
     announce(api, std::move(results));
+    return 0;
+}
+
+int command_cache_path(Api& api, int argc, char* argv[]) {
+    Arguments args(argc, argv);
+    args.allow_only({});
+    api.set_local("llmv_cache_path", pipeline::default_cache_path());
     return 0;
 }
 

@@ -168,6 +168,15 @@ int command_validate(Api& api, int argc, char* argv[]) {
         return 0;
     }
 
+    // Where the answers are kept, as the CLI and R say it, and a warning before anything is
+    // paid for without a cache. The simulated provider pays nothing and caches nothing.
+    if (config.provider != "simulated")
+        api.text("Cache: " +
+                 (config.cache_path.empty() ? std::string("none (nocache)") : config.cache_path) +
+                 "\n");
+    const std::string no_cache = pipeline::cache_warning(config);
+    if (!no_cache.empty()) api.text("Warning: " + no_cache + "\n");
+
     ProgressDots progress(api);
     const auto batch = pipeline::validate_batch(config, inputs, progress.callbacks(), true);
     progress.finish(batch.cancelled);
@@ -230,6 +239,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
     results.scalar("cache_hits", static_cast<double>(batch.calls.cache_hits));
     results.macro("provider", config.provider);
     results.macro("model", config.model);
+    results.macro("cache", config.cache_path);
     results.macro("synthetic", batch.synthetic ? "yes" : "no");
     for (const auto& outcome : outcomes)
         if (outcome.output == nullptr)

@@ -11,6 +11,8 @@ int command_test(Api& api, int argc, char* argv[]);
 int command_validate(Api& api, int argc, char* argv[]);
 int command_power(Api& api, int argc, char* argv[]);
 int command_cache(Api& api, int argc, char* argv[]);
+// The default cache file, shared with the CLI and R (command_cache.cpp).
+int command_cache_path(Api& api, int argc, char* argv[]);
 // What a task() name means: its canonical name and the shipped tasks (command_task.cpp).
 int command_task(Api& api, int argc, char* argv[]);
 // The pipeline is linked into this build (validate, power and cache can run).

@@ -44,9 +44,10 @@ int dispatch(int argc, char* argv[]) {
     if (subcommand == "power") return llmv::stata::command_power(api, argc, argv);
     if (subcommand == "cache") return llmv::stata::command_cache(api, argc, argv);
     if (subcommand == "task") return llmv::stata::command_task(api, argc, argv);
+    if (subcommand == "cachepath") return llmv::stata::command_cache_path(api, argc, argv);
     return report(llmv::stata::kRcSyntax,
                   "llmvalidate plugin: unknown subcommand `" + subcommand +
-                      "'; allowed: version, test, store, validate, power, cache, task");
+                      "'; allowed: version, test, store, validate, power, cache, task, cachepath");
 }
 
 }  // namespace

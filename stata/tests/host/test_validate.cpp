@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -637,4 +638,62 @@ TEST_CASE("validate: chat and embeddings from two vendors each get only their ow
     CHECK(embeddings > 0);
 }
 
+#endif
+
+#if LLMV_STATA_HAVE_PIPELINE
+// Issue 10: one per-user cache for every front end. The ado-file's default cache is the one the
+// plugin names (the engine's default_cache_path()), the file the CLI prints with
+// `llmvalidate cache --path`; before, Stata used ./llmvalidate-cache.sqlite.
+TEST_CASE("the default cache is the engine's per-user cache, the CLI's", "[validate][cache]") {
+    Stata stata;
+    load_plugin(stata);
+    const char* saved = std::getenv("LLMV_CACHE");
+    const std::string saved_value = saved ? saved : "";
+    ::unsetenv("LLMV_CACHE");
+    REQUIRE(stata.call({"cachepath"}) == 0);
+    const std::string stata_default = stata.local("llmv_cache_path");
+    FILE* pipe = popen((std::string(LLMV_CLI_PATH) + " cache --path").c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    char line[4096] = {0};
+    REQUIRE(std::fgets(line, sizeof line, pipe) != nullptr);
+    pclose(pipe);
+    std::string cli_default = line;
+    while (!cli_default.empty() && (cli_default.back() == '\n' || cli_default.back() == '\r'))
+        cli_default.pop_back();
+    CHECK(stata_default == cli_default);
+    CHECK(stata_default.find("llmvalidate-cache.sqlite") == std::string::npos);
+
+    ::setenv("LLMV_CACHE", "/tmp/llmv-host-cache-from-env.sqlite", 1);
+    REQUIRE(stata.call({"cachepath"}) == 0);
+    CHECK(stata.local("llmv_cache_path") == "/tmp/llmv-host-cache-from-env.sqlite");
+    if (saved)
+        ::setenv("LLMV_CACHE", saved_value.c_str(), 1);
+    else
+        ::unsetenv("LLMV_CACHE");
+}
+
+TEST_CASE("validate says which cache it uses, and warns before paying without one",
+          "[validate][cache][server]") {
+    FakeServerProcess server;
+    const std::string cache = temporary_path(".sqlite");
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    server_locals(stata, server, cache);
+    const RunResult cached = run_like_ado(stata, {"text"}, words(), "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(cached.rc == 0);
+    CHECK(stata.output.find("Cache: " + cache + "\n") != std::string::npos);
+    CHECK(cached.macros.at("cache") == cache);
+    CHECK(stata.output.find("No cache") == std::string::npos);
+
+    stata.output.clear();
+    server_locals(stata, server, "");  // nocache
+    const RunResult uncached = run_like_ado(stata, {"text"}, words(), "w_");
+    REQUIRE(uncached.rc == 0);
+    CHECK(stata.output.find("Cache: none (nocache)") != std::string::npos);
+    CHECK(stata.output.find("Warning: No cache: every answer of this run is paid for") !=
+          std::string::npos);
+    std::remove(cache.c_str());
+}
 #endif
