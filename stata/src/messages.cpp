@@ -2,6 +2,9 @@
 
 #include <regex>
 
+#include "llmvalidate/resolution.hpp"
+#include "llmvalidate/settings.hpp"
+
 namespace llmv::stata {
 
 namespace {
@@ -156,13 +159,13 @@ std::string in_stata_options(const std::string& error_code, const std::string& m
     if (category != ErrorCategory::usage && category != ErrorCategory::invalid_input &&
         error_code != code::provider_config)
         return message;
-    // The engine's configuration fields (pipeline::ValidationConfig, PowerConfig) that a Stata
+    // The provider and model fields: the engine's own translation (resolution.hpp).
+    const std::string resolved =
+        pipeline::in_front_end_terms(Error(error_code, message), settings::FrontEnd::stata).what();
+    if (resolved != message) return resolved;
+    // The other configuration fields (pipeline::ValidationConfig, PowerConfig) that a Stata
     // option sets; the settings table's own messages already use its Stata spellings.
     static const std::map<std::string, std::string> options = {
-        {"provider", "provider()"},
-        {"model", "model()"},
-        {"embedding_provider", "embedding()"},
-        {"embedding_model", "embmodel()"},
         {"base_url", "baseurl()"},
         {"embedding_base_url", "embbaseurl()"},
         {"cache", "cache()"},
