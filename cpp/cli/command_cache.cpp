@@ -54,7 +54,7 @@ int command_cache(const std::vector<std::string>& args) {
     if (parsed.has("--import")) {
         pipeline::prepare_cache_directory(path);
         Cache cache(path);
-        const std::uint64_t added = cache.import_side_file(parsed.value("--import"));
+        const std::uint64_t added = cache.import_side_file(parsed.value("--import"), "--import");
         std::cout << "Imported " << added << " answers from " << parsed.value("--import") << " into " << path
                   << ".\n";
         return exit_ok;

@@ -1129,7 +1129,9 @@ public:
              "passage " + passage->input.id + ": the embedding model returned " + std::to_string(odd) +
                  " vector(s) of " + odd_dimensions + " dimensions where the other " + std::to_string(most) +
                  " have " + std::to_string(majority) +
-                 "; they are marked rejected in the cache, and a re-run asks for exactly those again");
+                 (cache_ ? "; they are marked rejected in the cache, and a re-run asks for exactly "
+                           "those again"
+                         : "; no cache is in use, so a re-run asks for every embedding again"));
         return false;
     }
 

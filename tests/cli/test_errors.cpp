@@ -322,7 +322,7 @@ TEST_CASE("cache --import: a missing side file is named", "[cli][errors]") {
                                ("llmv-import-" + std::to_string(::getpid()) + ".sqlite")).string();
     CliResult missing = run_cli({"cache", "--cache", cache, "--import", "/nonexistent/side.jsonl"});
     CHECK(missing.exit_code != 0);
-    CHECK(contains(missing.err, "`import` must be a readable side file of answers; received /nonexistent/side.jsonl."));
+    CHECK(contains(missing.err, "`--import` must be a readable side file of answers; received /nonexistent/side.jsonl."));
     std::filesystem::remove(cache);
 }
 

@@ -125,7 +125,9 @@ class Cache {
     // Adds every answer of a side file (see side_file_line()) in one transaction; returns how
     // many. A line that is not such an answer is an error naming the file and the line, and
     // nothing is added.
-    std::uint64_t import_side_file(const std::string& side_file);
+    // `argument` is how the front end's user named the file in messages (--import, side_file).
+    std::uint64_t import_side_file(const std::string& side_file,
+                                   const std::string& argument = "side_file");
 
   private:
     struct Impl;

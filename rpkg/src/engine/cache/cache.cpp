@@ -434,9 +434,9 @@ std::string side_file_line(const CacheKey& key, const CacheEntry& entry,
     return line.dump();
 }
 
-std::uint64_t Cache::import_side_file(const std::string& side_file) {
+std::uint64_t Cache::import_side_file(const std::string& side_file, const std::string& argument) {
     std::ifstream in(side_file, std::ios::binary);
-    if (!in) throw_invalid(code::io, "import", side_file, "a readable side file of answers");
+    if (!in) throw_invalid(code::io, argument, side_file, "a readable side file of answers");
     std::vector<std::pair<CacheKey, CacheEntry>> entries;
     std::string text;
     std::size_t line_number = 0;
@@ -464,7 +464,7 @@ std::uint64_t Cache::import_side_file(const std::string& side_file) {
             entry.output_tokens = entry_json.at("output_tokens").get<std::uint64_t>();
             entries.emplace_back(std::move(key), std::move(entry));
         } catch (const nlohmann::json::exception& error) {
-            throw_invalid(code::invalid_argument, "import",
+            throw_invalid(code::invalid_argument, argument,
                           side_file + ", line " + std::to_string(line_number) + " (" + error.what() + ")",
                           "lines {\"key\": {...}, \"entry\": {...}} as a run writes them");
         }
