@@ -1,32 +1,111 @@
 #!/usr/bin/env bash
-# The plugin exports exactly pginit and stata_call, depends dynamically on libcurl, and needs
-# no library outside the allow-list (direct dependencies, from the ELF NEEDED entries), all of
-# which resolve.
+# Checks the built plugin:
+# - it exports exactly pginit and stata_call;
+# - every library it names (the ELF NEEDED entries) is on an allow-list, and all resolve;
+# - without --portable, it links libcurl dynamically (the plugin of a sanitizer build);
+# - with --portable, the allow-list is glibc's own libraries only (the C++ runtime and SQLite
+#   are linked in, libcurl is loaded at run time), and no symbol version (objdump -T) is above
+#   the glibc floor: no GLIBC_ version above --glibc-floor, no GLIBCXX_, CXXABI_, GCC_ or
+#   CURL_ version at all.
+# --expect-failure inverts the portable check, for the test that the check can fail: it passes
+# only when both the version check and the allow-list reject the binary.
+#
+# usage: check_plugin_binary.sh [--portable --glibc-floor X.Y [--expect-failure]] PLUGIN
 set -euo pipefail
-plugin=$1
-status=0
+portable=0
+floor=""
+expect_failure=0
+while [ $# -gt 1 ]; do
+  case "$1" in
+    --portable) portable=1 ;;
+    --glibc-floor) floor=$2; shift ;;
+    --expect-failure) expect_failure=1 ;;
+    *) echo "check_plugin_binary.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+plugin=${1:?usage: check_plugin_binary.sh [--portable --glibc-floor X.Y] PLUGIN}
+if [ $portable = 1 ] && ! [[ $floor =~ ^2\.[0-9]+$ ]]; then
+  echo "check_plugin_binary.sh: --portable needs --glibc-floor 2.N; received '$floor'" >&2
+  exit 2
+fi
+failed=()  # the checks that failed: exports, needed, versions, resolve
 
-exported=$(nm -D --defined-only "$plugin" | awk '{print $NF}' | sort | tr '\n' ' ')
-if [ "$exported" != "pginit stata_call " ]; then
-  echo "FAIL: the plugin must export only pginit and stata_call; it exports: $exported"
-  status=1
+if [ $expect_failure = 0 ]; then
+  exported=$(nm -D --defined-only "$plugin" | awk '{print $NF}' | sort | tr '\n' ' ')
+  if [ "$exported" != "pginit stata_call " ]; then
+    echo "FAIL: the plugin must export only pginit and stata_call; it exports: $exported"
+    failed+=(exports)
+  fi
 fi
 
 needed=$(readelf -d "$plugin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-allowed='^(libcurl\.so\.4|libsqlite3\.so\.0|libstdc\+\+\.so\.6|libm\.so\.6|libgcc_s\.so\.1|libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux-x86-64\.so\.2|libasan\.so\.[0-9]+|libubsan\.so\.[0-9]+)$'
+glibc_libraries='libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|ld-linux-x86-64\.so\.2'
+if [ $portable = 1 ]; then
+  allowed="^($glibc_libraries)\$"
+else
+  allowed="^($glibc_libraries|libcurl\.so\.4|libsqlite3\.so\.0|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libasan\.so\.[0-9]+|libubsan\.so\.[0-9]+)\$"
+fi
 for library in $needed; do
   if ! [[ $library =~ $allowed ]]; then
     echo "FAIL: dependency $library is not on the allow-list"
-    status=1
+    failed+=(needed)
   fi
 done
-if ! grep -qx 'libcurl.so.4' <<<"$needed"; then
+if [ $portable = 0 ] && ! grep -qx 'libcurl.so.4' <<<"$needed"; then
   echo "FAIL: libcurl must be a dynamic dependency (NEEDED: $(echo $needed))"
-  status=1
+  failed+=(needed)
 fi
+
+if [ $portable = 1 ]; then
+  # The version of every dynamic symbol, as objdump -T prints it: "GLIBC_2.14", "(GLIBC_2.2.5)".
+  # An unversioned symbol has its size (hex digits) in that column.
+  versions=$(objdump -T "$plugin" |
+             awk 'NR > 4 && NF >= 6 && $(NF-1) ~ /^[(]?[A-Za-z_][A-Za-z0-9_.]*[)]?$/ {print $(NF-1)}' |
+             tr -d '()' | grep -v '^Base$' | sort -u || true)
+  floor_minor=${floor#2.}
+  for version in $versions; do
+    case "$version" in
+      GLIBC_2.*)
+        number=${version#GLIBC_2.}
+        minor=${number%%.*}
+        if [ "$minor" -gt "$floor_minor" ]; then
+          echo "FAIL: $version is above the glibc floor $floor:" \
+               "$(objdump -T "$plugin" | awk -v v="$version" 'NF >= 6 && $(NF-1) == v || NF >= 6 && $(NF-1) == "(" v ")" {print $NF}' | tr '\n' ' ')"
+          failed+=(versions)
+        fi ;;
+      GLIBC_PRIVATE)
+        echo "FAIL: the plugin uses glibc's private symbols"
+        failed+=(versions) ;;
+      *)
+        echo "FAIL: symbol version $version is not glibc's (C++ runtime, libgcc or libcurl):" \
+             "$(objdump -T "$plugin" | awk -v v="$version" 'NF >= 6 && $(NF-1) == v || NF >= 6 && $(NF-1) == "(" v ")" {print $NF}' | head -n 5 | tr '\n' ' ')"
+        failed+=(versions) ;;
+    esac
+  done
+fi
+
 if ldd "$plugin" | grep -q 'not found'; then
   echo "FAIL: unresolved dependencies:"; ldd "$plugin" | grep 'not found'
-  status=1
+  failed+=(resolve)
 fi
-[ $status -eq 0 ] && echo "plugin binary OK: exports pginit stata_call; NEEDED: $(echo $needed)"
-exit $status
+
+if [ $expect_failure = 1 ]; then
+  if [[ " ${failed[*]} " == *" versions "* && " ${failed[*]} " == *" needed "* ]]; then
+    echo "OK: the portable check rejects $plugin (symbol versions and dependencies)"
+    exit 0
+  fi
+  echo "FAIL: the portable check should have rejected $plugin for its symbol versions and its" \
+       "dependencies; it failed: ${failed[*]:-nothing}"
+  exit 1
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+  exit 1
+fi
+if [ $portable = 1 ]; then
+  highest=$(tr ' ' '\n' <<<"$versions" | grep '^GLIBC_' | sort -V | tail -n 1)
+  echo "plugin binary OK (portable): exports pginit stata_call; NEEDED: $(echo $needed);" \
+       "highest symbol version $highest (floor GLIBC_$floor)"
+else
+  echo "plugin binary OK: exports pginit stata_call; NEEDED: $(echo $needed)"
+fi
