@@ -145,7 +145,16 @@ auto forward_option(Setter setter, Handle* handle, Option option, va_list args) 
 
 extern "C" {
 
-CURLcode curl_global_init(long flags) { return api().global_init(flags); }
+// The transport calls this inside std::call_once, which must not be left by an exception (the
+// unwinder would have to pass through pthread_once): a failed load is reported by the next
+// call, curl_multi_init.
+CURLcode curl_global_init(long flags) {
+    try {
+        return api().global_init(flags);
+    } catch (const llmv::Error&) {
+        return CURLE_FAILED_INIT;
+    }
+}
 char* curl_version() { return api().version(); }
 CURL* curl_easy_init() { return api().easy_init(); }
 void curl_easy_cleanup(CURL* handle) { api().easy_cleanup(handle); }

@@ -62,6 +62,14 @@ REDIRECT(int, pthread_cond_timedwait, GLIBC_2.3.2,
          (pthread_cond_t * cond, pthread_mutex_t* mutex, const struct timespec* deadline),
          (cond, mutex, deadline))
 
+/* gthr's "are threads in use" test: a weak reference, libpthread.so.0's version before 2.34. */
+REDIRECT(int, __pthread_key_create, GLIBC_2.2.5,
+         (pthread_key_t * key, void (*destructor)(void*)), (key, destructor))
+
+/* libm: the versions before 2.29's new implementations (the same results on a new glibc,
+ * whose old versions call the new code). */
+REDIRECT(double, pow, GLIBC_2.2.5, (double x, double y), (x, y))
+
 /* Dynamic loading: libdl.so.2's versions before 2.34. */
 REDIRECT(void*, dlopen, GLIBC_2.2.5, (const char* file, int mode), (file, mode))
 REDIRECT(void*, dlsym, GLIBC_2.2.5, (void* handle, const char* name), (handle, name))
@@ -218,3 +226,13 @@ LLMV_LOCAL uint32_t arc4random(void) {
 }
 
 LLMV_LOCAL void arc4random_buf(void* buffer, size_t size) { random_bytes(buffer, size); }
+
+/* getentropy (2.25), also for std::random_device. */
+LLMV_LOCAL int getentropy(void* buffer, size_t size) {
+    if (size > 256) {
+        errno = EIO;
+        return -1;
+    }
+    random_bytes(buffer, size);
+    return 0;
+}

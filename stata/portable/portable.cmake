@@ -46,7 +46,7 @@ set(llmv_glibc_redirects
     pthread_create pthread_join pthread_detach pthread_once pthread_key_create
     pthread_key_delete pthread_getspecific pthread_setspecific pthread_mutex_trylock
     pthread_mutexattr_init pthread_mutexattr_destroy pthread_mutexattr_settype
-    pthread_cond_timedwait
+    pthread_cond_timedwait __pthread_key_create pow
     dlopen dlsym dlclose dlerror dladdr
     stat64 lstat64 fstat64 fstatat64 stat lstat fstat
     fcntl64)

@@ -24,8 +24,9 @@
 #ifndef LLMV_STPLUGIN_H
 #define LLMV_STPLUGIN_H
 
-/* [P] The documented platform switch. Only Linux is built here; the others are listed so that
- * a port knows which value to pass. */
+/* [P] The documented platform switch. Linux is built and tested here; macOS (APPLEMAC) builds
+ * with the CMake presets (stata/README.md); the others are listed so that a port knows which
+ * value to pass. */
 #define LLMV_SYSTEM_HP9000 1
 #define LLMV_SYSTEM_OPUNIX 2
 #define LLMV_SYSTEM_APPLEMAC 3
@@ -34,8 +35,9 @@
 #error "compile with -DSYSTEM=OPUNIX (Linux), as the plugin documentation prescribes"
 #endif
 #define OPUNIX LLMV_SYSTEM_OPUNIX
-#if SYSTEM != LLMV_SYSTEM_OPUNIX
-#error "this build supports SYSTEM=OPUNIX (Linux) only"
+#define APPLEMAC LLMV_SYSTEM_APPLEMAC
+#if SYSTEM != LLMV_SYSTEM_OPUNIX && SYSTEM != LLMV_SYSTEM_APPLEMAC
+#error "this build supports SYSTEM=OPUNIX (Linux) and SYSTEM=APPLEMAC (macOS) only"
 #endif
 
 #ifdef __cplusplus
