@@ -6,7 +6,8 @@
 # - with --portable, the allow-list is glibc's own libraries only (the C++ runtime and SQLite
 #   are linked in, libcurl is loaded at run time), and no symbol version (objdump -T) is above
 #   the glibc floor: no GLIBC_ version above --glibc-floor, no GLIBCXX_, CXXABI_, GCC_ or
-#   CURL_ version at all.
+#   CURL_ version at all, and nothing that stops dlopen() elsewhere (text relocations, static
+#   TLS, an executable stack).
 # --expect-failure inverts the portable check, for the test that the check can fail: it passes
 # only when both the version check and the allow-list reject the binary.
 #
@@ -29,7 +30,7 @@ if [ $portable = 1 ] && ! [[ $floor =~ ^2\.[0-9]+$ ]]; then
   echo "check_plugin_binary.sh: --portable needs --glibc-floor 2.N; received '$floor'" >&2
   exit 2
 fi
-failed=()  # the checks that failed: exports, needed, versions, resolve
+failed=()  # the checks that failed: exports, needed, versions, loading, resolve
 
 if [ $expect_failure = 0 ]; then
   exported=$(nm -D --defined-only "$plugin" | awk '{print $NF}' | sort | tr '\n' ' ')
@@ -83,6 +84,21 @@ if [ $portable = 1 ]; then
         failed+=(versions) ;;
     esac
   done
+fi
+
+if [ $portable = 1 ]; then
+  # What can keep dlopen() from loading a library on another system: text relocations, the
+  # static TLS model (a fixed reserve that other libraries may have used up), an executable stack.
+  dynamic=$(readelf -d "$plugin")
+  if grep -q 'TEXTREL' <<<"$dynamic"; then
+    echo "FAIL: the plugin has text relocations"; failed+=(loading)
+  fi
+  if grep -q 'STATIC_TLS' <<<"$dynamic"; then
+    echo "FAIL: the plugin uses the static TLS model"; failed+=(loading)
+  fi
+  if readelf -lW "$plugin" | grep 'GNU_STACK' | grep -q 'RWE'; then
+    echo "FAIL: the plugin asks for an executable stack"; failed+=(loading)
+  fi
 fi
 
 if ldd "$plugin" | grep -q 'not found'; then
