@@ -64,6 +64,12 @@ if [ $portable = 1 ]; then
   versions=$(objdump -T "$plugin" |
              awk 'NR > 4 && NF >= 6 && $(NF-1) ~ /^[(]?[A-Za-z_][A-Za-z0-9_.]*[)]?$/ {print $(NF-1)}' |
              tr -d '()' | grep -v '^Base$' | sort -u || true)
+  # The names of the symbols that carry a version (at most 8).
+  symbols_of() {
+    objdump -T "$plugin" |
+      awk -v v="$1" 'NF >= 6 && ($(NF-1) == v || $(NF-1) == "(" v ")") {print $NF}' |
+      head -n 8 | tr '\n' ' '
+  }
   floor_minor=${floor#2.}
   for version in $versions; do
     case "$version" in
@@ -71,8 +77,7 @@ if [ $portable = 1 ]; then
         number=${version#GLIBC_2.}
         minor=${number%%.*}
         if [ "$minor" -gt "$floor_minor" ]; then
-          echo "FAIL: $version is above the glibc floor $floor:" \
-               "$(objdump -T "$plugin" | awk -v v="$version" 'NF >= 6 && $(NF-1) == v || NF >= 6 && $(NF-1) == "(" v ")" {print $NF}' | tr '\n' ' ')"
+          echo "FAIL: $version is above the glibc floor $floor: $(symbols_of "$version")"
           failed+=(versions)
         fi ;;
       GLIBC_PRIVATE)
@@ -80,7 +85,7 @@ if [ $portable = 1 ]; then
         failed+=(versions) ;;
       *)
         echo "FAIL: symbol version $version is not glibc's (C++ runtime, libgcc or libcurl):" \
-             "$(objdump -T "$plugin" | awk -v v="$version" 'NF >= 6 && $(NF-1) == v || NF >= 6 && $(NF-1) == "(" v ")" {print $NF}' | head -n 5 | tr '\n' ' ')"
+             "$(symbols_of "$version")"
         failed+=(versions) ;;
     esac
   done
