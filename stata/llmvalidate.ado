@@ -302,13 +302,10 @@ program define Validate, rclass
         exit 198
     }
     if "`nocache'" == "" DefaultCache `"`cache'"' cache
-    * Keys come from the environment, never from the command line. keyenv() is the chat
-    * provider's key only: an embedding provider of another vendor reads its own variable
-    * (OPENAI_API_KEY, ...) in the engine, so one vendor's key never reaches another.
-    if "`keyenv'" == "" {
-        if lower("`provider'") == "anthropic" local keyenv ANTHROPIC_API_KEY
-        else if lower("`provider'") == "openai" local keyenv OPENAI_API_KEY
-    }
+    * Keys come from the environment, never from the command line. Without keyenv(), the
+    * engine reads each provider's own variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...: one
+    * table, docs/providers.md); keyenv() names another variable for the chat provider's key
+    * only, so one vendor's key never reaches another.
 
     local variables `varlist'
     local human_position 0

@@ -226,10 +226,12 @@ the address of an embedding provider of another vendor (by default its own publi
 provider's own ({cmd:openai} with {cmd:openai}).
 
 {phang}
-{opt keyenv(name)} names the environment variable that holds the API key. The default is
-{cmd:ANTHROPIC_API_KEY} for {cmd:provider(anthropic)} and {cmd:OPENAI_API_KEY} for
-{cmd:provider(openai)}. The key is read from the environment and handed to the plugin; it
-is never displayed, not even under {cmd:set trace on}. Keys cannot be typed as options.
+{opt keyenv(name)} names another environment variable that holds the chat provider's API
+key. Without it, each provider reads its own variable ({cmd:ANTHROPIC_API_KEY} for
+{cmd:anthropic}, {cmd:OPENAI_API_KEY} for {cmd:openai}, the AWS variables for
+{cmd:bedrock}), as in R and the command-line tool. A key named by {opt keyenv()} is read from
+the environment and handed to the plugin; it is never displayed, not even under
+{cmd:set trace on}. Keys cannot be typed as options.
 This key is the chat provider's only: an embedding provider of another vendor (e.g.
 {cmd:provider(anthropic) embedding(openai)}) reads its own variable ({cmd:OPENAI_API_KEY}),
 so one vendor's key is never sent to another vendor.
