@@ -12,6 +12,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/pipeline_cli.hpp"
+#include "cli/task_options.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/sample.hpp"
 #include "llmvalidate/task.hpp"
@@ -325,7 +326,7 @@ int command_batch(const std::vector<std::string>& args) {
         }
         std::remove(probe.c_str());
     }
-    const Task task = load_task(config.task_path);
+    const Task task = task_of(config);
     const std::vector<std::string> labels = task.labels();
     std::unique_ptr<std::ofstream> file;
     std::ostream* out = &std::cout;

@@ -6,6 +6,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/pipeline_cli.hpp"
+#include "cli/task_options.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/task.hpp"
 
@@ -68,7 +69,7 @@ int command_run(const std::vector<std::string>& args) {
     std::vector<pipeline::PassageInput> passages;
     std::vector<std::string> titles;
     if (parsed.has("--passages")) {
-        const Task task = load_task(config.task_path);
+        const Task task = task_of(config);
         for (const TaskPassage& item : load_passages(parsed.value("--passages"))) {
             pipeline::PassageInput input;
             input.id = item.id;

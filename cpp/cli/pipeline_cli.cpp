@@ -14,6 +14,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/task_options.hpp"
 #include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
@@ -115,6 +116,7 @@ std::vector<OptionSpec> pipeline_options() {
         {"--dry-run", "", "", "Print the exact number of calls and the estimated tokens; make none."},
         {"--quiet", "-q", "", "No progress bar."},
     };
+    for (OptionSpec& option : task_from_options_options()) options.push_back(std::move(option));
     for (OptionSpec& option : setting_options()) options.push_back(std::move(option));
     // Each preset of the engine is a flag (--paper); settings given explicitly still win.
     for (const settings::Preset& preset : settings::presets())
@@ -132,11 +134,13 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
                               bool allow_simulated_fallback) {
     ConfigChoice choice;
     pipeline::ValidationConfig& config = choice.config;
-    if (!parsed.has("--task")) {
-        throw_usage(command, "option `--task` is required: a shipped task (e.g. simple_sentiment) "
-                             "or the path of a task file.");
+    config.task_source = task_source_from_options(command, parsed);
+    if (config.task_source.empty() && !parsed.has("--task")) {
+        throw_usage(command, "option `--task` is required: a shipped task (e.g. simple_sentiment), "
+                             "the path of a task file, or a task from options (--labels, "
+                             "--annotation-prompt, --simulation-prompt).");
     }
-    config.task_path = parsed.value("--task");
+    if (config.task_source.empty()) config.task_path = parsed.value("--task");
     if (parsed.has("--vars")) {
         for (const std::string& item : split(parsed.value("--vars"), ',')) {
             const auto equals = item.find('=');

@@ -155,7 +155,7 @@ TEST_CASE("variables: defaults, required ones, per-label values and the empty-va
         return "no error";
     };
     CHECK_THAT(error_of([&] { task.render_annotation("x"); }),
-               Contains("no value for \"topic\""));
+               Contains("must give a value for \"topic\""));
     CHECK_THAT(error_of([&] { task.render_annotation("x", {{"topic", "a"}, {"tpoic", "b"}}); }),
                Contains("\"tpoic\" (task toy)"));
     CHECK_THAT(error_of([&] { task.render_annotation("x", {{"topic", "a"}, {"tpoic", "b"}}); }),
@@ -240,7 +240,7 @@ TEST_CASE("shipped tasks are found by name, by path, and through LLMV_PROMPTS_DI
         CHECK_THAT(error.what(), Contains("LLMV_PROMPTS_DIR"));
     }
     unsetenv("LLMV_PROMPTS_DIR");
-    CHECK(llmv::list_tasks().size() == 6);  // the compiled-in default: the source tree's prompts/
+    CHECK(llmv::list_tasks().size() == 7);  // the compiled-in default: the source tree's prompts/
     if (previous) setenv("LLMV_PROMPTS_DIR", saved.c_str(), 1);
 }
 

@@ -77,9 +77,9 @@ std::string render_all(const llmv::Task& task, const std::string& text,
 
 TEST_CASE("every shipped task renders as its golden file") {
     const auto names = llmv::list_tasks(kPromptsDir);
-    const std::vector<std::string> expected = {"clarity",        "detailed_sentiment",
-                                               "financial_phrasebank", "simple_sentiment",
-                                               "temporal_focus", "topic"};
+    const std::vector<std::string> expected = {"clarity",          "detailed_sentiment",
+                                               "financial_phrasebank", "general_sentiment",
+                                               "simple_sentiment", "temporal_focus", "topic"};
     REQUIRE(names == expected);
     for (const auto& name : names) {
         INFO("task " << name);
@@ -88,6 +88,7 @@ TEST_CASE("every shipped task renders as its golden file") {
         CHECK_FALSE(task.source().empty());
         llmv::TaskVariables variables;
         if (task.accepts_variable("topic")) variables["topic"] = "economic risks";
+        if (task.accepts_variable("genre")) variables["genre"] = "comments on a Reddit investing forum";
         check_golden(name, render_all(task, kSentence, variables));
     }
 }
