@@ -814,7 +814,7 @@ Task task_from_spec(const TaskSpec& spec, const std::string& origin,
         std::string message = error.what();
         if (message.rfind(prefix, 0) != 0) throw;
         std::string rest = message.substr(prefix.size());
-        std::string best;
+        std::string best;  // the field the message starts with
         for (const auto& entry : argument_names) {
             const std::string& field = entry.first;
             if (rest.rfind(field, 0) == 0 && field.size() > best.size() &&
@@ -822,8 +822,19 @@ Task task_from_spec(const TaskSpec& spec, const std::string& origin,
                  rest[field.size()] == '.'))
                 best = field;
         }
-        if (best.empty()) throw;
-        throw Error(error.code(), prefix + argument_names.at(best) + rest.substr(best.size()));
+        if (!best.empty()) rest = argument_names.at(best) + rest.substr(best.size());
+        // Line numbers are those of the generated TOML, which the user never sees.
+        for (auto at = rest.find(" (line "); at != std::string::npos; at = rest.find(" (line ", at)) {
+            const auto close = rest.find(')', at);
+            if (close == std::string::npos) break;
+            rest.erase(at, close - at + 1);
+        }
+        const auto per_label = argument_names.find("label_variables");
+        const std::string table = "[label_variables]";
+        if (per_label != argument_names.end())
+            for (auto at = rest.find(table); at != std::string::npos; at = rest.find(table, at))
+                rest.replace(at, table.size(), per_label->second);
+        throw Error(error.code(), prefix + rest);
     }
 }
 

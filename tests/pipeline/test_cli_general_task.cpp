@@ -11,6 +11,7 @@
 #include "cli/cli_runner.hpp"
 #include "fake_server/fake_server.hpp"
 
+using namespace llmv;
 using cli_test::CliResult;
 using cli_test::run_cli;
 
@@ -56,8 +57,9 @@ TEST_CASE("a general task with genre puts the description in every simulation pr
     int simulation_prompts = 0;
     for (const fake::ServedAnswer& answer : server.served()) {
         if (answer.endpoint != "openai.chat") continue;
+        const nlohmann::json request = nlohmann::json::parse(answer.request_body);
         std::string prompt;
-        for (const auto& message : nlohmann::json::parse(answer.request_body)["messages"])
+        for (const auto& message : request["messages"])
             if (message["content"].is_string()) prompt += message["content"].get<std::string>();
         if (prompt.find("TASK: Write ") == std::string::npos) continue;
         ++simulation_prompts;
