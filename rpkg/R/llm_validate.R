@@ -8,8 +8,9 @@
 #' prompt must describe your texts** (their kind, style and length; Sections 2
 #' and 4.1 of the paper): every shipped task but `"phrasebank"` simulates
 #' passages of a bank's 10-K filing, the paper's example. For another corpus,
-#' use a task file whose simulation prompt describes it, or per-passage prompts
-#' (a data frame's `simulation` column). Many passages run as one stream of
+#' build a task whose simulation prompt describes it with [llm_task()], use a
+#' general task such as `"general_sentiment"` with `variables = c(genre =
+#' "...")`, or give per-passage prompts (a data frame's `simulation` column). Many passages run as one stream of
 #' requests, with up to `concurrency` in flight.
 #'
 #' Every response is kept in the `cache` file, by default the per-user cache
@@ -24,9 +25,12 @@
 #'   `simulation` and `variables` list columns, such as [llm_passages()] gives:
 #'   a passage's own simulation prompt for the task is then used, as in the
 #'   paper's Section 4, and its variables that the task accepts.
-#' @param task A shipped task name (`"sentiment"`, `"sentiment5"`, `"clarity"`,
-#'   `"temporal"`, `"topic"`, `"phrasebank"`) or the path of a task file
-#'   (TOML, like those in `system.file("prompts", package = "llmvalidate")`).
+#' @param task A task built with [llm_task()], a shipped task name
+#'   (`"sentiment"`, `"sentiment5"`, `"clarity"`, `"temporal"`, `"topic"`,
+#'   `"phrasebank"`, `"general_sentiment"`) or the path of a task file (TOML,
+#'   like those in `system.file("prompts", package = "llmvalidate")`). A
+#'   general task such as `"general_sentiment"` requires a description of
+#'   your texts: `variables = c(genre = "...")`.
 #' @param human `NULL`, or human labels of the passages (one per passage),
 #'   kept in the result's `human` column for [llm_validation_summary()]. A data
 #'   frame `text` may carry them in a `human` column instead.
@@ -130,7 +134,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   if (!is.character(text) || length(text) == 0 || anyNA(text)) {
     abort_argument("text", "a character vector of passages without missing values", text, call)
   }
-  task_path <- resolve_task(task, call)
+  task <- resolve_task(task, call)
   if (!is.null(human)) {
     human <- check_labels(human, "human", call)
     if (length(human) != length(text)) {
@@ -190,7 +194,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   seed <- resolve_seed(seed, call)
 
   config <- list(
-    task_path = task_path, provider = provider$name,
+    task_path = task$path, task_source = task$source, provider = provider$name,
     model = model %||% provider$model %||% "", base_url = provider$base_url %||% "",
     api_key = provider$api_key %||% "", options = provider$options,
     embedding_provider = if (is.null(embedding)) "" else embedding$name,
@@ -222,6 +226,11 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   provider$name <- resolved$provider
   secrets <- provider_secrets(provider)
   warn_sizes(config, call)
+  # A variable the task requires (a general task's genre) is checked before any call, unless
+  # the passages bring their own variables.
+  if (is.null(passage_variables)) {
+    engine_result(.Call(llmv_task_check_variables, config), call = call)
+  }
   if (!dry_run) announce_cache(resolved, cache, call)
   if (dry_run) {
     report <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
@@ -425,17 +434,22 @@ redact <- function(result, secrets) {
   result
 }
 
-# A shipped task by the engine's catalog (canonical name or alias, e.g. "sentiment" or
-# "simple_sentiment"), or the path of a task file.
+# The task of a run: an llm_task (its TOML text goes to the engine as task_source), a shipped
+# task by the engine's catalog (canonical name or alias, e.g. "sentiment" or
+# "simple_sentiment"), or the path of a task file (task_path).
 resolve_task <- function(task, call) {
+  if (inherits(task, "llm_task")) {
+    return(list(path = "", source = task$toml))
+  }
   if (!is.character(task) || length(task) != 1 || is.na(task)) {
-    abort_argument("task", "a shipped task name or the path of a task file", task, call)
+    abort_argument("task", "a shipped task name, the path of a task file or an `llm_task()`",
+                   task, call)
   }
   if (file.exists(task) && !dir.exists(task)) {
-    return(normalizePath(task))
+    return(list(path = normalizePath(task), source = ""))
   }
   prompts <- system.file("prompts", package = "llmvalidate", mustWork = TRUE)
-  engine_result(.Call(llmv_task_file, task, prompts), call = call)
+  list(path = engine_result(.Call(llmv_task_file, task, prompts), call = call), source = "")
 }
 
 # The named settings given in `...`, refused unless every one is among `allowed`.

@@ -35,7 +35,7 @@ llm_power <- function(task, provider = llm_provider_simulated(), M = 100, n = 10
                                   backtranslation = "point"),
                       true_label = NULL, replications = 200, seed = NULL, ...) {
   call <- rlang::current_env()
-  task_path <- resolve_task(task, call)
+  task <- resolve_task(task, call)
   if (!inherits(provider, "llm_provider") || !identical(provider$name, "simulated")) {
     abort_argument("provider", "a simulated provider, `llm_provider_simulated()`", provider,
                    call)
@@ -53,7 +53,8 @@ llm_power <- function(task, provider = llm_provider_simulated(), M = 100, n = 10
   repeats <- check_setting(extra$repeats %||% setting_default("repeats"), "repeats", call = call)
   seed <- resolve_seed(seed, call)
   config <- list(
-    task_path = task_path, provider = "simulated", m = M, n = n, repeats = repeats,
+    task_path = task$path, task_source = task$source, provider = "simulated", m = M, n = n,
+    repeats = repeats,
     alpha = alpha, threshold = threshold, validation_method = methods[["validation"]],
     separation_method = methods[["separation"]],
     backtranslation_rule = methods[["backtranslation"]], permutations = permutations,

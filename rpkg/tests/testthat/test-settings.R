@@ -78,9 +78,9 @@ test_that("alpha is refused above 0.5 by every function that takes it, as by the
 })
 
 test_that("the task catalog: R accepts the CLI's names and the aliases, an unknown name lists them", {
-  expect_equal(basename(llmvalidate:::resolve_task("simple_sentiment", NULL)),
+  expect_equal(basename(llmvalidate:::resolve_task("simple_sentiment", NULL)$path),
                "simple_sentiment.toml")
-  expect_equal(basename(llmvalidate:::resolve_task("sentiment", NULL)), "simple_sentiment.toml")
+  expect_equal(basename(llmvalidate:::resolve_task("sentiment", NULL)$path), "simple_sentiment.toml")
   expect_error(llmvalidate:::resolve_task("sentimentt", NULL),
                "simple_sentiment (or sentiment)", fixed = TRUE,
                class = "llmvalidate_error_task_invalid")

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -297,7 +298,7 @@ Task Task::from_string(const std::string& toml_text, const std::string& origin) 
     const TomlValue root = parse_toml(toml_text, origin);
     check_keys(root,
                {"schema", "name", "title", "description", "source", "labels", "required_variables",
-                "variables", "annotation", "simulation", "label_variables"},
+                "variables", "variable_descriptions", "annotation", "simulation", "label_variables"},
                origin, "the file");
     check_schema(root, origin);
 
@@ -353,6 +354,10 @@ Task Task::from_string(const std::string& toml_text, const std::string& origin) 
     }
     if (const auto* required = find(root, "required_variables")) {
         task.required_variables_ = get_strings(*required, origin, "required_variables");
+    }
+    if (const auto* descriptions = find(root, "variable_descriptions")) {
+        task.variable_descriptions_ = get_string_table(*descriptions, origin, "variable_descriptions");
+        for (auto& entry : task.variable_descriptions_) entry.second = trim(entry.second);
     }
     if (const auto* per_label = find(root, "label_variables")) {
         if (!per_label->is_table()) {
@@ -432,6 +437,14 @@ void Task::check() const {
     for (const auto& entry : label_variables_) {
         declare(entry.first, "label_variables");
         label_variable_names.push_back(entry.first);
+    }
+    for (const auto& entry : variable_descriptions_) {
+        if (std::find(user_names.begin(), user_names.end(), entry.first) == user_names.end()) {
+            fail(origin, "variable_descriptions describes " + in_quotes(entry.first) +
+                             ", which the task does not declare; declared: " +
+                             (user_names.empty() ? std::string("none") : join(user_names, ", ")) +
+                             ".");
+        }
     }
     std::vector<std::string> plain_user_names;
     for (const auto& name : user_names) {
@@ -536,9 +549,14 @@ TaskVariables Task::merged(const TaskVariables& variables) const {
     }
     for (const auto& name : required_variables_) {
         if (!values.count(name)) {
-            throw_invalid(code::task_invalid, "variables", "no value for " + in_quotes(name),
-                          "given a value for " + in_quotes(name) + ", which task " + name_ +
-                              " requires (required_variables)");
+            const auto description = variable_descriptions_.find(name);
+            throw Error(code::task_invalid,
+                        "`variables` must give a value for " + in_quotes(name) + ", which task " +
+                            name_ + " requires (required_variables); received none." +
+                            (description == variable_descriptions_.end() ||
+                                     description->second.empty()
+                                 ? std::string()
+                                 : " " + name + ": " + description->second));
         }
     }
     values["labels"] = join(labels_, ", ");
@@ -702,19 +720,122 @@ std::string describe_task_names(const std::vector<std::string>& names) {
     return text;
 }
 
+std::string shipped_task_file(const std::string& name, const std::string& prompts_dir) {
+    const auto dir = prompts_directory(prompts_dir);
+    const auto path = dir + "/" + canonical_task_name(name) + ".toml";
+    if (name.find('/') != std::string::npos || !is_file(path)) {
+        throw_invalid(code::task_invalid, "task", in_quotes(name),
+                      "a path to a .toml file or the name of a shipped task: " +
+                          describe_tasks(dir) + " (in " + dir + ")");
+    }
+    return path;
+}
+
 Task load_task(const std::string& name_or_path, const std::string& prompts_dir) {
     const bool is_path = name_or_path.find('/') != std::string::npos ||
                          (name_or_path.size() > 5 &&
                           name_or_path.compare(name_or_path.size() - 5, 5, ".toml") == 0);
     if (is_path) return Task::from_file(name_or_path);
-    const auto dir = prompts_directory(prompts_dir);
-    const auto path = dir + "/" + canonical_task_name(name_or_path) + ".toml";
-    if (!is_file(path)) {
-        throw_invalid(code::task_invalid, "task", in_quotes(name_or_path),
-                      "a path to a .toml file or the name of a shipped task: " +
-                          describe_tasks(dir) + " (in " + dir + ")");
+    return Task::from_file(shipped_task_file(name_or_path, prompts_dir));
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// A TOML basic string: quotes, backslashes and control characters escaped, UTF-8 kept.
+std::string toml_quoted(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            default:
+                if (byte < 0x20 || byte == 0x7f) {
+                    char escaped[8];
+                    std::snprintf(escaped, sizeof escaped, "\\u%04X", static_cast<unsigned>(byte));
+                    out += escaped;
+                } else {
+                    out += c;
+                }
+        }
     }
-    return Task::from_file(path);
+    return out + "\"";
+}
+
+std::string toml_string_array(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + toml_quoted(items[i]);
+    return out + "]";
+}
+
+// Keys are always quoted: labels and user names may hold spaces or dots.
+std::string toml_table(const std::string& header, const std::map<std::string, std::string>& values) {
+    std::string out = "\n[" + header + "]\n";
+    for (const auto& entry : values) out += toml_quoted(entry.first) + " = " + toml_quoted(entry.second) + "\n";
+    return out;
+}
+
+}  // namespace
+
+std::string task_toml(const TaskSpec& spec) {
+    std::string out = "schema = " + std::to_string(kSchemaVersion) + "\n";
+    out += "name = " + toml_quoted(spec.name) + "\n";
+    if (!spec.title.empty()) out += "title = " + toml_quoted(spec.title) + "\n";
+    if (!spec.description.empty()) out += "description = " + toml_quoted(spec.description) + "\n";
+    if (!spec.source.empty()) out += "source = " + toml_quoted(spec.source) + "\n";
+    out += "labels = " + toml_string_array(spec.labels) + "\n";
+    if (!spec.required_variables.empty())
+        out += "required_variables = " + toml_string_array(spec.required_variables) + "\n";
+    if (!spec.variables.empty()) out += toml_table("variables", spec.variables);
+    if (!spec.variable_descriptions.empty())
+        out += toml_table("variable_descriptions", spec.variable_descriptions);
+    out += "\n[annotation]\ntemplate = " + toml_quoted(spec.annotation) + "\n";
+    if (spec.annotation_format) out += "answer_format = " + toml_quoted(*spec.annotation_format) + "\n";
+    out += "\n[simulation]\n";
+    if (!spec.label_case.empty()) out += "label_case = " + toml_quoted(spec.label_case) + "\n";
+    out += "template = " + toml_quoted(spec.simulation) + "\n";
+    if (spec.simulation_format) out += "answer_format = " + toml_quoted(*spec.simulation_format) + "\n";
+    for (const auto& entry : spec.label_variables)
+        out += toml_table("label_variables." + toml_quoted(entry.first), entry.second);
+    return out;
+}
+
+Task task_from_spec(const TaskSpec& spec, const std::string& origin,
+                    const std::map<std::string, std::string>& argument_names) {
+    try {
+        return Task::from_string(task_toml(spec), origin);
+    } catch (const Error& error) {
+        // "task <origin>: <field> ...": rename the field, the longest name that matches.
+        const std::string prefix = "task " + origin + ": ";
+        std::string message = error.what();
+        if (message.rfind(prefix, 0) != 0) throw;
+        std::string rest = message.substr(prefix.size());
+        std::string best;  // the field the message starts with
+        for (const auto& entry : argument_names) {
+            const std::string& field = entry.first;
+            if (rest.rfind(field, 0) == 0 && field.size() > best.size() &&
+                (rest.size() == field.size() || rest[field.size()] == ' ' ||
+                 rest[field.size()] == '.'))
+                best = field;
+        }
+        if (!best.empty()) rest = argument_names.at(best) + rest.substr(best.size());
+        // Line numbers are those of the generated TOML, which the user never sees.
+        for (auto at = rest.find(" (line "); at != std::string::npos; at = rest.find(" (line ", at)) {
+            const auto close = rest.find(')', at);
+            if (close == std::string::npos) break;
+            rest.erase(at, close - at + 1);
+        }
+        const auto per_label = argument_names.find("label_variables");
+        const std::string table = "[label_variables]";
+        if (per_label != argument_names.end())
+            for (auto at = rest.find(table); at != std::string::npos; at = rest.find(table, at))
+                rest.replace(at, table.size(), per_label->second);
+        throw Error(error.code(), prefix + rest);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -46,6 +46,11 @@ public:
     }
     const TaskVariables& default_variables() const { return default_variables_; }
     const std::vector<std::string>& required_variables() const { return required_variables_; }
+    // [variable_descriptions]: what a variable holds and why, quoted when a required one is
+    // missing (a general task's {genre}). Not part of the prompts nor of definition_hash().
+    const std::map<std::string, std::string>& variable_descriptions() const {
+        return variable_descriptions_;
+    }
 
     // True when `name` may be given as a variable: a declared default or a required variable.
     bool accepts_variable(const std::string& name) const;
@@ -87,7 +92,33 @@ private:
     std::map<std::string, std::map<std::string, std::string>> label_variables_;
     TaskVariables default_variables_;
     std::vector<std::string> required_variables_;
+    std::map<std::string, std::string> variable_descriptions_;
 };
+
+// A task from its parts, for the front ends that build one from arguments (R's llm_task(), the
+// CLI's --labels, --annotation-prompt, --simulation-prompt). The parts are written as TOML
+// (task_toml) and read by Task::from_string, so they are checked exactly like a file.
+struct TaskSpec {
+    std::string name = "custom";
+    std::string title, description, source;
+    std::vector<std::string> labels;
+    std::string annotation;                        // annotation.template
+    std::string simulation;                        // simulation.template
+    std::optional<std::string> annotation_format;  // unset: the engine's; "": none
+    std::optional<std::string> simulation_format;
+    std::string label_case;                        // empty: as_is
+    std::map<std::string, std::map<std::string, std::string>> label_variables;
+    TaskVariables variables;                       // defaults
+    std::vector<std::string> required_variables;
+    std::map<std::string, std::string> variable_descriptions;
+};
+// The TOML text of a task file holding `spec` (strings escaped; keys quoted where needed).
+std::string task_toml(const TaskSpec& spec);
+// Task::from_string(task_toml(spec), origin); an error's leading TOML field ("annotation.template")
+// is renamed by `argument_names` ({"annotation.template", "`annotation`"}) so that it names
+// the front end's argument. Fields without an entry keep their TOML name.
+Task task_from_spec(const TaskSpec& spec, const std::string& origin,
+                    const std::map<std::string, std::string>& argument_names);
 
 // SHA-256 (hex) of one rendered prompt: the verdict's prompt hashes.
 std::string prompt_hash(const std::string& prompt);
@@ -115,6 +146,10 @@ std::string describe_tasks(const std::string& prompts_dir = "");
 // The same text for a list of task names (a front end that ships the task files elsewhere,
 // e.g. Stata's ado-path, and knows their names from the build).
 std::string describe_task_names(const std::vector<std::string>& names);
+
+// The file of a shipped task, by canonical name or alias; an unknown name is the error of
+// load_task (task_invalid, listing the shipped names).
+std::string shipped_task_file(const std::string& name, const std::string& prompts_dir = "");
 
 // A task by shipped name or alias ("simple_sentiment", "sentiment") or by path (anything with
 // a '/' or ending in ".toml"). An unknown name is an error listing the shipped names.
