@@ -156,7 +156,8 @@ std::string task_source_from_options(const std::string& command, const ParsedArg
         spec.labels.push_back(text::trim(label));
     spec.annotation = parsed.value("--annotation-prompt");
     spec.simulation = parsed.value("--simulation-prompt");
-    // Variables given with --vars become the task's: a task from options declares what it uses.
+    // Variables given with --vars (defaults) and --variable-columns (required) become the
+    // task's: a task from options declares what it uses.
     if (parsed.has("--vars")) {
         for (const std::string& item : text::split(parsed.value("--vars"), ',')) {
             const auto equals = item.find('=');
@@ -164,11 +165,19 @@ std::string task_source_from_options(const std::string& command, const ParsedArg
                 spec.variables[text::trim(item.substr(0, equals))] = item.substr(equals + 1);
         }
     }
+    // batch --variable-columns: per-row values, so required by the task.
+    if (parsed.has("--variable-columns")) {
+        for (const std::string& column : text::split(parsed.value("--variable-columns"), ',')) {
+            const std::string name = text::trim(column);
+            if (!name.empty() && !spec.variables.count(name)) spec.required_variables.push_back(name);
+        }
+    }
     const std::map<std::string, std::string> option_names = {
         {"labels", "`--labels`"},
         {"annotation.template", "`--annotation-prompt`"},
         {"simulation.template", "`--simulation-prompt`"},
         {"variables", "`--vars`"},
+        {"required_variables", "`--variable-columns`"},
     };
     try {
         task_from_spec(spec, "from options", option_names);

@@ -157,3 +157,17 @@ TEST_CASE("a task from options declares the variables given with --vars", "[cli]
     INFO(result.err);
     CHECK(result.exit_code == 0);
 }
+
+TEST_CASE("batch: a task from options requires the variables of --variable-columns", "[cli][task]") {
+    cli_test::TempDir dir;
+    cli_test::write_file(dir.file("in.csv"),
+                         "text,genre\nLoving this dip.,forum comments\nSold it all today.,tweets\n");
+    const CliResult result = run_cli(
+        {"batch", "--input", dir.file("in.csv"), "--output", dir.file("rows.csv"), "--provider",
+         "simulated", "-M", "20", "-n", "5", "--permutations", "99", "--no-cache", "--quiet",
+         "--labels", "Bullish,Bearish", "--annotation-prompt", "{text}", "--simulation-prompt",
+         "Write {n} {genre} that are {label}.", "--variable-columns", "genre"});
+    INFO(result.err);
+    CHECK(result.exit_code == 0);
+    CHECK(contains(cli_test::read_file(dir.file("rows.csv")), "Bullish"));
+}
