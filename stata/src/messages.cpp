@@ -124,12 +124,17 @@ std::string validate_passage_message(const std::string& error_code, const std::s
         const std::string prefix = "passage " + id + separator;
         if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
     }
-    const EngineMessage m = read_message(message);
-    if (!m.read) return message;
-    const std::string root = root_of(m.field);
     std::smatch variable;
-    if (error_code == code::task_invalid && root == "variables" &&
-        std::regex_match(m.received, variable, std::regex(R"(no value for (.+))")))
+    const bool required_variable_missing =
+        error_code == code::task_invalid &&
+        std::regex_search(message, variable,
+                          std::regex(R"(`variables` must give a value for ("[^"]+"), which task)"));
+    const EngineMessage m = read_message(message);
+    if (!m.read && !required_variable_missing) return message;
+    const std::string root = root_of(m.field);
+    if (required_variable_missing ||
+        (error_code == code::task_invalid && root == "variables" &&
+         std::regex_match(m.received, variable, std::regex(R"(no value for (.+))"))))
         // Stata gives passages no variables: only the task's defaults can fill one.
         return "the task needs a value for the variable " + variable[1].str() +
                " (required_variables), and llmvalidate varname gives passages no variables; use "

@@ -131,7 +131,7 @@ TEST_CASE("parse() reads what a user typed and names the setting when it is not 
     CHECK_THROWS_AS(settings::parse(seed, "18446744073709551616", settings::FrontEnd::cli), Error);
 }
 
-TEST_CASE("every stable error code has a category; unknown codes are internal", "[errors]") {
+TEST_CASE("every stable error code has a category, unknown codes are internal", "[errors]") {
     std::set<std::string> seen;
     for (const std::string& error_code : all_error_codes()) {
         INFO(error_code);

@@ -322,7 +322,7 @@ TEST_CASE("Anthropic: tool-based structured output, version header required, 529
     CHECK(server.count("anthropic.messages") == 4);
 }
 
-TEST_CASE("Bedrock Converse: a Llama model id sends no toolChoice; Claude and Nova force the tool") {
+TEST_CASE("Bedrock Converse: a Llama model id sends no toolChoice, Claude and Nova force the tool") {
     FakeServer server;
     server.start();
     auto config = config_for(server, "");

@@ -63,7 +63,7 @@ void check_finite(const llmv::pipeline::PassageResult& result) {
 }  // namespace
 
 TEST_CASE(
-    "llama-server: a full validation makes exactly R + K*ceil(M/n) + M calls; a re-run from the "
+    "llama-server: a full validation makes exactly R + K*ceil(M/n) + M calls, and a re-run from the "
     "cache makes none") {
     const auto url = llama_url();
     if (url.empty()) return;

@@ -220,7 +220,7 @@ TEST_CASE("faults: a whitespace-only passage fails before any call") {
 }
 
 // ---- 2. nothing bad is served from the cache ------------------------------------------------
-TEST_CASE("faults: unusable answers are never served as good; a re-run retries exactly the failed draws") {
+TEST_CASE("faults: unusable answers are never served as good, and a re-run retries exactly the failed draws") {
     const std::string kind = GENERATE(std::string("prose annotation"), std::string("empty generation list"));
     INFO(kind);
     fake::FakeServer server;
@@ -286,7 +286,7 @@ TEST_CASE("faults: an embedding of the wrong dimension is rejected in the cache 
 // ---- 3. interrupts -----------------------------------------------------------------------------
 // The same batch three ways with the CLI: uninterrupted; interrupted by a signal once the
 // server has answered a third of the chat requests, then resumed. Counted on the server.
-TEST_CASE("faults: SIGINT and SIGTERM drain the requests in flight; nothing paid is paid twice") {
+TEST_CASE("faults: SIGINT and SIGTERM drain the requests in flight, and nothing paid is paid twice") {
     const int signal_number = GENERATE(SIGINT, SIGTERM, SIGKILL);
     INFO("signal " << signal_number);
     fake::FakeServerOptions options;
@@ -390,7 +390,7 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("faults: batch with a Latin-1 row fails that row only, with one error line; --encoding latin1 runs it") {
+TEST_CASE("faults: batch with a Latin-1 row fails that row only, with one error line, and --encoding latin1 runs it") {
     const std::string dir = fault_dir("cli-latin1");
     const std::string csv = "id,text\na,Profits rose sharply this quarter.\n"
                             "b,Le caf\xE9 a perdu 3 % apr\xE8s les r\xE9sultats.\nc,Losses widened as demand fell.\n";
@@ -407,8 +407,8 @@ TEST_CASE("faults: batch with a Latin-1 row fails that row only, with one error 
     CHECK(count_of(decoded.err, "llmvalidate: error") == 0);
 
     const CliRun wrong = run_batch(dir, csv, {"--encoding", "cp1252"});
-    CHECK(wrong.code == 2);
-    CHECK_THAT(wrong.err, Catch::Matchers::Contains("option `--encoding` takes utf-8 or latin1; received `cp1252`."));
+    CHECK(wrong.code == 3);  // a setting out of its range: the table's message
+    CHECK_THAT(wrong.err, Catch::Matchers::Contains("`--encoding` must be one of \"utf-8\", \"latin1\"; received \"cp1252\"."));
 }
 
 TEST_CASE("faults: batch: a ragged CSV row is an error naming its line") {
