@@ -57,7 +57,8 @@
 #' @examples
 #' task <- llm_task(
 #'   labels = c("Hawkish", "Neutral", "Dovish"),
-#'   annotation = "Classify the monetary policy stance of this passage as one of: {labels}.\nPASSAGE: {text}",
+#'   annotation = paste("Classify the monetary policy stance of this passage as one of:",
+#'                      "{labels}.\nPASSAGE: {text}"),
 #'   simulation = paste("Write {n} sentences from FOMC statements whose policy stance is",
 #'                      "{label}. Formal central-bank style, around 30 words each."),
 #'   name = "fomc_stance"
