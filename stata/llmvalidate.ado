@@ -263,6 +263,7 @@ program define Validate, rclass
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
           CONCurrency(integer 16) MAXRetries(integer 5) KEYenv(name) GENerate(name)  ///
+          TIMEout(real 300) DRAIN(real 10) ENCoding(string)                           ///
           REPLACE DRYrun NOTABle                                                      ///
           SAVing(string asis) NOMATrix continue ]
 
@@ -321,6 +322,11 @@ program define Validate, rclass
     RealText `threshold'
     local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
     local words `words' concurrency=`concurrency' maxretries=`maxretries'
+    RealText `timeout'
+    local words `words' timeout=`r(text)'
+    RealText `drain'
+    local words `words' drain=`r(text)'
+    if "`encoding'" != "" local words `words' encoding=`encoding'
     local words `words' dryrun=`=("`dryrun'" != "")'
     * Without continue, a run in which no passage could be validated is an error (its rc).
     local words `words' continue=`=("`continue'" != "")'

@@ -86,6 +86,9 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt nocache}}keep the answers in memory only (a re-run pays again){p_end}
 {synopt:{opt conc:urrency(#)}}requests in flight; default {cmd:concurrency(16)}{p_end}
 {synopt:{opt maxr:etries(#)}}retries of a request after a 429 or 5xx answer or a failed connection; default {cmd:maxretries(5)}{p_end}
+{synopt:{opt time:out(#)}}seconds one request may take, retries apart; default {cmd:timeout(300)}{p_end}
+{synopt:{opt drain(#)}}after Break, seconds the requests in flight may finish and be cached; default {cmd:drain(10)}{p_end}
+{synopt:{opt enc:oding(name)}}how the passages' bytes are read: {cmd:utf-8} (default) or {cmd:latin1}{p_end}
 {synopt:{opt dry:run}}count the calls and tokens a run would need; make none{p_end}
 {synopt:{opt continue}}store the results even when no passage could be validated (else an error){p_end}
 {syntab:Results}
@@ -310,6 +313,14 @@ succeed are always reported and counted, never an error.
 (rate limit) or 5xx, or the connection failed, waiting longer each time (about 1, 2, 4, ...
 seconds, or what the provider asks); {cmd:maxretries(0)} fails at once, which finds a wrong
 {opt baseurl()} quickly.
+
+{phang}
+{opt timeout(#)} limits how long one request may take, in seconds, retries apart.
+{opt drain(#)} is how long, after Break, the requests already in flight may finish and be
+cached (they are paid for) before the command stops; nothing new is sent after Break.
+{opt encoding(name)} says how the bytes of the passages are read: {cmd:utf-8}, or
+{cmd:latin1} for data in ISO 8859-1 (a passage that is not valid UTF-8 otherwise fails on its
+own observation).
 
 {phang}
 {opt concurrency(#)} is the number of requests in flight. {opt dryrun} reports the number of

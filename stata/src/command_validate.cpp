@@ -91,7 +91,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
     args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
                      "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun",
-                     "matrix", "matrixmax", "structured", "preset", "continue", "maxretries"});
+                     "matrix", "matrixmax", "structured", "preset", "continue", "maxretries",
+                     "timeout", "drain", "encoding"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);

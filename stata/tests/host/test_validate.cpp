@@ -697,3 +697,30 @@ TEST_CASE("validate says which cache it uses, and warns before paying without on
     std::remove(cache.c_str());
 }
 #endif
+
+// Issue 12: timeout(), drain() and encoding() come from the settings table; a value out of its
+// range is refused before any call, naming the Stata option and what is allowed.
+TEST_CASE("validate: timeout(), drain() and encoding() outside their range name the option",
+          "[validate][errors]") {
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    simulated_locals(stata, "");
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"timeout=0", "`timeout()` must be a number in (0, 86400]; received 0."},
+        {"drain=-1", "`drain()` must be a number in [0, 3600]; received -1."},
+        {"encoding=cp1252", "`encoding()` must be one of \"utf-8\", \"latin1\"; received \"cp1252\"."},
+    };
+    for (const auto& [word, message] : cases) {
+        stata.errors.clear();
+        INFO(word);
+        const RunResult r = run_like_ado(stata, {"text"}, words(word), "v_");
+        INFO(stata.errors);
+        CHECK(r.rc == 198);
+        CHECK(stata.errors.find(message) != std::string::npos);
+        CHECK(stata.find("v_tau") == -1);
+    }
+    // In range, the simulated run goes through.
+    stata.errors.clear();
+    CHECK(run_like_ado(stata, {"text"}, words("timeout=60"), "v_").rc == 0);
+}

@@ -183,7 +183,7 @@ std::vector<Setting> build_table() {
         integer("max_retries", {"--max-retries", "", "max_retries", "maxretries", "N"}, 0, 100,
                 "Retries of a request after HTTP 429/5xx or a transport failure.",
                 LLMV_NUMBER_FIELD(max_transport_retries)),
-        number("timeout", {"--timeout", "", "timeout", "", "SECONDS"}, 0, true, 86400, false,
+        number("timeout", {"--timeout", "", "timeout", "timeout", "SECONDS"}, 0, true, 86400, false,
                "Time limit of one request, retries apart, in seconds.",
                [](const ValidationConfig& c) {
                    return Value{true, static_cast<double>(c.total_timeout_ms) / 1000.0, {}};
@@ -191,11 +191,11 @@ std::vector<Setting> build_table() {
                [](ValidationConfig& c, const Value& v) {
                    c.total_timeout_ms = static_cast<long>(std::ceil(v.number * 1000));
                }),
-        number("drain", {"--drain", "", "drain", "", "SECONDS"}, 0, false, 3600, false,
+        number("drain", {"--drain", "", "drain", "drain", "SECONDS"}, 0, false, 3600, false,
                "On Ctrl-C or SIGTERM: how long the requests in flight may finish and be cached "
                "before the run stops, in seconds.",
                LLMV_NUMBER_FIELD(drain_seconds)),
-        choice("input_encoding", {"--encoding", "", "encoding", "", "ENCODING"}, {"utf-8", "latin1"},
+        choice("input_encoding", {"--encoding", "", "encoding", "encoding", "ENCODING"}, {"utf-8", "latin1"},
                "How the passages' bytes are read: utf-8, or latin1 (ISO 8859-1, e.g. the original "
                "Financial PhraseBank files).",
                LLMV_TEXT_FIELD(input_encoding)),
