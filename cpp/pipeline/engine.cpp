@@ -946,12 +946,7 @@ public:
         entry.response_model = chat.model;
         entry.input_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.input_tokens));
         entry.output_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.output_tokens));
-        if (cache_) {
-            std::vector<PassagePtr> owners;
-            for (const ChatUnit& unit : flight.units) owners.push_back(unit.passage);
-            cache_store(std::move(flight.key), std::move(flight.hash), std::move(entry),
-                        std::move(owners));
-        }
+        if (cache_) cache_store(std::move(flight.key), std::move(flight.hash), std::move(entry));
         accounting_.add_tokens(
             chat_model_, static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.input_tokens)),
             static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.output_tokens)));
@@ -1122,7 +1117,7 @@ public:
                 entry.status = cache_status::rejected;
                 entry.body = "an embedding of " + std::to_string(dimension) + " dimensions where the model's others have " +
                              std::to_string(majority);
-                cache_store(std::move(key), std::move(hash), std::move(entry), {});
+                cache_store(std::move(key), std::move(hash), std::move(entry));
             }
         }
         fail(passage, code::dimension_mismatch,
@@ -1250,9 +1245,7 @@ public:
             if (i == 0) entry.input_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens));
             CacheKey key = embedding_cache_key(flight.texts[i]);
             std::string hash = i < flight.hashes.size() ? std::move(flight.hashes[i]) : key.hash();
-            // No owners: a lost embedding is not fatal (the vectors are in hand; only a re-run
-            // would pay for them again).
-            cache_store(std::move(key), std::move(hash), std::move(entry), {});
+            cache_store(std::move(key), std::move(hash), std::move(entry));
         }
         accounting_.add_tokens(embedding_model_, static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens)), 0);
         totals_.input_tokens += parsed.input_tokens;
@@ -1281,7 +1274,6 @@ public:
         CacheKey key;
         std::string hash;  // key.hash()
         CacheEntry entry;
-        std::vector<PassagePtr> owners;  // passages that fail if the write fails
     };
 
     std::optional<CacheEntry> cache_lookup(const std::string& hash) {
@@ -1299,13 +1291,12 @@ public:
         return cache_ ? cache_->get(hash) : std::nullopt;
     }
 
-    void cache_store(CacheKey key, std::string hash, CacheEntry entry,
-                     std::vector<PassagePtr> owners) {
+    void cache_store(CacheKey key, std::string hash, CacheEntry entry) {
         if (!cache_) return;
         if (pending_writes_.empty()) first_pending_time_ = now_seconds();
         pending_by_hash_[hash] = pending_writes_.size();
         pending_writes_.push_back(
-            PendingWrite{std::move(key), std::move(hash), std::move(entry), std::move(owners)});
+            PendingWrite{std::move(key), std::move(hash), std::move(entry)});
         if (pending_writes_.size() >= cache_batch_size) flush_cache();
     }
 
@@ -1325,7 +1316,7 @@ public:
         for (std::size_t i = 0; i < entries.size(); ++i) {
             unwritten_by_hash_[hashes[i]] = unwritten_.size();
             unwritten_.push_back(PendingWrite{std::move(entries[i].first), std::move(hashes[i]),
-                                              std::move(entries[i].second), {}});
+                                              std::move(entries[i].second)});
         }
         last_write_error_ = message;
         unwritten_retry_at_ = now_seconds() + unwritten_backoff_;
@@ -1337,7 +1328,7 @@ public:
         unwritten_.clear();
         unwritten_by_hash_.clear();
         for (PendingWrite& write : retry)
-            cache_store(std::move(write.key), std::move(write.hash), std::move(write.entry), {});
+            cache_store(std::move(write.key), std::move(write.hash), std::move(write.entry));
         flush_cache();
     }
 
@@ -1396,7 +1387,6 @@ public:
         batch.key_hashes.reserve(writes.size());
         for (PendingWrite& write : writes) {
             submitted.hashes.push_back(write.hash);
-            for (PassagePtr& owner : write.owners) submitted.owners.push_back(std::move(owner));
             batch.key_hashes.push_back(std::move(write.hash));
             batch.entries.emplace_back(std::move(write.key), std::move(write.entry));
         }
@@ -1412,9 +1402,9 @@ public:
     void collect_written(bool wait) {
         if (!cache_writer_) return;
         if (!wait && batches_written_ == batches_submitted_) return;
-        const std::vector<CacheWriter::Written> written =
+        std::vector<CacheWriter::Written> written =
             wait ? cache_writer_->wait_all() : cache_writer_->take_written();
-        for (const CacheWriter::Written& outcome : written) {
+        for (CacheWriter::Written& outcome : written) {
             auto found = submitted_batches_.find(outcome.batch);
             if (found == submitted_batches_.end()) continue;
             SubmittedBatch submitted = std::move(found->second);
@@ -1428,8 +1418,7 @@ public:
             batches_written_ = std::max(batches_written_, outcome.batch);
             if (outcome.ok || outcome.unwritten.empty()) continue;
             // Kept in memory and written again later (keep_unwritten): its passages go on.
-            CacheWriter::Written& failed = const_cast<CacheWriter::Written&>(outcome);
-            keep_unwritten(std::move(failed.unwritten), std::move(failed.unwritten_hashes), outcome.message);
+            keep_unwritten(std::move(outcome.unwritten), std::move(outcome.unwritten_hashes), outcome.message);
         }
         while (!awaiting_write_.empty() && awaiting_write_.front().second <= batches_written_) {
             PassagePtr passage = std::move(awaiting_write_.front().first);
@@ -1440,7 +1429,6 @@ public:
 
     struct SubmittedBatch {
         std::vector<std::string> hashes;
-        std::vector<PassagePtr> owners;
     };
 
     static constexpr std::size_t cache_batch_size = 256;
