@@ -94,7 +94,6 @@ struct Transfer {
     curl_slist* header_list = nullptr;
     std::unique_ptr<Pending> pending;
     HttpResponse response;
-    std::string user_password;
     HttpRequest signed_request;  // the request as sent, when it is signed here
     char error_buffer[CURL_ERROR_SIZE] = {0};
     double started = 0;
@@ -297,16 +296,6 @@ struct Transport::Impl {
             list = curl_slist_append(list, (name + ": " + value).c_str());
         }
         list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
-        if (!request.aws_sigv4.empty()) {
-            curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, request.aws_sigv4.c_str());
-            transfer->user_password =
-                request.aws_access_key_id + ":" + request.aws_secret_access_key;
-            curl_easy_setopt(easy, CURLOPT_USERPWD, transfer->user_password.c_str());
-            if (!request.aws_session_token.empty()) {
-                list = curl_slist_append(
-                    list, ("x-amz-security-token: " + request.aws_session_token).c_str());
-            }
-        }
         transfer->header_list = list;
         curl_easy_setopt(easy, CURLOPT_HTTPHEADER, list);
 

@@ -80,8 +80,9 @@
 #'   package, `labels` is the label set of a task.)
 #' @return For one passage, an `llm_validation` object (see
 #'   [llm_validation_methods]). For several, an `llm_validations` data frame
-#'   with one row per passage and the `llm_validation` objects in the list
-#'   column `validation`. With `dry_run = TRUE`, an `llm_dry_run` object.
+#'   (a tibble when tibble is installed) with one row per passage and the
+#'   `llm_validation` objects in the list column `validation`. With
+#'   `dry_run = TRUE`, an `llm_dry_run` object.
 #' @references Hansen, A. L. (2026). Validating Large Language Model
 #'   Annotations. Finance and Economics Discussion Series 2026-020.
 #'   \doi{10.17016/FEDS.2026.020}
@@ -545,7 +546,10 @@ new_llm_validations <- function(result, validations, human) {
   )
   if (!is.null(human)) frame$human <- human
   frame$validation <- validations
-  structure(frame, class = c("llm_validations", "data.frame"),
+  # A tibble when tibble is installed, so that it prints, subsets and joins as the rest of a
+  # tidyverse workflow expects; print() still shows the tally first.
+  table_class <- if (requireNamespace("tibble", quietly = TRUE)) c("tbl_df", "tbl") else NULL
+  structure(frame, class = c("llm_validations", table_class, "data.frame"),
             synthetic = isTRUE(result$synthetic), calls = result$calls)
 }
 

@@ -169,6 +169,10 @@ test_that("many validations subset, tidy, glance and summarise like a regression
   texts <- c(a = passage, b = "Losses widened and the outlook was cut sharply.",
              c = "The board met on Tuesday.")
   res <- simulated_run(texts, seed = 5, human = c("Positive", "Negative", "Neutral"))
+  if (requireNamespace("tibble", quietly = TRUE)) {
+    expect_s3_class(res, c("llm_validations", "tbl_df", "tbl", "data.frame"), exact = TRUE)
+    expect_s3_class(res[2, ], "tbl_df")
+  }
   head <- res[1:2, ]
   expect_s3_class(head, "llm_validations")
   expect_identical(head$id, c("a", "b"))

@@ -16,8 +16,10 @@ struct HttpRequest {
     std::string url;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
-    // AWS Signature Version 4, done by libcurl (CURLOPT_AWS_SIGV4), e.g. "aws:amz:us-east-1:bedrock".
-    // Empty: no signing. The credentials are read by the provider from the environment.
+    // AWS Signature Version 4 scope, e.g. "aws:amz:us-east-1:bedrock"; empty: no signing. The
+    // transport signs with the engine's signer (aws_sigv4.hpp) on every attempt, not libcurl's,
+    // whose encoding of ':' in model ids Bedrock rejects. The provider reads the credentials from
+    // the environment.
     std::string aws_sigv4;
     std::string aws_access_key_id;
     std::string aws_secret_access_key;

@@ -1,0 +1,71 @@
+// Passages files (prompts/passages/*.toml): passages with their own simulation prompts and
+// variables, as the paper's Section 4 gives them.
+#include <set>
+
+#include "core/text.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/task.hpp"
+#include "pipeline/task_internal.hpp"
+
+namespace llmv {
+using namespace task_detail;
+using text::trim;
+
+std::vector<TaskPassage> load_passages(const std::string& path) {
+    const TomlValue root = parse_toml(read_file(path, "passages"), path);
+    check_keys(root, {"schema", "source", "passage"}, path, "the file");
+    check_schema(root, path);
+    const auto* list = find(root, "passage");
+    if (!list || !list->is_array() || list->as_array().empty()) {
+        fail(path, "needs at least one [[passage]] with id and text.");
+    }
+    std::vector<TaskPassage> passages;
+    std::set<std::string> ids;
+    for (const auto& item : list->as_array()) {
+        if (!item.is_table()) fail(path, "each passage must be a table" + line_of(item) + ".");
+        check_keys(item, {"id", "title", "source", "text", "variables", "simulation"}, path,
+                   "[[passage]]" + line_of(item));
+        TaskPassage passage;
+        passage.id = get_string(item, "id", path, "passage.", true);
+        if (!ids.insert(passage.id).second) {
+            fail(path, "passage id " + in_quotes(passage.id) + " appears twice" + line_of(item) + ".");
+        }
+        const std::string where = "passage " + in_quotes(passage.id) + ": ";
+        passage.title = get_string(item, "title", path, where, false);
+        passage.source = get_string(item, "source", path, where, false);
+        passage.text = trim(get_string(item, "text", path, where, true));
+        if (passage.text.empty()) fail(path, where + "text is empty.");
+        if (const auto* variables = find(item, "variables")) {
+            passage.variables = get_string_table(*variables, path, where + "variables");
+        }
+        if (const auto* simulation = find(item, "simulation")) {
+            passage.simulation_templates = get_string_table(*simulation, path, where + "simulation");
+            for (auto& entry : passage.simulation_templates) {
+                entry.second = trim(entry.second);
+                parse_template(entry.second, path, where + "simulation." + entry.first);
+            }
+        }
+        passages.push_back(std::move(passage));
+    }
+    return passages;
+}
+
+Task task_for_passage(const Task& task, const TaskPassage& passage) {
+    Task out = task;
+    const auto it = passage.simulation_templates.find(task.name());
+    if (it != passage.simulation_templates.end()) {
+        try {
+            out = out.with_simulation_template(it->second);
+        } catch (const Error& error) {
+            throw Error(error.code(), "passage " + in_quotes(passage.id) + ", simulation." +
+                                          task.name() + ": " + error.what());
+        }
+    }
+    TaskVariables accepted;
+    for (const auto& entry : passage.variables) {
+        if (task.accepts_variable(entry.first)) accepted.insert(entry);
+    }
+    return accepted.empty() ? out : out.with_variables(accepted);
+}
+
+}  // namespace llmv
