@@ -31,3 +31,15 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# modelsummary (the vignettes' regression tables) is not packaged for Debian: from CRAN, so
+# that those chunks run in CI instead of being skipped.
+if ! Rscript -e 'quit(status = !requireNamespace("modelsummary", quietly = TRUE))' >/dev/null 2>&1; then
+  echo "setup: installing modelsummary from CRAN"
+  Rscript -e 'options(Ncpus = 2); install.packages("modelsummary", repos = "https://cloud.r-project.org",
+                                                   dependencies = c("Depends", "Imports", "LinkingTo"))'
+  Rscript -e 'quit(status = !requireNamespace("modelsummary", quietly = TRUE))' || {
+    echo "setup: modelsummary did not install from CRAN" >&2
+    exit 1
+  }
+fi
