@@ -30,7 +30,9 @@ print_test_footer <- function(x, digits) {
 #' conclusion. `format()` gives a one-line summary. `as.data.frame()`, `tidy()`
 #' and `glance()` give one-row data frames (tibbles when \pkg{tibble} is
 #' installed, for `tidy()` and `glance()`); `tidy()` has the `term` and
-#' `estimate` columns that \pkg{modelsummary} expects.
+#' `estimate` columns that \pkg{modelsummary} expects, and
+#' `parameters::model_parameters()` gives the same frame, so that modelsummary
+#' (which asks it first) shows the statistic rather than the test's call.
 #'
 #' @param x A result of [validation_test()], [separation_test()] or
 #'   [backtranslation_test()].
@@ -173,6 +175,22 @@ glance.llmv_separation_test <- glance.llmv_validation_test
 #' @rdname llmv_test_methods
 #' @exportS3Method generics::glance
 glance.llmv_backtranslation_test <- glance.llmv_validation_test
+
+# modelsummary asks parameters::model_parameters() before broom's tidy(), and for an htest that
+# describes the call, not the statistic: the test's row would be lost. Give it the tidy() frame.
+
+#' @rdname llmv_test_methods
+#' @param model As `x`, for `parameters::model_parameters()`.
+#' @exportS3Method parameters::model_parameters
+model_parameters.llmv_validation_test <- function(model, ...) as_tidy_frame(test_frame(model))
+
+#' @rdname llmv_test_methods
+#' @exportS3Method parameters::model_parameters
+model_parameters.llmv_separation_test <- model_parameters.llmv_validation_test
+
+#' @rdname llmv_test_methods
+#' @exportS3Method parameters::model_parameters
+model_parameters.llmv_backtranslation_test <- model_parameters.llmv_validation_test
 
 #' Plot a test's null distribution
 #'
