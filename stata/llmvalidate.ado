@@ -3,12 +3,29 @@
 program define llmvalidate, rclass
     version 14.1
     gettoken subcommand rest : 0, parse(" ,")
-    * A string variable of passages may be named like a subcommand (test, power, cache,
-    * version): validating it takes provider(), which no subcommand has.
-    if inlist(`"`subcommand'"', "test", "power", "cache", "version") {
+    * A string variable of passages may be named like a subcommand (test, power, sample, cache,
+    * version). It is the variable when the rest of the command is one only validation has:
+    * an if or in qualifier, or an option no subcommand of that name takes. llmvalidate
+    * validate varname, ... is always a validation.
+    if inlist(`"`subcommand'"', "test", "power", "sample", "cache", "version") {
         capture confirm string variable `subcommand', exact
-        if _rc == 0 & regexm(`"`rest'"', "(^|[ ,])prov(i|id|ide|ider)?\(") {
-            local subcommand
+        if _rc == 0 {
+            IsValidation `subcommand' `rest'
+            if r(validation) local subcommand
+            else {
+                display as text "(note: `subcommand' is also a string variable; to validate it,"  ///
+                    " type {cmd:llmvalidate validate `subcommand', ...})"
+            }
+        }
+    }
+    if `"`subcommand'"' == "validate" {
+        gettoken first : rest, parse(" ,")
+        capture confirm variable `first'
+        if _rc == 0 & `"`first'"' != "" {
+            LoadPlugin
+            Validate `rest'
+            return add
+            exit
         }
     }
     if `"`subcommand'"' == "test" {
@@ -27,11 +44,71 @@ program define llmvalidate, rclass
         LoadPlugin
         Cache `rest'
     }
+    else if `"`subcommand'"' == "sample" {
+        LoadPlugin
+        Sample `rest'
+    }
     else {
         LoadPlugin
         Validate `0'
     }
     return add
+end
+
+* Whether `llmvalidate NAME rest' validates the string variable NAME rather than running the
+* subcommand NAME: rest has an option that only validation takes (by its shortest
+* abbreviation), or an if or in qualifier where the subcommand takes none. r(validation) is 1
+* or 0.
+* lint: internal
+program define IsValidation, rclass
+    version 14.1
+    gettoken subcommand rest : 0
+    * The options: what follows the first comma. An if or in qualifier marks a validation only
+    * for the subcommands that take none (power, cache, version).
+    local comma = strpos(`"`macval(rest)'"', ",")
+    local before = cond(`comma' > 0, substr(`"`macval(rest)'"', 1, `comma' - 1), `"`macval(rest)'"')
+    local qualifier = regexm(" " + `"`macval(before)'"', "^ *(if|in) ")
+    local qualifier = `qualifier' & inlist("`subcommand'", "power", "cache", "version")
+    * The options of validation that the subcommand of that name does not have, read by
+    * -syntax- itself, so that abbreviations are matched as Stata matches them.
+    local only ANNotation(passthru) SIMulation(passthru) VARS(passthru) PROVider(passthru)  ///
+        EMBedding(passthru) EMBMODel(passthru) BASEurl(passthru) EMBBASEurl(passthru)       ///
+        STRuctured(passthru) PAPER KEYenv(passthru) HUMan(passthru) NOCACHE                 ///
+        MAXRetries(passthru) TIMEout(passthru) DRAIN(passthru) ENCoding(passthru) DRYrun    ///
+        continue SAVing(passthru) NOMATrix
+    local methods ALPha(passthru) THReshold(passthru) PERMutations(passthru)                ///
+        VMethod(passthru) SMethod(passthru) RULE(passthru) CONCurrency(passthru)           ///
+        REPeats(passthru) M(passthru) LABELS(passthru)
+    if "`subcommand'" == "test" {
+        local only `only' TASK(passthru) MODel(passthru) CACHE(passthru) M(passthru) N(passthru) ///
+            REPeats(passthru) CONCurrency(passthru)
+    }
+    else if "`subcommand'" == "power" {
+        local only `only' MODel(passthru) CACHE(passthru) GENerate(passthru) REPLACE LABELS(passthru)
+    }
+    else if "`subcommand'" == "sample" {
+        local only `only' TASK(passthru) MODel(passthru) CACHE(passthru) `methods'
+    }
+    else if "`subcommand'" == "cache" {
+        local only `only' TASK(passthru) `methods' N(passthru) GENerate(passthru) REPLACE SEED(passthru)
+    }
+    else {
+        local only `only' TASK(passthru) MODel(passthru) CACHE(passthru) `methods' N(passthru) ///
+            GENerate(passthru) REPLACE SEED(passthru)
+    }
+    local found 0
+    if `comma' > 0 {
+        local options = substr(`"`macval(rest)'"', `comma' + 1, .)
+        local 0 `", `macval(options)'"'
+        capture syntax [, `only' * ]
+        if _rc == 0 {
+            foreach option of local only {
+                local name = lower(regexr("`option'", "\(.*$", ""))
+                if `"`macval(`name')'"' != "" local found 1
+            }
+        }
+    }
+    return scalar validation = `qualifier' | `found'
 end
 
 * The plugin is loaded once per session; a missing or foreign binary is reported plainly.
@@ -107,9 +184,17 @@ program define RunPlugin, rclass
           varnames(string) task(string) provider(string) model(string)              ///
           embedding(string)                                                         ///
           embmodel(string) baseurl(string) embbaseurl(string) cache(string)         ///
-          keyenv(string) truelabel(string) topic(string) generations(string) ]
+          keyenv(string) truelabel(string) topic(string) generations(string)        ///
+          annotation(string) simulation(string) vars(string asis) varsfound(string)   ///
+          embmatrix(string) embfile(string) ]
 
     local llmv_labels `"`labels'"'
+    local llmv_annotation `"`annotation'"'
+    local llmv_simulation `"`simulation'"'
+    local llmv_taskvars `"`vars'"'
+    local llmv_taskvars_found `"`varsfound'"'
+    local llmv_embmatrix `"`embmatrix'"'
+    local llmv_embfile `"`embfile'"'
     local llmv_generations `"`generations'"'
     local llmv_varnames `"`varnames'"'
     local llmv_task `"`task'"'
@@ -135,13 +220,9 @@ program define RunPlugin, rclass
 
     tempname R
     local store token=`llmv_token' scalars=`R'
-    local i 0
-    foreach key of local llmv_matrices {
-        local ++i
-        tempname mat_`key'
-        matrix `mat_`key'' = J(`llmv_m`i'_rows', `llmv_m`i'_cols', .)
-        local store `store' mat_`key'=`mat_`key''
-    }
+    * The per-passage variables first: they hold what a run of many passages is for. A matrix
+    * Stata cannot make (past its matrix limit) is left out of r(), with a note, and the rest
+    * is stored.
     local newvars
     local i 0
     foreach suffix of local llmv_vars {
@@ -152,6 +233,20 @@ program define RunPlugin, rclass
         }
         else quietly generate `llmv_v`i'_type' `var_`suffix'' = .
         local newvars `newvars' `var_`suffix''
+    }
+    local made
+    local i 0
+    foreach key of local llmv_matrices {
+        local ++i
+        tempname mat_`key'
+        capture matrix `mat_`key'' = J(`llmv_m`i'_rows', `llmv_m`i'_cols', .)
+        if _rc {
+            display as text "(r(`key') left out: a `llmv_m`i'_rows' x `llmv_m`i'_cols' matrix " ///
+                "exceeds this Stata's matrix limit)"
+            continue
+        }
+        local made `made' `key'
+        local store `store' mat_`key'=`mat_`key''
     }
     capture noisily plugin call llmvalidate_plugin `newvars' `sample', store `store'
     local rc = _rc
@@ -167,6 +262,7 @@ program define RunPlugin, rclass
     local i 0
     foreach key of local llmv_matrices {
         local ++i
+        if !`: list key in made' continue
         foreach part in rn cn {
             local names_`part'
             foreach name of local llmv_m`i'_`part' {
@@ -194,8 +290,10 @@ end
 * llmvalidate test: the statistics on embeddings the user already has, one text per observation.
 program define Test, rclass
     version 14.1
-    syntax varlist(numeric min=1) [if] [in] , LABel(varname) PASSage(varname numeric) ///
-        [ LABELS(string asis) BACKtranslation(varname) REFerence(varname numeric)      ///
+    syntax [varlist(numeric default=none)] [if] [in] , LABel(varname)                ///
+        PASSage(varname numeric)                                                       ///
+        [ EMBMATrix(name) EMBFile(string)                                              ///
+          LABELS(string asis) BACKtranslation(varname) REFerence(varname numeric)      ///
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999)  ///
           VMethod(string) SMethod(string) RULE(string) GENerate(name) REPLACE NOTABle ]
 
@@ -229,8 +327,11 @@ program define Test, rclass
         local names `names' `reference'
         local ref_position : word count `variables'
     }
+    * The embeddings: variables, or a matrix or a CSV file with a row per observation (the
+    * plugin checks that exactly one is given).
     local embed_position = `: word count `variables'' + 1
     local dim : word count `varlist'
+    if "`varlist'" == "" local embed_position 0
     local variables `variables' `varlist'
     local names `names' `varlist'
 
@@ -244,7 +345,8 @@ program define Test, rclass
     if "`rule'" != "" local words `words' rule=`rule'
 
     RunPlugin `variables', touse(`touse') command(test) words(`words')        ///
-        generate(`generate') `replace' labels(`labels') varnames(`names')
+        generate(`generate') `replace' labels(`labels') varnames(`names')     ///
+        embmatrix(`embmatrix') embfile(`"`embfile'"')
     return add
     return local cmd "llmvalidate"
     return local subcmd "test"
@@ -255,8 +357,10 @@ end
 * llmvalidate varname, task(): validates the passages of a string variable with LLM calls.
 program define Validate, rclass
     version 14.1
-    syntax varname [if] [in] , TASK(string)                                           ///
-        [ PROVider(string) MODel(string) EMBedding(string) EMBMODel(string)           ///
+    syntax varname [if] [in] ,                                                        ///
+        [ TASK(string) LABELS(string asis) ANNotation(string) SIMulation(string)      ///
+          VARS(string asis)                                                           ///
+          PROVider(string) MODel(string) EMBedding(string) EMBMODel(string)           ///
           BASEurl(string) STRuctured(string) PAPER                                    ///
           EMBBASEurl(string)                                                          ///
           HUMan(varname) M(integer 100) N(integer 10) REPeats(integer 1)              ///
@@ -280,7 +384,7 @@ program define Validate, rclass
         exit 198
     }
     if "`dryrun'" == "" {
-        CheckNewVariables "`generate'" "label verdict tau crit p bt_acc sep_p" "`replace'"
+        CheckNewVariables "`generate'" "label verdict tau crit p bt_acc sep_p p_bh" "`replace'"
     }
     if `"`seed'"' == "" {
         local seed = strofreal(runiformint(1, 2147483646), "%12.0f")
@@ -296,7 +400,10 @@ program define Validate, rclass
         tempfile gencsv
     }
 
-    FindTask `"`task'"' taskfile
+    * task(), or a task from labels(), annotation() and simulation() (the plugin checks that
+    * exactly one of the two is given).
+    local taskfile
+    if `"`task'"' != "" FindTask `"`task'"' taskfile
     * Every answer is paid for: cached by default, in the cache the command-line tool and R use.
     if `"`cache'"' != "" & "`nocache'" != "" {
         display as error "options cache() and nocache may not be combined"
@@ -316,8 +423,25 @@ program define Validate, rclass
         local variables `variables' `humantext'
         local human_position 2
     }
+    * vars(NAME=varname ...): a string copy of each variable, after the others; the plugin says
+    * which variables vars() names and reports a name that is not a variable.
+    local varstart = `: word count `variables'' + 1
+    local llmv_taskvars_found
+    if `"`vars'"' != "" {
+        local llmv_taskvars `"`vars'"'
+        plugin call llmvalidate_plugin, varsvariables
+        foreach name of local llmv_taskvars_variables {
+            capture confirm variable `name', exact
+            if _rc continue
+            tempvar copy
+            AsString `name' `copy'
+            local variables `variables' `copy'
+            local llmv_taskvars_found `llmv_taskvars_found' `name'
+        }
+    }
     RealText `alpha'
-    local words text=1 human=`human_position' generate=`=("`generate'" != "" & "`dryrun'" == "")'
+    local words text=1 human=`human_position' varstart=`varstart'
+    local words `words' generate=`=("`generate'" != "" & "`dryrun'" == "")'
     local words `words' m=`m' n=`n' repeats=`repeats' alpha=`r(text)'
     RealText `threshold'
     local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
@@ -345,7 +469,9 @@ program define Validate, rclass
     RunPlugin `variables', touse(`touse') command(validate) words(`words')          ///
         generate(`generate') `replace' task(`taskfile') provider(`provider')        ///
         model(`model') embedding(`embedding') embmodel(`embmodel') baseurl(`baseurl') ///
-        embbaseurl(`embbaseurl') cache(`cache') keyenv(`keyenv') generations(`gencsv')
+        embbaseurl(`embbaseurl') cache(`cache') keyenv(`keyenv') generations(`gencsv') ///
+        labels(`labels') annotation(`"`annotation'"') simulation(`"`simulation'"')    ///
+        vars(`vars') varsfound(`llmv_taskvars_found')
     return add
     if `"`savefile'"' != "" SaveGenerations `"`gencsv'"' `"`savefile'"' `savereplace'
     return local cmd "llmvalidate"
@@ -435,6 +561,48 @@ program define DefaultCache
         local file `"`llmv_cache_path'"'
     }
     c_local `target' `"`file'"'
+end
+
+* ---------------------------------------------------------------------------------------------
+* llmvalidate sample, n() generate(): marks a reproducible sample of the observations, drawn by
+* the engine's sampler: the same seed draws the same rows as the command-line tool's batch
+* --sample N --sample-seed S --where COL=V and R's llm_sample(), rows being observations in
+* the order of the data. if, in and where() choose the observations drawn from.
+program define Sample, rclass
+    version 14.1
+    syntax [if] [in] , N(integer) GENerate(name) [ SEED(string) WHERE(string) REPLACE ]
+    marksample touse, novarlist
+    if "`replace'" == "" confirm new variable `generate'
+    * The CLI's and R's default seed, not Stata's generator: the sample is the same everywhere.
+    if `"`seed'"' == "" local seed 1
+    local llmv_where `"`where'"'
+    local copies
+    local llmv_where_vars
+    if `"`where'"' != "" {
+        plugin call llmvalidate_plugin, wherecolumns
+        foreach name of local llmv_where_columns {
+            capture confirm variable `name', exact
+            if _rc continue
+            tempvar copy
+            AsString `name' `copy'
+            local copies `copies' `copy'
+            local llmv_where_vars `llmv_where_vars' `name'
+        }
+    }
+    tempvar marker
+    quietly generate byte `marker' = 0
+    plugin call llmvalidate_plugin `marker' `copies' if `touse', sample n=`n' seed=`seed'
+    if "`replace'" != "" capture drop `generate'
+    rename `marker' `generate'
+    label variable `generate' `"llmvalidate sample: n(`n') seed(`llmv_sample_seed')"'
+    return scalar N = `llmv_sample_n'
+    return scalar N_population = `llmv_sample_population'
+    return local seed `llmv_sample_seed'
+    return local where `"`where'"'
+    return local cmd "llmvalidate"
+    return local subcmd "sample"
+    display as text "(`llmv_sample_n' of `llmv_sample_population' observations drawn into " ///
+        "`generate', seed `llmv_sample_seed')"
 end
 
 * ---------------------------------------------------------------------------------------------
@@ -578,6 +746,29 @@ program define ShowMany
             as result %6.4f r(share_valid)
     }
     else display as text "No passage passed its prerequisites: no share valid."
+    * Table 9 of the paper, by LLM label (llmvalidate varname): r(table9).
+    tempname T
+    capture matrix `T' = r(table9)
+    if _rc == 0 {
+        local human = !missing(`T'[1, 5])
+        display
+        display as text "Table 9: passages whose prerequisites pass, by LLM label"
+        display as text "{hline 13}{c TT}{hline 33}" cond(`human', "{hline 12}", "")
+        display as text "   LLM label {c |}          n      valid    share" ///
+            cond(`human', "  agree hum.", "")
+        display as text "{hline 13}{c +}{hline 33}" cond(`human', "{hline 12}", "")
+        local rows : rownames `T'
+        forvalues i = 1/`=rowsof(`T')' {
+            local name : word `i' of `rows'
+            display as text %12s abbrev("`name'", 12) " {c |}" as result %11.0f `T'[`i', 1] ///
+                %11.0f `T'[`i', 2] %9.3f `T'[`i', 3] _continue
+            if `human' display as result %12.3f `T'[`i', 5]
+            else display
+        }
+        display as text "{hline 13}{c BT}{hline 33}" cond(`human', "{hline 12}", "")
+        capture matrix `T' = r(table10)
+        if _rc == 0 display as text "Table 10 (LLM label x human label): {cmd:matrix list r(table10)}"
+    }
 end
 
 program define ShowPower

@@ -4,6 +4,7 @@
 {viewerjumpto "Syntax" "llmvalidate##syntax"}{...}
 {viewerjumpto "Description" "llmvalidate##description"}{...}
 {viewerjumpto "Options" "llmvalidate##options"}{...}
+{viewerjumpto "Sample" "llmvalidate##sample"}{...}
 {viewerjumpto "Power" "llmvalidate##power"}{...}
 {viewerjumpto "Cache" "llmvalidate##cache"}{...}
 {viewerjumpto "Installation" "llmvalidate##install"}{...}
@@ -27,11 +28,20 @@ Validate the passages of a string variable (LLM calls){p_end}
 {p 8 20 2}
 {cmd:llmvalidate} {varname} {ifin}{cmd:,} {opt task(file)} [{it:validate_options}]
 
+{p 8 20 2}
+{cmd:llmvalidate} {varname} {ifin}{cmd:,} {opt labels(list)} {opt ann:otation(string)} {opt sim:ulation(string)} [{it:validate_options}]
+
+{pstd}
+Draw a reproducible sample of observations (the same rows as the command-line tool and R){p_end}
+
+{p 8 20 2}
+{cmd:llmvalidate sample} {ifin}{cmd:,} {opt n(#)} {opt gen:erate(newvar)} [{opt seed(#)} {opt where(conditions)} {opt replace}]
+
 {pstd}
 Run the tests on embeddings you already have{p_end}
 
 {p 8 20 2}
-{cmd:llmvalidate test} {varlist} {ifin}{cmd:,} {opt lab:el(varname)} {opt pass:age(varname)} [{it:test_options}]
+{cmd:llmvalidate test} [{varlist}] {ifin}{cmd:,} {opt lab:el(varname)} {opt pass:age(varname)} [{it:test_options}]
 
 {pstd}
 Power of the tests by simulation (synthetic data-generating process; no data, no LLM calls){p_end}
@@ -63,8 +73,12 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synoptset 26 tabbed}{...}
 {synopthdr:validate_options}
 {synoptline}
-{syntab:Required}
+{syntab:Task (task(), or the three options labels(), annotation(), simulation())}
 {synopt:{opt task(file)}}the task: a shipped task ({cmd:simple_sentiment}, or its alias {cmd:sentiment}, ...) or a TOML file with the label set and the prompts{p_end}
+{synopt:{opt labels(list)}}a task of your own: the label set, e.g. {cmd:labels(Good Bad "Very bad")}{p_end}
+{synopt:{opt ann:otation(string)}}its annotation prompt, with {cmd:{c -(}text{c )-}} where the passage goes{p_end}
+{synopt:{opt sim:ulation(string)}}its simulation prompt, with {cmd:{c -(}n{c )-}} and {cmd:{c -(}label{c )-}}; it must describe your texts{p_end}
+{synopt:{opt vars(spec)}}the task's variables: {it:name}{cmd:=}{it:varname} (a value per passage) or {it:name}{cmd:="}{it:text}{cmd:"} (one value), e.g. {cmd:vars(topic=topic_var)} or {cmd:vars(genre="tweets")}{p_end}
 {syntab:Models}
 {synopt:{opt prov:ider(name)}}the chat provider: {cmd:anthropic}, {cmd:openai}, {cmd:bedrock}, or {cmd:simulated}; default: the one the environment configures{p_end}
 {synopt:{opt mod:el(string)}}the chat model; default is the provider's (the engine's table, docs/providers.md){p_end}
@@ -92,7 +106,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt dry:run}}count the calls and tokens a run would need; make none{p_end}
 {synopt:{opt continue}}store the results even when no passage could be validated (else an error){p_end}
 {syntab:Results}
-{synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:label}, {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p}{p_end}
+{synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:label}, {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p}, {it:prefix}{cmd:p_bh}{p_end}
 {synopt:{opt replace}}replace those variables if they exist{p_end}
 {synopt:{opt notab:le}}display no results table{p_end}
 {synopt:{opt nomat:rix}}leave out {cmd:r(results)}, the matrix with a row per passage (left out anyway past Stata's matrix limit){p_end}
@@ -106,6 +120,8 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt lab:el(varname)}}the label of each text: for a pool text, the label it was generated from; for a passage, the LLM's label{p_end}
 {synopt:{opt pass:age(varname)}}1 for the passages under study, 0 for the pool texts{p_end}
 {syntab:Data}
+{synopt:{opt embmat:rix(name)}}the embeddings in a Stata matrix instead of {varlist}: row i for observation i{p_end}
+{synopt:{opt embf:ile(filename)}}the embeddings in a CSV file instead of {varlist}: line i (after an optional header) for observation i{p_end}
 {synopt:{opt labels(list)}}the label set; default: the labels of the pool texts, in order of appearance{p_end}
 {synopt:{opt back:translation(varname)}}for each pool text, the label the LLM gave it{p_end}
 {synopt:{opt ref:erence(varname)}}1 for the extra reference draws of the paper's methods{p_end}
@@ -149,6 +165,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt p:refix(name)}}{cmd:estadd llmvalidate}: prefix of the added results; default {cmd:llmv_}{p_end}
 {synopt:{opt replace}}{cmd:estadd llmvalidate}: overwrite results already in {cmd:e()} (else an error, as for {cmd:estadd}'s own subcommands){p_end}
 {synopt:{opt mod:el(string)}}{cmd:llmvalidate cache clear}: remove only this model's entries (every provider){p_end}
+{synopt:{opt where(conditions)}}{cmd:llmvalidate sample}: draw only from observations where {it:variable}{cmd:=}{it:value} ({it:value}{cmd:|}{it:value} for several, {cmd:;} between conditions), as the command-line tool's {cmd:--where}{p_end}
 {synoptline}
 
 
@@ -159,10 +176,12 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {cmd:llmvalidate} tells you whether an LLM's annotation of a text is a valid measurement,
 without a human benchmark, with the tests of Hansen (2026). The texts the LLM writes are
 compared with your passages, so {bf:the task's simulation prompt must describe your texts}
-(their kind, style and length): the shipped tasks simulate passages of a bank's 10-K filing
-(and {cmd:financial_phrasebank} sentences of financial news), the paper's examples; for
-another corpus, write a task file whose simulation prompt describes it. For a passage y that
-the LLM labels b, it asks:
+(their kind, style and length; Hansen 2026, Sections 2 and 4.1): the paper's tasks simulate
+passages of a bank's 10-K filing (and {cmd:financial_phrasebank} sentences of financial
+news), the paper's examples. For another corpus, use the general task with a description of
+your texts ({cmd:task(general_sentiment) vars(genre="comments on an investing forum, one to three sentences")}),
+build a task with {opt labels()}, {opt annotation()} and {opt simulation()}, or write a task
+file. For a passage y that the LLM labels b, it asks:
 
 {phang2}1. {it:Validation}: is y a plausible draw from the texts the same LLM writes when asked
 for a text of label b? The statistic tau is the mean cosine similarity between the embedding
@@ -188,7 +207,7 @@ inputs and seed, bit for bit.
 {marker options}{...}
 {title:Options}
 
-{dlgtab:Required}
+{dlgtab:Task}
 
 {phang}
 {opt task(file)} names the task: a TOML file that defines the label set, the annotation
@@ -198,6 +217,29 @@ tool and in R, by their name or an alias: {cmd:task(simple_sentiment)} and
 {cmd:task(sentiment)} are the same task. An unknown name is an error that lists the shipped
 tasks and their aliases. Any other name is looked for, with {cmd:.toml} added, along the
 ado-path, and a path names a task file of your own.
+
+{phang}
+{opt labels(list)}, {opt annotation(string)} and {opt simulation(string)}, given together
+instead of {opt task()}, build a task: the label set, the annotation prompt (with
+{cmd:{c -(}text{c )-}} for the passage; {cmd:{c -(}labels{c )-}} lists the labels) and the
+simulation prompt (with {cmd:{c -(}n{c )-}}, the number of texts asked for, and
+{cmd:{c -(}label{c )-}}; {cmd:{c -(}length{c )-}} is the passage's length in words). They are
+checked as a task file is, before any call, and give the same results as the same task
+written as a file (the command-line tool's {cmd:--labels}, {cmd:--annotation-prompt},
+{cmd:--simulation-prompt} and R's {cmd:llm_task()} build the same task). The simulation
+prompt must describe your texts (kind, style, length). The engine adds its instructions for
+the JSON answer to both prompts.
+
+{phang}
+{opt vars(spec)} gives the task's variables (its placeholders, such as {cmd:{c -(}topic{c )-}} of
+{cmd:task(topic)} or {cmd:{c -(}genre{c )-}} of {cmd:task(general_sentiment)}):
+{it:name}{cmd:=}{it:varname} takes a value per passage from a variable (string, or numeric
+through its value labels), so that, e.g., the paper's Tables 5 and 6 run with each passage's
+own topic: {cmd:vars(topic=topic_discussed)} and {cmd:vars(topic=topic_not_discussed)};
+{it:name}{cmd:="}{it:text}{cmd:"} gives every passage the same value. A variable the task
+requires but {opt vars()} does not give, or a name the task does not have, is an error before
+any call. With {opt labels()}, {opt annotation()} and {opt simulation()}, the names of
+{opt vars()} are the task's variables.
 
 {phang}
 {opt provider(name)} names the chat provider. Without it, the provider is the one the
@@ -247,8 +289,13 @@ the number of texts asked for in one simulation call. {opt repeats(#)} annotates
 R times and takes the modal label.
 
 {phang}
-{opt human(varname)} gives human labels where you have them; {cmd:r()} then also
-cross-tabulates LLM and human labels.
+{opt human(varname)} gives human labels where you have them; {cmd:r()} then also holds the
+paper's Table 10, the share valid by LLM label and human label ({cmd:r(table10)}, with the
+counts in {cmd:r(table10_n)}), and {cmd:r(table9)} the share of each LLM label that agrees
+with the human label. Table 9 (share valid by LLM label) and the Benjamini-Hochberg adjusted
+p-values ({it:prefix}{cmd:p_bh}, and the column {cmd:p_bh} of {cmd:r(results)}) are returned
+with or without {opt human()}. The numbers are those of the command-line tool's
+{cmd:batch --summary} and of R on the same passages.
 
 {phang}
 {opt labels(list)} gives the label set S, e.g. {cmd:labels("Very positive" Neutral Negative)}.
@@ -338,8 +385,12 @@ missing elsewhere: {it:prefix}{cmd:verdict} (1 valid, 2 invalid, 3 inconclusive;
 {cmd:llmv_verdict}), {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p},
 {it:prefix}{cmd:bt_acc} (backtranslation accuracy), {it:prefix}{cmd:sep_p} (the largest
 separation p-value: every separation test passes exactly when it is at most alpha), and, for
-{cmd:llmvalidate} {varname}, {it:prefix}{cmd:label} (the LLM's label). The variables are
-created only when the whole run succeeds.
+{cmd:llmvalidate} {varname}, {it:prefix}{cmd:label} (the LLM's label) and
+{it:prefix}{cmd:p_bh} (the Benjamini-Hochberg adjusted p-value). The names are checked before
+any call; the variables are made before the matrices of {cmd:r()}, so that a matrix Stata
+cannot make (past its matrix limit) is left out of {cmd:r()} and the variables are still
+filled. For many passages, {opt generate()} (or {opt nomatrix} and {opt saving()}) is the way
+to keep per-passage results.
 
 {phang}
 {opt replace} allows {opt generate()} to replace existing variables.
@@ -365,6 +416,38 @@ in {opt cache()} makes no call, so {cmd:saving()} after a finished run reads its
 {phang}
 {opt prefix(name)} ({cmd:estadd llmvalidate}) is the prefix of the added results; default
 {cmd:llmv_}.
+
+
+{marker sample}{...}
+{title:Sample}
+
+{pstd}
+{cmd:llmvalidate sample} draws {opt n()} observations at random and marks them with 1 in the
+new variable {opt generate()} (0 elsewhere). The draw is the engine's, so the same
+{opt seed()} (default 1, as in the command-line tool and R; {cmd:set seed} plays no part)
+draws the same rows as {cmd:llmvalidate batch --sample} {it:n} {cmd:--sample-seed} {it:seed}
+{cmd:--where} {it:conditions} and R's {cmd:llm_sample()}, rows being observations in the
+order of the data (the order of the file they were read from). Observations are drawn from
+those that {ifin} and {opt where()} keep; {opt where()} compares each variable's value as
+text (a numeric variable through its value labels or its value), e.g.
+{cmd:where(agreement=50|66)}. The paper's Section 5 validates two samples of 100 Financial
+PhraseBank sentences, one from the sentences all annotators agreed on and one from those
+with 50-66% agreement:{p_end}
+
+{phang2}{cmd:llmvalidate sample, n(100) seed(1) where(agreement=100) generate(s100)}{p_end}
+{phang2}{cmd:llmvalidate sentence if s100, task(financial_phrasebank) human(label) generate(v_)}{p_end}
+
+{pstd}
+It stores {cmd:r(N)} (observations drawn), {cmd:r(N_population)} (observations drawn from),
+{cmd:r(seed)} and {cmd:r(where)}.
+
+{pstd}
+{bf:Variables named like a subcommand.} A string variable of passages may be called
+{cmd:test}, {cmd:power}, {cmd:sample}, {cmd:cache} or {cmd:version}: {cmd:llmvalidate test, task(sentiment)}
+validates it when the command has an {it:if} or {it:in} qualifier or an option that only
+validation takes ({opt task()} for {cmd:test}, {opt provider()}, {opt generate()} for
+{cmd:power}, ...); otherwise the subcommand runs, with a note. {cmd:llmvalidate validate}
+{varname}{cmd:, ...} always validates.
 
 
 {marker power}{...}
@@ -411,7 +494,12 @@ sample is a pool text of the label in {opt label()}; the pools are taken in the 
 data. Several passages can be tested against the same pools at once; each is tested on its
 own, with the same seed. Embeddings need not be normalised. A missing value in an embedding,
 an empty label or a pool of fewer than two texts is an error that names the variable and the
-observation. {bf:Store embeddings as double} ({cmd:import delimited ..., asdouble}, or
+observation. Embeddings of many dimensions (3,072 for OpenAI's large model) need not be
+variables, whose number Stata limits (2,048 in Stata/BE): {opt embmatrix(name)} reads them
+from a matrix and {opt embfile(filename)} from a CSV file (numbers separated by commas, an
+optional header line), with one row per observation of the data in memory, row i for
+observation i (rows of observations outside {ifin} are read but not used). The numbers are
+read as doubles. {bf:Store embeddings as double} ({cmd:import delimited ..., asdouble}, or
 {cmd:generate double}): a float keeps about 7 digits, which changes the similarities and the
 results, so that they no longer equal those of R or the command-line tool.
 
@@ -473,6 +561,32 @@ to publish). Then, in Stata:{p_end}
 {phang2}{cmd:llmvalidate cache describe using llmv.sqlite}{p_end}
 {phang2}{cmd:llmvalidate cache clear using llmv.sqlite, model(claude-sonnet-4-20250514)}{p_end}
 
+{pstd}Your own corpus, from the example dataset shipped with the package: 200 Financial
+PhraseBank sentences (Malo et al. 2014, CC BY-NC-SA 3.0; the data of the paper's Section 5),
+100 that all annotators labelled alike and 100 with 50-66% agreement, with their human labels.
+{cmd:net get llmvalidate} copies {cmd:llmv_phrasebank.dta} into the current folder (it is
+made by the repository's {cmd:stata/tools/make_example_data.R}). The simulation prompt must
+describe these texts, so the general task gets a description of them. This runs offline
+with the {cmd:simulated} provider, a synthetic data-generating process, not an LLM; name a
+real provider to validate for real:{p_end}
+
+{phang2}{cmd:use llmv_phrasebank, clear}{p_end}
+{phang2}{cmd:llmvalidate sample, n(20) seed(1) where(agreement=100) generate(all_agree)}{p_end}
+{phang2}{cmd:llmvalidate sentence if all_agree, task(general_sentiment) vars(genre="sentences from financial news and company press releases, one sentence each") provider(simulated) m(20) human(label) generate(v_)}{p_end}
+{phang2}{cmd:matrix list r(table9)}{p_end}
+{phang2}{cmd:matrix list r(table10)}{p_end}
+{phang2}{cmd:tabulate v_verdict}{p_end}
+
+{pstd}The same with a task of your own, built from its parts:{p_end}
+
+{phang2}{cmd:llmvalidate sentence if all_agree, labels(Positive Neutral Negative) annotation("Is this financial news sentence Positive, Neutral or Negative for the company? SENTENCE: {c -(}text{c )-}") simulation("Write {c -(}n{c )-} sentences from financial news about a company, one sentence each, whose news is {c -(}label{c )-} for the company.") provider(simulated) m(20) generate(w_)}{p_end}
+
+{pstd}The paper's Tables 5 and 6 (a topic per passage): with each passage's topic in a
+variable,{p_end}
+
+{phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_discussed) provider(anthropic) generate(t5_)}{p_end}
+{phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_not_discussed) provider(anthropic) generate(t6_)}{p_end}
+
 {pstd}Validating passages with LLM calls, with a cache:{p_end}
 
 {phang2}{cmd:import delimited passages.csv, clear}{p_end}
@@ -527,7 +641,10 @@ to publish). Then, in Stata:{p_end}
 {synopt:{cmd:r(cache)}}the cache file of {cmd:llmvalidate} {varname} (empty with {opt nocache}){p_end}
 
 {p2col 5 22 26 2: Matrices}{p_end}
-{synopt:{cmd:r(results)}}one row per passage: obs, tau, crit, p, reject, accuracy, acc_lb, bt_pass, sep_p, sep_pass, verdict{p_end}
+{synopt:{cmd:r(results)}}one row per passage: obs, tau, crit, p, reject, accuracy, acc_lb, bt_pass, sep_p, sep_pass, verdict, and for {cmd:llmvalidate} {varname} p_bh (Benjamini-Hochberg); left out with {opt nomatrix} or past Stata's matrix limit{p_end}
+{synopt:{cmd:r(table9)}}({cmd:llmvalidate} {varname}) Table 9: rows All and each LLM label; columns n (prerequisites pass), n_valid, share_valid, n_human_agree, share_human (with {opt human()}){p_end}
+{synopt:{cmd:r(table10)}}({opt human()}) Table 10: share valid, rows the LLM's labels, columns the human labels{p_end}
+{synopt:{cmd:r(table10_n)}}({opt human()}) the passages of each cell of {cmd:r(table10)} whose prerequisites pass{p_end}
 {synopt:{cmd:r(separation)}}one row per other label: xi, crit, p, pass, M_beta, M_gamma, reps (one passage){p_end}
 {synopt:{cmd:r(counts)}}the labels the LLM gave the pool of b (one passage){p_end}
 {synopt:{cmd:r(backtranslation)}}accuracy, lower_bound, pass, M, correct by label (one passage){p_end}

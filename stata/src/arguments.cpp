@@ -14,7 +14,8 @@ Arguments::Arguments(int argc, char* argv[]) {
     if (argc < 1 || argv == nullptr || argv[0] == nullptr || argv[0][0] == '\0')
         throw StataFailure(kRcSyntax,
                            "llmvalidate plugin: no subcommand given; allowed: version, test, "
-                           "validate, power, cache, task, cachepath");
+                           "validate, power, cache, task, cachepath, sample, wherecolumns, "
+                           "varsvariables");
     subcommand_ = argv[0];
     for (int i = 1; i < argc; ++i) {
         const std::string word = argv[i] == nullptr ? "" : argv[i];

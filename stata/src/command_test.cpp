@@ -9,12 +9,19 @@
 // backtranslation: string; for pool texts, the label the LLM gave the text (f⁻¹).
 // reference:       numeric; nonzero marks the extra reference draws the paper's methods need.
 //
+// The embeddings may instead come from a Stata matrix or a CSV file (the local llmv_embmatrix or
+// llmv_embfile; embed=0 dim=0): row i is observation i of the
+// data, so that 3,072 dimensions need no 3,072 variables.
+//
 // Pools are the non-passage, non-reference observations of the sample, by label, in data
 // order. Each passage is tested against them with the same seed, so a passage's numbers equal
 // those of `llmvalidate test` (the CLI) on the same JSON input.
 #include <Eigen/Dense>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <string>
@@ -36,6 +43,7 @@ namespace {
 
 struct Layout {
     int label = 0, passage = 0, backtranslation = 0, reference = 0, embed = 0, dim = 0;
+    std::string source = "vars";  // where the embeddings are: vars, matrix or file
     std::vector<std::string> names;  // variable names by position, for messages
 
     std::string name(int position) const {
@@ -53,6 +61,17 @@ Layout read_layout(const Api& api, const Arguments& args) {
     layout.reference = args.integer("ref", 0);
     layout.embed = args.integer("embed", 0);
     layout.dim = args.integer("dim", 0);
+    const bool matrix = !api.local("llmv_embmatrix").value_or("").empty();
+    const bool file = !api.local("llmv_embfile").value_or("").empty();
+    if (matrix + file + (layout.dim > 0) != 1)
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate test: give the embeddings one way: as variables (the "
+                           "varlist), with embmatrix() or with embfile(); received " +
+                               std::string(layout.dim > 0 ? "variables" : "") +
+                               (matrix ? std::string(layout.dim > 0 ? " and " : "") + "embmatrix()" : "") +
+                               (file ? std::string(layout.dim > 0 || matrix ? " and " : "") + "embfile()" : "") +
+                               (matrix + file + (layout.dim > 0) == 0 ? "none" : ""));
+    layout.source = matrix ? "matrix" : file ? "file" : "vars";
     if (const auto names = api.local("llmv_varnames"))
         layout.names = split_stata_list(*names, "llmv_varnames");
     const int nvars = api.variables();
@@ -66,10 +85,10 @@ Layout read_layout(const Api& api, const Arguments& args) {
     check(layout.passage, "passage", false);
     check(layout.backtranslation, "bt", true);
     check(layout.reference, "ref", true);
-    if (layout.dim < 1)
-        throw StataFailure(kRcSyntax, "llmvalidate test: give at least one embedding variable");
-    check(layout.embed, "embed", false);
-    check(layout.embed + layout.dim - 1, "last embedding", false);
+    if (layout.source == "vars") {
+        check(layout.embed, "embed", false);
+        check(layout.embed + layout.dim - 1, "last embedding", false);
+    }
     if (!api.is_string(layout.label))
         throw StataFailure(109, "label(): variable " + layout.name(layout.label) +
                                     " must be a string variable; it is numeric");
@@ -142,6 +161,102 @@ struct Row {
     Eigen::VectorXd embedding;
 };
 
+// The embeddings of the observations `wanted` from the matrix of embmatrix() or the CSV file of
+// embfile(): one row per observation of the data (row i: observation i). Sets `dim`.
+std::map<int, Eigen::VectorXd> outside_embeddings(const Api& api, const Layout& layout,
+                                                  const std::vector<int>& wanted, int& dim) {
+    std::map<int, Eigen::VectorXd> rows;
+    const int observations = api.observations();
+    if (layout.source == "matrix") {
+        const std::string name = api.local("llmv_embmatrix").value_or("");
+        const int n_rows = api.matrix_rows(name);
+        dim = api.matrix_cols(name);
+        if (n_rows == 0 || dim == 0)
+            throw StataFailure(111, "embmatrix(): there is no matrix " + name +
+                                        "; allowed: a matrix with one row per observation");
+        if (n_rows != observations)
+            throw StataFailure(kRcData, "embmatrix(): matrix " + name + " has " +
+                                            std::to_string(n_rows) + " rows; it must have one "
+                                            "row per observation of the data (" +
+                                            std::to_string(observations) +
+                                            "), row i for observation i");
+        for (int obs : wanted) {
+            Eigen::VectorXd row(dim);
+            for (int c = 1; c <= dim; ++c) {
+                const double value = api.matrix_element(name, obs, c);
+                if (api.is_missing(value))
+                    throw StataFailure(kRcData, "embmatrix(): matrix " + name +
+                                                    " is missing in row " + std::to_string(obs) +
+                                                    " (observation " + std::to_string(obs) +
+                                                    "), column " + std::to_string(c) +
+                                                    "; embeddings must be complete");
+                row[c - 1] = value;
+            }
+            rows[obs] = std::move(row);
+        }
+        return rows;
+    }
+    const std::string path = api.local("llmv_embfile").value_or("");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw StataFailure(601, "embfile(): file " + path + " not found or not readable");
+    std::vector<char> want(static_cast<std::size_t>(observations) + 1, 0);
+    for (int obs : wanted) want[static_cast<std::size_t>(obs)] = 1;
+    dim = 0;
+    int data_row = 0, line_number = 0;
+    std::string line;
+    while (std::getline(in, line)) {
+        ++line_number;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.find_first_not_of(" \t") == std::string::npos) continue;
+        std::vector<double> values;
+        std::string bad;
+        int bad_column = 0;
+        std::size_t start = 0;
+        for (int column = 1;; ++column) {
+            const auto comma = line.find(',', start);
+            const std::string field =
+                trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            char* end = nullptr;
+            errno = 0;
+            const double value = std::strtod(field.c_str(), &end);
+            if (bad.empty() && (field.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value))) {
+                bad = field;
+                bad_column = column;
+            }
+            values.push_back(value);
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+        // A first line that is not all numbers is a header (e1,e2,...).
+        if (bad_column != 0 && data_row == 0 && dim == 0) {
+            dim = -1;  // the header was read; the next line starts the data
+            continue;
+        }
+        if (bad_column != 0)
+            throw StataFailure(kRcData, "embfile(): line " + std::to_string(line_number) + " of " +
+                                            path + ", column " + std::to_string(bad_column) +
+                                            " is `" + bad + "'; allowed: a number (every line "
+                                            "after an optional header holds one observation's "
+                                            "embedding)");
+        if (dim <= 0) dim = static_cast<int>(values.size());
+        if (static_cast<int>(values.size()) != dim)
+            throw StataFailure(kRcData, "embfile(): line " + std::to_string(line_number) + " of " +
+                                            path + " has " + std::to_string(values.size()) +
+                                            " numbers; the lines before it have " +
+                                            std::to_string(dim));
+        ++data_row;
+        if (data_row <= observations && want[static_cast<std::size_t>(data_row)])
+            rows[data_row] = Eigen::Map<const Eigen::VectorXd>(values.data(), dim);
+    }
+    if (data_row != observations)
+        throw StataFailure(kRcData, "embfile(): " + path + " has " + std::to_string(data_row) +
+                                        " lines of numbers; it must have one per observation of "
+                                        "the data (" + std::to_string(observations) +
+                                        "), line i for observation i");
+    return rows;
+}
+
 struct PassageOutcome {
     int obs;
     stats::TestOutput output;
@@ -154,7 +269,14 @@ int command_test(Api& api, int argc, char* argv[]) {
     args.allow_only({"label", "passage", "bt", "ref", "embed", "dim", "generate", "alpha",
                      "threshold", "seed", "permutations", "vmethod", "smethod", "rule"});
     forget_pending();
-    const Layout layout = read_layout(api, args);
+    Layout layout = read_layout(api, args);
+    std::map<int, Eigen::VectorXd> outside;
+    if (layout.source != "vars") {
+        std::vector<int> wanted;
+        for (int obs = api.in_first(); obs <= api.in_last(); ++obs)
+            if (api.selected(obs)) wanted.push_back(obs);
+        outside = outside_embeddings(api, layout, wanted, layout.dim);
+    }
 
     // The engine's settings table reads and checks the options; its messages name alpha().
     const stats::TestOptions options = read_test_settings(args);
@@ -192,7 +314,8 @@ int command_test(Api& api, int argc, char* argv[]) {
             throw StataFailure(kRcData, "label(): " + layout.name(layout.label) + " is empty in " +
                                             where + "; every text needs its label");
         row.embedding.resize(layout.dim);
-        for (int k = 0; k < layout.dim; ++k) {
+        if (layout.source != "vars") row.embedding = outside.at(obs);
+        for (int k = 0; k < layout.dim && layout.source == "vars"; ++k) {
             const double value = api.number(layout.embed + k, obs);
             if (api.is_missing(value))
                 throw StataFailure(kRcData, "embedding variable " + layout.name(layout.embed + k) +
@@ -253,7 +376,7 @@ int command_test(Api& api, int argc, char* argv[]) {
 
     // The observations behind each of the engine's inputs, for messages in Stata's words.
     TestContext context;
-    for (int k = 0; k < layout.dim; ++k)
+    for (int k = 0; k < layout.dim && layout.source == "vars"; ++k)
         context.embedding_variables.push_back(layout.name(layout.embed + k));
     auto observations = [](const std::vector<const Row*>& group) {
         std::vector<int> list;

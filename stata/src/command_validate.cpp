@@ -1,14 +1,19 @@
 // `llmvalidate varname, task(...)`: validates the passages of a string variable (str# or strL)
 // through the engine's pipeline (cpp/include/llmvalidate/pipeline.hpp). The ado-file passes
 //
-//   varlist:  passage  [human]           (string variables)
-//   locals:   llmv_task (a file path), llmv_provider, llmv_model, llmv_embedding,
+//   varlist:  passage  [human]  [a string copy of each variable of vars(), from varstart=]
+//   locals:   llmv_task (a file path), or llmv_labels, llmv_annotation, llmv_simulation (a task
+//             from options); llmv_taskvars (the text of vars()), llmv_taskvars_found (its variables
+//             that exist, in varlist order); llmv_provider, llmv_model, llmv_embedding,
 //             llmv_embedding_model, llmv_base_url, llmv_embedding_base_url, llmv_cache,
 //             llmv_apikey (the chat provider's key only; never shown),
 //             llmv_generations (a file to write the run's generations to, as CSV: saving())
 //   words:    text=1 human=0|2 generate=0|1 m= n= repeats= alpha= threshold= seed=
 //             permutations= vmethod= smethod= rule= concurrency= maxretries= dryrun=0|1
-//             continue=0|1 matrix=0|1 matrixmax=
+//             continue=0|1 matrix=0|1 matrixmax= varstart=
+//
+// `varsvariables` tells the ado which variables vars() names (local llmv_taskvars_variables), so
+// that it passes their string copies.
 //
 // When no passage could be validated (a closed port, a refused key, a task variable missing),
 // the command fails with the rc of the first failure's category, as `llmvalidate batch` exits
@@ -22,6 +27,9 @@
 #if LLMV_STATA_HAVE_PIPELINE
 #include <algorithm>
 #include <fstream>
+#include <limits>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +37,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/settings.hpp"
+#include "llmvalidate/task.hpp"
 #include "messages.hpp"
 #include "results.hpp"
 #include "test_results.hpp"
@@ -40,6 +49,11 @@ namespace llmv::stata {
 #if !LLMV_STATA_HAVE_PIPELINE
 
 bool pipeline_available() { return false; }
+
+int command_vars_variables(Api&, int, char*[]) {
+    throw StataFailure(kRcNotAvailable,
+                       "llmvalidate: vars() is not yet available in this build of the plugin");
+}
 
 int command_validate(Api&, int, char*[]) {
     throw StataFailure(kRcNotAvailable,
@@ -85,14 +99,230 @@ void write_generations(const std::string& path, const pipeline::BatchResult& bat
     out.flush();
     if (!out) throw StataFailure(603, "llmvalidate: saving(): could not write the generations to " + path);
 }
+// Section 5 of the paper over the passages validated: Table 9 (share valid by LLM label, and
+// the share agreeing with human() when given), Table 10 (LLM label x human label, share valid
+// and counts) and the Benjamini-Hochberg adjusted validation p-values, all as the engine's
+// summarize() computes them for the CLI and R.
+void add_passage_summary(Results& results, const pipeline::BatchSummary& summary,
+                         bool generate) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (!summary.summary.table9.empty()) {
+        ResultMatrix table9;
+        table9.key = "table9";
+        table9.col_names = {"n", "n_valid", "share_valid", "n_human_agree", "share_human"};
+        table9.cols = static_cast<int>(table9.col_names.size());
+        for (const auto& row : summary.summary.table9) {
+            table9.row_names.push_back(row.label.empty() ? "All" : row.label);
+            const std::vector<double> values = {static_cast<double>(row.n),
+                                                static_cast<double>(row.n_valid), row.share_valid,
+                                                static_cast<double>(row.n_human_agree),
+                                                row.share_human};
+            table9.values.insert(table9.values.end(), values.begin(), values.end());
+        }
+        table9.rows = static_cast<int>(table9.row_names.size());
+        results.matrices.push_back(std::move(table9));
+    }
+    if (!summary.summary.table10.empty()) {
+        // The engine's cells run over LLM labels (rows), then human labels (columns).
+        ResultMatrix shares, counts;
+        shares.key = "table10";
+        counts.key = "table10_n";
+        for (const auto& cell : summary.summary.table10) {
+            if (shares.row_names.empty() || shares.row_names.back() != cell.llm_label)
+                shares.row_names.push_back(cell.llm_label);
+            if (shares.row_names.size() == 1) shares.col_names.push_back(cell.human_label);
+            shares.values.push_back(cell.share_valid);
+            counts.values.push_back(static_cast<double>(cell.n));
+        }
+        shares.rows = static_cast<int>(shares.row_names.size());
+        shares.cols = static_cast<int>(shares.col_names.size());
+        counts.row_names = shares.row_names;
+        counts.col_names = shares.col_names;
+        counts.rows = shares.rows;
+        counts.cols = shares.cols;
+        results.matrices.push_back(std::move(shares));
+        results.matrices.push_back(std::move(counts));
+    }
+    // p_bh: a column of r(results) and, with generate(), the variable <prefix>p_bh.
+    std::map<int, double> adjusted;
+    for (std::size_t i = 0; i < summary.ids.size() && i < summary.p_bh.size(); ++i)
+        adjusted[std::stoi(summary.ids[i])] = summary.p_bh[i];
+    for (auto& matrix : results.matrices) {
+        if (matrix.key != "results") continue;
+        std::vector<double> widened;
+        for (int r = 0; r < matrix.rows; ++r) {
+            const auto begin = matrix.values.begin() + static_cast<std::ptrdiff_t>(r * matrix.cols);
+            widened.insert(widened.end(), begin, begin + matrix.cols);
+            const auto found = adjusted.find(static_cast<int>(*begin));  // column obs
+            widened.push_back(found == adjusted.end() ? nan : found->second);
+        }
+        matrix.values = std::move(widened);
+        matrix.col_names.push_back("p_bh");
+        ++matrix.cols;
+    }
+    if (!generate) return;
+    ResultVariable variable;
+    variable.suffix = "p_bh";
+    variable.type = "double";
+    variable.label = "llmvalidate: Benjamini-Hochberg adjusted p-value";
+    for (const auto& [obs, p] : adjusted) {
+        variable.observations.push_back(obs);
+        variable.numbers.push_back(p);
+    }
+    results.variables.push_back(std::move(variable));
+}
+// vars(): NAME=VARIABLE (a value per passage, from a variable) or NAME="text" (one value for
+// every passage), separated by white space.
+struct TaskVariableSpec {
+    std::map<std::string, std::string> constants;          // name -> value
+    std::vector<std::pair<std::string, std::string>> per_passage;  // name -> variable
+};
+
+TaskVariableSpec parse_vars(const std::string& text) {
+    TaskVariableSpec spec;
+    const auto fail = [&](const std::string& why) {
+        throw StataFailure(kRcSyntax,
+                           "option vars() must be NAME=VARIABLE (a value per passage) or "
+                           "NAME=\"text\" (one value for every passage) pairs, e.g. "
+                           "vars(topic=topicvar genre=\"tweets\"); received `" +
+                               text + "' (" + why + ")");
+    };
+    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    auto name_char = [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+               c == '_';
+    };
+    std::set<std::string> seen;
+    std::size_t i = 0;
+    const std::size_t n = text.size();
+    while (true) {
+        while (i < n && space(text[i])) ++i;
+        if (i >= n) break;
+        std::size_t start = i;
+        while (i < n && name_char(text[i])) ++i;
+        const std::string name = text.substr(start, i - start);
+        if (name.empty()) fail("a name must come first");
+        while (i < n && space(text[i])) ++i;
+        if (i >= n || text[i] != '=') fail(name + " has no =");
+        ++i;
+        while (i < n && space(text[i])) ++i;
+        if (!seen.insert(name).second) fail(name + " is given twice");
+        if (text.compare(i, 2, "`\"") == 0) {
+            const auto close = text.find("\"'", i + 2);
+            if (close == std::string::npos) fail("unbalanced compound quotes");
+            spec.constants[name] = text.substr(i + 2, close - i - 2);
+            i = close + 2;
+        } else if (i < n && text[i] == '"') {
+            const auto close = text.find('"', i + 1);
+            if (close == std::string::npos) fail("unbalanced quotes");
+            spec.constants[name] = text.substr(i + 1, close - i - 1);
+            i = close + 1;
+        } else {
+            start = i;
+            while (i < n && name_char(text[i])) ++i;
+            if (i == start) fail(name + "= has no variable or quoted text");
+            spec.per_passage.emplace_back(name, text.substr(start, i - start));
+        }
+    }
+    return spec;
+}
+
+// labels(), annotation(), simulation(): the task as TOML, checked by the engine's task parser
+// (the CLI's --labels, --annotation-prompt, --simulation-prompt and R's llm_task() do the
+// same); the variables of vars() become the task's (constants as defaults, variables as
+// required), as the CLI does with --vars and --variable-columns.
+std::string task_from_options(const Api& api, const TaskVariableSpec& vars) {
+    const std::string labels = local_or(api, "llmv_labels", "");
+    const std::string annotation = local_or(api, "llmv_annotation", "");
+    const std::string simulation = local_or(api, "llmv_simulation", "");
+    if (labels.empty() || annotation.empty() || simulation.empty()) {
+        std::string missing;
+        if (labels.empty()) missing += "labels()";
+        if (annotation.empty()) missing += std::string(missing.empty() ? "" : ", ") + "annotation()";
+        if (simulation.empty()) missing += std::string(missing.empty() ? "" : ", ") + "simulation()";
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate: a task from options needs labels(), annotation() and "
+                           "simulation() together; missing " + missing +
+                               " (or give task() instead)");
+    }
+    TaskSpec spec;
+    spec.labels = split_stata_list(labels, "option labels()");
+    spec.annotation = annotation;
+    spec.simulation = simulation;
+    spec.variables = vars.constants;
+    for (const auto& entry : vars.per_passage) spec.required_variables.push_back(entry.first);
+    const std::map<std::string, std::string> option_names = {
+        {"labels", "`labels()`"},
+        {"annotation.template", "`annotation()`"},
+        {"simulation.template", "`simulation()`"},
+        {"variables", "`vars()`"},
+        {"required_variables", "`vars()`"},
+    };
+    try {
+        task_from_spec(spec, "from options", option_names);
+    } catch (const Error& error) {
+        std::string message = error.what();
+        const std::string file_terms =
+            "declare it under [variables] with a default or in required_variables";
+        const auto at = message.find(file_terms);
+        if (at != std::string::npos)
+            message.replace(at, file_terms.size(),
+                            "give it with vars(NAME=variable) or vars(NAME=\"text\")");
+        throw StataFailure(kRcSyntax, "llmvalidate: " + message);
+    }
+    return task_toml(spec);
+}
+
+// Before any call: every name of vars() is a variable of the task, and every variable the
+// task requires is given (a general task's genre), with the task's own description of it.
+void check_task_variables(const Task& task, const TaskVariableSpec& vars) {
+    std::vector<std::string> given;
+    for (const auto& entry : vars.constants) given.push_back(entry.first);
+    for (const auto& entry : vars.per_passage) given.push_back(entry.first);
+    for (const std::string& name : given) {
+        if (task.accepts_variable(name)) continue;
+        std::string accepted;
+        for (const auto& entry : task.default_variables())
+            accepted += (accepted.empty() ? "" : ", ") + entry.first;
+        for (const auto& entry : task.required_variables())
+            accepted += (accepted.empty() ? "" : ", ") + entry;
+        throw StataFailure(kRcSyntax,
+                           "option vars() must name variables of task " + task.name() +
+                               "; received " + name + "; allowed: " +
+                               (accepted.empty() ? "none (the task has no variables)" : accepted));
+    }
+    for (const std::string& name : task.required_variables()) {
+        if (std::find(given.begin(), given.end(), name) != given.end()) continue;
+        const auto description = task.variable_descriptions().find(name);
+        throw StataFailure(
+            kRcSyntax,
+            "llmvalidate: task " + task.name() + " requires the variable " + name +
+                ", which vars() does not give; give it with vars(" + name + "=\"...\") (one "
+                "value for every passage) or vars(" + name + "=varname) (a value per passage). " +
+                (description == task.variable_descriptions().end()
+                     ? std::string()
+                     : name + ": " + description->second + " ") +
+                "No call was made.");
+    }
+}
 }  // namespace
+
+int command_vars_variables(Api& api, int argc, char* argv[]) {
+    Arguments args(argc, argv);
+    args.allow_only({});
+    std::vector<std::string> variables;
+    for (const auto& entry : parse_vars(local_or(api, "llmv_taskvars", "")).per_passage)
+        variables.push_back(entry.second);
+    api.set_local("llmv_taskvars_variables", join_stata_list(variables));
+    return 0;
+}
 
 int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
     args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
                      "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun",
                      "matrix", "matrixmax", "structured", "preset", "continue", "maxretries",
-                     "timeout", "drain", "encoding"});
+                     "timeout", "drain", "encoding", "varstart"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
@@ -102,10 +332,45 @@ int command_validate(Api& api, int argc, char* argv[]) {
     if (human_var != 0 && (human_var > api.variables() || !api.is_string(human_var)))
         throw StataFailure(109, "llmvalidate: human() must be a string variable");
 
+    // vars(): the names, and the variables of the varlist (from position varstart=) that hold
+    // per-passage values, in the order of llmv_taskvars_found.
+    const TaskVariableSpec vars = parse_vars(local_or(api, "llmv_taskvars", ""));
+    const auto found = split_stata_list(local_or(api, "llmv_taskvars_found", ""), "option vars()");
+    const int var_start = args.integer("varstart", 0);
+    std::vector<std::pair<std::string, int>> variable_positions;  // task variable -> position
+    for (const auto& [name, variable] : vars.per_passage) {
+        const auto at = std::find(found.begin(), found.end(), variable);
+        if (at == found.end())
+            throw StataFailure(kRcSyntax, "option vars() must name variables of the data after "
+                                          "NAME=; received " + name + "=" + variable + ", and " +
+                                          variable + " is not a variable (quote a text: " + name +
+                                          "=\"" + variable + "\")");
+        const int position = var_start + static_cast<int>(at - found.begin());
+        if (var_start < 1 || position > api.variables() || !api.is_string(position))
+            throw StataFailure(kRcSyntax, "llmvalidate plugin: vars() variables must be passed as "
+                                          "string variables from varstart=");
+        variable_positions.emplace_back(name, position);
+    }
+
     pipeline::ValidationConfig config;
     config.task_path = local_or(api, "llmv_task", "");
-    if (config.task_path.empty())
-        throw StataFailure(kRcSyntax, "llmvalidate: option task() is required");
+    const bool parts = !local_or(api, "llmv_labels", "").empty() ||
+                       !local_or(api, "llmv_annotation", "").empty() ||
+                       !local_or(api, "llmv_simulation", "").empty();
+    if (!config.task_path.empty() && parts)
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate: give either task() or labels(), annotation() and "
+                           "simulation(), not both; received task(" + config.task_path +
+                               ") and a task from options");
+    if (parts) config.task_source = task_from_options(api, vars);
+    if (config.task_path.empty() && config.task_source.empty())
+        throw StataFailure(kRcSyntax, "llmvalidate: option task() is required (or labels(), "
+                                      "annotation() and simulation() together)");
+    config.variables = vars.constants;
+    check_task_variables(config.task_source.empty()
+                             ? load_task(config.task_path)
+                             : Task::from_string(config.task_source, "from options"),
+                         vars);
     config.provider = local_or(api, "llmv_provider", config.provider);
     config.model = local_or(api, "llmv_model", "");
     config.embedding_provider = local_or(api, "llmv_embedding", "");
@@ -133,6 +398,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
         input.text = api.string(text_var, obs);
         input.id = std::to_string(obs);
         if (human_var != 0) input.human_label = api.string(human_var, obs);
+        for (const auto& [name, position] : variable_positions)
+            input.variables[name] = api.string(position, obs);
         // An empty or blank passage stops the command before any call (the engine's check).
         try {
             pipeline::check_passage_text(input, inputs.size());
@@ -221,6 +488,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
                 "Option continue stores the results anyway (all missing), with r(N_failed).");
     }
     fill_results(results, outcomes, config.tests, labels, generate, true);
+    add_passage_summary(results, batch.summary, generate);
     // r(results) has a row per passage: past Stata's matrix limit (matrixmax=, from the ado)
     // it could not be created after the whole run, so it is left out; nomatrix leaves it out.
     const bool want_matrix = args.integer("matrix", 1) != 0;

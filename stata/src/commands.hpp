@@ -9,12 +9,17 @@ namespace llmv::stata {
 int command_version(Api& api, int argc, char* argv[]);
 int command_test(Api& api, int argc, char* argv[]);
 int command_validate(Api& api, int argc, char* argv[]);
+// The variables vars() names (command_validate.cpp).
+int command_vars_variables(Api& api, int argc, char* argv[]);
 int command_power(Api& api, int argc, char* argv[]);
 int command_cache(Api& api, int argc, char* argv[]);
 // The default cache file, shared with the CLI and R (command_cache.cpp).
 int command_cache_path(Api& api, int argc, char* argv[]);
 // What a task() name means: its canonical name and the shipped tasks (command_task.cpp).
 int command_task(Api& api, int argc, char* argv[]);
+// A reproducible sample of the observations, the engine's sampler (command_sample.cpp).
+int command_sample(Api& api, int argc, char* argv[]);
+int command_where_columns(Api& api, int argc, char* argv[]);
 // The pipeline is linked into this build (validate, power and cache can run).
 bool pipeline_available();
 

@@ -135,11 +135,9 @@ std::string validate_passage_message(const std::string& error_code, const std::s
     if (required_variable_missing ||
         (error_code == code::task_invalid && root == "variables" &&
          std::regex_match(m.received, variable, std::regex(R"(no value for (.+))"))))
-        // Stata gives passages no variables: only the task's defaults can fill one.
         return "the task needs a value for the variable " + variable[1].str() +
-               " (required_variables), and llmvalidate varname gives passages no variables; use "
-               "a task file that declares a default for it under [variables], or the "
-               "command-line tool or R, which take variables per passage";
+               " (required_variables); give it with vars(NAME=varname) (a value per passage) "
+               "or vars(NAME=\"text\")";
     if (error_code != code::invalid_embedding && error_code != code::dimension_mismatch &&
         error_code != code::pool_too_small && error_code != code::invalid_argument)
         return message;

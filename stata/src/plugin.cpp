@@ -45,9 +45,14 @@ int dispatch(int argc, char* argv[]) {
     if (subcommand == "cache") return llmv::stata::command_cache(api, argc, argv);
     if (subcommand == "task") return llmv::stata::command_task(api, argc, argv);
     if (subcommand == "cachepath") return llmv::stata::command_cache_path(api, argc, argv);
+    if (subcommand == "varsvariables")
+        return llmv::stata::command_vars_variables(api, argc, argv);
+    if (subcommand == "sample") return llmv::stata::command_sample(api, argc, argv);
+    if (subcommand == "wherecolumns") return llmv::stata::command_where_columns(api, argc, argv);
     return report(llmv::stata::kRcSyntax,
                   "llmvalidate plugin: unknown subcommand `" + subcommand +
-                      "'; allowed: version, test, store, validate, power, cache, task, cachepath");
+                      "'; allowed: version, test, store, validate, power, cache, task, cachepath, "
+                      "sample, wherecolumns, varsvariables");
 }
 
 }  // namespace

@@ -107,7 +107,10 @@ int store_pending(Api& api, int argc, char* argv[]) {
                                                   std::to_string(obs) +
                                                   " is not in the marked sample of the store call");
     }
+    // A matrix the ado could not create (past Stata's matrix limit) is not passed: it is left
+    // out, and everything else is stored.
     for (const auto& matrix : results->matrices) {
+        if (!args.has("mat_" + matrix.key)) continue;
         const std::string name = args.required_text("mat_" + matrix.key);
         if (api.matrix_rows(name) != matrix.rows || api.matrix_cols(name) != matrix.cols)
             throw StataFailure(kRcSyntax, "llmvalidate plugin: matrix " + name + " must be " +
@@ -130,6 +133,7 @@ int store_pending(Api& api, int argc, char* argv[]) {
     api.set_local("llmv_scalars", join_numbers(scalar_names));
     api.set_local("llmv_macros", join_numbers(macro_names));
     for (const auto& matrix : results->matrices) {
+        if (!args.has("mat_" + matrix.key)) continue;
         const std::string name = args.required_text("mat_" + matrix.key);
         for (int r = 0; r < matrix.rows; ++r)
             for (int c = 0; c < matrix.cols; ++c)

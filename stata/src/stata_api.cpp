@@ -152,4 +152,13 @@ void Api::matrix_store(const std::string& name, int row, int col, double value) 
                                    std::to_string(col) + ") of matrix " + name);
 }
 
+double Api::matrix_element(const std::string& name, int row, int col) const {
+    double value = 0;
+    const int rc = t_->matrix_element_safe(writable(name).data(), row, col, &value);
+    if (rc != 0)
+        throw StataFailure(rc, "could not read element (" + std::to_string(row) + "," +
+                                   std::to_string(col) + ") of matrix " + name);
+    return value;
+}
+
 }  // namespace llmv::stata

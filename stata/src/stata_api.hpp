@@ -72,6 +72,7 @@ class Api {
     int matrix_rows(const std::string& name) const;  // 0 when there is no such matrix
     int matrix_cols(const std::string& name) const;
     void matrix_store(const std::string& name, int row, int col, double value);
+    double matrix_element(const std::string& name, int row, int col) const;  // 1-based
 
   private:
     ST_plugin* t_;

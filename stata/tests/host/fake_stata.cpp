@@ -508,8 +508,9 @@ RunResult run_like_ado(Stata& stata, const std::vector<std::string>& varlist,
     for (const auto& key : split_list(stata.local("llmv_matrices"))) {
         const std::string base = "llmv_m" + std::to_string(++index);
         const std::string name = "__M_" + key;
-        stata.create_matrix(name, std::stoi(stata.local(base + "_rows")),
-                            std::stoi(stata.local(base + "_cols")));
+        const int rows = std::stoi(stata.local(base + "_rows"));
+        if (stata.max_matrix_rows > 0 && rows > stata.max_matrix_rows) continue;
+        stata.create_matrix(name, rows, std::stoi(stata.local(base + "_cols")));
         store.push_back("mat_" + key + "=" + name);
         matrix_names[key] = name;
         result.matrix_rownames[key] = split_list(stata.local(base + "_rn"));

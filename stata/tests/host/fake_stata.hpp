@@ -81,6 +81,11 @@ class Stata {
     std::string local(const std::string& name) const;
     void create_matrix(const std::string& name, int rows, int cols);
 
+    // --- limits ---
+    // run_like_ado leaves out a matrix of more rows, as the ado does when Stata cannot make it
+    // (past its matrix limit); 0: no limit.
+    int max_matrix_rows = 0;
+
     // --- faults ---
     int fail_store_at = 0;  // the n-th data store (SF_vstore/SF_sstore) returns rc 909; 0: never
     int store_calls = 0;

@@ -346,9 +346,10 @@ TEST_CASE("validate: unreadable embedding answers for every passage fail with rc
     REQUIRE(stata.find("v_tau") == -1);
 }
 
-// A task that needs a variable the passages do not give fails every passage: an error naming
-// the observation and the variable (rc 198, the category of llmv.task.invalid), unless continue.
-TEST_CASE("validate: no passage validated is an error unless continue", "[validate][errors]") {
+// A task that needs a variable vars() does not give is refused before any passage is tried:
+// rc 198, naming the variable and how to give it, with nothing created.
+TEST_CASE("validate: a task variable vars() does not give is refused before any call",
+          "[validate][errors]") {
     Stata stata;
     load_plugin(stata);
     load_passages(stata);
@@ -357,21 +358,13 @@ TEST_CASE("validate: no passage validated is an error unless continue", "[valida
     const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
     INFO(stata.errors << stata.output);
     REQUIRE(r.rc == 198);
-    REQUIRE(stata.errors.find("all 4 failed (the first, observation 1:") != std::string::npos);
-    // In Stata's words: the variable and why Stata cannot give it, not the engine's `variables`.
-    REQUIRE(stata.errors.find("the task needs a value for the variable \"topic\"") !=
-            std::string::npos);
-    REQUIRE(stata.errors.find("`variables`") == std::string::npos);
-    REQUIRE(stata.output.find("observation 4: the task needs") != std::string::npos);
-    REQUIRE(stata.errors.find("no cache was used") != std::string::npos);
-    REQUIRE(stata.find("v_tau") == -1);
-
-    const RunResult carried_on = run_like_ado(stata, {"text"}, words("continue=1"), "w_");
-    REQUIRE(carried_on.rc == 0);
-    REQUIRE(carried_on.store_rc == 0);
-    REQUIRE(carried_on.scalars.at("N") == 4);
-    REQUIRE(carried_on.scalars.at("N_failed") == 4);
-    REQUIRE(carried_on.scalars.at("N_succeeded") == 0);
+    CHECK(stata.errors.find("task topic requires the variable topic, which vars() does not give; "
+                            "give it with vars(topic=\"...\")") != std::string::npos);
+    CHECK(stata.errors.find("`variables`") == std::string::npos);
+    CHECK(stata.find("v_tau") == -1);
+    // continue does not turn a configuration error into missing results.
+    CHECK(run_like_ado(stata, {"text"}, words("continue=1"), "w_").rc == 198);
+    CHECK(stata.find("w_tau") == -1);
 }
 
 TEST_CASE("validate: an empty or blank passage stops the command before any call",
