@@ -75,7 +75,7 @@ program define IsValidation, rclass
         EMBedding(passthru) EMBMODel(passthru) BASEurl(passthru) EMBBASEurl(passthru)       ///
         STRuctured(passthru) PAPER KEYenv(passthru) HUMan(passthru) NOCACHE                 ///
         MAXRetries(passthru) TIMEout(passthru) DRAIN(passthru) ENCoding(passthru) DRYrun    ///
-        continue SAVing(passthru) NOMATrix
+        continue SAVing(passthru) NOMATrix SIMPrompt(passthru)
     local methods ALPha(passthru) THReshold(passthru) PERMutations(passthru)                ///
         VMethod(passthru) SMethod(passthru) RULE(passthru) CONCurrency(passthru)           ///
         REPeats(passthru) M(passthru) LABELS(passthru)
@@ -359,7 +359,7 @@ program define Validate, rclass
     version 14.1
     syntax varname [if] [in] ,                                                        ///
         [ TASK(string) LABELS(string asis) ANNotation(string) SIMulation(string)      ///
-          VARS(string asis)                                                           ///
+          VARS(string asis) SIMPrompt(varname string)                                 ///
           PROVider(string) MODel(string) EMBedding(string) EMBMODel(string)           ///
           BASEurl(string) STRuctured(string) PAPER                                    ///
           EMBBASEurl(string)                                                          ///
@@ -423,6 +423,12 @@ program define Validate, rclass
         local variables `variables' `humantext'
         local human_position 2
     }
+    * simprompt(): a simulation prompt per passage.
+    local simprompt_position 0
+    if "`simprompt'" != "" {
+        local variables `variables' `simprompt'
+        local simprompt_position : word count `variables'
+    }
     * vars(NAME=varname ...): a string copy of each variable, after the others; the plugin says
     * which variables vars() names and reports a name that is not a variable.
     local varstart = `: word count `variables'' + 1
@@ -440,7 +446,7 @@ program define Validate, rclass
         }
     }
     RealText `alpha'
-    local words text=1 human=`human_position' varstart=`varstart'
+    local words text=1 human=`human_position' simprompt=`simprompt_position' varstart=`varstart'
     local words `words' generate=`=("`generate'" != "" & "`dryrun'" == "")'
     local words `words' m=`m' n=`n' repeats=`repeats' alpha=`r(text)'
     RealText `threshold'

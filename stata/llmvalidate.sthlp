@@ -79,6 +79,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt ann:otation(string)}}its annotation prompt, with {cmd:{c -(}text{c )-}} where the passage goes{p_end}
 {synopt:{opt sim:ulation(string)}}its simulation prompt, with {cmd:{c -(}n{c )-}} and {cmd:{c -(}label{c )-}}; it must describe your texts{p_end}
 {synopt:{opt vars(spec)}}the task's variables: {it:name}{cmd:=}{it:varname} (a value per passage) or {it:name}{cmd:="}{it:text}{cmd:"} (one value), e.g. {cmd:vars(topic=topic_var)} or {cmd:vars(genre="tweets")}{p_end}
+{synopt:{opt simp:rompt(varname)}}a simulation prompt per passage, from a string variable (empty: the task's){p_end}
 {syntab:Models}
 {synopt:{opt prov:ider(name)}}the chat provider: {cmd:anthropic}, {cmd:openai}, {cmd:bedrock}, or {cmd:simulated}; default: the one the environment configures{p_end}
 {synopt:{opt mod:el(string)}}the chat model; default is the provider's (the engine's table, docs/providers.md){p_end}
@@ -240,6 +241,12 @@ own topic: {cmd:vars(topic=topic_discussed)} and {cmd:vars(topic=topic_not_discu
 requires but {opt vars()} does not give, or a name the task does not have, is an error before
 any call. With {opt labels()}, {opt annotation()} and {opt simulation()}, the names of
 {opt vars()} are the task's variables.
+
+{phang}
+{opt simprompt(varname)} gives each passage a simulation prompt of its own, from a string
+variable, instead of the task's (an empty value keeps the task's), as the paper's Section 4
+passages each have one; the command-line tool's {cmd:--simulation-column} and R's column
+{cmd:simulation} do the same. Its placeholders are those of the task's simulation prompt.
 
 {phang}
 {opt provider(name)} names the chat provider. Without it, the provider is the one the

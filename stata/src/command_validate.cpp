@@ -1,14 +1,15 @@
 // `llmvalidate varname, task(...)`: validates the passages of a string variable (str# or strL)
 // through the engine's pipeline (cpp/include/llmvalidate/pipeline.hpp). The ado-file passes
 //
-//   varlist:  passage  [human]  [a string copy of each variable of vars(), from varstart=]
+//   varlist:  passage  [human]  [simprompt]  [a string copy of each variable of vars(), from
+//             varstart=]
 //   locals:   llmv_task (a file path), or llmv_labels, llmv_annotation, llmv_simulation (a task
 //             from options); llmv_taskvars (the text of vars()), llmv_taskvars_found (its variables
 //             that exist, in varlist order); llmv_provider, llmv_model, llmv_embedding,
 //             llmv_embedding_model, llmv_base_url, llmv_embedding_base_url, llmv_cache,
 //             llmv_apikey (the chat provider's key only; never shown),
 //             llmv_generations (a file to write the run's generations to, as CSV: saving())
-//   words:    text=1 human=0|2 generate=0|1 m= n= repeats= alpha= threshold= seed=
+//   words:    text=1 human=0|2 simprompt=0|k generate=0|1 m= n= repeats= alpha= threshold= seed=
 //             permutations= vmethod= smethod= rule= concurrency= maxretries= dryrun=0|1
 //             continue=0|1 matrix=0|1 matrixmax= varstart=
 //
@@ -322,15 +323,21 @@ int command_validate(Api& api, int argc, char* argv[]) {
     args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
                      "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun",
                      "matrix", "matrixmax", "structured", "preset", "continue", "maxretries",
-                     "timeout", "drain", "encoding", "varstart"});
+                     "timeout", "drain", "encoding", "varstart", "simprompt"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
+    // simprompt(): a simulation prompt per passage (the paper's Section 4 passages each have
+    // one); an empty value keeps the task's.
+    const int simulation_var = args.integer("simprompt", 0);
     if (text_var < 1 || text_var > api.variables() || !api.is_string(text_var))
         throw StataFailure(109,
                            "llmvalidate: the passages must be a string variable (str# or strL)");
     if (human_var != 0 && (human_var > api.variables() || !api.is_string(human_var)))
         throw StataFailure(109, "llmvalidate: human() must be a string variable");
+    if (simulation_var != 0 && (simulation_var > api.variables() || !api.is_string(simulation_var)))
+        throw StataFailure(109, "llmvalidate: simprompt() must be a string variable holding a "
+                                "simulation prompt per passage");
 
     // vars(): the names, and the variables of the varlist (from position varstart=) that hold
     // per-passage values, in the order of llmv_taskvars_found.
@@ -400,6 +407,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
         if (human_var != 0) input.human_label = api.string(human_var, obs);
         for (const auto& [name, position] : variable_positions)
             input.variables[name] = api.string(position, obs);
+        if (simulation_var != 0) input.simulation_template = api.string(simulation_var, obs);
         // An empty or blank passage stops the command before any call (the engine's check).
         try {
             pipeline::check_passage_text(input, inputs.size());

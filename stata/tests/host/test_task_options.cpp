@@ -239,7 +239,40 @@ TEST_CASE("vars(topic=varname): each passage's prompts carry its own topic",
     CHECK(simulated_topics == std::set<std::string>(kTopics.begin(), kTopics.end()));
 }
 
-TEST_CASE("a general task without genre fails before any call, naming genre; with it, every "
+// simprompt(): a simulation prompt per passage, as the paper's Section 4 passages have.
+TEST_CASE("simprompt(varname): each passage's simulation prompts are its own",
+          "[validate][task-options][server]") {
+    FakeServerProcess server;
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    const std::vector<std::string> prompts = {
+        "Write {n} sentences like a bank's report on loan demand, each {label}.",
+        "Write {n} sentences like a note on defaults after a price fall, each {label}.",
+        ""};  // the third passage keeps the task's
+    stata.add_string("simprompt", prompts, /*strl=*/true);
+    server_locals(stata, server);
+    stata.set_local("llmv_task", std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentiment.toml");
+    std::vector<std::string> w = words("simprompt=2");
+    for (auto& word : w)
+        if (word == "varstart=2") word = "varstart=3";
+    const RunResult r = run_like_ado(stata, {"text", "simprompt"}, w, "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(r.rc == 0);
+    REQUIRE(r.scalars.at("N_succeeded") == 3);
+    std::size_t loan = 0, defaults = 0, task_own = 0;
+    for (const std::string& prompt : chat_prompts(server)) {
+        if (prompt.find("like a bank's report on loan demand") != std::string::npos) ++loan;
+        if (prompt.find("like a note on defaults after a price fall") != std::string::npos) ++defaults;
+        if (prompt.find("10-K") != std::string::npos && prompt.find("Write ") != std::string::npos) ++task_own;
+    }
+    // Each label's pool of each passage: ceil(M/n) = 4 calls per label, 3 labels.
+    CHECK(loan == 12);
+    CHECK(defaults == 12);
+    CHECK(task_own == 12);
+}
+
+TEST_CASE("a general task without genre fails before any call, naming genre, and with it every "
           "simulation prompt describes the texts",
           "[validate][task-options][server][errors]") {
     FakeServerProcess server;
