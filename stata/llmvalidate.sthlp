@@ -703,9 +703,10 @@ reached), unless {opt continue} is given:
 {p2col:{bf:109}}a variable of the wrong type (e.g. numeric passages){p_end}
 {p2col:{bf:198}}an invalid option value ({opt alpha()} outside (0, 0.5], an unknown method, a malformed task, a missing key){p_end}
 {p2col:{bf:199}}{cmd:llmvalidate} {varname} (LLM calls) or {cmd:power} is not available in this build of the plugin{p_end}
+{p2col:{bf:111}}the matrix of {opt embmatrix()} does not exist{p_end}
 {p2col:{bf:459}}the data are not as required: a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
 {p2col:{bf:498}}an internal error of llmvalidate (please report it){p_end}
-{p2col:{bf:601}}the task file (an unknown task name), the cache file ({cmd:llmvalidate cache}) or the plugin was not found{p_end}
+{p2col:{bf:601}}the task file (an unknown task name), the cache file ({cmd:llmvalidate cache}), the file of {opt embfile()} or the plugin was not found{p_end}
 {p2col:{bf:603}}a file (the cache, the task) could not be opened or written{p_end}
 {p2col:{bf:673}}the provider refused the API key{p_end}
 {p2col:{bf:674}}the provider's answer could not be read (not JSON, malformed, or a label outside the label set){p_end}
