@@ -479,7 +479,13 @@ program define Validate, rclass
         labels(`labels') annotation(`"`annotation'"') simulation(`"`simulation'"')    ///
         vars(`vars') varsfound(`llmv_taskvars_found')
     return add
-    if `"`savefile'"' != "" SaveGenerations `"`gencsv'"' `"`savefile'"' `savereplace'
+    * The results table below reads r(): keep it through the import of the generations.
+    if `"`savefile'"' != "" {
+        tempname held
+        _return hold `held'
+        SaveGenerations `"`gencsv'"' `"`savefile'"' `savereplace'
+        _return restore `held'
+    }
     return local cmd "llmvalidate"
     return local subcmd "validate"
     return local task `"`taskfile'"'
