@@ -78,14 +78,46 @@ assert strpos("`r(task)'", "simple_sentiment.toml") > 0
 capture noisily llmvalidate text if strtrim(text) != "", task(sentimnt) provider(simulated) dryrun
 assert _rc == 601
 
-* No passage could be validated (the topic task needs a variable the passages do not give):
-* an error with the failure's return code, unless continue, which stores the (missing) results.
+* A task variable the passages do not get (the topic task's topic) is an error before any
+* call, continue or not; vars() gives it, per passage from a variable or one for all.
 capture noisily llmvalidate text if strtrim(text) != "", task(topic) provider(simulated) ///
     m(10) n(5) notable
 assert _rc == 198
-llmvalidate text if strtrim(text) != "", task(topic) provider(simulated) m(10) n(5) ///
-    notable continue
-assert r(N_failed) == 3 & r(N_succeeded) == 0
+capture noisily llmvalidate text if strtrim(text) != "", task(topic) provider(simulated) ///
+    m(10) n(5) notable continue
+assert _rc == 198
+generate topic_var = cond(_n == 1, "loan demand", "defaults")
+llmvalidate text if strtrim(text) != "", task(topic) vars(topic=topic_var) ///
+    provider(simulated) m(20) n(5) notable
+assert r(N_succeeded) == 3
+capture noisily llmvalidate text if strtrim(text) != "", task(general_sentiment) ///
+    provider(simulated) m(20) n(5) notable
+assert _rc == 198
+llmvalidate text if strtrim(text) != "", task(general_sentiment) ///
+    vars(genre="sentences on a bank's clients, one sentence each") provider(simulated) ///
+    m(20) n(5) notable
+assert r(N_succeeded) == 3
+
+* A task of your own, from its parts.
+llmvalidate text if strtrim(text) != "", labels(Good Bad Mixed)                          ///
+    annotation("Is this sentence Good, Bad or Mixed for the bank? SENTENCE: {text}")     ///
+    simulation("Write {n} sentences on a bank's clients that are {label} for the bank.") ///
+    provider(simulated) m(20) n(5) notable
+assert r(K) == 3
+
+* Section 5: Tables 9 and 10 and the BH p-values with human labels, and a sample drawn as the
+* command-line tool and R draw it.
+generate human = cond(_n == 2, "Negative", "Positive")
+llmvalidate text if strtrim(text) != "", task(sentiment) provider(simulated) m(20) n(5) ///
+    human(human) generate(h_) notable
+matrix list r(table9)
+matrix list r(table10)
+assert colsof(r(table9)) == 5
+assert !missing(h_p_bh) in 1
+llmvalidate sample if strtrim(text) != "", n(2) seed(1) generate(drawn)
+assert r(N) == 2 & r(N_population) == 3
+count if drawn
+assert r(N) == 2
 
 * The simulated provider caches nothing (its answers cost nothing): there may be no file.
 capture erase llmv_example.sqlite
