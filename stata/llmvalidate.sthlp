@@ -355,7 +355,7 @@ first call.
 
 {phang}
 {opt continue}: when not one passage could be validated (the provider cannot be reached,
-it refuses the key, the task needs a variable the passages do not give), {cmd:llmvalidate}
+or it refuses the key), {cmd:llmvalidate}
 {varname} stops with the return code of the first passage's failure (see
 {help llmvalidate##rc:return codes}), lists every failed observation and stores nothing.
 With {opt continue} it stores the results anyway: every result is missing, and
