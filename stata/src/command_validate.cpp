@@ -16,9 +16,10 @@
 // `varsvariables` tells the ado which variables vars() names (local llmv_taskvars_variables), so
 // that it passes their string copies.
 //
-// When no passage could be validated (a closed port, a refused key, a task variable missing),
-// the command fails with the rc of the first failure's category, as `llmvalidate batch` exits
-// nonzero; continue=1 (the option continue) stores the results anyway, every one missing.
+// A task variable that vars() does not give is refused before any call. When no passage could
+// be validated (a closed port, a refused key), the command fails with the rc of the first
+// failure's category, as `llmvalidate batch` exits nonzero; continue=1 (the option continue)
+// stores the results anyway, every one missing.
 //
 // The build defines LLMV_STATA_HAVE_PIPELINE=1 when cpp/pipeline/ implements validate_batch();
 // until then `validate` answers rc 199 ("not yet available in this build").
@@ -100,6 +101,7 @@ void write_generations(const std::string& path, const pipeline::BatchResult& bat
     out.flush();
     if (!out) throw StataFailure(603, "llmvalidate: saving(): could not write the generations to " + path);
 }
+
 // Section 5 of the paper over the passages validated: Table 9 (share valid by LLM label, and
 // the share agreeing with human() when given), Table 10 (LLM label x human label, share valid
 // and counts) and the Benjamini-Hochberg adjusted validation p-values, all as the engine's
@@ -172,6 +174,7 @@ void add_passage_summary(Results& results, const pipeline::BatchSummary& summary
     }
     results.variables.push_back(std::move(variable));
 }
+
 // vars(): NAME=VARIABLE (a value per passage, from a variable) or NAME="text" (one value for
 // every passage), separated by white space.
 struct TaskVariableSpec {
