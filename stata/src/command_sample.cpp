@@ -42,9 +42,10 @@ int command_sample(Api& api, int argc, char* argv[]) {
     args.allow_only({"n", "seed"});
     const int n = args.integer("n", -1);
     if (n < 0)
-        throw StataFailure(kRcSyntax, "option n() must be a whole number of observations to "
-                                      "draw, 0 or more; received `" +
-                                          args.text("n", "") + "'");
+        throw StataFailure(kRcSyntax,
+                           "option n() must be a whole number of observations to "
+                           "draw, 0 or more; received `" +
+                               args.text("n", "") + "'");
     const std::uint64_t seed = args.seed("seed", 1);
     const RowFilter filter = where_filter(api);
     const auto given = split_stata_list(api.local("llmv_where_vars").value_or(""), "where()");
@@ -52,18 +53,20 @@ int command_sample(Api& api, int argc, char* argv[]) {
     for (std::size_t i = 0; i < given.size(); ++i) position[given[i]] = static_cast<int>(i) + 2;
     for (const std::string& column : filter.columns())
         if (!position.count(column))
-            throw StataFailure(kRcSyntax, "option where() must name variables of the data; "
-                                          "received " + column + ", which is not a variable");
+            throw StataFailure(kRcSyntax,
+                               "option where() must name variables of the data; "
+                               "received " +
+                                   column + ", which is not a variable");
     if (api.variables() != static_cast<int>(given.size()) + 1 || api.is_string(1))
-        throw StataFailure(kRcSyntax, "llmvalidate plugin: sample expects a numeric marker and "
-                                      "one string variable per where() variable");
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate plugin: sample expects a numeric marker and "
+                           "one string variable per where() variable");
 
     std::vector<int> kept;
     for (int obs = api.in_first(); obs <= api.in_last(); ++obs) {
         if (!api.selected(obs)) continue;
-        if (!filter.matches([&](const std::string& column) {
-                return api.string(position.at(column), obs);
-            }))
+        if (!filter.matches(
+                [&](const std::string& column) { return api.string(position.at(column), obs); }))
             continue;
         kept.push_back(obs);
     }

@@ -33,11 +33,17 @@ std::string temporary_path(const std::string& stem) {
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 std::vector<std::string> words(bool as_variables, int dim) {
-    return {"test",     "label=1",
-            "passage=2", "bt=3",
-            "ref=0",    "embed=" + std::string(as_variables ? "4" : "0"),
+    return {"test",
+            "label=1",
+            "passage=2",
+            "bt=3",
+            "ref=0",
+            "embed=" + std::string(as_variables ? "4" : "0"),
             "dim=" + std::to_string(as_variables ? dim : 0),
-            "generate=1", "alpha=0.05", "seed=42", "permutations=199"};
+            "generate=1",
+            "alpha=0.05",
+            "seed=42",
+            "permutations=199"};
 }
 
 // Shortest round-trip text of a double.
@@ -77,7 +83,8 @@ TEST_CASE("test: embeddings from embmatrix() or embfile() give the numbers of th
             stata.matrices["E"].values[static_cast<std::size_t>(i * design.dim + k)] =
                 texts[static_cast<std::size_t>(i)].embedding[static_cast<std::size_t>(k)];
     stata.set_local("llmv_embmatrix", "E");
-    const RunResult from_matrix = run_like_ado(stata, {"label", "passage", "bt"}, words(false, 0), "m_");
+    const RunResult from_matrix =
+        run_like_ado(stata, {"label", "passage", "bt"}, words(false, 0), "m_");
     REQUIRE(from_matrix.rc == 0);
 
     // The file: a header, then a line per observation.
@@ -87,13 +94,15 @@ TEST_CASE("test: embeddings from embmatrix() or embfile() give the numbers of th
         for (int k = 0; k < design.dim; ++k) file << (k ? "," : "") << "e" << k + 1;
         file << "\r\n";
         for (const auto& text : texts) {
-            for (std::size_t k = 0; k < text.embedding.size(); ++k) file << (k ? ", " : "") << exact(text.embedding[k]);
+            for (std::size_t k = 0; k < text.embedding.size(); ++k)
+                file << (k ? ", " : "") << exact(text.embedding[k]);
             file << "\n";
         }
     }
     stata.set_local("llmv_embmatrix", "");
     stata.set_local("llmv_embfile", path);
-    const RunResult from_file = run_like_ado(stata, {"label", "passage", "bt"}, words(false, 0), "f_");
+    const RunResult from_file =
+        run_like_ado(stata, {"label", "passage", "bt"}, words(false, 0), "f_");
     INFO(stata.errors);
     REQUIRE(from_file.rc == 0);
 
@@ -101,8 +110,10 @@ TEST_CASE("test: embeddings from embmatrix() or embfile() give the numbers of th
         for (int obs = 0; obs < n; ++obs) {
             INFO(suffix << " of observation " << obs + 1);
             const double expected = stata.var("v_" + suffix).numbers[static_cast<std::size_t>(obs)];
-            CHECK(same_bits(expected, stata.var("m_" + suffix).numbers[static_cast<std::size_t>(obs)]));
-            CHECK(same_bits(expected, stata.var("f_" + suffix).numbers[static_cast<std::size_t>(obs)]));
+            CHECK(same_bits(expected,
+                            stata.var("m_" + suffix).numbers[static_cast<std::size_t>(obs)]));
+            CHECK(same_bits(expected,
+                            stata.var("f_" + suffix).numbers[static_cast<std::size_t>(obs)]));
         }
     CHECK(stata.var("v_tau").numbers[static_cast<std::size_t>(n - 1)] < missing());
     std::remove(path.c_str());
@@ -131,7 +142,8 @@ TEST_CASE("test: embmatrix() and embfile() errors name the option, the value and
     SECTION("no embeddings at all, or two sources") {
         CHECK(run(base, false) == 198);
         CHECK(stata.errors.find("give the embeddings one way: as variables (the varlist), with "
-                                "embmatrix() or with embfile(); received none") != std::string::npos);
+                                "embmatrix() or with embfile(); received none") !=
+              std::string::npos);
         stata.set_local("llmv_embmatrix", "E");
         std::vector<std::string> with_variables = base;
         for (const auto& e : embedding_names(design.dim)) with_variables.push_back(e);
@@ -153,22 +165,25 @@ TEST_CASE("test: embmatrix() and embfile() errors name the option, the value and
         stata.matrices["F"].values[4] = missing();
         stata.set_local("llmv_embmatrix", "F");
         CHECK(run(base, false) == 459);
-        CHECK(stata.errors.find("embmatrix(): matrix F is missing in row 2 (observation 2), column 2") !=
+        CHECK(stata.errors.find(
+                  "embmatrix(): matrix F is missing in row 2 (observation 2), column 2") !=
               std::string::npos);
     }
     SECTION("a file that is missing, short, ragged or not numbers") {
         stata.set_local("llmv_embfile", "/nonexistent/emb.csv");
         CHECK(run(base, false) == 601);
-        CHECK(stata.errors.find("embfile(): file /nonexistent/emb.csv not found") != std::string::npos);
+        CHECK(stata.errors.find("embfile(): file /nonexistent/emb.csv not found") !=
+              std::string::npos);
         stata.set_local("llmv_embfile", path);
         write("1,2,3\n");
         CHECK(run(base, false) == 459);
-        CHECK(stata.errors.find("has 1 lines of numbers; it must have one per observation of the data (" +
-                                std::to_string(n) + ")") != std::string::npos);
+        CHECK(stata.errors.find(
+                  "has 1 lines of numbers; it must have one per observation of the data (" +
+                  std::to_string(n) + ")") != std::string::npos);
         write("1,2,3\n1,2\n");
         CHECK(run(base, false) == 459);
-        CHECK(stata.errors.find("line 2 of " + path + " has 2 numbers; the lines before it have 3") !=
-              std::string::npos);
+        CHECK(stata.errors.find("line 2 of " + path +
+                                " has 2 numbers; the lines before it have 3") != std::string::npos);
         write("e1,e2,e3\n1,2,3\n1,NA,3\n");
         CHECK(run(base, false) == 459);
         CHECK(stata.errors.find("line 3 of " + path + ", column 2 is `NA'; allowed: a number") !=

@@ -59,7 +59,8 @@ std::vector<Row> corpus() {
     int k = 0;
     for (const auto& subject : subjects)
         for (const auto& [move, label] : moves) {
-            rows.push_back({subject + " " + move, label, (k % 3 == 0) ? "100" : (k % 3 == 1 ? "66" : "50")});
+            rows.push_back(
+                {subject + " " + move, label, (k % 3 == 0) ? "100" : (k % 3 == 1 ? "66" : "50")});
             ++k;
         }
     return rows;
@@ -82,7 +83,8 @@ void load_corpus(Stata& stata, const std::vector<Row>& rows) {
 void write_csv(const std::string& path, const std::vector<Row>& rows) {
     std::ofstream out(path, std::ios::binary);
     out << "text,human,agreement\n";
-    for (const auto& row : rows) out << '"' << row.text << "\"," << row.human << ',' << row.agreement << '\n';
+    for (const auto& row : rows)
+        out << '"' << row.text << "\"," << row.human << ',' << row.agreement << '\n';
 }
 
 std::string run_command(const std::string& command) {
@@ -116,9 +118,9 @@ void check_number(const nlohmann::json& cli, double plugin, const std::string& w
 }
 
 std::vector<std::string> validate_words(const std::string& extra = "") {
-    std::vector<std::string> w = {"validate", "text=1",          "human=2",        "generate=1",
-                                  "m=20",     "n=5",             "repeats=1",      "alpha=0.05",
-                                  "seed=11",  "permutations=99", "concurrency=4", "dryrun=0"};
+    std::vector<std::string> w = {
+        "validate",  "text=1",     "human=2", "generate=1",      "m=20",          "n=5",
+        "repeats=1", "alpha=0.05", "seed=11", "permutations=99", "concurrency=4", "dryrun=0"};
     if (!extra.empty()) w.push_back(extra);
     return w;
 }
@@ -146,19 +148,21 @@ TEST_CASE("human(): Tables 9 and 10 and the BH p-values in r(), as the CLI's bat
     write_csv(csv, rows);
     run_command(std::string(LLMV_CLI_PATH) + " batch --task " + kTask + " --input " + csv +
                 " --text-column text --human-label-column human --provider simulated -M 20 -n 5"
-                " --seed 11 --permutations 99 --no-cache --quiet --summary " + summary +
-                " --output " + output + " 2>&1");
+                " --seed 11 --permutations 99 --no-cache --quiet --summary " +
+                summary + " --output " + output + " 2>&1");
     const auto cli = nlohmann::json::parse(read_text(summary));
 
     // Table 9: All, then each LLM label; n, n_valid, share_valid, n_human_agree, share_human.
     const Matrix& table9 = r.matrices.at("table9");
     const auto& rownames9 = r.matrix_rownames.at("table9");
-    REQUIRE(r.matrix_colnames.at("table9") ==
-            std::vector<std::string>{"n", "n_valid", "share_valid", "n_human_agree", "share_human"});
+    REQUIRE(
+        r.matrix_colnames.at("table9") ==
+        std::vector<std::string>{"n", "n_valid", "share_valid", "n_human_agree", "share_human"});
     REQUIRE(table9.rows == static_cast<int>(cli.at("table9").size()));
     for (int i = 1; i <= table9.rows; ++i) {
         const auto& row = cli.at("table9").at(static_cast<std::size_t>(i - 1));
-        CHECK(rownames9.at(static_cast<std::size_t>(i - 1)) == row.at("llm_label").get<std::string>());
+        CHECK(rownames9.at(static_cast<std::size_t>(i - 1)) ==
+              row.at("llm_label").get<std::string>());
         check_number(row.at("n"), table9.at(i, 1), "table9 n");
         check_number(row.at("n_valid"), table9.at(i, 2), "table9 n_valid");
         check_number(row.at("share_valid"), table9.at(i, 3), "table9 share_valid");
@@ -180,7 +184,8 @@ TEST_CASE("human(): Tables 9 and 10 and the BH p-values in r(), as the CLI's bat
         const auto col = std::find(cn.begin(), cn.end(), cell.at("human_label").get<std::string>());
         REQUIRE(row != rn.end());
         REQUIRE(col != cn.end());
-        const int i = static_cast<int>(row - rn.begin()) + 1, j = static_cast<int>(col - cn.begin()) + 1;
+        const int i = static_cast<int>(row - rn.begin()) + 1,
+                  j = static_cast<int>(col - cn.begin()) + 1;
         check_number(cell.at("n"), table10_n.at(i, j), "table10_n");
         check_number(cell.at("share_valid"), table10.at(i, j), "table10 share_valid");
     }
@@ -190,13 +195,16 @@ TEST_CASE("human(): Tables 9 and 10 and the BH p-values in r(), as the CLI's bat
     const auto& columns = r.matrix_colnames.at("results");
     REQUIRE(columns.back() == "p_bh");
     std::map<int, double> by_obs;
-    for (int i = 1; i <= results.rows; ++i) by_obs[static_cast<int>(results.at(i, 1))] = results.at(i, results.cols);
+    for (int i = 1; i <= results.rows; ++i)
+        by_obs[static_cast<int>(results.at(i, 1))] = results.at(i, results.cols);
     const auto& adjusted = cli.at("benjamini_hochberg");
     REQUIRE(adjusted.size() == rows.size());
     for (const auto& entry : adjusted) {
         const int obs = std::stoi(entry.at("id").get<std::string>());
-        check_number(entry.at("p_bh"), by_obs.at(obs), "p_bh of observation " + std::to_string(obs));
-        check_number(entry.at("p_bh"), stata.var("v_p_bh").numbers.at(static_cast<std::size_t>(obs - 1)),
+        check_number(entry.at("p_bh"), by_obs.at(obs),
+                     "p_bh of observation " + std::to_string(obs));
+        check_number(entry.at("p_bh"),
+                     stata.var("v_p_bh").numbers.at(static_cast<std::size_t>(obs - 1)),
                      "v_p_bh of observation " + std::to_string(obs));
     }
     std::remove(csv.c_str());
@@ -220,10 +228,12 @@ TEST_CASE("r(results) that Stata cannot make is left out, and the variables are 
     CHECK(r.matrices.count("results") == 0);
     CHECK(r.matrices.count("table9") == 1);
     CHECK(r.scalars.at("N") == 15);
-    for (std::size_t obs = 0; obs < 15; ++obs) CHECK(stata.var("v_tau").numbers.at(obs) < missing());
+    for (std::size_t obs = 0; obs < 15; ++obs)
+        CHECK(stata.var("v_tau").numbers.at(obs) < missing());
 }
 
-TEST_CASE("llmvalidate sample draws the rows the CLI's batch --sample draws", "[sample][section5]") {
+TEST_CASE("llmvalidate sample draws the rows the CLI's batch --sample draws",
+          "[sample][section5]") {
     const auto rows = corpus();
     Stata stata;
     load_plugin(stata);
@@ -264,7 +274,8 @@ TEST_CASE("llmvalidate sample draws the rows the CLI's batch --sample draws", "[
     write_csv(csv, rows);
     run_command(std::string(LLMV_CLI_PATH) + " batch --task " + kTask + " --input " + csv +
                 " --provider simulated -M 19 -n 5 --permutations 99 --no-cache --quiet"
-                " --sample 4 --sample-seed 11 --where 'agreement=50|66' --output " + output + " 2>&1");
+                " --sample 4 --sample-seed 11 --where 'agreement=50|66' --output " +
+                output + " 2>&1");
     std::istringstream lines(read_text(output));
     std::string line;
     std::getline(lines, line);  // header: index, then id
@@ -302,8 +313,9 @@ TEST_CASE("llmvalidate sample: errors name the option, the value and what is all
 
     stata.set_local("llmv_where", "agreement=100");
     CHECK(stata.call({"sample", "n=6", "seed=1"}) == 198);
-    CHECK(stata.errors.find("`n()` must be at most the 5 rows there are to draw from; received 6") !=
-          std::string::npos);
+    CHECK(
+        stata.errors.find("`n()` must be at most the 5 rows there are to draw from; received 6") !=
+        std::string::npos);
 
     stata.errors.clear();
     stata.set_local("llmv_where", "=100");
@@ -321,11 +333,12 @@ TEST_CASE("llmvalidate sample: errors name the option, the value and what is all
     stata.errors.clear();
     stata.set_local("llmv_where", "");
     CHECK(stata.call({"sample", "n=-1", "seed=1"}) == 198);
-    CHECK(stata.errors.find("option n() must be a whole number of observations to draw, 0 or more; received `-1'") !=
-          std::string::npos);
+    CHECK(stata.errors.find("option n() must be a whole number of observations to draw, 0 or more; "
+                            "received `-1'") != std::string::npos);
     stata.errors.clear();
     CHECK(stata.call({"sample", "n=1", "seed=x"}) == 198);
-    CHECK(stata.errors.find("option seed() must be an integer from 0 to 18446744073709551615; received `x'") !=
+    CHECK(stata.errors.find(
+              "option seed() must be an integer from 0 to 18446744073709551615; received `x'") !=
           std::string::npos);
     CHECK(std::all_of(stata.var("marker").numbers.begin(), stata.var("marker").numbers.end(),
                       [](double v) { return v == 0; }));
@@ -333,7 +346,8 @@ TEST_CASE("llmvalidate sample: errors name the option, the value and what is all
 
 // paper: the engine's preset, as the CLI's --paper and R's preset = "paper": the paper's
 // bootstrap tests and structured output none (one user message, no schema, no tools).
-TEST_CASE("validate paper: the paper's methods and structured output none", "[validate][paper][server]") {
+TEST_CASE("validate paper: the paper's methods and structured output none",
+          "[validate][paper][server]") {
     FakeServerProcess server;
     Stata stata;
     load_plugin(stata);

@@ -52,10 +52,10 @@ void load_passages(Stata& stata) {
 }
 
 std::vector<std::string> words(const std::string& extra = "") {
-    std::vector<std::string> w = {"validate", "text=1",          "human=0",       "generate=1",
-                                  "m=20",     "n=5",             "repeats=1",     "alpha=0.05",
-                                  "seed=5",   "permutations=99", "concurrency=4", "dryrun=0",
-                                  "varstart=2"};
+    std::vector<std::string> w = {
+        "validate",      "text=1",    "human=0",    "generate=1", "m=20",
+        "n=5",           "repeats=1", "alpha=0.05", "seed=5",     "permutations=99",
+        "concurrency=4", "dryrun=0",  "varstart=2"};
     if (!extra.empty()) w.push_back(extra);
     return w;
 }
@@ -81,7 +81,8 @@ std::vector<std::string> chat_prompts(const FakeServerProcess& server) {
         if (answer["endpoint"] != "openai.chat") continue;
         const auto request = nlohmann::json::parse(answer["request"].get<std::string>());
         for (const auto& message : request.at("messages"))
-            if (message.at("role") == "user") prompts.push_back(message.at("content").get<std::string>());
+            if (message.at("role") == "user")
+                prompts.push_back(message.at("content").get<std::string>());
     }
     return prompts;
 }
@@ -129,10 +130,12 @@ TEST_CASE("a task from labels(), annotation(), simulation() equals the same task
     for (const std::string suffix : {"tau", "crit", "p", "bt_acc", "sep_p", "p_bh"})
         for (std::size_t obs = 0; obs < kTexts.size(); ++obs) {
             INFO(suffix << " of observation " << obs + 1);
-            CHECK(same_bits(stata.var("o_" + suffix).numbers[obs], stata.var("f_" + suffix).numbers[obs]));
+            CHECK(same_bits(stata.var("o_" + suffix).numbers[obs],
+                            stata.var("f_" + suffix).numbers[obs]));
         }
     CHECK(stata.var("o_label").strings == stata.var("f_label").strings);
-    for (std::size_t obs = 0; obs < kTexts.size(); ++obs) CHECK(stata.var("o_tau").numbers[obs] < missing());
+    for (std::size_t obs = 0; obs < kTexts.size(); ++obs)
+        CHECK(stata.var("o_tau").numbers[obs] < missing());
     std::remove(path.c_str());
 }
 
@@ -175,8 +178,10 @@ TEST_CASE("a task from options: errors name the option, the value and what is al
         stata.set_local("llmv_taskvars", "topic topic_var");
         REQUIRE(run_like_ado(stata, {"text"}, words(), "v_").rc == 198);
         CHECK(stata.errors.find("option vars() must be NAME=VARIABLE (a value per passage) or "
-                                "NAME=\"text\" (one value for every passage) pairs") != std::string::npos);
-        CHECK(stata.errors.find("received `topic topic_var' (topic has no =)") != std::string::npos);
+                                "NAME=\"text\" (one value for every passage) pairs") !=
+              std::string::npos);
+        CHECK(stata.errors.find("received `topic topic_var' (topic has no =)") !=
+              std::string::npos);
     }
     SECTION("vars() naming something that is not a variable") {
         stata.set_local("llmv_task", std::string(LLMV_SOURCE_DIR) + "/prompts/topic.toml");
@@ -225,7 +230,8 @@ TEST_CASE("vars(topic=varname): each passage's prompts carry its own topic",
                 CHECK((prompt.find("'" + kTopics[j] + "'") != std::string::npos) == (i == j));
         }
         // A simulation prompt asks to discuss (or not) exactly one of the passages' topics.
-        if (prompt.find("Write ") != std::string::npos && prompt.find("10-K") != std::string::npos) {
+        if (prompt.find("Write ") != std::string::npos &&
+            prompt.find("10-K") != std::string::npos) {
             int named = 0;
             for (const std::string& topic : kTopics)
                 if (prompt.find("topic '" + topic + "'") != std::string::npos) {
@@ -263,8 +269,10 @@ TEST_CASE("simprompt(varname): each passage's simulation prompts are its own",
     std::size_t loan = 0, defaults = 0, task_own = 0;
     for (const std::string& prompt : chat_prompts(server)) {
         if (prompt.find("like a bank's report on loan demand") != std::string::npos) ++loan;
-        if (prompt.find("like a note on defaults after a price fall") != std::string::npos) ++defaults;
-        if (prompt.find("10-K") != std::string::npos && prompt.find("Write ") != std::string::npos) ++task_own;
+        if (prompt.find("like a note on defaults after a price fall") != std::string::npos)
+            ++defaults;
+        if (prompt.find("10-K") != std::string::npos && prompt.find("Write ") != std::string::npos)
+            ++task_own;
     }
     // Each label's pool of each passage: ceil(M/n) = 4 calls per label, 3 labels.
     CHECK(loan == 12);
@@ -272,9 +280,10 @@ TEST_CASE("simprompt(varname): each passage's simulation prompts are its own",
     CHECK(task_own == 12);
 }
 
-TEST_CASE("a general task without genre fails before any call, naming genre, and with it every "
-          "simulation prompt describes the texts",
-          "[validate][task-options][server][errors]") {
+TEST_CASE(
+    "a general task without genre fails before any call, naming genre, and with it every "
+    "simulation prompt describes the texts",
+    "[validate][task-options][server][errors]") {
     FakeServerProcess server;
     Stata stata;
     load_plugin(stata);
