@@ -1,7 +1,8 @@
 # The shipped tasks (prompts/*.toml) in the Stata package. Included at the end of
 # stata/CMakeLists.txt, after the plugin and net-folder targets exist.
 #
-# net install copies each `f` file of llmvalidate.pkg onto the ado-path, where the ado-file's
+# net install copies each `F` file of llmvalidate.pkg onto the ado-path (a .toml file listed
+# with `f` would be ancillary, copied only by net get into the current folder), where the ado-file's
 # `findfile <task>.toml` finds it; so the task files go into every folder users install from
 # (build/stata/net and, like the plugin, the repository's stata/, ignored by git). The plugin
 # learns their names at build time (LLMV_STATA_SHIPPED_TASKS): on a user's machine there is no

@@ -31,7 +31,7 @@ cp stata/llmvalidate.pkg stata/stata.toc "$out/"
 missing=0
 while read -r kind first second _; do
   case "$kind" in
-    f) file=$first ;;
+    f|F) file=$first ;;
     g) file=$second ;;
     *) continue ;;
   esac

@@ -5,7 +5,9 @@ Checks, for the folder given (default: the stata/ folder beside this script):
   * every .ado/.do file: `program define` and `end` alternate and balance; every program of an
     .ado file sets `version` 14.1 or later before anything else it runs;
   * every .sthlp file: SMCL braces balance (literal braces are written {c -(} and {c )-});
-  * the .pkg files: every `f` file exists or is a task file the build copies from ../prompts
+  * the .pkg files: every `f`/`F` file exists or is a task file the build copies from ../prompts
+    (a .toml file must be an `F` line: with `f` Stata treats it as ancillary and net install
+    does not put it on the ado-path)
     (net_tasks.cmake); every `g PLATFORM file` exists or is the plugin the
     build makes (stata/CMakeLists.txt: OUTPUT_NAME + SUFFIX); with --installable (a folder
     after the build, as `net install` reads it) every file must exist; every plugin an .ado
@@ -234,7 +236,15 @@ def check_packages(folder, problems, installable=False):
                 words = line.split()
                 if not words:
                     continue
-                if words[0] == "f" and len(words) >= 2:
+                if words[0] in ("f", "F") and len(words) >= 2:
+                    # With f, Stata installs only its own suffixes (.ado, .sthlp, .plugin, ...);
+                    # any other file is ancillary (net get: the current folder), so a task file
+                    # that task() must find on the ado-path needs F.
+                    suffix = os.path.splitext(words[1])[1].lower()
+                    if words[0] == "f" and suffix == ".toml":
+                        problems.append(f"{path}:{number}: file {words[1]} is listed with f: "
+                                        f"net install would not put it on the ado-path "
+                                        f"(ancillary); list it with F")
                     if os.path.exists(os.path.join(folder, words[1])) or words[1] in tasks:
                         continue
                     if installable:
@@ -332,11 +342,14 @@ def self_test():
                                    "--installable": ""}, "net install would fail"),
         "installable, plugin there": ({"foo.pkg": good_pkg + "g LINUX64 foo.plugin\n",
                                       "foo.plugin": "binary", "--installable": ""}, None),
-        "task the build copies": ({"foo.pkg": good_pkg + "f task.toml\n",
+        "task listed with f": ({"foo.pkg": good_pkg + "f task.toml\n",
+                                "net_tasks.cmake": "", "../prompts/task.toml": ""},
+                               "list it with F"),
+        "task the build copies": ({"foo.pkg": good_pkg + "F task.toml\n",
                                   "net_tasks.cmake": "", "../prompts/task.toml": ""}, None),
-        "task nobody copies": ({"foo.pkg": good_pkg + "f task.toml\n",
+        "task nobody copies": ({"foo.pkg": good_pkg + "F task.toml\n",
                                "../prompts/task.toml": ""}, "task.toml does not exist"),
-        "installable, task not copied": ({"foo.pkg": good_pkg + "f task.toml\n",
+        "installable, task not copied": ({"foo.pkg": good_pkg + "F task.toml\n",
                                          "net_tasks.cmake": "", "../prompts/task.toml": "",
                                          "--installable": ""}, "net install would fail"),
     }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -61,13 +62,29 @@ TEST_CASE("net install from the folder the build filled: every file is there and
     char temporary[] = "/tmp/llmv_ado_XXXXXX";
     REQUIRE(mkdtemp(temporary) != nullptr);
     const std::string ado = temporary;
-    std::vector<std::string> installed;
+    char current[] = "/tmp/llmv_get_XXXXXX";  // the current folder, where net get copies
+    REQUIRE(mkdtemp(current) != nullptr);
+    std::vector<std::string> installed, ancillary;
+    // Stata's rule: an `f` file goes onto the ado-path only when its suffix is one Stata
+    // installs (.ado, .sthlp, .plugin, ...); any other `f` file is ancillary (net get copies it
+    // into the current folder). `F` files always go onto the ado-path.
+    const std::set<std::string> installable = {".ado",  ".class", ".sthlp", ".key",    ".mnu",
+                                               ".dlg",  ".idlg",  ".jar",   ".mata",   ".mlib",
+                                               ".mo",   ".plugin", ".py",   ".scheme", ".stbcal",
+                                               ".style"};
     std::istringstream pkg(read_text(folder + "/llmvalidate.pkg"));
     for (std::string line; std::getline(pkg, line);) {
         const auto words = words_of(line);
-        if (words.size() >= 2 && words[0] == "f") {
-            copy_file(folder + "/" + words[1], ado + "/" + words[1]);
-            installed.push_back(words[1]);
+        if (words.size() >= 2 && (words[0] == "f" || words[0] == "F")) {
+            const auto dot = words[1].rfind('.');
+            const std::string suffix = dot == std::string::npos ? "" : words[1].substr(dot);
+            if (words[0] == "F" || installable.count(suffix)) {
+                copy_file(folder + "/" + words[1], ado + "/" + words[1]);
+                installed.push_back(words[1]);
+            } else {
+                copy_file(folder + "/" + words[1], std::string(current) + "/" + words[1]);
+                ancillary.push_back(words[1]);
+            }
         } else if (words.size() >= 3 && words[0] == "g" && words[1] == "LINUX64") {
             const std::string& target = words.size() >= 4 ? words[3] : words[2];
             copy_file(folder + "/" + words[2], ado + "/" + target);
@@ -98,6 +115,11 @@ TEST_CASE("net install from the folder the build filled: every file is there and
         REQUIRE(stata.local("llmv_spi") == "3.0");
         REQUIRE(stata.output.empty());
     }
+    // The example dataset is ancillary: net get puts it in the current folder.
+    CHECK(exists(std::string(current) + "/llmv_phrasebank.dta"));
+    CHECK_FALSE(exists(ado + "/llmv_phrasebank.dta"));
     for (const auto& name : installed) std::remove((ado + "/" + name).c_str());
+    for (const auto& name : ancillary) std::remove((std::string(current) + "/" + name).c_str());
     REQUIRE(rmdir(ado.c_str()) == 0);
+    REQUIRE(rmdir(current) == 0);
 }

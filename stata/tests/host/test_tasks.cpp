@@ -129,11 +129,12 @@ TEST_CASE("every task of the engine's catalog is in llmvalidate.pkg and in the n
     std::istringstream pkg(read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.pkg"));
     for (std::string line; std::getline(pkg, line);) {
         const auto words = words_of(line);
-        if (words.size() == 2 && words[0] == "f") packaged.insert(words[1]);
+        // F: installed on the ado-path (with f, a .toml file would be ancillary).
+        if (words.size() == 2 && words[0] == "F") packaged.insert(words[1]);
     }
     for (const std::string& file : shipped) {
         INFO(file);
-        // An `f` line: net install puts the file on the ado-path, where findfile finds it.
+        // An `F` line: net install puts the file on the ado-path, where findfile finds it.
         CHECK(packaged.count(file) == 1);
         const std::string source = read_text(std::string(LLMV_SOURCE_DIR) + "/prompts/" + file);
         REQUIRE_FALSE(source.empty());
