@@ -12,7 +12,9 @@ apt_packages=(
   r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc
   qpdf devscripts r-cran-roxygen2
   curl
+  # The Windows plugin: cross-compiled, its test run under wine (tools/test.d/stata-windows.sh).
   g++-mingw-w64-x86-64-posix
+  wine64
 )
 # npm builds the offline llama-server (tools/build-llama-server.sh). Machines whose Node.js
 # comes from NodeSource already have npm inside it, and Debian's npm conflicts with that

@@ -24,9 +24,10 @@
 #ifndef LLMV_STPLUGIN_H
 #define LLMV_STPLUGIN_H
 
-/* [P] The documented platform switch. Linux is built and tested here; macOS (APPLEMAC) builds
- * with the CMake presets (stata/README.md); the others are listed so that a port knows which
- * value to pass. */
+/* [P] The documented platform switch. Linux is built and tested here, Windows x64 (STWIN32, also
+ * for 64-bit Windows) is cross-compiled and run under wine; macOS (APPLEMAC) builds with the CMake
+ * presets (stata/README.md). The x64 layout of the table is the same on all three (LLP64 changes
+ * only the size of long, which the table does not use). */
 #define LLMV_SYSTEM_HP9000 1
 #define LLMV_SYSTEM_OPUNIX 2
 #define LLMV_SYSTEM_APPLEMAC 3
@@ -36,8 +37,9 @@
 #endif
 #define OPUNIX LLMV_SYSTEM_OPUNIX
 #define APPLEMAC LLMV_SYSTEM_APPLEMAC
-#if SYSTEM != LLMV_SYSTEM_OPUNIX && SYSTEM != LLMV_SYSTEM_APPLEMAC
-#error "this build supports SYSTEM=OPUNIX (Linux) and SYSTEM=APPLEMAC (macOS) only"
+#define STWIN32 LLMV_SYSTEM_STWIN32
+#if SYSTEM != LLMV_SYSTEM_OPUNIX && SYSTEM != LLMV_SYSTEM_APPLEMAC && SYSTEM != LLMV_SYSTEM_STWIN32
+#error "this build supports SYSTEM=OPUNIX (Linux), APPLEMAC (macOS) and STWIN32 (Windows) only"
 #endif
 
 #ifdef __cplusplus

@@ -57,12 +57,20 @@ int dispatch(int argc, char* argv[]) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) ST_retcode pginit(ST_plugin* table) {
+// The only exported symbols: a Windows DLL exports what is marked dllexport (and then nothing
+// else); an ELF or Mach-O plugin what has default visibility (the rest is hidden).
+#ifdef _WIN32
+#define LLMV_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define LLMV_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+extern "C" LLMV_PLUGIN_EXPORT ST_retcode pginit(ST_plugin* table) {
     llmv::stata::set_table(table);
     return SD_PLUGINVER;
 }
 
-extern "C" __attribute__((visibility("default"))) ST_retcode stata_call(int argc, char* argv[]) {
+extern "C" LLMV_PLUGIN_EXPORT ST_retcode stata_call(int argc, char* argv[]) {
     try {
         return dispatch(argc, argv);
     } catch (const llmv::stata::BreakRequested&) {

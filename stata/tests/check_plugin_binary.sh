@@ -10,15 +10,21 @@
 #   TLS, an executable stack).
 # --expect-failure inverts the portable check, for the test that the check can fail: it passes
 # only when both the version check and the allow-list reject the binary.
+# --windows checks the Windows plugin instead (x86_64-w64-mingw32-objdump -p): a PE32+ DLL that
+# exports exactly pginit and stata_call and imports only DLLs that every Windows has (the
+# allow-list below); with --expect-failure it passes only when the import allow-list rejects it.
 #
 # usage: check_plugin_binary.sh [--portable --glibc-floor X.Y [--expect-failure]] PLUGIN
+#        check_plugin_binary.sh --windows [--expect-failure] PLUGIN
 set -euo pipefail
+windows=0
 portable=0
 floor=""
 expect_failure=0
 while [ $# -gt 1 ]; do
   case "$1" in
     --portable) portable=1 ;;
+    --windows) windows=1 ;;
     --glibc-floor) floor=$2; shift ;;
     --expect-failure) expect_failure=1 ;;
     *) echo "check_plugin_binary.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -31,6 +37,51 @@ if [ $portable = 1 ] && ! [[ $floor =~ ^2\.[0-9]+$ ]]; then
   exit 2
 fi
 failed=()  # the checks that failed: exports, needed, versions, loading, resolve
+
+if [ $windows = 1 ]; then
+  objdump=x86_64-w64-mingw32-objdump
+  command -v $objdump >/dev/null 2>&1 ||
+    { echo "check_plugin_binary.sh: needs $objdump (g++-mingw-w64-x86-64-posix)" >&2; exit 2; }
+  headers=$($objdump -p "$plugin")
+  if ! grep -q 'file format pei-x86-64' <<<"$headers" || ! grep -q '(PE32+)' <<<"$headers"; then
+    echo "FAIL: $plugin is not a PE32+ (x86-64) image"; failed+=(format)
+  fi
+  # The DLL flag (0x2000) of the COFF characteristics, which objdump names "DLL".
+  if ! sed -n '/^Characteristics/,/^$/p' <<<"$headers" | grep -qx $'\tDLL'; then
+    echo "FAIL: $plugin is not a DLL"; failed+=(format)
+  fi
+  exported=$(sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' <<<"$headers" |
+             sed -n 's/^[[:space:]]*\[[[:space:]]*[0-9]*\] \(.*\)$/\1/p' | sort | tr '\n' ' ')
+  if [ "$exported" != "pginit stata_call " ]; then
+    echo "FAIL: the plugin must export only pginit and stata_call; it exports: ${exported:-nothing}"
+    failed+=(exports)
+  fi
+  # Windows' own DLLs: the kernel, the C runtime every Windows ships (msvcrt, or the Universal
+  # CRT's api-ms-win-crt-* forwarders), sockets, and what Schannel TLS and libcurl use (crypt32,
+  # bcrypt, advapi32, secur32, winmm). Not libstdc++-6, libgcc_s_seh-1 or
+  # libwinpthread-1, which a user would not have.
+  allowed='^(kernel32|msvcrt|ucrtbase|api-ms-win-crt-[a-z0-9-]+|ws2_32|crypt32|bcrypt|advapi32|secur32|winmm)\.dll$'
+  imported=$(sed -n 's/^[[:space:]]*DLL Name: //p' <<<"$headers" | sort -u)
+  for library in $imported; do
+    lower=$(tr '[:upper:]' '[:lower:]' <<<"$library")
+    if ! [[ $lower =~ $allowed ]]; then
+      echo "FAIL: imported DLL $library is not on the allow-list"
+      failed+=(imports)
+    fi
+  done
+  if [ $expect_failure = 1 ]; then
+    if [[ " ${failed[*]} " == *" imports "* ]]; then
+      echo "OK: the Windows check rejects $plugin (imports: $(echo $imported))"
+      exit 0
+    fi
+    echo "FAIL: the Windows check should have rejected $plugin for its imports" \
+         "($(echo $imported)); it failed: ${failed[*]:-nothing}"
+    exit 1
+  fi
+  [ ${#failed[@]} -eq 0 ] || exit 1
+  echo "plugin binary OK (Windows): PE32+ DLL; exports pginit stata_call; imports: $(echo $imported)"
+  exit 0
+fi
 
 if [ $expect_failure = 0 ]; then
   exported=$(nm -D --defined-only "$plugin" | awk '{print $NF}' | sort | tr '\n' ' ')

@@ -1,6 +1,10 @@
 #include "fake_stata.hpp"
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <dlfcn.h>
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -354,7 +358,11 @@ Stata::Stata() {
 }
 
 Stata::~Stata() {
+#ifdef _WIN32
+    if (handle_ != nullptr) FreeLibrary(static_cast<HMODULE>(handle_));
+#else
     if (handle_ != nullptr) dlclose(handle_);
+#endif
     g_current = nullptr;
 }
 
@@ -452,10 +460,22 @@ void Stata::create_matrix(const std::string& name, int rows, int cols) {
 }
 
 void Stata::load(const std::string& path) {
+#ifdef _WIN32  // the Windows plugin under wine (stata/tests/platforms/)
+    const HMODULE module = LoadLibraryA(path.c_str());
+    if (module == nullptr)
+        throw std::runtime_error("LoadLibrary " + path + ": error " +
+                                 std::to_string(GetLastError()));
+    handle_ = module;
+    auto init = reinterpret_cast<ST_retcode (*)(ST_plugin*)>(
+        reinterpret_cast<void*>(GetProcAddress(module, "pginit")));
+    stata_call_ = reinterpret_cast<ST_retcode (*)(int, char**)>(
+        reinterpret_cast<void*>(GetProcAddress(module, "stata_call")));
+#else
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle_ == nullptr) throw std::runtime_error(std::string("dlopen: ") + dlerror());
     auto init = reinterpret_cast<ST_retcode (*)(ST_plugin*)>(dlsym(handle_, "pginit"));
     stata_call_ = reinterpret_cast<ST_retcode (*)(int, char**)>(dlsym(handle_, "stata_call"));
+#endif
     if (init == nullptr || stata_call_ == nullptr)
         throw std::runtime_error("the plugin does not export pginit and stata_call");
     pginit_result = init(&table);

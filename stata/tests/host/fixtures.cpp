@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#ifndef _WIN32
 #include <unistd.h>
+#endif
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -127,6 +129,7 @@ std::string cli_input_json(const std::vector<Text>& texts, std::size_t passage_i
     return doc.dump();
 }
 
+#ifdef LLMV_CLI_PATH  // the host tests; the transcript (stata/tests/platforms/) runs no CLI
 std::string run_cli_test(const std::string& json_text) {
     char path[] = "/tmp/llmv_host_XXXXXX";
     const int fd = mkstemp(path);
@@ -149,5 +152,6 @@ std::string run_cli_test(const std::string& json_text) {
         throw std::runtime_error("llmvalidate test exited with " + std::to_string(status));
     return output;
 }
+#endif
 
 }  // namespace host
