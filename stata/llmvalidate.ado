@@ -117,9 +117,20 @@ program define LoadPlugin
     capture program list llmvalidate_plugin
     if _rc == 0 exit
     capture program llmvalidate_plugin, plugin using("llmvalidate.plugin")
+    if _rc & "`c(os)'" == "MacOSX" {
+        * No macOS plugin is distributed: a Mac user builds one (stata/README.md, Platforms).
+        display as error "llmvalidate: no plugin for macOS (`c(machine_type)') is installed"
+        display as error "{p 4 4 2}net install ships plugins for 64-bit Windows and Linux only."
+        display as error "Build the macOS plugin from the source repository with the CMake preset"
+        display as error "{bf:macos-arm64} (Apple silicon) or {bf:macos-x86_64} (Intel):"
+        display as error "{bf:cmake --preset macos-arm64 && cmake --build --preset macos-arm64},"
+        display as error "then copy {bf:build-macos-arm64/stata/net/llmvalidate.plugin} into the"
+        display as error "folder of llmvalidate.ado (stata/README.md, Platforms).{p_end}"
+        exit 601
+    }
     if _rc {
         display as error "llmvalidate: could not load llmvalidate.plugin on `c(os)' (`c(machine_type)')"
-        display as error "{p 4 4 2}The plugin is built for 64-bit Linux; reinstall with"
+        display as error "{p 4 4 2}The plugin is built for 64-bit Windows and 64-bit Linux; reinstall with"
         display as error "{bf:net install llmvalidate, replace} (see {help llmvalidate}).{p_end}"
         exit 601
     }

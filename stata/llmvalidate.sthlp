@@ -517,15 +517,22 @@ received.
 
 {marker install}{...}
 {pstd}
-{bf:Installation and platforms.} The plugin is compiled for 64-bit Linux; it is built from
-the repository, not downloaded. Build it with the repository's {cmd:tools/build.sh} (or
-{cmd:cmake --build build --target llmvalidate_plugin}): the build copies the plugin and the
-shipped task files into the repository's {cmd:stata/} folder, beside this help file, and fills
-{cmd:build/stata/net} with the same files ({cmd:tools/stata-package.sh} builds such a folder
-to publish). Then, in Stata:{p_end}
+{bf:Installation and platforms.} The plugin runs on 64-bit Windows and on 64-bit Linux
+(glibc 2.17 or later: RHEL/CentOS 7 onwards, Ubuntu 18.04 onwards). A net-install folder made
+with the repository's {cmd:tools/stata-package.sh} (published on a web site or a shared drive)
+holds both plugins, and {cmd:net install} copies the one for your platform:{p_end}
 
-{phang2}{cmd:net install llmvalidate, from("}{it:/path/to/repository}{cmd:/stata") replace}{p_end}
+{phang2}{cmd:net install llmvalidate, from("}{it:https://your.site/stata}{cmd:") replace}{p_end}
 {phang2}{cmd:llmvalidate version}{p_end}
+
+{pstd}
+On Linux the repository's own {cmd:stata/} folder installs too, after a build
+({cmd:tools/build.sh} copies the Linux plugin and the task files there):
+{cmd:net install llmvalidate, from("}{it:/path/to/repository}{cmd:/stata") replace}.
+There is no macOS plugin to download: on a Mac, build it from the repository with the CMake
+preset {cmd:macos-arm64} (Apple silicon) or {cmd:macos-x86_64} (Intel) and copy
+{cmd:llmvalidate.plugin} beside {cmd:llmvalidate.ado}; until then {cmd:llmvalidate} stops
+with return code 601 and says so.
 
 {pstd}
 {cmd:llmvalidate version} shows the version of the plugin that was loaded.

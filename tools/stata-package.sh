@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The Stata net-install folder, with one command: builds the plugin and copies the ado-files,
-# the help, llmvalidate.pkg, stata.toc, the plugin(s) and the shipped task files
-# (prompts/*.toml) into one folder that `net install llmvalidate, from(<folder>)` reads.
+# The Stata net-install folder, with one command: builds the Linux plugin and the Windows plugin
+# (cross-compiled, tools/build-windows-plugin.sh) and copies the ado-files, the help,
+# llmvalidate.pkg, stata.toc, both plugins and the shipped task files (prompts/*.toml) into one
+# folder that `net install llmvalidate, from(<folder>)` reads on Windows and on Linux.
 #
 #   tools/stata-package.sh [folder]     default folder: $BUILD_DIR/stata-net (BUILD_DIR: build)
 #
 # The folder gets exactly the files llmvalidate.pkg lists (plus the .pkg and stata.toc), taken
-# from the build's net folder ($BUILD_DIR/stata/net, filled by every build of the plugin); a
-# file the .pkg lists that the build did not make (e.g. the plugin of another platform) is an
-# error. The result is checked with lint_ado.py --installable.
+# from the builds' net folders ($BUILD_DIR/stata/net and $BUILD_DIR/windows/stata/net, filled by
+# every build of the plugin); a file the .pkg lists that no build made (e.g. a macOS plugin) is
+# an error. The result is checked with lint_ado.py --installable (every platform's file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
@@ -17,7 +18,8 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} >/dev/null
 fi
 cmake --build "$build_dir" -j "${JOBS:-2}" --target llmvalidate_plugin stata_net_tasks
-net="$build_dir/stata/net"
+JOBS=${JOBS:-2} BUILD_DIR=$build_dir bash tools/build-windows-plugin.sh >/dev/null
+nets=("$build_dir/stata/net" "$build_dir/windows/stata/net")
 
 # A folder this script made before is replaced (no stale files); any other must be empty.
 if [ -f "$out/llmvalidate.pkg" ]; then
@@ -35,10 +37,14 @@ while read -r kind first second _; do
     g) file=$second ;;
     *) continue ;;
   esac
-  if [ -f "$net/$file" ]; then
-    cp "$net/$file" "$out/$file"
+  found=""
+  for net in "${nets[@]}"; do
+    [ -f "$net/$file" ] && { found=$net/$file; break; }
+  done
+  if [ -n "$found" ]; then
+    cp "$found" "$out/$file"
   else
-    echo "stata-package: $file (listed in llmvalidate.pkg) is not in $net" >&2
+    echo "stata-package: $file (listed in llmvalidate.pkg) is in none of ${nets[*]}" >&2
     missing=1
   fi
 done <stata/llmvalidate.pkg

@@ -10,7 +10,9 @@ Checks, for the folder given (default: the stata/ folder beside this script):
     does not put it on the ado-path)
     (net_tasks.cmake); every `g PLATFORM file` exists or is the plugin the
     build makes (stata/CMakeLists.txt: OUTPUT_NAME + SUFFIX); with --installable (a folder
-    after the build, as `net install` reads it) every file must exist; every plugin an .ado
+    after the build, as `net install` reads it) every file must exist, and with
+    --platform NAME only the `g` files of that platform (the ones `net install` copies there:
+    a build folder holds the plugin of the platform it was built on); every plugin an .ado
     loads (`program ..., plugin using("file")`) is a `g` file of a .pkg; stata.toc names
     existing packages;
   * options: every option the help lists in a {synopt:{opt ...}} line is an option of a
@@ -18,7 +20,7 @@ Checks, for the folder given (default: the stata/ folder beside this script):
     is in the help. Programs preceded by the comment `* lint: internal` are not user-facing.
 
 `lint_ado.py --self-test` checks that the lint catches each kind of mistake.
-Usage: lint_ado.py [--installable] [folder]
+Usage: lint_ado.py [--installable [--platform NAME]] [folder]
 Exit status: 0 clean, 1 problems found (each printed as file:line: message).
 """
 import os
@@ -225,7 +227,7 @@ def copied_tasks(folder):
     return {entry for entry in os.listdir(prompts) if entry.endswith(".toml")}
 
 
-def check_packages(folder, problems, installable=False):
+def check_packages(folder, problems, installable=False, platform=None):
     built = set() if installable else plugin_outputs(folder)
     tasks = set() if installable else copied_tasks(folder)
     packaged = set()
@@ -259,6 +261,8 @@ def check_packages(folder, problems, installable=False):
                     packaged.add(words[-1])  # `g PLATFORM source [installed name]`
                     if os.path.exists(os.path.join(folder, words[2])) or words[2] in built:
                         continue
+                    if installable and platform is not None and words[1] != platform:
+                        continue  # net install on `platform` does not copy it
                     if installable:
                         problems.append(f"{path}:{number}: file {words[2]} is not in the folder: "
                                         f"net install would fail (build the plugin first)")
@@ -277,7 +281,7 @@ def check_packages(folder, problems, installable=False):
                             f"(a `g` line)")
 
 
-def lint(folder, installable=False):
+def lint(folder, installable=False, platform=None):
     problems = []
     syntax = {}
     helps = {}
@@ -297,7 +301,7 @@ def lint(folder, installable=False):
                 check_braces(path, problems)
                 for name, value in help_options(path, problems).items():
                     helps.setdefault(name, value + (path,))
-    check_packages(folder, problems, installable)
+    check_packages(folder, problems, installable, platform)
     if helps or syntax:
         for name, (minimal, number, path) in sorted(helps.items()):
             if name not in syntax:
@@ -342,6 +346,12 @@ def self_test():
                                    "--installable": ""}, "net install would fail"),
         "installable, plugin there": ({"foo.pkg": good_pkg + "g LINUX64 foo.plugin\n",
                                       "foo.plugin": "binary", "--installable": ""}, None),
+        "installable for LINUX64, the Windows plugin absent": (
+            {"foo.pkg": good_pkg + "g WIN64A foo_win.plugin foo.plugin\ng LINUX64 foo.plugin\n",
+             "foo.plugin": "binary", "--installable": "", "--platform": "LINUX64"}, None),
+        "installable for every platform, the Windows plugin absent": (
+            {"foo.pkg": good_pkg + "g WIN64A foo_win.plugin foo.plugin\ng LINUX64 foo.plugin\n",
+             "foo.plugin": "binary", "--installable": ""}, "foo_win.plugin is not in the folder"),
         "task listed with f": ({"foo.pkg": good_pkg + "f task.toml\n",
                                 "net_tasks.cmake": "", "../prompts/task.toml": ""},
                                "list it with F"),
@@ -362,10 +372,11 @@ def self_test():
             files = {"foo.ado": good_ado, "foo.sthlp": good_help, "foo.pkg": good_pkg}
             files.update(overrides)
             installable = files.pop("--installable", None) is not None
+            platform = files.pop("--platform", None)
             for name, text in files.items():
                 with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
                     handle.write(text)
-            problems = lint(folder, installable)
+            problems = lint(folder, installable, platform)
             ok = (not problems) if expect is None else any(expect in p for p in problems)
             if not ok:
                 failures += 1
@@ -380,8 +391,16 @@ def main(argv):
     arguments = argv[1:]
     installable = "--installable" in arguments
     arguments = [a for a in arguments if a != "--installable"]
+    platform = None
+    if "--platform" in arguments:
+        at = arguments.index("--platform")
+        if at + 1 >= len(arguments):
+            print("lint_ado: --platform needs a platform name (e.g. LINUX64, WIN64A)")
+            return 2
+        platform = arguments[at + 1]
+        del arguments[at:at + 2]
     folder = arguments[0] if arguments else os.path.join(os.path.dirname(__file__), "..")
-    problems = lint(os.path.abspath(folder), installable)
+    problems = lint(os.path.abspath(folder), installable, platform)
     for problem in problems:
         print(problem)
     if problems:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/stata-package.sh builds a net-install folder that holds every file llmvalidate.pkg
 # lists, among them every shipped task (prompts/*.toml), so that `findfile <task>.toml` works
-# after `net install`.
+# after `net install`, and the Linux and Windows plugins (g LINUX64, g WIN64A).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build_dir=${BUILD_DIR:-build}
@@ -21,5 +21,9 @@ for task in prompts/*.toml; do
     status=1
   fi
 done
-[ "$status" = 0 ] && echo "stata-package: every shipped task is in the package"
+# Both plugins, each the one its platform loads (the .pkg's g lines).
+bash stata/tests/check_plugin_binary.sh --windows "$folder/llmvalidate_win64.plugin" || status=1
+bash stata/tests/check_plugin_binary.sh --portable --glibc-floor 2.17 "$folder/llmvalidate.plugin" ||
+  status=1
+[ "$status" = 0 ] && echo "stata-package: every shipped task and both plugins are in the package"
 exit $status
