@@ -81,6 +81,15 @@ cmake -S "$source_dir" -B "$build" -G Ninja \
 cmake --build "$build" -j "${JOBS:-2}" >"$prefix/build.log" 2>&1 ||
   { tail -n 40 "$prefix/build.log" >&2; log "building curl failed ($prefix/build.log)"; exit 1; }
 cmake --install "$build" >/dev/null
+# What was built is what the plugin needs: HTTP and HTTPS, TLS by Schannel (SSPI), nothing else.
+pc=$install_dir/lib/pkgconfig/libcurl.pc
+protocols=$(sed -n 's/^supported_protocols="\(.*\)"/\1/p' "$pc")
+features=$(sed -n 's/^supported_features="\(.*\)"/\1/p' "$pc")
+[ "$protocols" = "HTTP HTTPS" ] || { log "libcurl's protocols are '$protocols', not HTTP HTTPS"; exit 1; }
+for feature in SSL SSPI threadsafe; do
+  [[ " $features " == *" $feature "* ]] ||
+    { log "libcurl was built without $feature (features: $features)"; exit 1; }
+done
 echo "curl $debian_version from Debian bookworm's source package, Schannel, static" >"$stamp"
 log "installed into $install_dir"
 echo "$install_dir"

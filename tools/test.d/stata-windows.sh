@@ -69,7 +69,7 @@ log "Linux transcript"
   >"$scratch/linux.txt" || fail "the Linux transcript exited with $?"
 
 # Wine sees the Linux file system as drive Z:.
-export WINEPREFIX=${WINEPREFIX:-$PWD/$build_dir/wine-prefix} WINEDEBUG=${WINEDEBUG:--all}
+export WINEPREFIX=${WINEPREFIX:-$(cd "$build_dir" && pwd)/wine-prefix} WINEDEBUG=${WINEDEBUG:--all}
 to_windows() { echo "Z:$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 log "Windows transcript under $("$wine" --version 2>/dev/null || echo wine)"
 status=0
