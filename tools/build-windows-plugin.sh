@@ -5,7 +5,7 @@
 # packages, everything linked into one DLL (stata/windows/). Also builds plugin_transcript.exe,
 # the program tools/test.d/stata-windows.sh runs under wine.
 #
-#   tools/build-windows-plugin.sh [extra CMake arguments]
+#   tools/build-windows-plugin.sh [extra CMake arguments, used when the tree is first configured]
 #
 # The build tree is $BUILD_DIR/windows (BUILD_DIR: build); the plugin lands in
 # $BUILD_DIR/windows/stata/net/llmvalidate_win64.plugin (stripped), which tools/stata-package.sh
