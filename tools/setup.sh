@@ -12,9 +12,10 @@ apt_packages=(
   r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc
   qpdf devscripts r-cran-roxygen2
   curl
-  # The Windows plugin: cross-compiled, its test run under wine (tools/test.d/stata-windows.sh).
+  # The Windows plugin: cross-compiled, its test run under wine (tools/test.d/stata-windows.sh);
+  # its libcurl from Debian's source package, checked against the archive key.
   g++-mingw-w64-x86-64-posix
-  wine64
+  wine64 dpkg-dev debian-archive-keyring
 )
 # npm builds the offline llama-server (tools/build-llama-server.sh). Machines whose Node.js
 # comes from NodeSource already have npm inside it, and Debian's npm conflicts with that
