@@ -12,8 +12,8 @@ JOBS=${JOBS:-1} BUILD_DIR=$build_dir bash tools/stata-package.sh "$folder"
 status=0
 for task in prompts/*.toml; do
   name=$(basename "$task")
-  if ! grep -qx "f $name" stata/llmvalidate.pkg; then
-    echo "stata-package: $name is not an \`f' line of stata/llmvalidate.pkg" >&2
+  if ! grep -qx "F $name" stata/llmvalidate.pkg; then
+    echo "stata-package: $name is not an \`F' line of stata/llmvalidate.pkg" >&2
     status=1
   fi
   if ! cmp -s "$task" "$folder/$name"; then
