@@ -372,6 +372,7 @@ int command_batch(const std::vector<std::string>& args) {
 
     std::cerr << format_summary(batch.summary);
     std::cerr << "Total: " << format_counts(batch.calls) << ".\n";
+    std::cerr << format_cost(batch.cost, "Cost at the price table's prices");
     if (batch.cancelled) {
         std::cerr << "Cancelled: the rows written so far are complete; a re-run with the same cache "
                      "resumes without repeating a call.\n";

@@ -149,6 +149,7 @@ int command_run(const std::vector<std::string>& args) {
             report += format_passage_report(first);
         }
         report += "Total: " + format_counts(batch.calls) + ".\n";
+        report += format_cost(batch.cost, "Cost at the price table's prices");
         if (batch.cancelled) report += "Cancelled: a re-run with the same cache resumes without repeating a call.\n";
     }
     write_output(parsed.value("--output"), report);

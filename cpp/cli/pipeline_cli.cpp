@@ -113,7 +113,8 @@ std::vector<OptionSpec> pipeline_options() {
         {"--methods", "", "METHODS", "exact (default: exact validation + permutation separation), paper (the paper's bootstrap variants), or VALIDATION,SEPARATION."},
         {"--cache", "", "PATH", "Response cache (SQLite; default $LLMV_CACHE, else the per-user cache shared with R and Stata: `llmvalidate cache --path` prints it)."},
         {"--no-cache", "", "", "Keep responses in memory only (a re-run pays again)."},
-        {"--dry-run", "", "", "Print the exact number of calls and the estimated tokens; make none."},
+        {"--dry-run", "", "", "Print the exact number of calls, the estimated tokens and their price (synchronous and batch API); make none."},
+        {"--price-table", "", "PATH", "Prices per million tokens for the dry run and the run's cost (LLMV_PRICE_TABLE; default: the shipped prompts/prices.csv, whose columns a table of your own repeats)."},
         {"--quiet", "-q", "", "No progress bar."},
     };
     for (OptionSpec& option : task_from_options_options()) options.push_back(std::move(option));
@@ -227,6 +228,7 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     }
     // --timeout, --drain and --encoding: the settings table (its ranges and messages).
     config.dry_run = parsed.has("--dry-run");
+    if (parsed.has("--price-table")) config.price_table = parsed.value("--price-table");
 
     pipeline::SimulatedDgp& dgp = config.simulated;
     // --follow, --signal, --accuracy, --unparseable, --words, --dgp-seed: the settings table.
@@ -388,6 +390,31 @@ std::string format_summary(const pipeline::BatchSummary& summary) {
     return out.str();
 }
 
+std::string format_cost(const CostEstimate& cost, const std::string& title) {
+    std::ostringstream out;
+    out << title << ": " << format_dollars(cost.dollars) << " with the synchronous APIs, "
+        << format_dollars(cost.batch_dollars) << " with the batch API"
+        << (cost.complete ? "" : " (not every model is priced)") << "\n";
+    for (const CostLine& line : cost.lines) {
+        out << "    " << line.role << " " << line.provider << " " << line.model << ": "
+            << line.input_tokens << " input";
+        if (line.cached_input_tokens > 0) out << " + " << line.cached_input_tokens << " cached input";
+        if (line.role == "chat") out << ", " << line.output_tokens << " output";
+        out << " tokens, ";
+        if (!line.priced) {
+            out << "no price\n";
+            continue;
+        }
+        out << format_dollars(line.dollars);
+        if (line.batch_available) out << " (batch " << format_dollars(line.batch_dollars) << ")";
+        if (!line.checked.empty()) out << ", prices of " << line.checked;
+        out << "\n";
+    }
+    if (!cost.table.empty()) out << "    prices from " << cost.table << "\n";
+    if (!cost.note.empty()) out << "    " << cost.note << "\n";
+    return out.str();
+}
+
 std::string format_dry_run(const pipeline::DryRunReport& report) {
     std::ostringstream out;
     out << "Dry run: no call made.\n"
@@ -403,7 +430,9 @@ std::string format_dry_run(const pipeline::DryRunReport& report) {
         << "  to be made:            " << report.chat_calls_to_make << " chat calls, "
         << report.texts_to_embed << " texts to embed\n"
         << "  input tokens (est.):   " << report.estimated_input_tokens << "\n"
-        << "  output tokens (est.):  " << report.estimated_output_tokens << "\n";
+        << "  output tokens (est.):  " << report.estimated_output_tokens << "\n"
+        << "  embedding tokens (est.): " << report.estimated_embedding_tokens << "\n"
+        << format_cost(report.cost, "  price of the calls to be made (est.)");
     for (const std::string& warning : report.warnings) out << "Warning: " << warning << "\n";
     out << report.note << "\n";
     return out.str();

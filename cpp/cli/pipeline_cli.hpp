@@ -62,6 +62,8 @@ std::string format_table1(const std::vector<pipeline::PassageResult>& results,
                           const std::vector<std::string>& titles);
 std::string format_summary(const pipeline::BatchSummary& summary);
 std::string format_dry_run(const pipeline::DryRunReport& report);
+// The dollars of a dry run or a run, one line per model (pricing.hpp).
+std::string format_cost(const CostEstimate& cost, const std::string& title);
 std::string format_counts(const pipeline::CallCounts& counts);
 
 // One row per passage with every number.

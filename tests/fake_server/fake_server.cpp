@@ -11,6 +11,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -136,13 +138,16 @@ std::string lower(std::string text) {
     return text;
 }
 
-std::size_t count_words(const std::string& text) { return HashedEmbedder::words(text).size(); }
+// Token counts in usage: characters / 4, rounded up (the providers' rule of thumb for English
+// text, which the dry run's estimate also uses), per prompt or answer.
+std::size_t count_tokens(const std::string& text) { return (text.size() + 3) / 4; }
 
 // What a chat request asks for, read the way a model would: from the schema if there is one,
 // else from the prompt's words.
 struct ChatTask {
     bool annotation = false;
     std::size_t n = 1;
+    std::size_t words = 0;            // simulation: the length the prompt asks for (0: none)
     std::string label;                // simulation: the label to write for
     std::vector<std::string> labels;  // S
 };
@@ -204,6 +209,11 @@ ChatTask read_task(const std::string& prompt, const json& schema,
         task.annotation = true;
     }
     task.n = std::clamp<std::size_t>(task.n, 1, 1000);
+    static const std::regex length_pattern(R"((\d+)\s+(?:words|tokens))", std::regex::icase);
+    std::smatch length;
+    if (!task.annotation && std::regex_search(prompt, length, length_pattern)) {
+        task.words = std::clamp<std::size_t>(std::stoul(length[1].str()), 1, 2000);
+    }
     if (!task.annotation) {
         std::size_t earliest = std::string::npos;
         for (const auto& label : task.labels) {
@@ -264,6 +274,35 @@ struct FakeServer::Impl {
     std::size_t total = 0;
     std::deque<RecordedRequest> recorded;
     std::vector<ServedAnswer> served;  // every answer given without a fault, in order
+    std::set<std::string> prompt_cache;  // Anthropic prefixes marked cache_control so far
+    std::mutex prompt_cache_mutex;
+
+    // ---- provider batches ----
+    struct Line {
+        std::string custom_id;
+        json body;  // the request
+    };
+    struct Batch {
+        std::string id;
+        bool anthropic = false;
+        std::string endpoint;  // OpenAI: "/v1/chat/completions" or "/v1/embeddings"
+        std::string input_file_id;
+        std::vector<Line> lines;
+        BatchScript script;
+        int polls = 0;
+        bool cancel_requested = false;
+        std::string status;  // OpenAI's words; Anthropic's are derived
+        std::size_t succeeded = 0, errored = 0, expired = 0, canceled = 0;
+        std::string output;  // OpenAI: the output file's text; Anthropic: the results stream
+        std::string errors;  // OpenAI: the error file's text
+        std::string output_file_id, error_file_id;
+        json validation_errors = json::array();
+    };
+    std::map<std::string, std::string> files;  // id -> content
+    std::map<std::string, Batch> batches;
+    std::vector<std::string> batch_order;
+    std::deque<BatchScript> batch_scripts;
+    std::size_t next_object = 0;
 
     void arrive(const std::string& endpoint, const httplib::Request& req) {
         RecordedRequest record;
@@ -341,6 +380,9 @@ struct FakeServer::Impl {
             return {{"label", label}};
         }
         if (fault.kind == Fault::Kind::empty_passages) return {{"passages", json::array()}};
+        if (options.follow_length && task.words > 0) {
+            return {{"passages", SyntheticText(options.seed, task.words).passages(task.label, task.n, v)}};
+        }
         return {{"passages", text.passages(task.label, task.n, v)}};
     }
 
@@ -512,7 +554,7 @@ struct FakeServer::Impl {
         }
         if (fault.kind == Fault::Kind::none || fault.kind == Fault::Kind::slow) {
             std::lock_guard<std::mutex> lock(mutex);
-            served.push_back({endpoint, req.body, body});
+            served.push_back({endpoint, "", req.body, body});
         }
         respond(res, fault, body);
     }
@@ -566,9 +608,9 @@ struct FakeServer::Impl {
             {"choices",
              json::array({{{"index", 0}, {"message", message}, {"finish_reason", finish}}})},
             {"usage",
-             {{"prompt_tokens", count_words(prompt)},
-              {"completion_tokens", count_words(content)},
-              {"total_tokens", count_words(prompt) + count_words(content)}}}};
+             {{"prompt_tokens", count_tokens(prompt)},
+              {"completion_tokens", count_tokens(content)},
+              {"total_tokens", count_tokens(prompt) + count_tokens(content)}}}};
         return body.dump();
     }
 
@@ -588,10 +630,25 @@ struct FakeServer::Impl {
         std::string prompt;
         if (request.contains("system") && request["system"].is_string())
             prompt += request["system"].get<std::string>() + "\n";
+        // Prompt caching: the text up to the last block marked cache_control is the prefix; a
+        // prefix seen before is read from the cache, else written to it (usage says which).
+        std::string cached_prefix;
         for (const auto& message : request["messages"]) {
             if (message.contains("content") && message["content"].is_string()) {
                 prompt += message["content"].get<std::string>() + "\n";
+            } else if (message.contains("content") && message["content"].is_array()) {
+                for (const auto& block : message["content"]) {
+                    if (block.value("type", "") != "text" || !block.contains("text")) continue;
+                    prompt += block["text"].get<std::string>();
+                    if (block.contains("cache_control")) cached_prefix = prompt;
+                }
+                prompt += "\n";
             }
+        }
+        bool prefix_read = false;
+        if (!cached_prefix.empty()) {
+            std::lock_guard<std::mutex> lock(prompt_cache_mutex);  // batch lines hold `mutex`
+            prefix_read = !prompt_cache.insert(cached_prefix).second;
         }
         json schema;
         std::string tool_name;
@@ -628,7 +685,14 @@ struct FakeServer::Impl {
             {"stop_reason", stop},
             {"stop_sequence", nullptr},
             {"usage",
-             {{"input_tokens", count_words(prompt)}, {"output_tokens", count_words(produced)}}}};
+             {{"input_tokens", count_tokens(prompt)}, {"output_tokens", count_tokens(produced)}}}};
+        if (!cached_prefix.empty()) {
+            const std::size_t prefix_tokens = count_tokens(cached_prefix);
+            auto& usage = body["usage"];
+            usage["input_tokens"] = count_tokens(prompt) - std::min(count_tokens(prompt), prefix_tokens);
+            usage[prefix_read ? "cache_read_input_tokens" : "cache_creation_input_tokens"] = prefix_tokens;
+            usage[prefix_read ? "cache_creation_input_tokens" : "cache_read_input_tokens"] = 0;
+        }
         return body.dump();
     }
 
@@ -681,7 +745,7 @@ struct FakeServer::Impl {
             produced = as_text(answer, false);
             content.push_back({{"text", produced}});
         }
-        const auto in = count_words(prompt), out = count_words(produced);
+        const auto in = count_tokens(prompt), out = count_tokens(produced);
         json body = {
             {"output", {{"message", {{"role", "assistant"}, {"content", content}}}}},
             {"stopReason", stop},
@@ -723,7 +787,7 @@ struct FakeServer::Impl {
             data.push_back({{"object", "embedding"},
                             {"index", i},
                             {"embedding", embed((*inputs)[i], dimensions + (i == 0 && fault.kind == Fault::Kind::wrong_dimension ? 1 : 0))}});
-            tokens += count_words((*inputs)[i]);
+            tokens += count_tokens((*inputs)[i]);
         }
         return json({{"object", "list"},
                      {"data", data},
@@ -748,7 +812,7 @@ struct FakeServer::Impl {
             for (double& value : vector) value *= 3.0;  // visibly unnormalised
         }
         return json({{"embedding", vector},
-                     {"inputTextTokenCount", count_words(request["inputText"].get<std::string>())},
+                     {"inputTextTokenCount", count_tokens(request["inputText"].get<std::string>())},
                      {"embeddingsByType", {{"float", vector}}}})
             .dump();
     }
@@ -764,7 +828,7 @@ struct FakeServer::Impl {
         std::size_t tokens = 0;
         for (const auto& input : *inputs) {
             vectors.push_back(embed(input, dimensions));
-            tokens += count_words(input);
+            tokens += count_tokens(input);
         }
         return json({{"model", request["model"]},
                      {"embeddings", vectors},
@@ -819,6 +883,8 @@ struct FakeServer::Impl {
                    });
         });
 
+        install_batch_routes();
+
         server.Post("/_control/faults", [this](const Request& req, Response& res) {
             const json request = json::parse(req.body, nullptr, false);
             try {
@@ -855,6 +921,7 @@ struct FakeServer::Impl {
             json body = json::array();
             for (const ServedAnswer& answer : served) {
                 body.push_back({{"endpoint", answer.endpoint},
+                                {"batch_id", answer.batch_id},
                                 {"request", answer.request_body},
                                 {"response", answer.response_body}});
             }
@@ -868,6 +935,378 @@ struct FakeServer::Impl {
             recorded.clear();
             served.clear();
             res.set_content("{}", "application/json");
+        });
+    }
+
+    // ---- provider batches -----------------------------------------------------------------
+    // Count, authorize and consume a scripted fault (a 429 while polling); false: answered.
+    bool batch_frame(const std::string& endpoint, Protocol protocol, const httplib::Request& req,
+                     httplib::Response& res) {
+        arrive(endpoint, req);
+        if (!authorize(protocol, req, res)) return false;
+        const Fault fault = next_fault(endpoint);
+        if (fault.kind == Fault::Kind::http_error) {
+            if (!fault.retry_after.empty()) res.set_header("Retry-After", fault.retry_after);
+            send_error(res, protocol, fault.status,
+                       fault.message.empty()
+                           ? "fake server: scripted HTTP " + std::to_string(fault.status)
+                           : fault.message);
+            return false;
+        }
+        return true;
+    }
+
+    std::string new_id(const std::string& prefix) {
+        return prefix + std::to_string(++next_object);
+    }
+
+    // One line's answer as the synchronous endpoint gives it; "" and `error` when refused.
+    std::string answer_line(const Batch& batch, const json& body, std::string& error) {
+        const Fault none;
+        if (batch.anthropic) return anthropic_messages(body, none, error);
+        if (batch.endpoint == "/v1/embeddings") return openai_embeddings(body, none, error);
+        return openai_chat(body, none, error);
+    }
+
+    std::string line_endpoint(const Batch& batch) const {
+        if (batch.anthropic) return "anthropic.messages";
+        return batch.endpoint == "/v1/embeddings" ? "openai.embeddings" : "openai.chat";
+    }
+
+    // Ends the batch (mutex held): answers its lines as its script says.
+    void finish_batch(Batch& batch, bool cancelled) {
+        const std::size_t line_count = batch.lines.size();
+        std::size_t done = line_count;
+        const BatchScript& script = batch.script;
+        if (cancelled || script.kind == BatchScript::Kind::expire_part ||
+            script.kind == BatchScript::Kind::cancelled) {
+            done = static_cast<std::size_t>(static_cast<double>(line_count) * script.done_share);
+        }
+        for (std::size_t i = 0; i < line_count; ++i) {
+            const Line& line = batch.lines[i];
+            json outcome;  // Anthropic's result / OpenAI's response-or-error
+            std::string kind;  // succeeded, errored, expired, canceled
+            std::string answer, error;
+            if (i >= done) {
+                kind = cancelled || script.kind == BatchScript::Kind::cancelled ? "canceled" : "expired";
+            } else if (script.kind == BatchScript::Kind::errored_lines && script.every > 0 &&
+                       i % script.every == 0) {
+                kind = "errored";
+                error = "fake server: scripted error of a batch line";
+            } else {
+                answer = answer_line(batch, line.body, error);
+                kind = error.empty() ? "succeeded" : "errored";
+            }
+            if (kind == "succeeded") {
+                ++batch.succeeded;
+                served.push_back({line_endpoint(batch), batch.id, line.body.dump(), answer});
+            } else if (kind == "errored") {
+                ++batch.errored;
+            } else if (kind == "expired") {
+                ++batch.expired;
+            } else {
+                ++batch.canceled;
+            }
+            if (batch.anthropic) {
+                json result = {{"type", kind}};
+                if (kind == "succeeded") result["message"] = json::parse(answer);
+                if (kind == "errored") {
+                    result["error"] = {{"type", "error"},
+                                       {"error", {{"type", "api_error"}, {"message", error}}}};
+                }
+                batch.output += json({{"custom_id", line.custom_id}, {"result", result}}).dump() + "\n";
+                continue;
+            }
+            json record = {{"id", "batch_req_" + std::to_string(i)}, {"custom_id", line.custom_id}};
+            if (kind == "succeeded") {
+                record["response"] = {{"status_code", 200}, {"request_id", "req_" + std::to_string(i)},
+                                      {"body", json::parse(answer)}};
+                record["error"] = nullptr;
+                batch.output += record.dump() + "\n";
+            } else if (kind == "errored") {
+                record["response"] = {{"status_code", 500}, {"request_id", "req_" + std::to_string(i)},
+                                      {"body", {{"error", {{"message", error}, {"type", "server_error"}}}}}};
+                record["error"] = nullptr;
+                batch.errors += record.dump() + "\n";
+            } else {
+                record["response"] = nullptr;
+                record["error"] = {{"code", kind == "expired" ? "batch_expired" : "batch_cancelled"},
+                                   {"message", kind == "expired"
+                                                   ? "This request could not be executed before the completion window expired."
+                                                   : "This request was not executed because the batch was cancelled."}};
+                batch.errors += record.dump() + "\n";
+            }
+        }
+        if (script.kind == BatchScript::Kind::truncated_results && !batch.output.empty()) {
+            // Cut in the middle of the last line.
+            const std::size_t last = batch.output.rfind('\n', batch.output.size() - 2);
+            const std::size_t from = last == std::string::npos ? 0 : last + 1;
+            batch.output.resize(from + (batch.output.size() - from) / 2);
+        }
+        if (cancelled || script.kind == BatchScript::Kind::cancelled) {
+            batch.status = "cancelled";
+        } else if (script.kind == BatchScript::Kind::expire_part) {
+            batch.status = "expired";
+        } else {
+            batch.status = "completed";
+        }
+        if (!batch.anthropic) {
+            if (!batch.output.empty()) {
+                batch.output_file_id = new_id("file-out-");
+                files[batch.output_file_id] = batch.output;
+            }
+            if (!batch.errors.empty()) {
+                batch.error_file_id = new_id("file-err-");
+                files[batch.error_file_id] = batch.errors;
+            }
+        }
+    }
+
+    // A poll (mutex held): in progress for `polls_in_progress` polls, then the end.
+    void advance(Batch& batch) {
+        if (batch.status == "failed" || batch.status == "completed" || batch.status == "expired" ||
+            batch.status == "cancelled") {
+            return;
+        }
+        ++batch.polls;
+        if (batch.cancel_requested) {
+            finish_batch(batch, true);
+        } else if (batch.script.kind == BatchScript::Kind::cancelled) {
+            batch.status = "cancelling";  // someone cancelled it in the console
+            if (batch.polls > batch.script.polls_in_progress) finish_batch(batch, true);
+        } else if (batch.polls > batch.script.polls_in_progress) {
+            finish_batch(batch, false);
+        } else {
+            batch.status = "in_progress";
+        }
+    }
+
+    json openai_batch_json(const Batch& batch) const {
+        return {{"id", batch.id},
+                {"object", "batch"},
+                {"endpoint", batch.endpoint},
+                {"input_file_id", batch.input_file_id},
+                {"completion_window", "24h"},
+                {"status", batch.status},
+                {"output_file_id", batch.output_file_id.empty() ? json(nullptr) : json(batch.output_file_id)},
+                {"error_file_id", batch.error_file_id.empty() ? json(nullptr) : json(batch.error_file_id)},
+                {"errors", batch.validation_errors.empty()
+                               ? json(nullptr)
+                               : json({{"object", "list"}, {"data", batch.validation_errors}})},
+                {"created_at", 1767225600},
+                {"request_counts",
+                 {{"total", batch.lines.size()},
+                  {"completed", batch.succeeded},
+                  {"failed", batch.errored + batch.expired + batch.canceled}}}};
+    }
+
+    json anthropic_batch_json(const Batch& batch, const std::string& base) const {
+        const bool ended = batch.status == "completed" || batch.status == "expired" || batch.status == "cancelled";
+        const std::size_t processing =
+            ended ? 0 : batch.lines.size();
+        return {{"id", batch.id},
+                {"type", "message_batch"},
+                {"processing_status", ended ? "ended" : (batch.status == "cancelling" ? "canceling" : "in_progress")},
+                {"request_counts",
+                 {{"processing", processing},
+                  {"succeeded", batch.succeeded},
+                  {"errored", batch.errored},
+                  {"canceled", batch.canceled},
+                  {"expired", batch.expired}}},
+                {"created_at", "2026-01-01T00:00:00Z"},
+                {"expires_at", "2026-01-02T00:00:00Z"},
+                {"ended_at", ended ? json("2026-01-01T01:00:00Z") : json(nullptr)},
+                {"cancel_initiated_at", batch.cancel_requested ? json("2026-01-01T00:30:00Z") : json(nullptr)},
+                {"results_url", ended ? json(base + "/v1/messages/batches/" + batch.id + "/results") : json(nullptr)}};
+    }
+
+    BatchScript next_script() {
+        if (batch_scripts.empty()) return BatchScript{};
+        BatchScript script = batch_scripts.front();
+        batch_scripts.pop_front();
+        return script;
+    }
+
+    void install_batch_routes() {
+        using httplib::Request;
+        using httplib::Response;
+        server.Post("/v1/files", [this](const Request& req, Response& res) {
+            if (!batch_frame("openai.files", Protocol::openai, req, res)) return;
+            if (!req.has_file("file") || !req.has_file("purpose") ||
+                req.get_file_value("purpose").content != "batch") {
+                send_error(res, Protocol::openai, 400,
+                           "a multipart upload with the fields purpose=batch and file is required");
+                return;
+            }
+            const auto file = req.get_file_value("file");
+            std::lock_guard<std::mutex> lock(mutex);
+            const std::string id = new_id("file-");
+            files[id] = file.content;
+            res.set_content(json({{"id", id},
+                                  {"object", "file"},
+                                  {"bytes", file.content.size()},
+                                  {"filename", file.filename},
+                                  {"purpose", "batch"}})
+                                .dump(),
+                            "application/json");
+        });
+        server.Get(R"(/v1/files/([^/]+)/content)", [this](const Request& req, Response& res) {
+            if (!batch_frame("openai.files", Protocol::openai, req, res)) return;
+            std::lock_guard<std::mutex> lock(mutex);
+            const auto found = files.find(req.matches[1].str());
+            if (found == files.end()) {
+                send_error(res, Protocol::openai, 404, "No such File object: " + req.matches[1].str());
+                return;
+            }
+            res.set_content(found->second, "application/octet-stream");
+        });
+        server.Post("/v1/batches", [this](const Request& req, Response& res) {
+            if (!batch_frame("openai.batches", Protocol::openai, req, res)) return;
+            const json request = json::parse(req.body, nullptr, false);
+            if (!request.is_object() || !request.contains("input_file_id") ||
+                !request.contains("endpoint") || request.value("completion_window", "") != "24h") {
+                send_error(res, Protocol::openai, 400,
+                           "input_file_id, endpoint and completion_window \"24h\" are required");
+                return;
+            }
+            std::lock_guard<std::mutex> lock(mutex);
+            const auto file = files.find(request["input_file_id"].get<std::string>());
+            if (file == files.end()) {
+                send_error(res, Protocol::openai, 404, "No such File object");
+                return;
+            }
+            Batch batch;
+            batch.id = new_id("batch_");
+            batch.endpoint = request["endpoint"].get<std::string>();
+            batch.input_file_id = file->first;
+            batch.script = next_script();
+            batch.status = "validating";
+            std::istringstream in(file->second);
+            std::string raw;
+            std::set<std::string> ids;
+            int number = 0;
+            while (std::getline(in, raw)) {
+                ++number;
+                if (raw.empty()) continue;
+                const json line = json::parse(raw, nullptr, false);
+                std::string problem;
+                if (!line.is_object() || !line.contains("custom_id") || !line["custom_id"].is_string() ||
+                    !line.contains("body") || !line["body"].is_object()) {
+                    problem = "each line needs custom_id, method, url and body";
+                } else if (line.value("url", "") != batch.endpoint || line.value("method", "") != "POST") {
+                    problem = "the line's url and method must be POST " + batch.endpoint;
+                } else if (!ids.insert(line["custom_id"].get<std::string>()).second) {
+                    problem = "custom_id " + line["custom_id"].get<std::string>() + " is not unique";
+                }
+                if (!problem.empty()) {
+                    batch.validation_errors.push_back({{"code", "invalid_request"}, {"message", problem}, {"line", number}});
+                    continue;
+                }
+                batch.lines.push_back({line["custom_id"].get<std::string>(), line["body"]});
+            }
+            if (!batch.validation_errors.empty()) batch.status = "failed";
+            batches[batch.id] = batch;
+            batch_order.push_back(batch.id);
+            res.set_content(openai_batch_json(batch).dump(), "application/json");
+        });
+        server.Get(R"(/v1/batches/([^/]+))", [this](const Request& req, Response& res) {
+            if (!batch_frame("openai.batches", Protocol::openai, req, res)) return;
+            std::lock_guard<std::mutex> lock(mutex);
+            const auto found = batches.find(req.matches[1].str());
+            if (found == batches.end() || found->second.anthropic) {
+                send_error(res, Protocol::openai, 404, "No such Batch object");
+                return;
+            }
+            advance(found->second);
+            res.set_content(openai_batch_json(found->second).dump(), "application/json");
+        });
+        server.Post(R"(/v1/batches/([^/]+)/cancel)", [this](const Request& req, Response& res) {
+            if (!batch_frame("openai.batches", Protocol::openai, req, res)) return;
+            std::lock_guard<std::mutex> lock(mutex);
+            const auto found = batches.find(req.matches[1].str());
+            if (found == batches.end() || found->second.anthropic) {
+                send_error(res, Protocol::openai, 404, "No such Batch object");
+                return;
+            }
+            found->second.cancel_requested = true;
+            if (found->second.status == "in_progress" || found->second.status == "validating")
+                found->second.status = "cancelling";
+            res.set_content(openai_batch_json(found->second).dump(), "application/json");
+        });
+        server.Post("/v1/messages/batches", [this](const Request& req, Response& res) {
+            if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
+            const json request = json::parse(req.body, nullptr, false);
+            if (!request.is_object() || !request.contains("requests") || !request["requests"].is_array() ||
+                request["requests"].empty()) {
+                send_error(res, Protocol::anthropic, 400, "requests: a non-empty array is required");
+                return;
+            }
+            static const std::regex custom_id_pattern("^[a-zA-Z0-9_-]{1,64}$");
+            Batch batch;
+            batch.anthropic = true;
+            std::set<std::string> ids;
+            for (const auto& item : request["requests"]) {
+                const std::string id = item.value("custom_id", "");
+                if (!std::regex_match(id, custom_id_pattern) || !item.contains("params") ||
+                    !item["params"].is_object()) {
+                    send_error(res, Protocol::anthropic, 400,
+                               "requests: each needs a custom_id matching ^[a-zA-Z0-9_-]{1,64}$ and params");
+                    return;
+                }
+                if (!ids.insert(id).second) {
+                    send_error(res, Protocol::anthropic, 400, "custom_id " + id + " is not unique");
+                    return;
+                }
+                batch.lines.push_back({id, item["params"]});
+            }
+            std::lock_guard<std::mutex> lock(mutex);
+            batch.id = new_id("msgbatch_");
+            batch.script = next_script();
+            batch.status = "in_progress";
+            batches[batch.id] = batch;
+            batch_order.push_back(batch.id);
+            res.set_content(anthropic_batch_json(batch, "http://" + req.get_header_value("Host")).dump(),
+                            "application/json");
+        });
+        server.Get(R"(/v1/messages/batches/([^/]+))", [this](const Request& req, Response& res) {
+            if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
+            std::lock_guard<std::mutex> lock(mutex);
+            const auto found = batches.find(req.matches[1].str());
+            if (found == batches.end() || !found->second.anthropic) {
+                send_error(res, Protocol::anthropic, 404, "message batch not found");
+                return;
+            }
+            advance(found->second);
+            res.set_content(anthropic_batch_json(found->second, "http://" + req.get_header_value("Host")).dump(),
+                            "application/json");
+        });
+        server.Get(R"(/v1/messages/batches/([^/]+)/results)", [this](const Request& req, Response& res) {
+            if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
+            std::lock_guard<std::mutex> lock(mutex);
+            const auto found = batches.find(req.matches[1].str());
+            if (found == batches.end() || !found->second.anthropic) {
+                send_error(res, Protocol::anthropic, 404, "message batch not found");
+                return;
+            }
+            const Batch& batch = found->second;
+            if (batch.status != "completed" && batch.status != "expired" && batch.status != "cancelled") {
+                send_error(res, Protocol::anthropic, 400, "the batch has not ended; its results are not ready");
+                return;
+            }
+            res.set_content(batch.output, "application/binary");
+        });
+        server.Post(R"(/v1/messages/batches/([^/]+)/cancel)", [this](const Request& req, Response& res) {
+            if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
+            std::lock_guard<std::mutex> lock(mutex);
+            const auto found = batches.find(req.matches[1].str());
+            if (found == batches.end() || !found->second.anthropic) {
+                send_error(res, Protocol::anthropic, 404, "message batch not found");
+                return;
+            }
+            found->second.cancel_requested = true;
+            if (found->second.status == "in_progress") found->second.status = "cancelling";
+            res.set_content(anthropic_batch_json(found->second, "http://" + req.get_header_value("Host")).dump(),
+                            "application/json");
         });
     }
 
@@ -975,5 +1414,18 @@ std::vector<RecordedRequest> FakeServer::recorded(std::size_t max) const {
 }
 
 const FakeServerOptions& FakeServer::options() const { return impl_->options; }
+
+void FakeServer::push_batch_scripts(const std::vector<BatchScript>& scripts) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->batch_scripts.insert(impl_->batch_scripts.end(), scripts.begin(), scripts.end());
+}
+
+std::vector<std::pair<std::string, std::size_t>> FakeServer::batches() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    std::vector<std::pair<std::string, std::size_t>> list;
+    for (const std::string& id : impl_->batch_order)
+        list.emplace_back(id, impl_->batches.at(id).lines.size());
+    return list;
+}
 
 }  // namespace llmv::fake

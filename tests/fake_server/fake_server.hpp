@@ -11,7 +11,17 @@
 //   "bedrock.converse"   POST /model/{modelId}/converse
 //   "bedrock.invoke"     POST /model/{modelId}/invoke   (Titan text embeddings v2)
 //   "ollama.embed"       POST /api/embed
+//   "openai.files"       POST /v1/files (multipart upload), GET /v1/files/{id}/content
+//   "openai.batches"     POST /v1/batches, GET /v1/batches/{id}, POST /v1/batches/{id}/cancel
+//   "anthropic.batches"  POST /v1/messages/batches, GET .../{id}, GET .../{id}/results,
+//                        POST .../{id}/cancel
 //   "*"                  (faults only) whichever endpoint comes next
+//
+// Provider batches: a batch is answered when it is polled (GET) after `polls_in_progress`
+// polls that said "in progress"; each line is answered as the synchronous endpoint would
+// (and recorded in served() with its batch's id), unless the batch's script says otherwise
+// (BatchScript: expired part-done, errored lines, cancelled from outside, a results file cut
+// short). 429s on polling are ordinary faults of "openai.batches" / "anthropic.batches".
 //
 // Control endpoints (for the executable; not counted):
 //   POST /_control/faults   {"endpoint": "openai.chat", "faults": [{"kind": "http_error",
@@ -91,11 +101,30 @@ struct FakeServerOptions {
     std::vector<std::string> labels = {"Positive", "Neutral", "Negative"};
     double annotation_error_rate = 0.0;  // share of annotations given a wrong (in-S) label
     std::size_t embedding_dimensions = 64;
+    // Simulation answers: passages of the length the prompt asks for ("around 25 words"), as a
+    // model that follows the instruction would write (else 24 words each). Token estimates are
+    // tested against it.
+    bool follow_length = false;
     std::uint64_t seed = 0;
     // When set, one line per request is appended to this file: the endpoint, then each
     // credential header received (authorization, x-api-key, api-key) as name=value, tab
     // separated. Tests read it to prove which key reached which endpoint.
     std::string credential_log;
+};
+
+// How the next provider batch created behaves; scripts are consumed one per batch, in order.
+struct BatchScript {
+    enum class Kind {
+        complete,           // every line answered
+        expire_part,        // the batch expires with the first `done_share` of its lines answered
+        errored_lines,      // every `every`-th line (1st, 1+every-th, ...) errors (HTTP 500)
+        cancelled,          // cancelled from outside (the console) with `done_share` answered
+        truncated_results,  // complete, but the output file / results stream is cut mid-line
+    };
+    Kind kind = Kind::complete;
+    int polls_in_progress = 1;  // polls answered "in progress" before the batch ends
+    std::size_t every = 3;
+    double done_share = 0.5;
 };
 
 // What the server saw, for assertions on headers and bodies.
@@ -110,6 +139,7 @@ struct RecordedRequest {
 // An answer the server gave (without a fault): the request and response bodies as sent.
 struct ServedAnswer {
     std::string endpoint;
+    std::string batch_id;  // the provider batch whose line this was; empty: a synchronous call
     std::string request_body;
     std::string response_body;
 };
@@ -140,6 +170,10 @@ class FakeServer {
     std::vector<ServedAnswer> served() const;
 
     const FakeServerOptions& options() const;
+
+    void push_batch_scripts(const std::vector<BatchScript>& scripts);
+    // Batches created so far (ids, in order of creation) and how many lines each had.
+    std::vector<std::pair<std::string, std::size_t>> batches() const;
 
   private:
     struct Impl;

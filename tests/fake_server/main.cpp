@@ -1,5 +1,6 @@
 // fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K] [--labels A,B,C]
 //                      [--error-rate X] [--seed N] [--dimensions D] [--credential-log FILE]
+//                      [--follow-length 0|1]
 // Prints the port it listens on (one line) and serves on 127.0.0.1 until SIGINT or SIGTERM.
 #include <csignal>
 #include <cstdlib>
@@ -15,6 +16,7 @@ namespace {
         << "fake_provider_server: " << problem << "\n"
         << "usage: fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K]\n"
         << "       [--labels A,B,C] [--error-rate X] [--seed N] [--dimensions D]\n"
+        << "       [--follow-length 0|1] (passages of the length the prompt asks for)\n"
         << "       [--credential-log FILE]\n";
     std::exit(2);
 }
@@ -44,6 +46,8 @@ int main(int argc, char** argv) {
             options.latency_ms = static_cast<int>(whole_number(flag, value, 0, 600000));
         } else if (flag == "--threads") {
             options.threads = static_cast<int>(whole_number(flag, value, 1, 4096));
+        } else if (flag == "--follow-length") {
+            options.follow_length = whole_number(flag, value, 0, 1) == 1;
         } else if (flag == "--credential-log") {
             options.credential_log = value;
         } else if (flag == "--api-key") {
