@@ -856,5 +856,11 @@ program define ShowDryRun
     display as text _col(49) "Texts embedded" _col(68) "= " as result %10.0f r(embedded_texts)
     display as text _col(49) "Input tokens (est.)" _col(68) "= " as result %10.0f r(input_tokens)
     display as text _col(49) "Output tokens (est.)" _col(68) "= " as result %10.0f r(output_tokens)
+    display as text _col(49) "Embedding tokens (est.)" _col(68) "= " as result %10.0f r(embedding_tokens)
+    if "`r(price_table)'" != "" {
+        display as text _col(49) "Price, synchronous" _col(68) "= " as result %10.4f r(dollars)
+        display as text _col(49) "Price, batch API" _col(68) "= " as result %10.4f r(batch_dollars)
+    }
+    if `"`r(price_note)'"' != "" display as text `"{p 0 4 2}`r(price_note)'{p_end}"'
     if `"`r(note)'"' != "" display as text `"{p 0 4 2}`r(note)'{p_end}"'
 end

@@ -61,7 +61,12 @@
 #' @param seed `NULL` draws the seed from R's random number generator, so that
 #'   [set.seed()] makes the run reproducible; or a whole number.
 #' @param dry_run `TRUE`: make no call, print and return the number of calls,
-#'   texts and estimated tokens the run would need.
+#'   texts and estimated tokens the run would need, and their price with the
+#'   synchronous APIs and with the providers' batch APIs (the element `cost`,
+#'   a tibble with one row per model). Prices come from the table shipped in
+#'   `system.file("prompts", "prices.csv", package = "llmvalidate")`, or from a
+#'   table of your own with the same columns:
+#'   `options(llmvalidate.price_table = "<path>")`.
 #' @param ... Further settings: `preset = "paper"` (the paper's way: its
 #'   bootstrap tests, `methods` paper/paper, and `structured = "none"`; what
 #'   the call gives explicitly still wins), `structured` (how the answer's
@@ -81,8 +86,10 @@
 #' @return For one passage, an `llm_validation` object (see
 #'   [llm_validation_methods]). For several, an `llm_validations` data frame
 #'   (a tibble when tibble is installed) with one row per passage and the
-#'   `llm_validation` objects in the list column `validation`. With
-#'   `dry_run = TRUE`, an `llm_dry_run` object.
+#'   `llm_validation` objects in the list column `validation`, and the
+#'   attribute `cost` (the tokens the providers reported per model and their
+#'   price at the price table's prices). With `dry_run = TRUE`, an
+#'   `llm_dry_run` object.
 #' @references Hansen, A. L. (2026). Validating Large Language Model
 #'   Annotations. Finance and Economics Discussion Series 2026-020.
 #'   \doi{10.17016/FEDS.2026.020}
@@ -206,6 +213,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     backtranslation_rule = methods[["backtranslation"]], permutations = permutations,
     seed = seed, cache_path = cache %||% "", concurrency = concurrency,
     temperature = temperature, structured_output = structured, dry_run = dry_run,
+    price_table = price_table_path(),
     timeout = timeout, drain = drain, input_encoding = encoding,
     max_retries = as.integer(max_retries),
     variables = variables,
@@ -238,6 +246,10 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                                          templates, passage_variables, NULL), secrets),
                             call = call)
     report$synthetic <- isTRUE(resolved$synthetic)
+    report$dollars <- report$cost$dollars
+    report$batch_dollars <- report$cost$batch_dollars
+    report$price_note <- report$cost$note
+    report$cost <- cost_tibble(report$cost)
     report$providers <- resolved$description  # with what "auto" read, as resolved above
     report <- structure(report, class = "llm_dry_run")
     print(report)
@@ -550,7 +562,26 @@ new_llm_validations <- function(result, validations, human) {
   # tidyverse workflow expects; print() still shows the tally first.
   table_class <- if (requireNamespace("tibble", quietly = TRUE)) c("tbl_df", "tbl") else NULL
   structure(frame, class = c("llm_validations", table_class, "data.frame"),
-            synthetic = isTRUE(result$synthetic), calls = result$calls)
+            synthetic = isTRUE(result$synthetic), calls = result$calls,
+            cost = cost_tibble(result$cost))
+}
+
+# The price table the engine reads: the user's (option llmvalidate.price_table, or the
+# environment variable LLMV_PRICE_TABLE, which the engine reads itself) or the shipped one.
+price_table_path <- function() {
+  own <- getOption("llmvalidate.price_table")
+  if (!is.null(own)) return(as.character(own))
+  if (nzchar(Sys.getenv("LLMV_PRICE_TABLE"))) return("")
+  system.file("prompts", "prices.csv", package = "llmvalidate")
+}
+
+# The engine's cost estimate, one row per model (chat, embedding): a tibble when tibble is
+# installed, else a data frame.
+cost_tibble <- function(cost) {
+  if (is.null(cost)) return(NULL)
+  frame <- as.data.frame(cost$lines, stringsAsFactors = FALSE)
+  if (requireNamespace("tibble", quietly = TRUE)) frame <- tibble::as_tibble(frame)
+  frame
 }
 
 #' @export
@@ -589,8 +620,17 @@ print.llm_dry_run <- function(x, ...) {
   cat(sprintf("  embedded texts: %s%s\n", format(calls[["embedded_texts"]]),
               if (requests >= 0) sprintf(" in %s requests", format(requests)) else ""))
   cat(sprintf("  already cached: %s calls\n", format(x$cached_calls)))
-  cat(sprintf("  tokens (estimated): %s in, %s out\n", format(x$estimated_input_tokens),
-              format(x$estimated_output_tokens)))
+  cat(sprintf("  tokens (estimated): %s in, %s out, %s embedded\n",
+              format(x$estimated_input_tokens), format(x$estimated_output_tokens),
+              format(x$estimated_embedding_tokens %||% 0)))
+  if (!is.null(x$dollars)) {
+    cat(sprintf("  price (estimated, calls still to make): $%s synchronous, $%s batch API\n",
+                formatC(x$dollars, format = "f", digits = 4),
+                formatC(x$batch_dollars, format = "f", digits = 4)))
+  }
+  if (nzchar(x$price_note %||% "")) {
+    cat(strwrap(paste("Prices:", x$price_note), indent = 2, exdent = 2), sep = "\n")
+  }
   for (warning in x$warnings %||% character()) {
     cat(strwrap(paste("Warning:", warning), indent = 2, exdent = 2), sep = "\n")
   }

@@ -250,6 +250,7 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     }
     config.input_encoding = list_get<std::string>(list, "input_encoding", config.input_encoding);
     config.dry_run = list_get<bool>(list, "dry_run", false);
+    config.price_table = list_get<std::string>(list, "price_table", "");
     config.max_transport_retries =
         list_get<int>(list, "max_retries", config.max_transport_retries);
     if (list.containsElementNamed("variables") && !Rf_isNull(list["variables"])) {
@@ -585,6 +586,40 @@ SEXP llmv_load_passages(SEXP path_) {
     END_RCPP
 }
 
+// A cost estimate (pricing.hpp): its lines as columns (R makes the tibble), the totals, the
+// table's path and its note.
+Rcpp::List cost_to_r(const llmv::CostEstimate& cost) {
+    const R_xlen_t count = static_cast<R_xlen_t>(cost.lines.size());
+    Rcpp::CharacterVector role(count), provider(count), model(count), checked(count);
+    Rcpp::NumericVector input(count), cached(count), output(count), dollars(count), batch(count);
+    Rcpp::LogicalVector priced(count), batch_available(count);
+    for (R_xlen_t i = 0; i < count; ++i) {
+        const llmv::CostLine& line = cost.lines[static_cast<std::size_t>(i)];
+        role[i] = line.role;
+        provider[i] = line.provider;
+        model[i] = line.model;
+        input[i] = static_cast<double>(line.input_tokens);
+        cached[i] = static_cast<double>(line.cached_input_tokens);
+        output[i] = static_cast<double>(line.output_tokens);
+        priced[i] = line.priced;
+        dollars[i] = line.priced ? line.dollars : NA_REAL;
+        batch[i] = line.priced ? line.batch_dollars : NA_REAL;
+        batch_available[i] = line.batch_available;
+        checked[i] = line.checked;
+    }
+    return Rcpp::List::create(
+        Rcpp::Named("lines") = Rcpp::List::create(
+            Rcpp::Named("role") = role, Rcpp::Named("provider") = provider,
+            Rcpp::Named("model") = model, Rcpp::Named("input_tokens") = input,
+            Rcpp::Named("cached_input_tokens") = cached, Rcpp::Named("output_tokens") = output,
+            Rcpp::Named("priced") = priced, Rcpp::Named("dollars") = dollars,
+            Rcpp::Named("batch_dollars") = batch, Rcpp::Named("batch_available") = batch_available,
+            Rcpp::Named("prices_checked") = checked),
+        Rcpp::Named("dollars") = cost.dollars, Rcpp::Named("batch_dollars") = cost.batch_dollars,
+        Rcpp::Named("complete") = cost.complete, Rcpp::Named("table") = cost.table,
+        Rcpp::Named("note") = cost.note);
+}
+
 // config: list (as_config); text, id, human_label: character vectors; templates, variables:
 // NULL or lists (one element a passage) of named character vectors: simulation templates by
 // task name (the task's own is used, as `llmvalidate run --passages` does) and placeholder
@@ -609,6 +644,9 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                     static_cast<double>(report.estimated_input_tokens),
                 Rcpp::Named("estimated_output_tokens") =
                     static_cast<double>(report.estimated_output_tokens),
+                Rcpp::Named("estimated_embedding_tokens") =
+                    static_cast<double>(report.estimated_embedding_tokens),
+                Rcpp::Named("cost") = cost_to_r(report.cost),
                 Rcpp::Named("note") = report.note,
                 Rcpp::Named("warnings") = Rcpp::wrap(report.warnings));
         }
@@ -641,7 +679,8 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                                   Rcpp::Named("synthetic") = batch.synthetic,
                                   Rcpp::Named("unwritten_file") = batch.unwritten_file,
                                   Rcpp::Named("unwritten_answers") =
-                                      static_cast<double>(batch.unwritten_answers));
+                                      static_cast<double>(batch.unwritten_answers),
+                                  Rcpp::Named("cost") = cost_to_r(batch.cost));
     });
     END_RCPP
 }

@@ -435,6 +435,14 @@ int command_validate(Api& api, int argc, char* argv[]) {
         results.scalar("embedded_texts", static_cast<double>(report.calls.embedded_texts));
         results.scalar("input_tokens", static_cast<double>(report.estimated_input_tokens));
         results.scalar("output_tokens", static_cast<double>(report.estimated_output_tokens));
+        results.scalar("embedding_tokens", static_cast<double>(report.estimated_embedding_tokens));
+        // Dollars only when a price table was found (LLMV_PRICE_TABLE, or the build's prompts/).
+        if (!report.cost.table.empty()) {
+            results.scalar("dollars", report.cost.dollars);
+            results.scalar("batch_dollars", report.cost.batch_dollars);
+            results.macro("price_table", report.cost.table);
+        }
+        if (!report.cost.note.empty()) results.macro("price_note", report.cost.note);
         results.macro("note", report.note);
         results.macro("dryrun", "yes");
         std::string warnings;

@@ -63,6 +63,13 @@ test_that("dry_run counts R + K*ceil(M/n) + M chat calls and K*M + 1 texts", {
   expect_equal(report$calls[["chat_calls"]], 1 + labels_k * ceiling(m / n) + m)
   expect_equal(report$calls[["embedded_texts"]], labels_k * m + 1)
   expect_true(report$synthetic)
+  # The price: a tibble with one row per model; the simulated provider costs nothing.
+  expect_s3_class(report$cost, "data.frame")
+  expect_setequal(report$cost$role, c("chat", "embedding"))
+  expect_true(all(c("input_tokens", "output_tokens", "dollars", "batch_dollars") %in% names(report$cost)))
+  expect_gt(report$estimated_embedding_tokens, 0)
+  expect_equal(report$dollars, 0)
+  expect_equal(report$batch_dollars, 0)
 })
 
 test_that("bad arguments are classed errors that name the value and what is allowed", {

@@ -187,6 +187,9 @@ TEST_CASE("validate: dry run counts calls and creates nothing", "[validate]") {
     REQUIRE(r.rc == 0);
     REQUIRE(r.macros.at("dryrun") == "yes");
     REQUIRE(r.scalars.at("calls") > 0);
+    REQUIRE(r.scalars.at("embedding_tokens") > 0);
+    // The simulated provider costs nothing, whatever the price table says.
+    if (r.scalars.count("dollars")) REQUIRE(r.scalars.at("dollars") == 0);
     REQUIRE(stata.data == before);
 }
 

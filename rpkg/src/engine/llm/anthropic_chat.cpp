@@ -59,7 +59,22 @@ class AnthropicChat final : public ChatProvider {
         body["max_tokens"] = request.max_tokens.value_or(default_max_tokens);
         json messages = json::array();
         for (const auto& message : request.messages) {
-            messages.push_back({{"role", message.role}, {"content", message.content}});
+            const bool cached = messages.empty() && request.cache_prefix > 0 &&
+                                request.cache_prefix <= message.content.size();
+            if (!cached) {
+                messages.push_back({{"role", message.role}, {"content", message.content}});
+                continue;
+            }
+            // Prompt caching: the shared prefix is its own text block with a cache breakpoint;
+            // the blocks are read as one text.
+            json blocks = json::array(
+                {{{"type", "text"},
+                  {"text", message.content.substr(0, request.cache_prefix)},
+                  {"cache_control", {{"type", "ephemeral"}}}}});
+            if (request.cache_prefix < message.content.size()) {
+                blocks.push_back({{"type", "text"}, {"text", message.content.substr(request.cache_prefix)}});
+            }
+            messages.push_back({{"role", message.role}, {"content", blocks}});
         }
         if (messages.empty()) {
             throw_invalid(code::invalid_argument, "messages", "no message", "at least one message");
@@ -131,8 +146,15 @@ class AnthropicChat final : public ChatProvider {
         if (body.contains("model") && body["model"].is_string())
             result.model = body["model"].get<std::string>();
         if (body.contains("usage")) {
-            result.input_tokens = detail::int_field(body["usage"], "input_tokens");
-            result.output_tokens = detail::int_field(body["usage"], "output_tokens");
+            // input_tokens counts only what follows the last cache breakpoint: the tokens
+            // written to and read from the cache are added, so that input_tokens is the whole
+            // prompt as for the other providers.
+            const auto& usage = body["usage"];
+            result.cached_input_tokens = detail::int_field(usage, "cache_read_input_tokens");
+            result.input_tokens = detail::int_field(usage, "input_tokens") +
+                                  detail::int_field(usage, "cache_creation_input_tokens") +
+                                  result.cached_input_tokens;
+            result.output_tokens = detail::int_field(usage, "output_tokens");
         }
         result.ok = true;
         return result;

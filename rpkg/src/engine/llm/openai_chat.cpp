@@ -111,6 +111,12 @@ class OpenAIChat final : public ChatProvider {
         if (body.contains("usage")) {
             result.input_tokens = detail::int_field(body["usage"], "prompt_tokens");
             result.output_tokens = detail::int_field(body["usage"], "completion_tokens");
+            // Automatic prompt caching: the cached share of prompt_tokens.
+            if (body["usage"].contains("prompt_tokens_details") &&
+                body["usage"]["prompt_tokens_details"].is_object()) {
+                result.cached_input_tokens =
+                    detail::int_field(body["usage"]["prompt_tokens_details"], "cached_tokens");
+            }
         }
         result.ok = true;
         return result;

@@ -207,6 +207,8 @@ public:
                 cache_writer_ =
                     std::make_unique<CacheWriter>(config_.cache_path, config_.cache_busy_timeout_ms);
         }
+        // Before any call: a price table the user names must load (its prices are for the end).
+        price_table_ = price_table_for(config_.price_table);
         progress_.passages_total = passages_total;
         max_passages_in_flight_ =
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
@@ -308,6 +310,9 @@ public:
         batch_.calls = totals_;
         batch_.synthetic = synthetic_chat_ || local_embedding_;
         batch_.summary = summary_from_compact();
+        batch_.usage = accounting_.by_model();
+        batch_.cost = cost_of_usage(batch_.usage, price_table_.get(), chat_provider_, chat_model_,
+                                    embedding_name_, embedding_model_);
         if (keep_results_) {
             std::sort(batch_.passages.begin(), batch_.passages.end(),
                       [](const PassageResult& a, const PassageResult& b) { return a.index < b.index; });
@@ -730,8 +735,33 @@ public:
     }
 
     ChatRequest build_chat_request(const ChatUnit& unit) const {
-        return chat_request_for(config_, chat_model_, labels_, unit.kind == Kind::simulate, unit.prompt,
-                                unit.position, unit.count, unit.attempt);
+        ChatRequest request = chat_request_for(config_, chat_model_, labels_, unit.kind == Kind::simulate,
+                                               unit.prompt, unit.position, unit.count, unit.attempt);
+        request.cache_prefix = shared_prefix(unit);
+        return request;
+    }
+
+    // The part of a unit's prompt that other requests of the run repeat (provider prompt
+    // caching): a simulation prompt is sent for every call of its pool, the annotation
+    // template before the quoted text for every backtranslation of a pool (and the whole
+    // annotation prompt for R > 1 draws).
+    std::size_t shared_prefix(const ChatUnit& unit) const {
+        switch (unit.kind) {
+            case Kind::simulate:
+                return unit.prompt.size();
+            case Kind::annotate:
+                return config_.annotation_repeats > 1 ? unit.prompt.size() : 0;
+            case Kind::backtranslate: {
+                const auto pool = unit.passage->pools.find(unit.label);
+                if (pool == unit.passage->pools.end() ||
+                    unit.position >= static_cast<int>(pool->second.texts.size()))
+                    return 0;
+                const std::size_t at =
+                    unit.prompt.find(pool->second.texts[static_cast<std::size_t>(unit.position)]);
+                return at == std::string::npos ? 0 : at;
+            }
+        }
+        return 0;
     }
 
     CacheKey chat_cache_key(const ChatUnit& unit, const ChatRequest& request) const {
@@ -949,7 +979,8 @@ public:
         if (cache_) cache_store(std::move(flight.key), std::move(flight.hash), std::move(entry));
         accounting_.add_tokens(
             chat_model_, static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.input_tokens)),
-            static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.output_tokens)));
+            static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.output_tokens)),
+            static_cast<std::uint64_t>(std::max<std::int64_t>(0, chat.cached_input_tokens)));
         if (!parsed.ok) accounting_.add_invalid_answer(chat_model_);
         ++totals_.chat_calls;
         totals_.input_tokens += chat.input_tokens;
@@ -1553,6 +1584,7 @@ public:
     std::unique_ptr<EmbeddingProvider> embedder_;
     std::unique_ptr<Cache> cache_;
     Accounting accounting_;
+    std::unique_ptr<PriceTable> price_table_;
     Transport* transport_ = nullptr;
     std::vector<std::string> secrets_;
 

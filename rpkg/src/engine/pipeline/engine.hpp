@@ -50,6 +50,12 @@ inline constexpr int max_cached_attempts = 10000;
 CacheKey embedding_key_for(const std::string& provider, const std::string& endpoint,
                            const std::string& model, const std::string& text);
 
+// What the tokens of `usage` (by model) cost at the table's prices (pricing.cpp).
+CostEstimate cost_of_usage(const std::map<std::string, ModelUsage>& usage, const PriceTable* table,
+                           const std::string& chat_provider, const std::string& chat_model,
+                           const std::string& embedding_provider,
+                           const std::string& embedding_model);
+
 // The whole run. `keep_results`: BatchResult::passages holds every passage.
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
                        const BatchCallbacks& callbacks, bool keep_results,

@@ -592,32 +592,57 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         const auto tokens = [](const std::string& text) {
             return static_cast<std::int64_t>((text.size() + 3) / 4);
         };
-        // Output: a label answer is ~10 tokens; a passage ~1.4 tokens per word of y (at least
-        // 60 words), unless max_tokens caps it.
-        const std::int64_t words = std::max<std::int64_t>(60, static_cast<std::int64_t>(
-                                                                  HashedEmbedder::words(passage.text).size()));
-        const std::int64_t label_output = 10;
+        // A generated passage is about as long as y (the simulation prompts ask for y's
+        // length), at least 15 tokens; a simulation answer is its n passages in a JSON array
+        // (a few tokens each for the quotes and commas) and a label answer ~10 tokens. Where
+        // max_tokens caps an answer, the cap.
+        const std::int64_t passage_tokens = std::max<std::int64_t>(15, tokens(passage.text));
+        const std::int64_t label_output =
+            config.max_tokens ? std::min<std::int64_t>(10, *config.max_tokens) : 10;
         report.estimated_input_tokens += config.annotation_repeats * tokens(annotation);
         report.estimated_output_tokens += config.annotation_repeats * label_output;
         for (const std::string& label : labels) {
-            const std::string prompt = task.render_simulation(label, config.n, passage.text, variables);
             const std::int64_t label_calls = calls_for(m, config.n);
-            report.estimated_input_tokens += label_calls * tokens(prompt);
-            std::int64_t out = static_cast<std::int64_t>(m) * words * 14 / 10;
-            if (config.max_tokens) out = std::min<std::int64_t>(out, label_calls * *config.max_tokens);
-            report.estimated_output_tokens += out;
+            for (std::int64_t c = 0; c < label_calls; ++c) {
+                const int count = std::min(config.n, m - static_cast<int>(c) * config.n);
+                const std::string prompt = task.render_simulation(label, count, passage.text, variables);
+                report.estimated_input_tokens += tokens(prompt);
+                std::int64_t out = 4 + count * (passage_tokens + 2);
+                if (config.max_tokens) out = std::min<std::int64_t>(out, *config.max_tokens);
+                report.estimated_output_tokens += out;
+            }
         }
-        // Backtranslation prompts quote texts not written yet: the template's length plus one
-        // generated passage each.
+        // Backtranslation prompts quote texts not written yet: the template with a generated
+        // passage in place of y.
         report.estimated_input_tokens +=
-            per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + words * 14 / 10);
+            per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + passage_tokens);
         report.estimated_output_tokens += per_passage.backtranslation_calls * label_output;
+        report.estimated_embedding_tokens +=
+            tokens(passage.text) + (per_passage.embedded_texts - 1) * passage_tokens;
         if (walk) walk_passage(*walk, config, task, labels, passage, variables, embeddings_cached);
     }
     report.chat_calls_to_make = report.calls.chat_calls - report.cached_calls - report.calls.shared;
     report.texts_to_embed =
         report.calls.embedded_texts - report.cached_embedded_texts - report.shared_embedded_texts;
     report.calls.embedding_requests = -1;  // depends on the provider's batch size and on sharing
+    {
+        // Dollars for what is still to be made: the estimated tokens in the share of calls and
+        // texts neither cached nor shared.
+        const auto share = [](std::int64_t part, std::int64_t whole) {
+            return whole > 0 ? static_cast<double>(std::max<std::int64_t>(0, part)) / static_cast<double>(whole) : 0.0;
+        };
+        const double chat_share = share(report.chat_calls_to_make, report.calls.chat_calls);
+        const double text_share = share(report.texts_to_embed, report.calls.embedded_texts);
+        const auto scaled = [](std::int64_t tokens, double by) {
+            return static_cast<std::int64_t>(std::llround(static_cast<double>(tokens) * by));
+        };
+        const auto table = price_table_for(config.price_table);
+        report.cost = cost_of(table.get(), resolved.chat_provider, resolved.chat_model,
+                              scaled(report.estimated_input_tokens, chat_share), 0,
+                              scaled(report.estimated_output_tokens, chat_share),
+                              resolved.embedding_provider, resolved.embedding_model,
+                              scaled(report.estimated_embedding_tokens, text_share));
+    }
     report.warnings = size_warnings(config);
     if (const std::string warning = cache_warning(config); !warning.empty())
         report.warnings.push_back(warning);

@@ -43,6 +43,8 @@
 #include <string>
 #include <vector>
 
+#include "llmvalidate/accounting.hpp"
+#include "llmvalidate/pricing.hpp"
 #include "llmvalidate/stats.hpp"
 
 namespace llmv::pipeline {
@@ -142,6 +144,9 @@ struct ValidationConfig {
     // own row, llmv.input.invalid_encoding) or "latin1" (each byte is one ISO 8859-1 character).
     std::string input_encoding = "utf-8";
     bool dry_run = false;  // count the calls and tokens, make none
+    // The price table (prompts/prices.csv's columns) for the dry run's and the run's dollars;
+    // empty: LLMV_PRICE_TABLE, else the shipped prompts/prices.csv.
+    std::string price_table;
     bool keep_texts = false;  // PassageResult keeps the generated texts and answers
     // Reading a finished run back (read_generations): every chat answer comes from the cache
     // (or from the simulated provider, which recomputes it); a request the cache does not hold
@@ -258,6 +263,10 @@ struct DryRunReport {
     std::int64_t texts_to_embed = 0;
     std::int64_t estimated_input_tokens = 0;
     std::int64_t estimated_output_tokens = 0;
+    std::int64_t estimated_embedding_tokens = 0;  // of every text embedded, made or cached
+    // The price of the calls and texts still to be made (the estimated tokens in the share not
+    // cached nor shared), synchronously and with the batch API, at the price table's prices.
+    CostEstimate cost;
     // Calls whose count depends on answers not yet known (β̂ decides which pool is
     // backtranslated): the counts above assume each passage's R annotations are made.
     std::string note;
@@ -287,6 +296,10 @@ struct BatchResult {
     // (R: llm_cache_import()) adds them to a cache. Empty when every answer reached the cache.
     std::string unwritten_file;
     std::size_t unwritten_answers = 0;
+    // Tokens per model as the providers reported them (cache hits cost nothing), and what they
+    // cost at the price table's prices (synchronous APIs).
+    std::map<std::string, ModelUsage> usage;
+    CostEstimate cost;
 };
 
 // Pulls the next passage into `out`; returns false at the end of the input. Lets a batch read

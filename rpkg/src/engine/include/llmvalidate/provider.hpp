@@ -79,6 +79,12 @@ struct ChatRequest {
     // names it where the API wants a name (OpenAI json_schema.name, the tool name).
     std::string json_schema;
     std::string schema_name = "answer";
+    // How many leading characters of the first message are shared by many requests of a run
+    // (a simulation prompt sent for every call of a pool, the annotation template before the
+    // text a backtranslation quotes). Providers with explicit prompt caching mark it (Anthropic:
+    // cache_control on a first content block holding it); 0: none. Not in canonical_json(): it
+    // changes how the request is billed, not what the model reads, so the cache keys stay.
+    std::size_t cache_prefix = 0;
     // Not part of the wire request: the draw index lives in the cache key only.
 
     // Convenience: a one-message request.
@@ -94,7 +100,8 @@ struct ChatResult {
         finish_reason;     // the provider's own word: "stop", "end_turn", "length", "refusal", ...
     bool refused = false;  // the model declined (OpenAI `refusal`, Anthropic stop_reason "refusal")
     std::string model;     // the model the provider says answered
-    std::int64_t input_tokens = 0;
+    std::int64_t input_tokens = 0;  // every input token, those read from the prompt cache included
+    std::int64_t cached_input_tokens = 0;  // of them, read from the provider's prompt cache
     std::int64_t output_tokens = 0;
     ProviderError error;  // meaningful when !ok
 };

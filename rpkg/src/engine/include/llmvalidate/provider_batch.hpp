@@ -1,0 +1,85 @@
+// Provider batch APIs, as requests and parsers (no socket: the transport sends them).
+//   OpenAI Batch API: the lines as a JSON-lines file uploaded to {base}/files (purpose
+//   "batch"), a batch created on it at {base}/batches (completion window 24h), polled at
+//   {base}/batches/{id}; the answers in its output file and the failed lines in its error file
+//   ({base}/files/{id}/content). Chat completions and embeddings.
+//   Anthropic Message Batches: {base}/v1/messages/batches with the requests inline, polled at
+//   .../{id}; the results stream at .../{id}/results.
+// Each line stands for one synchronous request, built by the provider as usual: its URL and
+// headers give the batch endpoint and the credentials, its body is the line's body. A line's
+// answer is handed back as the HttpResponse the synchronous call would have given (status 200
+// and the same body), so the provider's parse_response() reads it and the cache stores it under
+// the same key. Bedrock's batch inference needs S3 and is not supported.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "llmvalidate/http.hpp"
+
+namespace llmv {
+
+// One request of a batch. custom_id: the request's cache key hash (64 hex characters, within
+// both APIs' limits), so that answers go back to their keys.
+struct BatchLine {
+    std::string custom_id;
+    HttpRequest request;  // the synchronous request, as the provider built it
+};
+
+struct BatchStatus {
+    std::string id;
+    std::string status;  // the provider's word (OpenAI: validating, in_progress, finalizing,
+                         // completed, expired, cancelling, cancelled, failed; Anthropic:
+                         // in_progress, canceling, ended)
+    bool ended = false;   // no line will change any more: fetch the results
+    bool failed = false;  // refused as a whole (OpenAI "failed"): no line ran
+    std::size_t total = 0, succeeded = 0, failed_lines = 0;
+    std::string output_file;  // OpenAI: the output file's id
+    std::string error_file;   // OpenAI: the error file's id
+    std::string results_url;  // Anthropic
+    std::string message;      // why a batch failed
+};
+
+// One line's outcome.
+struct BatchLineResult {
+    std::string custom_id;
+    bool ok = false;
+    HttpResponse response;  // ok: the synchronous answer (status 200 and its body)
+    std::string error;      // otherwise: what happened (expired, cancelled, errored: message)
+};
+
+struct BatchResults {
+    std::vector<BatchLineResult> lines;
+    // Lines that could not be read (a results file cut short): their custom_ids are unknown,
+    // so the lines missing from `lines` are to be asked again.
+    std::size_t unreadable = 0;
+};
+
+enum class BatchApiKind { openai, anthropic };
+
+// The batch API of a provider's synchronous request (its URL decides): OpenAI-compatible
+// ".../chat/completions" and ".../embeddings", Anthropic ".../v1/messages". Throws
+// llmv::Error (llmv.input.invalid_argument) for any other endpoint (Bedrock, Ollama, Azure).
+BatchApiKind batch_api_for(const HttpRequest& synchronous);
+
+// OpenAI: step 1, the upload of the lines (multipart/form-data); step 2, the batch on the
+// uploaded file; `metadata` (JSON object text, may be empty) is kept with the batch.
+HttpRequest openai_batch_upload(const std::vector<BatchLine>& lines);
+std::string openai_uploaded_file_id(const HttpResponse& response);  // throws llmv::Error
+HttpRequest openai_batch_create(const HttpRequest& synchronous, const std::string& file_id,
+                                const std::string& metadata = "");
+HttpRequest openai_file_content(const HttpRequest& synchronous, const std::string& file_id);
+BatchResults openai_batch_results(const std::string& output_file, const std::string& error_file);
+
+// Anthropic: one request creates the batch.
+HttpRequest anthropic_batch_create(const std::vector<BatchLine>& lines);
+BatchResults anthropic_batch_results(const std::string& results);
+
+// Both: polling, cancelling, reading a batch object.
+HttpRequest batch_poll(const HttpRequest& synchronous, const std::string& batch_id);
+HttpRequest batch_cancel(const HttpRequest& synchronous, const std::string& batch_id);
+HttpRequest batch_results_request(const HttpRequest& synchronous, const BatchStatus& status);
+BatchStatus parse_batch_status(BatchApiKind kind, const HttpResponse& response);  // throws
+
+}  // namespace llmv

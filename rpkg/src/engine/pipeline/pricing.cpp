@@ -1,0 +1,275 @@
+// The price table (prompts/prices.csv) and the arithmetic of a run's cost (pricing.hpp).
+#include "llmvalidate/pricing.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/resolution.hpp"
+#include "pipeline/engine.hpp"
+#include "pipeline/simulated.hpp"
+#include "llmvalidate/task.hpp"
+
+namespace llmv {
+
+namespace {
+
+std::string trim(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r");
+    if (first == std::string::npos) return "";
+    const auto last = text.find_last_not_of(" \t\r");
+    return text.substr(first, last - first + 1);
+}
+
+std::vector<std::string> split_fields(const std::string& line) {
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream in(line);
+    while (std::getline(in, field, ',')) fields.push_back(trim(field));
+    if (!line.empty() && line.back() == ',') fields.emplace_back();
+    return fields;
+}
+
+// A price: empty is "not given" (false); otherwise a finite number >= 0.
+bool read_price(const std::string& value, double& into, const std::string& column,
+                const std::string& where) {
+    if (value.empty()) return false;
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    if (end == value.c_str() || *end != '\0' || !std::isfinite(number) || number < 0) {
+        throw_invalid(code::invalid_argument, column + " (" + where + ")", value,
+                      "a price in US dollars per million tokens (a number >= 0), or empty");
+    }
+    into = number;
+    return true;
+}
+
+bool file_exists(const std::string& path) {
+    struct stat info {};
+    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+bool is_free_provider(const std::string& provider) {
+    // Computed on this machine: nothing is paid.
+    return provider == pipeline::simulated_provider_name || provider == pipeline::hashed_embedding_name ||
+           provider == "ollama";
+}
+
+}  // namespace
+
+const ModelPrice* PriceTable::find(const std::string& provider, const std::string& model) const {
+    const ModelPrice* best = nullptr;
+    for (const ModelPrice& row : rows) {
+        if (row.provider != provider) continue;
+        if (row.model == model) return &row;
+        // A dated or versioned name: the longest listed name it extends.
+        if (model.size() > row.model.size() && model.compare(0, row.model.size(), row.model) == 0 &&
+            model[row.model.size()] == '-' && (!best || row.model.size() > best->model.size())) {
+            best = &row;
+        }
+    }
+    return best;
+}
+
+PriceTable parse_price_table(const std::string& text, const std::string& source) {
+    PriceTable table;
+    table.source = source;
+    std::istringstream in(text);
+    std::string line;
+    std::map<std::string, std::size_t> columns;
+    int number = 0;
+    static const char* required[] = {"provider", "model", "input", "cached_input", "output",
+                                     "embedding", "batch_discount", "checked"};
+    while (std::getline(in, line)) {
+        ++number;
+        const std::string content = trim(line);
+        if (content.empty() || content[0] == '#') continue;
+        const std::vector<std::string> fields = split_fields(content);
+        const std::string where = source + ", line " + std::to_string(number);
+        if (columns.empty()) {
+            for (std::size_t i = 0; i < fields.size(); ++i) columns[fields[i]] = i;
+            for (const char* name : required) {
+                if (!columns.count(name)) {
+                    throw_invalid(code::invalid_argument, "the price table's header (" + where + ")",
+                                  content,
+                                  "the columns provider, model, input, cached_input, output, "
+                                  "embedding, batch_discount, checked (in any order)");
+                }
+            }
+            continue;
+        }
+        if (fields.size() != columns.size()) {
+            throw_invalid(code::invalid_argument, "a price table row (" + where + ")", content,
+                          std::to_string(columns.size()) + " comma-separated fields, as the header");
+        }
+        const auto field = [&](const char* name) { return fields[columns.at(name)]; };
+        ModelPrice row;
+        row.provider = field("provider");
+        row.model = field("model");
+        if (row.provider.empty() || row.model.empty()) {
+            throw_invalid(code::invalid_argument, "provider and model (" + where + ")", content,
+                          "a provider name and a model name on every row");
+        }
+        const bool input = read_price(field("input"), row.input, "input", where);
+        const bool output = read_price(field("output"), row.output, "output", where);
+        if (input != output) {
+            throw_invalid(code::invalid_argument, "input and output (" + where + ")", content,
+                          "both prices of a chat model, or neither (an embedding model)");
+        }
+        row.has_chat = input;
+        row.cached_input = row.input;
+        read_price(field("cached_input"), row.cached_input, "cached_input", where);
+        row.has_embedding = read_price(field("embedding"), row.embedding, "embedding", where);
+        if (!row.has_chat && !row.has_embedding) {
+            throw_invalid(code::invalid_argument, "prices (" + where + ")", content,
+                          "input and output prices (a chat model) or an embedding price");
+        }
+        row.has_batch = read_price(field("batch_discount"), row.batch_discount, "batch_discount", where);
+        if (row.batch_discount >= 1) {
+            throw_invalid(code::invalid_argument, "batch_discount (" + where + ")",
+                          field("batch_discount"),
+                          "the share taken off by the batch API, from 0 to below 1 (0.5: half)");
+        }
+        row.checked = field("checked");
+        table.rows.push_back(std::move(row));
+    }
+    if (columns.empty()) {
+        throw_invalid(code::invalid_argument, "the price table", source,
+                      "a CSV file with a header line (provider,model,input,cached_input,output,"
+                      "embedding,batch_discount,checked) and one row per model");
+    }
+    return table;
+}
+
+PriceTable load_price_table(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        throw_invalid(code::invalid_argument, "price_table", path,
+                      "a readable CSV file of prices (the shipped one is prompts/prices.csv)");
+    }
+    std::ostringstream content;
+    content << file.rdbuf();
+    return parse_price_table(content.str(), path);
+}
+
+std::string default_price_table_path() {
+    if (const char* env = std::getenv("LLMV_PRICE_TABLE"); env && *env) return env;
+    try {
+        return prompts_directory() + "/prices.csv";
+    } catch (const Error&) {
+        return "";
+    }
+}
+
+std::unique_ptr<PriceTable> price_table_for(const std::string& path) {
+    if (!path.empty()) return std::make_unique<PriceTable>(load_price_table(path));
+    const std::string fallback = default_price_table_path();
+    if (fallback.empty()) return nullptr;
+    // LLMV_PRICE_TABLE is the user's own choice: it must load.
+    if (const char* env = std::getenv("LLMV_PRICE_TABLE"); env && *env)
+        return std::make_unique<PriceTable>(load_price_table(fallback));
+    if (!file_exists(fallback)) return nullptr;
+    return std::make_unique<PriceTable>(load_price_table(fallback));
+}
+
+CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
+                     const std::string& chat_model, std::int64_t input_tokens,
+                     std::int64_t cached_input_tokens, std::int64_t output_tokens,
+                     const std::string& embedding_provider, const std::string& embedding_model,
+                     std::int64_t embedding_tokens) {
+    CostEstimate estimate;
+    if (table) estimate.table = table->source;
+    std::vector<std::string> unpriced;
+    const auto price = [&](CostLine line) {
+        const double per = 1e-6;
+        if (is_free_provider(line.provider)) {
+            line.priced = true;
+        } else if (const ModelPrice* row = table ? table->find(line.provider, line.model) : nullptr;
+                   row && (line.role == "chat" ? row->has_chat : row->has_embedding)) {
+            line.priced = true;
+            line.checked = row->checked;
+            line.dollars = line.role == "chat"
+                               ? per * (static_cast<double>(line.input_tokens) * row->input +
+                                        static_cast<double>(line.cached_input_tokens) * row->cached_input +
+                                        static_cast<double>(line.output_tokens) * row->output)
+                               : per * static_cast<double>(line.input_tokens) * row->embedding;
+            line.batch_available = row->has_batch;
+            line.batch_dollars = line.dollars * (1.0 - (row->has_batch ? row->batch_discount : 0.0));
+        }
+        if (!line.priced) {
+            if (line.input_tokens + line.cached_input_tokens + line.output_tokens > 0) {
+                estimate.complete = false;
+                unpriced.push_back(line.provider + " " + line.model);
+            }
+        } else {
+            estimate.dollars += line.dollars;
+            estimate.batch_dollars += line.batch_dollars;
+        }
+        estimate.lines.push_back(std::move(line));
+    };
+    CostLine chat;
+    chat.role = "chat";
+    chat.provider = chat_provider;
+    chat.model = chat_model;
+    chat.input_tokens = input_tokens;
+    chat.cached_input_tokens = cached_input_tokens;
+    chat.output_tokens = output_tokens;
+    price(std::move(chat));
+    if (!embedding_provider.empty()) {
+        CostLine embedding;
+        embedding.role = "embedding";
+        embedding.provider = embedding_provider;
+        embedding.model = embedding_model;
+        embedding.input_tokens = embedding_tokens;
+        price(std::move(embedding));
+    }
+    if (!unpriced.empty()) {
+        std::string names;
+        for (const std::string& name : unpriced) names += (names.empty() ? "" : ", ") + name;
+        estimate.note = table ? "No price in " + table->source + " for " + names +
+                                    ": its cost is not in the total; add a row to a copy of the "
+                                    "table and point LLMV_PRICE_TABLE at it."
+                              : "No price table was found (prompts/prices.csv); set "
+                                "LLMV_PRICE_TABLE to a table of your own.";
+    }
+    return estimate;
+}
+
+std::string format_dollars(double dollars) {
+    char buffer[64];
+    if (dollars > 0 && dollars < 10) {
+        std::snprintf(buffer, sizeof buffer, "$%.4f", dollars);
+    } else {
+        std::snprintf(buffer, sizeof buffer, "$%.2f", dollars);
+    }
+    return buffer;
+}
+
+}  // namespace llmv
+
+namespace llmv::pipeline {
+
+CostEstimate cost_of_usage(const std::map<std::string, ModelUsage>& usage, const PriceTable* table,
+                           const std::string& chat_provider, const std::string& chat_model,
+                           const std::string& embedding_provider,
+                           const std::string& embedding_model) {
+    ModelUsage chat, embedding;
+    if (auto found = usage.find(chat_model); found != usage.end()) chat = found->second;
+    if (embedding_model != chat_model) {
+        if (auto found = usage.find(embedding_model); found != usage.end()) embedding = found->second;
+    }
+    const auto as_int = [](std::uint64_t value) { return static_cast<std::int64_t>(value); };
+    const std::uint64_t cached = std::min(chat.cached_input_tokens, chat.input_tokens);
+    return cost_of(table, chat_provider, chat_model, as_int(chat.input_tokens - cached), as_int(cached),
+                   as_int(chat.output_tokens), embedding_provider, embedding_model,
+                   as_int(embedding.input_tokens));
+}
+
+}  // namespace llmv::pipeline
