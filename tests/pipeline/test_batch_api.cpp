@@ -1,0 +1,216 @@
+// Batch-API runs against the fake server: the same results, bit for bit, as the synchronous
+// run with the same seed, from exactly the same requests, each submitted once; a run stopped
+// after its second phase was submitted resumes without submitting anything twice; lines that
+// fail inside a batch are asked again.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fake_server/fake_server.hpp"
+#include "llmvalidate/cache.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
+
+namespace fs = std::filesystem;
+using namespace llmv;
+using namespace llmv::pipeline;
+
+namespace {
+
+std::string temp_cache(const std::string& name) {
+    static int counter = 0;
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    fs::path dir = fs::temp_directory_path() /
+                   ("llmv-batchapi-" + std::to_string(stamp) + "-" + std::to_string(++counter));
+    fs::create_directories(dir);
+    return (dir / (name + ".sqlite")).string();
+}
+
+// 20 sentences in the style of financial news (written for this test).
+std::vector<PassageInput> sentences() {
+    const char* verbs[] = {"rose", "fell", "was unchanged", "doubled", "dropped sharply"};
+    const char* items[] = {"operating profit", "net sales", "the order backlog", "quarterly revenue"};
+    std::vector<PassageInput> passages;
+    for (int i = 0; i < 20; ++i) {
+        PassageInput passage;
+        passage.id = std::to_string(i + 1);
+        passage.text = std::string("The company said ") + items[i % 4] + " " + verbs[i % 5] + " in the period to EUR " +
+                       std::to_string(10 + i) + " million.";
+        passages.push_back(passage);
+    }
+    return passages;
+}
+
+ValidationConfig config_for(const fake::FakeServer& server, const std::string& cache) {
+    ValidationConfig config;
+    config.task_path = "financial_phrasebank";
+    config.provider = "openai";
+    config.model = "gpt-4o-mini";
+    config.base_url = server.base_url() + "/v1";
+    config.api_key = "test-key";
+    config.embedding_provider = "openai";
+    config.embedding_model = "text-embedding-3-small";
+    config.cache_path = cache;
+    config.m = 20;
+    config.n = 5;
+    config.tests.permutations = 99;
+    config.tests.seed = 7;
+    return config;
+}
+
+// The request bodies the server answered, by endpoint, synchronous or from batches.
+std::multiset<std::string> bodies(const fake::FakeServer& server, const std::string& endpoint, bool batch) {
+    std::multiset<std::string> set;
+    for (const auto& served : server.served()) {
+        if (served.endpoint != endpoint || served.batch_id.empty() == batch) continue;
+        nlohmann::json body = nlohmann::json::parse(served.request_body);
+        set.insert(body.dump());
+    }
+    return set;
+}
+
+void check_identical(const BatchResult& a, const BatchResult& b) {
+    REQUIRE(a.passages.size() == b.passages.size());
+    for (std::size_t i = 0; i < a.passages.size(); ++i) {
+        const PassageResult& x = a.passages[i];
+        const PassageResult& y = b.passages[i];
+        INFO("passage " << x.id << ": " << x.error_message << " / " << y.error_message);
+        REQUIRE(x.ok);
+        REQUIRE(y.ok);
+        CHECK(x.label == y.label);
+        CHECK(x.verdict_name == y.verdict_name);
+        CHECK(x.tests.validation.statistic == y.tests.validation.statistic);
+        CHECK(x.tests.validation.p_value == y.tests.validation.p_value);
+        CHECK(x.tests.backtranslation.accuracy == y.tests.backtranslation.accuracy);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a batch-API run gives the synchronous run's results from the same requests, each submitted once") {
+    fake::FakeServer server;
+    server.start();
+    const std::vector<PassageInput> passages = sentences();
+    const BatchResult synchronous = validate_batch(config_for(server, temp_cache("sync")), passages);
+    const auto sync_chat = bodies(server, "openai.chat", false);
+    const auto sync_embeddings = bodies(server, "openai.embeddings", false);
+    server.reset_counters();
+
+    BatchApiOptions options;
+    options.poll_interval_seconds = 0;
+    BatchApiReport report;
+    const std::string cache = temp_cache("batch");
+    const BatchResult batched = validate_with_batch_api(config_for(server, cache), passages, {}, options, &report);
+    check_identical(synchronous, batched);
+    CHECK(server.count("openai.chat") == 0);
+    CHECK(server.count("openai.embeddings") == 0);
+    const auto batch_chat = bodies(server, "openai.chat", true);
+    CHECK(batch_chat == sync_chat);  // the same set, each once (a multiset)
+    // Phases: annotation, simulation, backtranslation (chat); embeddings with the first and last.
+    std::size_t chat_batches = 0;
+    for (const auto& [id, lines] : server.batches()) (void)lines, ++chat_batches;
+    CHECK(report.submitted.size() == server.batches().size());
+    CHECK(chat_batches >= 3);
+    CHECK(report.synchronous_requests == 0);
+    // Embedded texts: the same set of texts (grouped differently).
+    std::multiset<std::string> sync_texts, batch_texts;
+    for (const auto& body : sync_embeddings)
+        for (const auto& text : nlohmann::json::parse(body)["input"]) sync_texts.insert(text.get<std::string>());
+    for (const auto& body : bodies(server, "openai.embeddings", true))
+        for (const auto& text : nlohmann::json::parse(body)["input"]) batch_texts.insert(text.get<std::string>());
+    CHECK(batch_texts == sync_texts);
+    // A later synchronous run with the batch run's cache makes no call.
+    server.reset_counters();
+    const BatchResult again = validate_batch(config_for(server, cache), passages);
+    CHECK(server.total_count() == 0);
+    check_identical(synchronous, again);
+}
+
+TEST_CASE("a batch-API run stopped after its second phase was submitted resumes without submitting twice") {
+    fake::FakeServer server;
+    server.start();
+    const std::vector<PassageInput> passages = sentences();
+    const BatchResult synchronous = validate_batch(config_for(server, temp_cache("sync")), passages);
+    const auto sync_chat = bodies(server, "openai.chat", false);
+    server.reset_counters();
+
+    const std::string cache = temp_cache("batch");
+    BatchApiOptions options;
+    options.poll_interval_seconds = 0;
+    options.submit_only = true;
+    BatchApiReport first, second;
+    const BatchResult none = validate_with_batch_api(config_for(server, cache), passages, {}, options, &first);
+    CHECK(first.waiting);
+    CHECK(none.passages.empty());
+    // Each call polls the batches out once: the first finds phase 1 still in progress (the
+    // fake server answers a batch at its second poll), a later one reads them and submits phase 2.
+    int calls = 0;
+    while (second.submitted.empty() && calls++ < 5) {
+        second = BatchApiReport();
+        validate_with_batch_api(config_for(server, cache), passages, {}, options, &second);
+        CHECK(second.waiting);
+    }
+    CHECK(calls >= 2);  // phase 1 has a chat and an embedding batch, each polled once per call
+    CHECK(second.submitted.size() >= 1);  // phase 2 is out
+    const std::size_t before = server.batches().size();
+    {
+        Cache registry(cache);
+        CHECK(registry.provider_batches("submitted").size() == second.submitted.size());
+    }
+    // The run is stopped here; the same command without --submit-only finishes it.
+    options.submit_only = false;
+    BatchApiReport last;
+    const BatchResult finished = validate_with_batch_api(config_for(server, cache), passages, {}, options, &last);
+    check_identical(synchronous, finished);
+    CHECK(server.batches().size() > before);
+    // Every request once over all the batches: the same multiset as the synchronous run's.
+    CHECK(bodies(server, "openai.chat", true) == sync_chat);
+    Cache registry(cache);
+    CHECK(registry.provider_batches("submitted").empty());
+}
+
+TEST_CASE("lines that fail inside a batch are asked again, and the results stay the synchronous ones") {
+    fake::FakeServer server;
+    server.start();
+    const std::vector<PassageInput> passages = sentences();
+    const BatchResult synchronous = validate_batch(config_for(server, temp_cache("sync")), passages);
+    server.reset_counters();
+    fake::BatchScript errored;
+    errored.kind = fake::BatchScript::Kind::errored_lines;
+    errored.every = 4;
+    fake::BatchScript expired;
+    expired.kind = fake::BatchScript::Kind::expire_part;
+    expired.done_share = 0.6;
+    fake::BatchScript cut;
+    cut.kind = fake::BatchScript::Kind::truncated_results;
+    server.push_batch_scripts({errored, expired, cut});
+    server.push_faults("openai.batches", {fake::Fault::http(429, "0"), fake::Fault::http(429, "0")});
+    BatchApiOptions options;
+    options.poll_interval_seconds = 0;
+    options.sync_retry_max = 3;
+    BatchApiReport report;
+    const BatchResult batched =
+        validate_with_batch_api(config_for(server, temp_cache("batch")), passages, {}, options, &report);
+    check_identical(synchronous, batched);
+    CHECK(report.submitted.size() > 3);
+}
+
+TEST_CASE("batch-API runs need a cache file and a provider with a batch API") {
+    fake::FakeServer server;
+    server.start();
+    ValidationConfig config = config_for(server, "");
+    CHECK_THROWS_WITH(validate_with_batch_api(config, sentences(), {}, {}),
+                      Catch::Matchers::Contains("`cache`") && Catch::Matchers::Contains("a cache file"));
+    config = config_for(server, temp_cache("x"));
+    config.provider = "simulated";
+    config.embedding_provider = "hashed";
+    CHECK_THROWS_WITH(validate_with_batch_api(config, sentences(), {}, {}),
+                      Catch::Matchers::Contains("batch_api") && Catch::Matchers::Contains("Bedrock"));
+}
