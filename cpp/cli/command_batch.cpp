@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -50,6 +51,9 @@ CommandSpec batch_spec() {
             {"--where", "", "COND", "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), e.g. agreement=50|66."},
             {"--sample", "", "N", "Validate N rows drawn at random (after --where); the same seed draws the same rows in R (llm_sample()) and Stata."},
             {"--sample-seed", "", "SEED", "Seed of --sample (default 1)."},
+            {"--batch-api", "", "", "Send the requests through the provider's batch API (openai, anthropic) at its batch price: one provider batch per phase, resumable with the same command (the batch ids are kept in the cache file)."},
+            {"--poll-interval", "", "SECONDS", "With --batch-api: seconds between two polls of a batch in progress (default 30)."},
+            {"--submit-only", "", "", "With --batch-api: submit the next phase's batches (or poll those out, once) and exit; run the same command again to go on."},
         },
         0,
     };
@@ -365,7 +369,38 @@ int command_batch(const std::vector<std::string>& args) {
         }
     };
     const pipeline::PassageSource source = [&](pipeline::PassageInput& input) { return next_passage(input); };
-    pipeline::BatchResult batch = pipeline::validate_stream(config, source, callbacks, false);
+    pipeline::BatchResult batch;
+    if (parsed.has("--batch-api")) {
+        // Every phase covers every passage: the rows are read at once.
+        std::vector<pipeline::PassageInput> passages;
+        pipeline::PassageInput input;
+        while (next_passage(input)) passages.push_back(input);
+        pipeline::BatchApiOptions batch_options;
+        batch_options.submit_only = parsed.has("--submit-only");
+        if (parsed.has("--poll-interval")) {
+            const std::string value = parsed.value("--poll-interval");
+            char* end = nullptr;
+            batch_options.poll_interval_seconds = std::strtod(value.c_str(), &end);
+            if (end == value.c_str() || *end != '\0' || !(batch_options.poll_interval_seconds >= 0)) {
+                throw_invalid(code::invalid_argument, "--poll-interval", value, "a number of seconds >= 0");
+            }
+        }
+        batch_options.on_status = [](const std::string& line) { std::cerr << "Batch API: " << line << "\n"; };
+        pipeline::BatchApiReport report;
+        batch = pipeline::validate_with_batch_api(config, passages, callbacks, batch_options, &report, false);
+        if (report.waiting) {
+            bar.finish();
+            std::cerr << "Batch API: waiting for the provider; run the same command again to go on.\n";
+            return exit_ok;
+        }
+        std::cerr << "Batch API: " << report.batch_requests << " requests in " << report.submitted.size()
+                  << " provider batches by this command, " << report.synchronous_requests
+                  << " retries sent synchronously, " << report.phases << " passes.\n";
+    } else {
+        if (parsed.has("--submit-only") || parsed.has("--poll-interval"))
+            throw_usage(spec.name, "options `--submit-only` and `--poll-interval` need `--batch-api`.");
+        batch = pipeline::validate_stream(config, source, callbacks, false);
+    }
     bar.finish();
     if (!*out) throw Error(code::io, "writing the rows failed (disk full?)");
     if (generations) generations->close();

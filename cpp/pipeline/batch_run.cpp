@@ -93,7 +93,12 @@ class BatchRunner {
         }
         // Everything is in the cache: the run reads it (no call).
         BatchResult result = validate_batch(config_, passages_, callbacks_, keep_results);
+        // What the batches' answers counted, priced (cost.batch_dollars is what was paid).
         for (const auto& [model, usage] : usage_) result.usage[model] += usage;
+        const ResolvedProviders resolved = resolve_providers(config_);
+        const auto table = price_table_for(config_.price_table);
+        result.cost = cost_of_usage(result.usage, table.get(), resolved.chat_provider, resolved.chat_model,
+                                    resolved.embedding_provider, resolved.embedding_model);
         return result;
     }
 

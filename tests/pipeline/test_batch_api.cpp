@@ -10,9 +10,11 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/cli_runner.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
@@ -213,4 +215,59 @@ TEST_CASE("batch-API runs need a cache file and a provider with a batch API") {
     config.embedding_provider = "hashed";
     CHECK_THROWS_WITH(validate_with_batch_api(config, sentences(), {}, {}),
                       Catch::Matchers::Contains("batch_api") && Catch::Matchers::Contains("Bedrock"));
+}
+
+TEST_CASE("CLI batch --batch-api: --submit-only until the last phase, then the rows of the synchronous run", "[cli]") {
+    fake::FakeServerOptions keyless;
+    keyless.api_key = "";  // like a local server: the CLI sends no key
+    fake::FakeServer server(keyless);
+    server.start();
+    cli_test::TempDir dir;
+    cli_test::write_file(dir.file("in.csv"),
+                         "id,text\nq1,Operating profit rose to EUR 13.1 mn from EUR 8.7 mn.\n"
+                         "q2,The company expects its net sales to decrease in 2009.\n");
+    const auto args = [&](const std::string& cache, const std::string& output, std::vector<std::string> extra) {
+        std::vector<std::string> list = {"batch", "--task", "financial_phrasebank", "--input", dir.file("in.csv"),
+                                         "--id-column", "id", "--output", dir.file(output), "--provider", "openai",
+                                         "--model", "gpt-4o-mini", "--base-url", server.base_url() + "/v1",
+                                         "--embedding-provider", "openai", "--embedding-model",
+                                         "text-embedding-3-small", "-M", "10", "-n", "5", "--permutations", "99",
+                                         "--seed", "3", "--cache", dir.file(cache), "--quiet"};
+        for (auto& arg : extra) list.push_back(arg);
+        return list;
+    };
+    const cli_test::CliResult synchronous = cli_test::run_cli(args("sync.sqlite", "sync.csv", {}));
+    INFO(synchronous.err);
+    REQUIRE(synchronous.exit_code == 0);
+    int runs = 0;
+    cli_test::CliResult step;
+    do {
+        step = cli_test::run_cli(args("batch.sqlite", "batch.csv", {"--batch-api", "--submit-only"}));
+        INFO(step.err);
+        REQUIRE(step.exit_code == 0);
+    } while (step.err.find("waiting for the provider") != std::string::npos && ++runs < 20);
+    CHECK(runs > 2);  // one call per phase and poll
+    CHECK_THAT(step.err, Catch::Matchers::Contains("provider batches"));
+    // The rows: those of the synchronous run, but for the call counts.
+    const auto rows = [](const std::string& text) {
+        std::vector<std::string> lines;
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line)) lines.push_back(line);
+        return lines;
+    };
+    const auto sync_rows = rows(cli_test::read_file(dir.file("sync.csv")));
+    const auto batch_rows = rows(cli_test::read_file(dir.file("batch.csv")));
+    REQUIRE(sync_rows.size() == 3);
+    REQUIRE(batch_rows.size() == 3);
+    const auto before_counts = [](const std::string& row) { return row.substr(0, row.find(",gpt-4o-mini")); };
+    for (std::size_t i = 0; i < 3; ++i) CHECK(before_counts(sync_rows[i]) == before_counts(batch_rows[i]));
+
+    const cli_test::CliResult usage = cli_test::run_cli(args("x.sqlite", "x.csv", {"--submit-only"}));
+    CHECK(usage.exit_code != 0);
+    CHECK_THAT(usage.err, Catch::Matchers::Contains("--batch-api"));
+    const cli_test::CliResult interval =
+        cli_test::run_cli(args("x.sqlite", "x.csv", {"--batch-api", "--poll-interval", "soon"}));
+    CHECK(interval.exit_code != 0);
+    CHECK_THAT(interval.err, Catch::Matchers::Contains("--poll-interval") && Catch::Matchers::Contains("soon"));
 }
