@@ -328,6 +328,55 @@ void Cache::put_many(const std::vector<std::pair<CacheKey, CacheEntry>>& entries
     });
 }
 
+namespace {
+
+const char* provider_batches_table =
+    "CREATE TABLE IF NOT EXISTS provider_batches(id TEXT PRIMARY KEY, api TEXT NOT NULL, "
+    "kind TEXT NOT NULL, state TEXT NOT NULL, lines TEXT NOT NULL, request TEXT NOT NULL, "
+    "created_unix INTEGER NOT NULL)";
+
+}  // namespace
+
+void Cache::put_provider_batch(const ProviderBatchRecord& record) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->exec(provider_batches_table);
+    Statement statement(impl_->db,
+                        "INSERT OR REPLACE INTO provider_batches(id, api, kind, state, lines, request, "
+                        "created_unix) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        impl_->path);
+    statement.bind(1, record.id);
+    statement.bind(2, record.api);
+    statement.bind(3, record.kind);
+    statement.bind(4, record.state);
+    statement.bind(5, record.lines);
+    statement.bind(6, record.request);
+    statement.bind(7, record.created_unix);
+    statement.step();
+}
+
+std::vector<ProviderBatchRecord> Cache::provider_batches(const std::string& state) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->exec(provider_batches_table);
+    Statement statement(impl_->db,
+                        "SELECT id, api, kind, state, lines, request, created_unix FROM provider_batches "
+                        "WHERE ?1 = '' OR state = ?1 ORDER BY created_unix, rowid",
+                        impl_->path);
+    statement.bind(1, state);
+    std::vector<ProviderBatchRecord> records;
+    while (statement.step()) {
+        ProviderBatchRecord record;
+        record.id = statement.text(0);
+        record.api = statement.text(1);
+        record.kind = statement.text(2);
+        record.state = statement.text(3);
+        record.lines = statement.text(4);
+        record.request = statement.text(5);
+        record.created_unix = statement.integer(6);
+        records.push_back(std::move(record));
+    }
+    return records;
+}
+
 std::uint64_t Cache::count(const std::string& model) {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     if (model.empty()) {

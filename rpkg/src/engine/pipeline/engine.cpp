@@ -153,8 +153,8 @@ std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) {
 class Engine {
 public:
     Engine(const ValidationConfig& config, const BatchCallbacks& callbacks, bool keep_results,
-           std::size_t passages_total)
-        : config_(config), callbacks_(callbacks), keep_results_(keep_results) {
+           std::size_t passages_total, DeferredCalls* deferred = nullptr)
+        : config_(config), callbacks_(callbacks), keep_results_(keep_results), deferred_(deferred) {
         task_ = std::make_shared<const Task>(load_config_task(config_));
         labels_ = task_->labels();
         m_ = pool_size(config_);
@@ -212,6 +212,8 @@ public:
         progress_.passages_total = passages_total;
         max_passages_in_flight_ =
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
+        // A batch-API pass holds every passage (they wait for the provider's batch).
+        if (deferred_) max_passages_in_flight_ = std::numeric_limits<std::size_t>::max();
         if (config_.api_key.size()) secrets_.push_back(config_.api_key);
         if (config_.embedding_api_key.size()) secrets_.push_back(config_.embedding_api_key);
     }
@@ -321,7 +323,7 @@ public:
     }
 
     // ---- driving ------------------------------------------------------------------------------
-    bool needs_transport() const { return !synthetic_chat_ || !local_embedding_; }
+    bool needs_transport() const { return !deferred_ && (!synthetic_chat_ || !local_embedding_); }
     bool cancelled() const { return callbacks_.cancel && callbacks_.cancel->load(); }
 
     std::optional<Job> next_job() {
@@ -873,6 +875,7 @@ public:
             deliver(unit, parsed, true, false, 0, 0);
             return std::nullopt;
         }
+        if (deferred_) return defer_chat(std::move(unit), request, key, hash);
         if (config_.replay_only) {
             fail(unit.passage, code::cache,
                  "passage " + unit.passage->input.id + ": the cache holds no answer to its " +
@@ -898,6 +901,32 @@ public:
         inflight_by_key_[hash] = job.id;
         inflight_[job.id] = std::move(flight);
         return job;
+    }
+
+    // Batch-API mode: the answer a provider batch gave goes the way of a synchronous one (the
+    // same parsing, cache entry and redraws); a request no batch answered yet is recorded and
+    // its passage waits for the next pass.
+    std::optional<Job> defer_chat(ChatUnit unit, const ChatRequest& request, const CacheKey& key,
+                                  const std::string& hash) {
+        const auto found = deferred_->answered.find(hash);
+        if (found == deferred_->answered.end()) {
+            if (deferred_->seen.insert(hash).second)
+                deferred_->missing.push_back({hash, chat_->build_request(request), unit.attempt});
+            return std::nullopt;
+        }
+        ++deferred_->consumed;
+        JobResult result;
+        result.id = next_job_id_++;
+        result.response = found->second;
+        result.attempts = 1;
+        InFlight flight;
+        flight.key = key;
+        flight.hash = hash;
+        flight.units.push_back(std::move(unit));
+        inflight_by_key_[hash] = result.id;
+        inflight_[result.id] = std::move(flight);
+        on_done(std::move(result));
+        return std::nullopt;
     }
 
     // Every provider answers JSON: a cut or malformed 2xx body is retried by the transport,
@@ -1215,6 +1244,19 @@ public:
             if (cache_) batch_hashes.push_back(std::move(hash));
         }
         if (batch.empty()) return std::nullopt;
+        if (deferred_) {
+            for (std::string& text : batch) {
+                const auto found = deferred_->vectors.find(text);
+                if (found == deferred_->vectors.end()) {
+                    // Its targets wait in embed_targets_ for the next pass.
+                    if (deferred_->seen.insert("text:" + text).second) deferred_->missing_texts.push_back(text);
+                    continue;
+                }
+                ++deferred_->consumed;
+                deliver_vector(text, found->second);
+            }
+            return std::nullopt;
+        }
         EmbeddingRequest request;
         request.model = embedding_model_;
         request.inputs = batch;
@@ -1292,6 +1334,29 @@ public:
                 progress_.calls_done += 1;
                 store_embedding(target, parsed.vectors[i]);
             }
+        }
+    }
+
+    // One text's vector from a provider batch: cached and delivered as embeddings_done does.
+    void deliver_vector(const std::string& text, const std::vector<double>& vector) {
+        if (cache_) {
+            CacheEntry entry;
+            entry.status = cache_status::ok;
+            entry.text = vector_json(vector);
+            entry.response_model = embedding_model_;
+            CacheKey key = embedding_cache_key(text);
+            std::string hash = key.hash();
+            cache_store(std::move(key), std::move(hash), std::move(entry));
+        }
+        auto targets = embed_targets_.find(text);
+        if (targets == embed_targets_.end()) return;
+        std::vector<EmbedTarget> waiting = std::move(targets->second);
+        embed_targets_.erase(targets);
+        ++totals_.embedded_texts;
+        for (const EmbedTarget& target : waiting) {
+            target.passage->result.calls.embedded_texts += 1;
+            progress_.calls_done += 1;
+            store_embedding(target, vector);
         }
     }
 
@@ -1569,6 +1634,7 @@ public:
     const ValidationConfig& config_;
     const BatchCallbacks& callbacks_;
     bool keep_results_;
+    DeferredCalls* deferred_ = nullptr;
     std::shared_ptr<const Task> task_;
     std::vector<std::string> labels_;
     int m_ = 0;
@@ -1688,8 +1754,9 @@ std::vector<std::string> reference_labels(const ValidationConfig& config,
 }
 
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
-                       const BatchCallbacks& callbacks, bool keep_results, std::size_t passages_total) {
-    Engine engine(config, callbacks, keep_results, passages_total);
+                       const BatchCallbacks& callbacks, bool keep_results, std::size_t passages_total,
+                       DeferredCalls* deferred) {
+    Engine engine(config, callbacks, keep_results, passages_total, deferred);
     return engine.run(source);
 }
 

@@ -4,7 +4,9 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "llmvalidate/cache.hpp"
@@ -56,9 +58,27 @@ CostEstimate cost_of_usage(const std::map<std::string, ModelUsage>& usage, const
                            const std::string& embedding_provider,
                            const std::string& embedding_model);
 
+// Batch-API mode (batch_run.cpp): a pass of the run that sends nothing. A chat request or a
+// text the cache does not hold is taken from `answered` / `vectors` when a provider batch gave
+// it (and then cached exactly as a synchronous answer), else recorded once in `missing` /
+// `missing_texts`, and its passage waits (it ends the pass unfinished).
+struct DeferredCalls {
+    std::unordered_map<std::string, HttpResponse> answered;         // chat key hash -> answer
+    std::unordered_map<std::string, std::vector<double>> vectors;  // text -> its embedding
+    struct Missing {
+        std::string hash;     // the cache key's hash: the line's custom_id
+        HttpRequest request;  // the synchronous request
+        int attempt = 0;      // > 0: a redraw of an unusable answer
+    };
+    std::vector<Missing> missing;
+    std::vector<std::string> missing_texts;
+    std::set<std::string> seen;  // hashes and texts recorded
+    std::size_t consumed = 0;    // answers and vectors taken from the batches
+};
+
 // The whole run. `keep_results`: BatchResult::passages holds every passage.
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
                        const BatchCallbacks& callbacks, bool keep_results,
-                       std::size_t passages_total);
+                       std::size_t passages_total, DeferredCalls* deferred = nullptr);
 
 }  // namespace llmv::pipeline

@@ -86,6 +86,19 @@ struct CacheStats {
 std::string side_file_line(const CacheKey& key, const CacheEntry& entry,
                            const std::vector<std::string>& secrets);
 
+// A provider batch submitted by a batch-API run (pipeline/batch_run.cpp), stored as soon as the
+// provider gave its id: a run that is stopped resumes from these and never submits a request
+// twice.
+struct ProviderBatchRecord {
+    std::string id;        // the provider's batch id
+    std::string api;       // "openai" or "anthropic"
+    std::string kind;      // "chat" or "embedding"
+    std::string state;     // "submitted" (not read back yet) or "done" (its answers are cached)
+    std::string lines;     // JSON: {custom_id: cache key hash (chat) or [texts] (embedding)}
+    std::string request;   // JSON: the URL and headers' names of one synchronous request (no secret)
+    std::int64_t created_unix = 0;
+};
+
 class Cache {
   public:
     // Opens or creates the file (parent directory must exist). ":memory:" works for tests.
@@ -128,6 +141,10 @@ class Cache {
     // `argument` is how the front end's user named the file in messages (--import, side_file).
     std::uint64_t import_side_file(const std::string& side_file,
                                    const std::string& argument = "side_file");
+
+    // Provider batches (table provider_batches, created when first used).
+    void put_provider_batch(const ProviderBatchRecord& record);
+    std::vector<ProviderBatchRecord> provider_batches(const std::string& state = "");
 
   private:
     struct Impl;

@@ -328,6 +328,42 @@ BatchResult validate_batch(const ValidationConfig& config, const std::vector<Pas
 BatchResult validate_stream(const ValidationConfig& config, const PassageSource& source,
                             const BatchCallbacks& callbacks = {}, bool keep_results = false);
 
+// ---------------------------------------------------------------------------------------------
+// Batch-API runs (pipeline/batch_run.cpp): the same validation through the providers' batch
+// APIs (OpenAI chat completions and embeddings, Anthropic messages) at their batch prices. A
+// run is a sequence of provider batches, one per phase of the pipeline (annotation,
+// simulation, backtranslation with the embeddings), each covering every passage. Each batch's
+// id goes into the cache file as soon as the provider gives it, and its answers into the cache
+// under the synchronous requests' keys: the same command resumes a stopped run without
+// submitting any request twice, and a later synchronous run reads everything free.
+struct BatchApiOptions {
+    double poll_interval_seconds = 30;  // between two polls of a batch in progress
+    // Submit the next phase's batches (or poll those already submitted, once) and return:
+    // BatchApiReport::waiting says a batch is still out; run again to continue.
+    bool submit_only = false;
+    // Requests that failed inside a batch (errored, expired, cancelled lines, lines missing from
+    // a results file cut short) and redraws of unusable answers are sent in the next phase's
+    // batch, or synchronously when no first request is waiting and at most this many remain.
+    int sync_retry_max = 10;
+    std::function<void(const std::string&)> on_status;  // one line per phase and state
+};
+
+struct BatchApiReport {
+    bool waiting = false;  // submit_only: a batch is still in progress; no result yet
+    std::vector<std::string> submitted;  // provider batch ids submitted by this call
+    std::int64_t batch_requests = 0;     // chat requests and embedding requests sent in batches
+    std::int64_t synchronous_requests = 0;  // retries sent synchronously
+    int phases = 0;                          // passes over the passages
+};
+
+// Needs a cache file and a chat provider with a batch API (openai, anthropic; Bedrock's needs
+// S3 and is not supported): llmv.input.invalid_argument otherwise. Embeddings go through the
+// OpenAI batch API when the embedding provider is openai, else synchronously.
+BatchResult validate_with_batch_api(const ValidationConfig& config,
+                                    const std::vector<PassageInput>& passages,
+                                    const BatchCallbacks& callbacks, const BatchApiOptions& options,
+                                    BatchApiReport* report = nullptr, bool keep_results = true);
+
 // The exact number of calls and texts, and estimated tokens; makes no call.
 DryRunReport dry_run(const ValidationConfig& config, const std::vector<PassageInput>& passages);
 
