@@ -169,6 +169,14 @@ class BatchRunner {
                                                                   "; the same command resumes from it");
                 std::this_thread::sleep_for(std::chrono::duration<double>(options_.poll_interval_seconds));
             }
+            if (state.failed) {
+                // Refused as a whole (no line ran): sending it again would be refused again.
+                ProviderBatchRecord failed = record;
+                failed.state = "failed";
+                registry_->put_provider_batch(failed);
+                throw Error(code::provider_server, "the provider refused batch " + record.id + ": " +
+                                                       (state.message.empty() ? state.status : state.message));
+            }
             BatchResults results;
             if (kind == BatchApiKind::anthropic) {
                 if (!state.failed) results = anthropic_batch_results(send_one(batch_results_request(synchronous, state), "batch results").body);
@@ -195,8 +203,17 @@ class BatchRunner {
                 status("batch " + record.id + ": " + std::to_string(lines.size() - ok) +
                        " lines failed or were not in its results; they are asked again");
             }
-            for (const BatchLineResult& line : results.lines)
-                if (!line.ok && lines.contains(line.custom_id)) failed_.insert(line.custom_id);
+            for (const BatchLineResult& line : results.lines) {
+                if (line.ok || !lines.contains(line.custom_id)) continue;
+                failed_.insert(line.custom_id);
+                // A line that keeps failing (a request the provider refuses) is not sent forever.
+                if (++failures_[line.custom_id] > std::max(1, config_.max_transport_retries)) {
+                    throw Error(code::provider_server,
+                                "a request failed in " + std::to_string(failures_[line.custom_id]) +
+                                    " provider batches (the last: " + line.error +
+                                    "); the answers so far are in the cache, and the same command resumes");
+                }
+            }
             fetched_.push_back(record);
             (void)request_info;
         }
@@ -338,6 +355,7 @@ class BatchRunner {
     std::unordered_map<std::string, HttpResponse> answered_;
     std::unordered_map<std::string, std::vector<double>> vectors_;
     std::set<std::string> failed_;  // custom_ids of lines a batch did not answer
+    std::map<std::string, int> failures_;  // how often each of them failed
     std::vector<ProviderBatchRecord> fetched_;
     std::map<std::string, ModelUsage> usage_;
 };
