@@ -67,7 +67,13 @@
 #'   `system.file("prompts", "prices.csv", package = "llmvalidate")`, or from a
 #'   table of your own with the same columns:
 #'   `options(llmvalidate.price_table = "<path>")`.
-#' @param ... Further settings: `preset = "paper"` (the paper's way: its
+#' @param ... Further settings: `batch = TRUE` (send the requests through the
+#'   provider's batch API, OpenAI or Anthropic, at half the price: one provider
+#'   batch per phase, each covering every passage; the batches' ids and answers
+#'   are kept in `cache`, so calling `llm_validate()` again with the same cache
+#'   resumes an interrupted run without submitting anything twice, and a later
+#'   run without `batch` reads every answer free), `poll_interval` (seconds
+#'   between two polls of a batch, default 30), `preset = "paper"` (the paper's way: its
 #'   bootstrap tests, `methods` paper/paper, and `structured = "none"`; what
 #'   the call gives explicitly still wins), `structured` (how the answer's
 #'   JSON is asked for: `"schema"`, the API's structured output, the default;
@@ -172,7 +178,19 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   }
   extra <- check_settings(list(...), c("permutations", "repeats", "temperature", "max_retries",
                                        "variables", "structured", "preset", "timeout", "drain",
-                                       "encoding"), call)
+                                       "encoding", "batch", "poll_interval"), call)
+  batch <- extra$batch %||% FALSE
+  if (!is.logical(batch) || length(batch) != 1 || is.na(batch)) {
+    abort_argument("batch", "TRUE or FALSE", batch, call)
+  }
+  poll_interval <- extra$poll_interval %||% 30
+  if (!is.numeric(poll_interval) || length(poll_interval) != 1 || is.na(poll_interval) ||
+      poll_interval < 0) {
+    abort_argument("poll_interval", "a number of seconds >= 0", poll_interval, call)
+  }
+  if (batch && is.null(cache)) {
+    abort_argument("cache", "a cache file: a batch run (batch = TRUE) keeps its batches there and resumes from them", "NULL", call)
+  }
   timeout <- check_setting(extra$timeout %||% setting_default("timeout"), "timeout", call = call)
   drain <- check_setting(extra$drain %||% setting_default("drain"), "drain", call = call)
   encoding <- check_choice_setting(extra$encoding %||% setting_default("input_encoding"),
@@ -214,6 +232,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     seed = seed, cache_path = cache %||% "", concurrency = concurrency,
     temperature = temperature, structured_output = structured, dry_run = dry_run,
     price_table = price_table_path(),
+    batch_api = batch, poll_interval = as.numeric(poll_interval),
     timeout = timeout, drain = drain, input_encoding = encoding,
     max_retries = as.integer(max_retries),
     variables = variables,

@@ -668,7 +668,18 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                 // A failing progress bar must not lose the run.
             }
         };
-        const pipeline::BatchResult batch = pipeline::validate_batch(config, passages, callbacks);
+        pipeline::BatchResult batch;
+        if (list_get<bool>(config_list, "batch_api", false)) {
+            // Provider batches, one per phase; resumable from the cache (batch_run.cpp).
+            pipeline::BatchApiOptions options;
+            options.poll_interval_seconds = list_get<double>(config_list, "poll_interval", 30.0);
+            options.on_status = [](const std::string& line) {
+                Rcpp::Rcout << "Batch API: " << line << "\n";
+            };
+            batch = pipeline::validate_with_batch_api(config, passages, callbacks, options);
+        } else {
+            batch = pipeline::validate_batch(config, passages, callbacks);
+        }
         Rcpp::List results(batch.passages.size());
         for (std::size_t i = 0; i < batch.passages.size(); ++i) {
             results[i] = passage_to_r(batch.passages[i]);

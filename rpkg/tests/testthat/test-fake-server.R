@@ -222,3 +222,22 @@ test_that("an empty or white-space-only passage is refused before any call", {
   expect_snapshot(fake_run(server, text = c(a = "Revenue grew.", b = "")), error = TRUE)
   expect_equal(fake_counters(server)[["total"]], 0)
 })
+
+test_that("batch = TRUE gives the synchronous run's numbers through the provider's batch API", {
+  server <- local_fake_server()
+  synchronous <- fake_run(server, cache = tempfile(fileext = ".sqlite"))
+  before <- fake_counters(server)
+  cache <- tempfile(fileext = ".sqlite")
+  expect_output(batched <- fake_run(server, cache = cache, batch = TRUE, poll_interval = 0),
+                "Batch API: submitted openai batch")
+  after <- fake_counters(server)
+  # Nothing went through the synchronous endpoints: every answer came from provider batches.
+  expect_equal(after[["chat"]], before[["chat"]])
+  expect_identical(batched$verdict, synchronous$verdict)
+  expect_identical(batched$p.value, synchronous$p.value)
+  # A later run without batch reads the batch run's answers from the cache: no call.
+  again <- fake_run(server, cache = cache)
+  expect_equal(fake_counters(server)[["total"]], after[["total"]])
+  expect_identical(again$p.value, synchronous$p.value)
+  expect_error(fake_run(server, batch = "yes"), class = "llmvalidate_error")
+})
