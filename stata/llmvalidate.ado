@@ -379,7 +379,7 @@ program define Validate, rclass
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
           CONCurrency(integer 16) MAXRetries(integer 5) KEYenv(name) GENerate(name)  ///
           TIMEout(real 300) DRAIN(real 10) ENCoding(string)                           ///
-          REPLACE DRYrun NOTABle                                                      ///
+          REPLACE DRYrun NOTABle BATCHapi                                             ///
           SAVing(string asis) NOMATrix continue ]
 
     capture confirm string variable `varlist'
@@ -469,6 +469,7 @@ program define Validate, rclass
     local words `words' drain=`r(text)'
     if "`encoding'" != "" local words `words' encoding=`encoding'
     local words `words' dryrun=`=("`dryrun'" != "")'
+    if "`batchapi'" != "" local words `words' batchapi=1
     * Without continue, a run in which no passage could be validated is an error (its rc).
     local words `words' continue=`=("`continue'" != "")'
     * r(results) has a row per passage: no larger than this Stata's matrices can be.

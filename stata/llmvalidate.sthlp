@@ -378,7 +378,13 @@ own observation).
 
 {phang}
 {opt concurrency(#)} is the number of requests in flight. {opt dryrun} reports the number of
-calls, texts and (estimated) tokens a run would need, and makes no call. When the chosen
+calls, texts and (estimated) tokens a run would need, and their price with the synchronous
+and the batch APIs ({cmd:r(dollars)}, {cmd:r(batch_dollars)}, when a price table is found:
+the build's prompts/prices.csv or the file named by the environment variable
+LLMV_PRICE_TABLE), and makes no call. {opt batchapi} sends the requests through the
+provider's batch API (openai or anthropic, at half the price): one provider batch per phase,
+kept in {opt cache()}; running the same command again resumes a stopped run without
+submitting anything twice. When the chosen
 {opt m()}, {opt permutations()} or B cannot reach a decision at {opt alpha()} (the smallest
 attainable p-value 1/(size + 1) exceeds alpha, e.g. M <= 18 at 0.05), it displays a warning,
 also kept in {cmd:r(warnings)}; {cmd:llmvalidate power} displays the same warning before it

@@ -11,6 +11,7 @@
 //             llmv_generations (a file to write the run's generations to, as CSV: saving())
 //   words:    text=1 human=0|2 simprompt=0|k generate=0|1 m= n= repeats= alpha= threshold= seed=
 //             permutations= vmethod= smethod= rule= concurrency= maxretries= dryrun=0|1
+//             batchapi=0|1
 //             continue=0|1 matrix=0|1 matrixmax= varstart=
 //
 // `varsvariables` tells the ado which variables vars() names (local llmv_taskvars_variables), so
@@ -326,7 +327,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
     args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
                      "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun",
                      "matrix", "matrixmax", "structured", "preset", "continue", "maxretries",
-                     "timeout", "drain", "encoding", "varstart", "simprompt"});
+                     "timeout", "drain", "encoding", "varstart", "simprompt", "batchapi"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
@@ -465,7 +466,13 @@ int command_validate(Api& api, int argc, char* argv[]) {
     if (!no_cache.empty()) api.text("Warning: " + no_cache + "\n");
 
     ProgressDots progress(api);
-    const auto batch = pipeline::validate_batch(config, inputs, progress.callbacks(), true);
+    // batchapi: the provider's batch API, one batch per phase, resumable from the cache.
+    pipeline::BatchApiOptions batch_options;
+    batch_options.on_status = [&api](const std::string& line) { api.text("Batch API: " + line + "\n"); };
+    const auto batch = args.integer("batchapi", 0) != 0
+                           ? pipeline::validate_with_batch_api(config, inputs, progress.callbacks(),
+                                                               batch_options)
+                           : pipeline::validate_batch(config, inputs, progress.callbacks(), true);
     progress.finish(batch.cancelled);
 
     if (!generations_path.empty()) write_generations(generations_path, batch);

@@ -204,6 +204,14 @@ TEST_CASE("validate: bad configuration is refused before any call", "[validate][
         REQUIRE(r.rc != 0);
         REQUIRE(stata.errors.find("/nonexistent/task.toml") != std::string::npos);
     }
+    SECTION("batchapi with a provider that has no batch API") {
+        simulated_locals(stata, "");
+        std::vector<std::string> w = words();
+        w.push_back("batchapi=1");
+        const RunResult r = run_like_ado(stata, {"text"}, w, "v_");
+        REQUIRE(r.rc != 0);
+        REQUIRE(stata.errors.find("batch") != std::string::npos);
+    }
     SECTION("an unknown provider") {
         simulated_locals(stata, "");
         stata.set_local("llmv_provider", "no-such-provider");
