@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -256,8 +257,11 @@ TEST_CASE("CLI batch --batch-api: --submit-only until the last phase, then the r
         while (std::getline(in, line)) lines.push_back(line);
         return lines;
     };
-    const auto sync_rows = rows(cli_test::read_file(dir.file("sync.csv")));
-    const auto batch_rows = rows(cli_test::read_file(dir.file("batch.csv")));
+    // Rows come in the order passages finish: compared sorted (each starts with its index).
+    auto sync_rows = rows(cli_test::read_file(dir.file("sync.csv")));
+    auto batch_rows = rows(cli_test::read_file(dir.file("batch.csv")));
+    std::sort(sync_rows.begin(), sync_rows.end());
+    std::sort(batch_rows.begin(), batch_rows.end());
     REQUIRE(sync_rows.size() == 3);
     REQUIRE(batch_rows.size() == 3);
     const auto before_counts = [](const std::string& row) { return row.substr(0, row.find(",gpt-4o-mini")); };
