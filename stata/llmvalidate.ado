@@ -197,7 +197,7 @@ program define RunPlugin, rclass
           embmodel(string) baseurl(string) embbaseurl(string) cache(string)         ///
           keyenv(string) truelabel(string) topic(string) generations(string)        ///
           annotation(string) simulation(string) vars(string asis) varsfound(string)   ///
-          embmatrix(string) embfile(string) ]
+          embmatrix(string) embfile(string) pricetable(string) ]
 
     local llmv_labels `"`labels'"'
     local llmv_annotation `"`annotation'"'
@@ -216,6 +216,7 @@ program define RunPlugin, rclass
     local llmv_base_url `"`baseurl'"'
     local llmv_embedding_base_url `"`embbaseurl'"'
     local llmv_cache `"`cache'"'
+    local llmv_price_table `"`pricetable'"'
     local llmv_truelabel `"`truelabel'"'
     local llmv_topic `"`topic'"'
     * The key goes from the environment to the plugin in a local that is never expanded here,
@@ -484,12 +485,17 @@ program define Validate, rclass
     if "`paper'" != "" local words `words' preset=paper
     if "`structured'" != "" local words `words' structured=`structured'
 
+    * The dry run's and the run's dollars: the price table net install put on the ado-path.
+    local pricefile
+    capture findfile llmvalidate_prices.csv
+    if !_rc local pricefile `"`r(fn)'"'
+
     RunPlugin `variables', touse(`touse') command(validate) words(`words')          ///
         generate(`generate') `replace' task(`taskfile') provider(`provider')        ///
         model(`model') embedding(`embedding') embmodel(`embmodel') baseurl(`baseurl') ///
         embbaseurl(`embbaseurl') cache(`cache') keyenv(`keyenv') generations(`gencsv') ///
         labels(`labels') annotation(`"`annotation'"') simulation(`"`simulation'"')    ///
-        vars(`vars') varsfound(`llmv_taskvars_found')
+        vars(`vars') varsfound(`llmv_taskvars_found') pricetable(`pricefile')
     return add
     * The results table below reads r(): keep it through the import of the generations.
     if `"`savefile'"' != "" {

@@ -29,6 +29,9 @@ foreach(folder ${llmv_stata_task_folders})
     list(APPEND llmv_stata_task_copies COMMAND ${CMAKE_COMMAND} -E copy_if_different
          ${task_file} ${folder}/)
   endforeach()
+  # The price table, under a name of its own on the ado-path (the ado's findfile).
+  list(APPEND llmv_stata_task_copies COMMAND ${CMAKE_COMMAND} -E copy_if_different
+       ${PROJECT_SOURCE_DIR}/prompts/prices.csv ${folder}/llmvalidate_prices.csv)
 endforeach()
 # Always runs (a cheap copy_if_different), so an edited or deleted copy comes back.
 add_custom_target(stata_net_tasks ALL ${llmv_stata_task_copies}

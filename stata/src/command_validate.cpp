@@ -28,6 +28,7 @@
 #include "return_codes.hpp"
 
 #if LLMV_STATA_HAVE_PIPELINE
+#include <cstdlib>
 #include <algorithm>
 #include <fstream>
 #include <limits>
@@ -390,6 +391,10 @@ int command_validate(Api& api, int argc, char* argv[]) {
     config.embedding_base_url = local_or(api, "llmv_embedding_base_url", "");
     config.cache_path = local_or(api, "llmv_cache", "");
     config.api_key = local_or(api, "llmv_apikey", "");
+    // The price table net install put on the ado-path (the ado's findfile), unless the user
+    // chose one with LLMV_PRICE_TABLE: the build's prompts/ is not on a user's machine.
+    if (const char* chosen = std::getenv("LLMV_PRICE_TABLE"); !(chosen && *chosen))
+        config.price_table = local_or(api, "llmv_price_table", "");
     // paper: a preset first, so that options given beside it win.
     if (args.has("preset"))
         settings::apply_preset(config, args.text("preset", ""), settings::FrontEnd::stata);

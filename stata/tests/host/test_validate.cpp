@@ -193,6 +193,45 @@ TEST_CASE("validate: dry run counts calls and creates nothing", "[validate]") {
     REQUIRE(stata.data == before);
 }
 
+TEST_CASE("validate: the price table the ado finds on the ado-path prices the dry run",
+          "[validate][prices]") {
+    if (const char* chosen = std::getenv("LLMV_PRICE_TABLE"); chosen && *chosen) {
+        WARN("LLMV_PRICE_TABLE is set, and it wins over the ado-path's table: not checked");
+        return;
+    }
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    simulated_locals(stata, "");
+    std::vector<std::string> w = words();
+    w[3] = "generate=0";
+    w.back() = "dryrun=1";
+    // A copy of the shipped table at a path of its own: the dry run must name that one.
+    const std::string table = temporary_path(".csv");
+    {
+        std::ifstream shipped(std::string(LLMV_NET_BUILD_FOLDER) + "/llmvalidate_prices.csv",
+                              std::ios::binary);
+        REQUIRE(shipped);
+        std::ofstream copy(table, std::ios::binary);
+        copy << shipped.rdbuf();
+    }
+    stata.set_local("llmv_price_table", table);
+    const RunResult priced = run_like_ado(stata, {"text"}, w, "v_");
+    INFO(stata.errors);
+    REQUIRE(priced.rc == 0);
+    REQUIRE(priced.macros.at("price_table") == table);
+
+    // A table that does not parse is refused, naming it: the plugin read the ado's path.
+    {
+        std::ofstream broken(table, std::ios::binary | std::ios::trunc);
+        broken << "provider,model\nopenai\n";
+    }
+    const RunResult refused = run_like_ado(stata, {"text"}, w, "v_");
+    REQUIRE(refused.rc != 0);
+    REQUIRE(stata.errors.find(table) != std::string::npos);
+    std::remove(table.c_str());
+}
+
 TEST_CASE("validate: bad configuration is refused before any call", "[validate][errors]") {
     Stata stata;
     load_plugin(stata);
