@@ -27,8 +27,8 @@
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/sample.hpp"
-#include "llmvalidate/rng.hpp"
 #include "llmvalidate/settings.hpp"
+#include "llmvalidate/standalone.hpp"
 #include "llmvalidate/stats.hpp"
 #include "llmvalidate/task.hpp"
 
@@ -38,19 +38,19 @@ namespace stats = llmv::stats;
 namespace settings = llmv::settings;
 using MatrixMap = Eigen::Map<const Eigen::MatrixXd>;
 
-// Pool names inside SimilarityBlocks. The passage is "" (the engine's convention).
-const char* const passage_name = "";
-const char* const pool_name = "pool";
-const char* const pool_a_name = "pool_a";
-const char* const pool_b_name = "pool_b";
-const char* const reference_name = "reference";
-
 MatrixMap as_matrix(const Rcpp::NumericMatrix& x) {
     return MatrixMap(x.begin(), x.nrow(), x.ncol());
 }
 
-// A numeric vector as a one-row matrix (column-major with one row: contiguous).
-MatrixMap as_row(const Rcpp::NumericVector& x) { return MatrixMap(x.begin(), 1, x.size()); }
+Eigen::Map<const Eigen::VectorXd> as_vector(const Rcpp::NumericVector& x) {
+    return Eigen::Map<const Eigen::VectorXd>(x.begin(), x.size());
+}
+
+// The reference texts of a paper method; any other method reads none (R passes NULL).
+MatrixMap as_reference(SEXP reference, bool read) {
+    if (!read) return MatrixMap(nullptr, 0, 0);
+    return as_matrix(Rcpp::NumericMatrix(reference));
+}
 
 Rcpp::NumericVector as_r(const Eigen::VectorXd& x) {
     return Rcpp::NumericVector(x.data(), x.data() + x.size());
@@ -430,16 +430,11 @@ SEXP llmv_validation_test(SEXP passage_, SEXP pool_, SEXP alpha_, SEXP method_, 
     const std::string method = Rcpp::as<std::string>(method_);
     return guarded([&]() -> Rcpp::RObject {
         check_r_setting("alpha", alpha);
-        stats::SimilarityBlocks blocks;
-        blocks.add(passage_name, as_row(passage), "passage");
-        blocks.add(pool_name, as_matrix(pool), "pool");
-        if (method == "paper") {
-            const Rcpp::NumericMatrix reference(reference_);
-            blocks.add(reference_name, as_matrix(reference), "reference");
-            return validation_to_r(
-                stats::validation_paper(blocks, passage_name, pool_name, reference_name, alpha));
-        }
-        return validation_to_r(stats::validation_exact(blocks, passage_name, pool_name, alpha));
+        const stats::ValidationTestMethod chosen = stats::validation_test_method(method);
+        const MatrixMap reference =
+            as_reference(reference_, chosen == stats::ValidationTestMethod::paper);
+        return validation_to_r(
+            stats::validation_test(as_vector(passage), as_matrix(pool), alpha, chosen, reference));
     });
     END_RCPP
 }
@@ -455,19 +450,16 @@ SEXP llmv_separation_test(SEXP pool_a_, SEXP pool_b_, SEXP alpha_, SEXP method_,
     const double seed = Rcpp::as<double>(seed_);
     return guarded([&]() -> Rcpp::RObject {
         check_r_setting("alpha", alpha);
-        if (method != "paper") check_r_setting("permutations", permutations);
-        stats::SimilarityBlocks blocks;
-        blocks.add(pool_a_name, as_matrix(pool_a), "pool_a");
-        blocks.add(pool_b_name, as_matrix(pool_b), "pool_b");
-        if (method == "paper") {
-            const Rcpp::NumericMatrix reference(reference_);
-            blocks.add(reference_name, as_matrix(reference), "reference");
-            return separation_to_r(
-                stats::separation_paper(blocks, pool_a_name, pool_b_name, reference_name, alpha));
-        }
-        llmv::Rng rng(as_seed(seed));
-        return separation_to_r(stats::separation_permutation(blocks, pool_a_name, pool_b_name,
-                                                             alpha, permutations, rng));
+        const stats::SeparationTestMethod chosen = stats::separation_test_method(method);
+        if (chosen == stats::SeparationTestMethod::permutation)
+            check_r_setting("permutations", permutations);
+        const MatrixMap reference =
+            as_reference(reference_, chosen == stats::SeparationTestMethod::paper);
+        // The paper method draws nothing; its seed (NA from R) is never read.
+        const std::uint64_t draws_seed =
+            chosen == stats::SeparationTestMethod::permutation ? as_seed(seed) : 0;
+        return separation_to_r(stats::separation_test(as_matrix(pool_a), as_matrix(pool_b), alpha,
+                                                      chosen, permutations, draws_seed, reference));
     });
     END_RCPP
 }
@@ -503,7 +495,7 @@ SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP 
     stats::TestInput input;
     input.label = Rcpp::as<std::string>(label_);
     input.labels = Rcpp::as<std::vector<std::string>>(labels_);
-    input.passage = Eigen::Map<const Eigen::VectorXd>(passage.begin(), passage.size());
+    input.passage = as_vector(passage);
     input.pools = as_matrices(pools);
     input.paper_reference = as_matrices(paper_reference);
     if (backtranslation.size() > 0) {
