@@ -716,7 +716,6 @@ reached), unless {opt continue} is given:
 {p2col:{bf:1}}{hi:Break} was pressed; nothing was stored{p_end}
 {p2col:{bf:109}}a variable of the wrong type (e.g. numeric passages){p_end}
 {p2col:{bf:198}}an invalid option value ({opt alpha()} outside (0, 0.5], an unknown method, a malformed task, a missing key){p_end}
-{p2col:{bf:199}}{cmd:llmvalidate} {varname} (LLM calls) or {cmd:power} is not available in this build of the plugin{p_end}
 {p2col:{bf:111}}the matrix of {opt embmatrix()} does not exist{p_end}
 {p2col:{bf:459}}the data are not as required: a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
 {p2col:{bf:498}}an internal error of llmvalidate (please report it){p_end}

@@ -9,7 +9,6 @@
 #include "commands.hpp"
 #include "return_codes.hpp"
 
-#if LLMV_STATA_HAVE_PIPELINE
 #include <string>
 #include <vector>
 
@@ -18,18 +17,8 @@
 #include "llmvalidate/task.hpp"
 #include "results.hpp"
 #include "validation_settings.hpp"
-#endif
 
 namespace llmv::stata {
-
-#if !LLMV_STATA_HAVE_PIPELINE
-
-int command_power(Api&, int, char*[]) {
-    throw StataFailure(kRcNotAvailable,
-                       "llmvalidate power is not yet available in this build of the plugin");
-}
-
-#else
 
 int command_power(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
@@ -122,7 +111,5 @@ int command_power(Api& api, int argc, char* argv[]) {
     announce(api, std::move(results));
     return 0;
 }
-
-#endif
 
 }  // namespace llmv::stata

@@ -21,13 +21,9 @@
 // be validated (a closed port, a refused key), the command fails with the rc of the first
 // failure's category, as `llmvalidate batch` exits nonzero; continue=1 (the option continue)
 // stores the results anyway, every one missing.
-//
-// The build defines LLMV_STATA_HAVE_PIPELINE=1 when cpp/pipeline/ implements validate_batch();
-// until then `validate` answers rc 199 ("not yet available in this build").
 #include "commands.hpp"
 #include "return_codes.hpp"
 
-#if LLMV_STATA_HAVE_PIPELINE
 #include <cstdlib>
 #include <algorithm>
 #include <fstream>
@@ -46,28 +42,8 @@
 #include "results.hpp"
 #include "test_results.hpp"
 #include "validation_settings.hpp"
-#endif
 
 namespace llmv::stata {
-
-#if !LLMV_STATA_HAVE_PIPELINE
-
-bool pipeline_available() { return false; }
-
-int command_vars_variables(Api&, int, char*[]) {
-    throw StataFailure(kRcNotAvailable,
-                       "llmvalidate: vars() is not yet available in this build of the plugin");
-}
-
-int command_validate(Api&, int, char*[]) {
-    throw StataFailure(kRcNotAvailable,
-                       "llmvalidate: validating passages (LLM calls) is not yet available in this "
-                       "build of the plugin; llmvalidate test (on embeddings you already have) is");
-}
-
-#else
-
-bool pipeline_available() { return true; }
 
 ProgressDots::ProgressDots(Api& api) : api_(api) {
     callbacks_.cancel = &cancel_;
@@ -547,7 +523,5 @@ int command_validate(Api& api, int argc, char* argv[]) {
     announce(api, std::move(results));
     return 0;
 }
-
-#endif
 
 }  // namespace llmv::stata

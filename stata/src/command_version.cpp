@@ -14,11 +14,10 @@ int command_version(Api& api, int argc, char* argv[]) {
     args.allow_only({"quiet"});
     api.set_local("llmv_version", LLMV_VERSION);
     api.set_local("llmv_spi", "3.0");
-    api.set_local("llmv_pipeline", pipeline_available() ? "1" : "0");
+    api.set_local("llmv_pipeline", "1");  // every build has the pipeline; r(validate_available)
     if (args.integer("quiet", 0) == 0) {
         api.display(std::string("{txt}llmvalidate plugin {res}") + LLMV_VERSION +
-                    "{txt} (Stata Plugin Interface 3.0; validate " +
-                    (pipeline_available() ? "available" : "not yet available") + ")\n");
+                    "{txt} (Stata Plugin Interface 3.0; validate available)\n");
     }
     return 0;
 }

@@ -21,6 +21,5 @@ int command_task(Api& api, int argc, char* argv[]);
 int command_sample(Api& api, int argc, char* argv[]);
 int command_where_columns(Api& api, int argc, char* argv[]);
 // The pipeline is linked into this build (validate, power and cache can run).
-bool pipeline_available();
 
 }  // namespace llmv::stata

@@ -45,6 +45,5 @@ inline constexpr int kRcFileNotFound = 601;
 inline constexpr int kRcFile = 603;
 inline constexpr int kRcInternal = 498;
 inline constexpr int kRcNoMemory = 909;
-inline constexpr int kRcNotAvailable = 199;
 
 }  // namespace llmv::stata

@@ -1,6 +1,5 @@
 // What `llmvalidate varname` and `llmvalidate power` share: the test settings read from the
-// plugin's words (`llmvalidate test` too), and the progress dots with Break (only with
-// LLMV_STATA_HAVE_PIPELINE).
+// plugin's words (`llmvalidate test` too), and the progress dots with Break.
 #pragma once
 
 #include <atomic>

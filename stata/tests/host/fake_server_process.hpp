@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fake_stata.hpp"
+
 namespace host {
 
 // Starts the server on a free port (it prints the port) and stops it on destruction.
@@ -83,5 +85,17 @@ class FakeServerProcess {
     pid_t pid_ = -1;
     std::string port_;
 };
+
+// The provider locals the ado-file sets for an OpenAI-compatible run against `server`: its
+// fake models and the key it requires, and the cache (""; no cache). The task is the caller's.
+inline void set_server_locals(Stata& stata, const FakeServerProcess& server,
+                              const std::string& cache = "") {
+    stata.set_local("llmv_provider", "openai");
+    stata.set_local("llmv_model", "fake-chat");
+    stata.set_local("llmv_embedding_model", "fake-embed");
+    stata.set_local("llmv_base_url", server.base_url());
+    stata.set_local("llmv_apikey", "sk-host-secret");
+    stata.set_local("llmv_cache", cache);
+}
 
 }  // namespace host

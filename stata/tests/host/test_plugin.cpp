@@ -600,12 +600,7 @@ TEST_CASE("validate is dispatched", "[validate]") {
     stata.add_string("text", {"A fine day."}, true);
     stata.select_all();
     stata.set_varlist({"text"});
-#if LLMV_STATA_HAVE_PIPELINE
     // Without a task the configuration is refused before any call.
     REQUIRE(stata.call({"validate", "text=1"}) == 198);
     REQUIRE(stata.errors.find("task") != std::string::npos);
-#else
-    REQUIRE(stata.call({"validate", "text=1"}) == 199);
-    REQUIRE(stata.errors.find("not yet available") != std::string::npos);
-#endif
 }

@@ -18,7 +18,7 @@
 
 using namespace host;
 
-#if LLMV_STATA_HAVE_PIPELINE && LLMV_PORTABLE_PLUGIN
+#if LLMV_PORTABLE_PLUGIN
 
 namespace {
 
@@ -42,14 +42,12 @@ std::vector<std::string> words() {
             "permutations=49", "concurrency=2", "dryrun=0"};
 }
 
-void server_locals(Stata& stata, const FakeServerProcess& server) {
+// The three passages validated against `server`, as the ado-file would run them.
+RunResult validate_against(Stata& stata, const FakeServerProcess& server) {
+    load_passages(stata);
     stata.set_local("llmv_task", kTask);
-    stata.set_local("llmv_provider", "openai");
-    stata.set_local("llmv_model", "fake-chat");
-    stata.set_local("llmv_embedding_model", "fake-embed");
-    stata.set_local("llmv_base_url", server.base_url());
-    stata.set_local("llmv_apikey", "sk-host-secret");
-    stata.set_local("llmv_cache", "");
+    set_server_locals(stata, server);
+    return run_like_ado(stata, {"text"}, words(), "v_");
 }
 
 }  // namespace
@@ -58,9 +56,7 @@ TEST_CASE("portable plugin: requests to the fake server through the libcurl load
           "[portable][server]") {
     FakeServerProcess server;
     Stata stata;
-    load_passages(stata);
-    server_locals(stata, server);
-    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    const RunResult r = validate_against(stata, server);
     INFO(stata.errors << stata.output);
     REQUIRE(r.rc == 0);
     REQUIRE(r.scalars.at("N") == 3);
@@ -74,9 +70,7 @@ TEST_CASE("portable plugin: without curl_multi_poll (libcurl before 7.66) reques
     REQUIRE(setenv("LLMV_CURL_WITHOUT_MULTI_POLL", "1", 1) == 0);
     FakeServerProcess server;
     Stata stata;
-    load_passages(stata);
-    server_locals(stata, server);
-    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    const RunResult r = validate_against(stata, server);
     unsetenv("LLMV_CURL_WITHOUT_MULTI_POLL");
     INFO(stata.errors << stata.output);
     REQUIRE(r.rc == 0);
@@ -90,9 +84,7 @@ TEST_CASE("portable plugin: without libcurl a provider request stops with rc 677
     REQUIRE(setenv("LLMV_LIBCURL", "/nonexistent/libcurl.so.4", 1) == 0);
     FakeServerProcess server;
     Stata stata;
-    load_passages(stata);
-    server_locals(stata, server);
-    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    const RunResult r = validate_against(stata, server);
     INFO(stata.errors << stata.output);
     CHECK(r.rc == 677);
     CHECK(stata.errors.find("libcurl could not be loaded") != std::string::npos);
@@ -112,4 +104,4 @@ TEST_CASE("portable plugin: without libcurl a provider request stops with rc 677
     unsetenv("LLMV_LIBCURL");
 }
 
-#endif  // LLMV_STATA_HAVE_PIPELINE && LLMV_PORTABLE_PLUGIN
+#endif  // LLMV_PORTABLE_PLUGIN

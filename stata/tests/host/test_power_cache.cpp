@@ -20,8 +20,6 @@
 
 using namespace host;
 
-#if LLMV_STATA_HAVE_PIPELINE
-
 namespace {
 
 const std::string kTask = std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentiment.toml";
@@ -385,4 +383,3 @@ TEST_CASE("cache: a missing file, a bad subcommand or model() with describe is r
     }
 }
 
-#endif

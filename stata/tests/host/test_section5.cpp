@@ -24,8 +24,6 @@
 
 using namespace host;
 
-#if LLMV_STATA_HAVE_PIPELINE
-
 namespace {
 
 const std::string kTask = std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentiment.toml";
@@ -397,4 +395,3 @@ TEST_CASE("validate paper: the paper's methods and structured output none",
     CHECK(any_schema);
 }
 
-#endif

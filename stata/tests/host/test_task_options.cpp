@@ -20,8 +20,6 @@
 
 using namespace host;
 
-#if LLMV_STATA_HAVE_PIPELINE
-
 namespace {
 
 std::string temporary_path(const std::string& stem) {
@@ -85,15 +83,6 @@ std::vector<std::string> chat_prompts(const FakeServerProcess& server) {
                 prompts.push_back(message.at("content").get<std::string>());
     }
     return prompts;
-}
-
-void server_locals(Stata& stata, const FakeServerProcess& server) {
-    stata.set_local("llmv_provider", "openai");
-    stata.set_local("llmv_model", "fake-chat");
-    stata.set_local("llmv_embedding_model", "fake-embed");
-    stata.set_local("llmv_base_url", server.base_url());
-    stata.set_local("llmv_apikey", "sk-host-secret");
-    stata.set_local("llmv_cache", "");
 }
 
 }  // namespace
@@ -208,7 +197,7 @@ TEST_CASE("vars(topic=varname): each passage's prompts carry its own topic",
     Stata stata;
     load_plugin(stata);
     load_passages(stata);
-    server_locals(stata, server);
+    set_server_locals(stata, server);
     stata.set_local("llmv_task", std::string(LLMV_SOURCE_DIR) + "/prompts/topic.toml");
     stata.set_local("llmv_taskvars", "topic=topic_var");
     stata.set_local("llmv_taskvars_found", "topic_var");
@@ -257,7 +246,7 @@ TEST_CASE("simprompt(varname): each passage's simulation prompts are its own",
         "Write {n} sentences like a note on defaults after a price fall, each {label}.",
         ""};  // the third passage keeps the task's
     stata.add_string("simprompt", prompts, /*strl=*/true);
-    server_locals(stata, server);
+    set_server_locals(stata, server);
     stata.set_local("llmv_task", std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentiment.toml");
     std::vector<std::string> w = words("simprompt=2");
     for (auto& word : w)
@@ -288,7 +277,7 @@ TEST_CASE(
     Stata stata;
     load_plugin(stata);
     load_passages(stata);
-    server_locals(stata, server);
+    set_server_locals(stata, server);
     stata.set_local("llmv_task", std::string(LLMV_SOURCE_DIR) + "/prompts/general_sentiment.toml");
     const RunResult refused = run_like_ado(stata, {"text"}, words(), "v_");
     INFO(stata.errors << stata.output);
@@ -318,4 +307,3 @@ TEST_CASE(
     CHECK(simulations > 0);
 }
 
-#endif

@@ -25,8 +25,6 @@
 
 using namespace host;
 
-#if LLMV_STATA_HAVE_PIPELINE
-
 namespace {
 
 const std::string kTask = std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentiment.toml";
@@ -79,12 +77,7 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 
 void server_locals(Stata& stata, const FakeServerProcess& server, const std::string& cache) {
     stata.set_local("llmv_task", kTask);
-    stata.set_local("llmv_provider", "openai");
-    stata.set_local("llmv_model", "fake-chat");
-    stata.set_local("llmv_embedding_model", "fake-embed");
-    stata.set_local("llmv_base_url", server.base_url());
-    stata.set_local("llmv_apikey", "sk-host-secret");
-    stata.set_local("llmv_cache", cache);
+    set_server_locals(stata, server, cache);
 }
 
 }  // namespace
@@ -571,9 +564,6 @@ TEST_CASE("validate saving(): the generations of every passage, those the server
     std::remove(again_csv.c_str());
 }
 
-#endif
-
-#if LLMV_STATA_HAVE_PIPELINE
 // A store that fails after the calls were paid for: the dataset is as it was, and the answers
 // are in the cache, so the re-run makes no call. Also: `in` and `if` together select the sample.
 TEST_CASE("validate: a store failing at the n-th call leaves the data alone and loses no answer",
@@ -681,9 +671,6 @@ TEST_CASE("validate: chat and embeddings from two vendors each get only their ow
     CHECK(embeddings > 0);
 }
 
-#endif
-
-#if LLMV_STATA_HAVE_PIPELINE
 // Issue 10: one per-user cache for every front end. The ado-file's default cache is the one the
 // plugin names (the engine's default_cache_path()), the file the CLI prints with
 // `llmvalidate cache --path`; before, Stata used ./llmvalidate-cache.sqlite.
@@ -739,7 +726,6 @@ TEST_CASE("validate says which cache it uses, and warns before paying without on
           std::string::npos);
     std::remove(cache.c_str());
 }
-#endif
 
 // Issue 12: timeout(), drain() and encoding() come from the settings table; a value out of its
 // range is refused before any call, naming the Stata option and what is allowed.
