@@ -13,6 +13,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/pipeline_cli.hpp"
+#include "core/key_value.hpp"
 #include "cli/task_options.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/sample.hpp"
@@ -291,14 +292,16 @@ int command_batch(const std::vector<std::string>& args) {
     if (sampling) {
         const std::string n_text = parsed.value("--sample");
         const std::string seed_text = parsed.value("--sample-seed", "1");
-        if (n_text.empty() || n_text.find_first_not_of("0123456789") != std::string::npos || n_text.size() > 9)
+        const auto n = key_value::whole_number(n_text);
+        const auto seed = key_value::whole_number(seed_text);
+        if (!n || n_text.size() > 9)
             throw_usage(spec.name, "option `--sample` takes a whole number of rows; received `" + n_text + "`.");
-        if (seed_text.empty() || seed_text.find_first_not_of("0123456789") != std::string::npos || seed_text.size() > 19)
+        if (!seed || seed_text.size() > 19)
             throw_usage(spec.name, "option `--sample-seed` takes a whole number; received `" + seed_text + "`.");
         std::vector<pipeline::PassageInput> kept;
         pipeline::PassageInput row;
         while (reader.next(row)) kept.push_back(row);
-        for (std::size_t position : sample_rows(kept.size(), std::stoul(n_text), std::stoull(seed_text), "--sample"))
+        for (std::size_t position : sample_rows(kept.size(), static_cast<std::size_t>(*n), *seed, "--sample"))
             sampled.push_back(std::move(kept[position]));
         std::cerr << "Sample: " << sampled.size() << " of " << kept.size() << " rows"
                   << (filter.empty() ? "" : " (--where " + parsed.value("--where") + ")") << ", seed " << seed_text

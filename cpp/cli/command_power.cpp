@@ -7,6 +7,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/pipeline_cli.hpp"
+#include "core/key_value.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv::cli {
@@ -69,10 +70,11 @@ int command_power(const std::vector<std::string>& args) {
     if (parsed.has("--topic")) power.validation.simulated.topic = parsed.value("--topic");
     if (parsed.has("--replications")) {
         const std::string text = parsed.value("--replications");
-        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 7) {
+        const auto replications = key_value::whole_number(text);
+        if (!replications || text.size() > 7) {
             throw_usage(spec.name, "option `--replications` needs a positive integer; received `" + text + "`.");
         }
-        power.replications = std::stoi(text);
+        power.replications = static_cast<int>(*replications);
     }
     // Before any call: a size that cannot decide makes every replication inconclusive.
     for (const std::string& warning : pipeline::size_warnings(power.validation))

@@ -5,6 +5,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/task_options.hpp"
+#include "core/key_value.hpp"
 #include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/task.hpp"
@@ -159,11 +160,9 @@ std::string task_source_from_options(const std::string& command, const ParsedArg
     // Variables given with --vars (defaults) and --variable-columns (required) become the
     // task's: a task from options declares what it uses.
     if (parsed.has("--vars")) {
-        for (const std::string& item : text::split(parsed.value("--vars"), ',')) {
-            const auto equals = item.find('=');
-            if (equals != std::string::npos && equals > 0)
-                spec.variables[text::trim(item.substr(0, equals))] = item.substr(equals + 1);
-        }
+        for (const std::string& item : text::split(parsed.value("--vars"), ','))
+            if (const auto pair = key_value::split(item))
+                spec.variables[text::trim(pair->first)] = pair->second;
     }
     // batch --variable-columns: per-row values, so required by the task.
     if (parsed.has("--variable-columns")) {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cli/task_options.hpp"
+#include "core/key_value.hpp"
 #include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
@@ -144,12 +145,12 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     if (config.task_source.empty()) config.task_path = parsed.value("--task");
     if (parsed.has("--vars")) {
         for (const std::string& item : split(parsed.value("--vars"), ',')) {
-            const auto equals = item.find('=');
-            if (equals == std::string::npos || equals == 0) {
+            const auto pair = key_value::split(item);
+            if (!pair) {
                 throw_usage(command, "option `--vars` takes NAME=VALUE pairs separated by commas; "
                                      "received `" + item + "`.");
             }
-            config.variables[trim(item.substr(0, equals))] = item.substr(equals + 1);
+            config.variables[trim(pair->first)] = pair->second;
         }
     }
 

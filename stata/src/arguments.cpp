@@ -1,10 +1,6 @@
 #include "arguments.hpp"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
-#include <limits>
-
+#include "core/key_value.hpp"
 #include "return_codes.hpp"
 #include "stata_api.hpp"
 
@@ -19,11 +15,11 @@ Arguments::Arguments(int argc, char* argv[]) {
     subcommand_ = argv[0];
     for (int i = 1; i < argc; ++i) {
         const std::string word = argv[i] == nullptr ? "" : argv[i];
-        const auto equals = word.find('=');
-        if (equals == std::string::npos || equals == 0)
+        const auto pair = key_value::split(word);
+        if (!pair)
             throw StataFailure(kRcSyntax, "llmvalidate plugin: argument `" + word +
                                               "' is not of the form key=value");
-        values_[word.substr(0, equals)] = word.substr(equals + 1);
+        values_[pair->first] = pair->second;
     }
 }
 
@@ -44,28 +40,21 @@ std::string Arguments::required_text(const std::string& key) const {
 double Arguments::real(const std::string& key, double fallback) const {
     const auto found = values_.find(key);
     if (found == values_.end()) return fallback;
-    const char* begin = found->second.c_str();
-    char* end = nullptr;
-    errno = 0;
-    const double value = std::strtod(begin, &end);
-    if (found->second.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value))
+    const auto value = key_value::real(found->second);
+    if (!value)
         throw StataFailure(
             kRcSyntax, "option " + key + "() must be a number; received `" + found->second + "'");
-    return value;
+    return *value;
 }
 
 int Arguments::integer(const std::string& key, int fallback) const {
     const auto found = values_.find(key);
     if (found == values_.end()) return fallback;
-    const char* begin = found->second.c_str();
-    char* end = nullptr;
-    errno = 0;
-    const long value = std::strtol(begin, &end, 10);
-    if (found->second.empty() || *end != '\0' || errno == ERANGE ||
-        value > std::numeric_limits<int>::max() || value < std::numeric_limits<int>::min())
+    const auto value = key_value::integer(found->second);
+    if (!value)
         throw StataFailure(
             kRcSyntax, "option " + key + "() must be an integer; received `" + found->second + "'");
-    return static_cast<int>(value);
+    return *value;
 }
 
 std::uint64_t Arguments::seed(const std::string& key, std::uint64_t fallback) const {
@@ -83,20 +72,12 @@ void Arguments::allow_only(const std::set<std::string>& allowed) const {
 }
 
 std::uint64_t parse_seed(const std::string& text, const std::string& option) {
-    const std::string message = "option " + option +
-                                "() must be an integer from 0 to 18446744073709551615; "
-                                "received `" +
-                                text + "'";
-    if (text.empty() || text.size() > 20) throw StataFailure(kRcSyntax, message);
-    std::uint64_t value = 0;
-    for (char c : text) {
-        if (c < '0' || c > '9') throw StataFailure(kRcSyntax, message);
-        const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
-        if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10)
-            throw StataFailure(kRcSyntax, message);
-        value = value * 10 + digit;
-    }
-    return value;
+    const auto value = key_value::whole_number(text);
+    if (!value)
+        throw StataFailure(kRcSyntax, "option " + option +
+                                          "() must be an integer from 0 to "
+                                          "18446744073709551615; received `" + text + "'");
+    return *value;
 }
 
 std::vector<std::string> split_stata_list(const std::string& list, const std::string& what) {

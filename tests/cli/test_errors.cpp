@@ -314,7 +314,29 @@ TEST_CASE("batch --sample and --where: too many rows, an unknown column, a seed 
     CliResult kept = with({"--sample", "3", "--where", "agreement=100"});
     CHECK(kept.exit_code == 0);
     CHECK(contains(kept.err, "Sample: 3 of 3 rows"));
+    // Whole numbers only (core/key_value.hpp), of at most 9 digits (n) and 19 (the seed).
+    for (const std::string bad : {"-1", "1.5", "1234567890"}) {
+        CliResult n = with({"--sample=" + bad});
+        CHECK(n.exit_code == 2);
+        CHECK(contains(n.err, "option `--sample` takes a whole number of rows; received `" + bad + "`."));
+    }
+    CliResult seed = with({"--sample", "2", "--sample-seed", "x1"});
+    CHECK(seed.exit_code == 2);
+    CHECK(contains(seed.err, "option `--sample-seed` takes a whole number; received `x1`."));
     std::filesystem::remove(input);
+}
+
+TEST_CASE("power --replications and --vars: malformed values are named", "[cli][errors]") {
+    for (const std::string bad : {"0x10", "+5", "12345678"}) {
+        CliResult replications = run_cli({"power", "--task", "sentiment", "--replications=" + bad});
+        CHECK(replications.exit_code == 2);
+        CHECK(contains(replications.err, "option `--replications` needs a positive integer; received `" +
+                                             bad + "`."));
+    }
+    CliResult vars = run_cli({"run", "--task", "sentiment", "--provider", "simulated", "--dry-run",
+                              "--text", "A fine day.", "--vars", "genre=news,=x"});
+    CHECK(vars.exit_code == 2);
+    CHECK(contains(vars.err, "option `--vars` takes NAME=VALUE pairs separated by commas; received `=x`."));
 }
 
 TEST_CASE("cache --import: a missing side file is named", "[cli][errors]") {
