@@ -71,15 +71,7 @@ int command_run(const std::vector<std::string>& args) {
     if (parsed.has("--passages")) {
         const Task task = task_of(config);
         for (const TaskPassage& item : load_passages(parsed.value("--passages"))) {
-            pipeline::PassageInput input;
-            input.id = item.id;
-            input.text = item.text;
-            const auto found = item.simulation_templates.find(task.name());
-            if (found != item.simulation_templates.end()) input.simulation_template = found->second;
-            for (const auto& [name, value] : item.variables) {
-                if (task.accepts_variable(name)) input.variables[name] = value;
-            }
-            passages.push_back(std::move(input));
+            passages.push_back(passage_input(task, item));
             titles.push_back(item.title.empty() ? item.id : item.title + " (" + item.id + ")");
         }
     } else {

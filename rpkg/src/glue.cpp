@@ -401,21 +401,20 @@ std::vector<pipeline::PassageInput> as_passages(const pipeline::ValidationConfig
         passages[i].text = text[i];
         passages[i].human_label = human[i];
     }
-    if (!Rf_isNull(templates_) || !Rf_isNull(variables_)) {
-        const llmv::Task task = config_task(config);
-        for (std::size_t i = 0; i < passages.size(); ++i) {
-            const auto index = static_cast<R_xlen_t>(i);
-            if (!Rf_isNull(templates_)) {
-                const auto templates = strings_at(Rcpp::List(templates_), index);
-                const auto found = templates.find(task.name());
-                if (found != templates.end()) passages[i].simulation_template = found->second;
-            }
-            if (!Rf_isNull(variables_)) {
-                for (const auto& [name, value] : strings_at(Rcpp::List(variables_), index)) {
-                    if (task.accepts_variable(name)) passages[i].variables[name] = value;
-                }
-            }
-        }
+    if (Rf_isNull(templates_) && Rf_isNull(variables_)) return passages;
+    // Per-passage templates or variables: the engine keeps what the task uses.
+    const llmv::Task task = config_task(config);
+    for (std::size_t i = 0; i < passages.size(); ++i) {
+        const auto index = static_cast<R_xlen_t>(i);
+        llmv::TaskPassage passage;
+        passage.id = passages[i].id;
+        passage.text = passages[i].text;
+        if (!Rf_isNull(templates_))
+            passage.simulation_templates = strings_at(Rcpp::List(templates_), index);
+        if (!Rf_isNull(variables_)) passage.variables = strings_at(Rcpp::List(variables_), index);
+        const std::string human_label = passages[i].human_label;
+        passages[i] = llmv::passage_input(task, passage);
+        passages[i].human_label = human_label;
     }
     return passages;
 }

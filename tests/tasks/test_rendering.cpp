@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/task.hpp"
 
 namespace {
@@ -194,4 +196,23 @@ TEST_CASE("the verbatim prompts match the paper's text") {
             CHECK(paper.find(part) != std::string::npos);
         }
     }
+}
+
+TEST_CASE("passage_input: the passage's template for this task and the variables it accepts") {
+    const llmv::Task task = llmv::load_task("topic", kPromptsDir);
+    REQUIRE(task.required_variables() == std::vector<std::string>{"topic"});
+    llmv::TaskPassage passage;
+    passage.id = "p1";
+    passage.text = "A passage.";
+    passage.variables = {{"topic", "economic risks"}, {"topic_not_discussed", "investments"}};
+    passage.simulation_templates = {{"topic", "Write {n} passages about {label}."},
+                                    {"simple_sentiment", "not for this task"}};
+    const llmv::pipeline::PassageInput input = llmv::passage_input(task, passage);
+    CHECK(input.id == "p1");
+    CHECK(input.text == "A passage.");
+    CHECK(input.human_label.empty());
+    CHECK(input.simulation_template == "Write {n} passages about {label}.");
+    CHECK(input.variables == std::map<std::string, std::string>{{"topic", "economic risks"}});
+    passage.simulation_templates.erase("topic");
+    CHECK(llmv::passage_input(task, passage).simulation_template.empty());
 }

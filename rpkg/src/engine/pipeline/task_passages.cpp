@@ -4,6 +4,7 @@
 
 #include "core/text.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/task.hpp"
 #include "pipeline/task_internal.hpp"
 
@@ -66,6 +67,17 @@ Task task_for_passage(const Task& task, const TaskPassage& passage) {
         if (task.accepts_variable(entry.first)) accepted.insert(entry);
     }
     return accepted.empty() ? out : out.with_variables(accepted);
+}
+
+pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passage) {
+    pipeline::PassageInput input;
+    input.id = passage.id;
+    input.text = passage.text;
+    const auto found = passage.simulation_templates.find(task.name());
+    if (found != passage.simulation_templates.end()) input.simulation_template = found->second;
+    for (const auto& [name, value] : passage.variables)
+        if (task.accepts_variable(name)) input.variables[name] = value;
+    return input;
 }
 
 }  // namespace llmv

@@ -170,4 +170,12 @@ std::vector<TaskPassage> load_passages(const std::string& path);
 // task) and its variables that the task accepts.
 Task task_for_passage(const Task& task, const TaskPassage& passage);
 
+namespace pipeline {
+struct PassageInput;  // pipeline.hpp
+}
+// `passage` as the pipeline's input for `task` (`llmvalidate run --passages`, R's passages):
+// id and text, its simulation template for this task (by the task's name) and the variables
+// the task accepts; no human label.
+pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passage);
+
 }  // namespace llmv
