@@ -12,25 +12,11 @@
 
 #include "fake_stata.hpp"
 #include "fixtures.hpp"
+#include "host_test_helpers.hpp"
 
 using namespace host;
 
 namespace {
-
-void load_plugin(Stata& stata) {
-    stata.load(LLMV_PLUGIN_PATH);
-    REQUIRE(stata.pginit_result == 3);
-}
-
-std::string temporary_path(const std::string& stem) {
-    char path[] = "/tmp/llmv_stata_emb_XXXXXX";
-    const int fd = mkstemp(path);
-    close(fd);
-    std::remove(path);
-    return std::string(path) + stem;
-}
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 std::vector<std::string> words(bool as_variables, int dim) {
     return {"test",

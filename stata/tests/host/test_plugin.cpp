@@ -7,6 +7,7 @@
 
 #include "fake_stata.hpp"
 #include "fixtures.hpp"
+#include "host_test_helpers.hpp"
 
 using namespace host;
 
@@ -46,8 +47,6 @@ struct TestCall {
 
 std::vector<Variable> snapshot(const Stata& stata) { return stata.data; }
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
 // JSON null (a non-finite number in the CLI's output) is Stata's missing in the plugin's.
 void require_same(const nlohmann::json& cli, double plugin) {
     if (cli.is_null()) {
@@ -56,11 +55,6 @@ void require_same(const nlohmann::json& cli, double plugin) {
         INFO("CLI " << cli.dump() << " vs plugin " << plugin);
         REQUIRE(same_bits(cli.get<double>(), plugin));
     }
-}
-
-void load_plugin(Stata& stata) {
-    stata.load(LLMV_PLUGIN_PATH);
-    REQUIRE(stata.pginit_result == 3);
 }
 
 }  // namespace

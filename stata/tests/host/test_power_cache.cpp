@@ -17,6 +17,7 @@
 
 #include "fake_server_process.hpp"
 #include "fake_stata.hpp"
+#include "host_test_helpers.hpp"
 
 using namespace host;
 
@@ -24,22 +25,9 @@ namespace {
 
 const std::string kTask = std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentiment.toml";
 
-std::string temporary_path(const std::string& stem) {
-    char path[] = "/tmp/llmv_stata_XXXXXX";
-    const int fd = mkstemp(path);
-    close(fd);
-    std::remove(path);
-    return std::string(path) + stem;
-}
-
 bool exists(const std::string& path) {
     struct stat info;
     return ::stat(path.c_str(), &info) == 0;
-}
-
-void load_plugin(Stata& stata) {
-    stata.load(LLMV_PLUGIN_PATH);
-    REQUIRE(stata.pginit_result == 3);
 }
 
 // A small dataset that power and cache must leave alone.

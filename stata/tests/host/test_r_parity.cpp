@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fake_stata.hpp"
+#include "host_test_helpers.hpp"
 
 using namespace host;
 
@@ -24,8 +25,6 @@ double from_hex(const nlohmann::json& value) {
     REQUIRE(*end == '\0');
     return number;
 }
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // R's value (a non-finite one is Stata's missing in the plugin's results).
 void require_same(const std::string& what, double r_value, double plugin_value) {

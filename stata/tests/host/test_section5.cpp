@@ -21,25 +21,13 @@
 
 #include "fake_server_process.hpp"
 #include "fake_stata.hpp"
+#include "host_test_helpers.hpp"
 
 using namespace host;
 
 namespace {
 
 const std::string kTask = std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentiment.toml";
-
-std::string temporary_path(const std::string& stem) {
-    char path[] = "/tmp/llmv_stata_s5_XXXXXX";
-    const int fd = mkstemp(path);
-    close(fd);
-    std::remove(path);
-    return std::string(path) + stem;
-}
-
-void load_plugin(Stata& stata) {
-    stata.load(LLMV_PLUGIN_PATH);
-    REQUIRE(stata.pginit_result == 3);
-}
 
 // Financial-news-like sentences with a human label and an agreement level, as the paper's
 // Financial PhraseBank rows.
@@ -103,8 +91,6 @@ std::string read_text(const std::string& path) {
     buffer << in.rdbuf();
     return buffer.str();
 }
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // A JSON number or null (the CLI's NaN) against a plugin value (Stata missing for NaN).
 void check_number(const nlohmann::json& cli, double plugin, const std::string& what) {

@@ -17,23 +17,11 @@
 
 #include "fake_server_process.hpp"
 #include "fake_stata.hpp"
+#include "host_test_helpers.hpp"
 
 using namespace host;
 
 namespace {
-
-std::string temporary_path(const std::string& stem) {
-    char path[] = "/tmp/llmv_stata_task_XXXXXX";
-    const int fd = mkstemp(path);
-    close(fd);
-    std::remove(path);
-    return std::string(path) + stem;
-}
-
-void load_plugin(Stata& stata) {
-    stata.load(LLMV_PLUGIN_PATH);
-    REQUIRE(stata.pginit_result == 3);
-}
 
 const std::vector<std::string> kTexts = {
     "Net interest income rose as loan demand from corporate clients recovered.",
@@ -69,8 +57,6 @@ void task_from_options(Stata& stata) {
     stata.set_local("llmv_annotation", kAnnotation);
     stata.set_local("llmv_simulation", kSimulation);
 }
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // The user prompt of each chat request the fake server answered.
 std::vector<std::string> chat_prompts(const FakeServerProcess& server) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fake_stata.hpp"
+#include "host_test_helpers.hpp"
 
 using namespace host;
 
@@ -59,11 +60,6 @@ TaskAnswer ask(Stata& stata, const std::string& task) {
     const int rc = stata.call({"task"});
     return {rc, stata.local("llmv_task_name"), stata.local("llmv_tasks"),
             stata.local("llmv_task_files")};
-}
-
-void load_plugin(Stata& stata) {
-    stata.load(LLMV_PLUGIN_PATH);
-    REQUIRE(stata.pginit_result == 3);
 }
 
 }  // namespace

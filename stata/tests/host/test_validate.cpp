@@ -22,25 +22,13 @@
 
 #include "fake_server_process.hpp"
 #include "fake_stata.hpp"
+#include "host_test_helpers.hpp"
 
 using namespace host;
 
 namespace {
 
 const std::string kTask = std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentiment.toml";
-
-std::string temporary_path(const std::string& stem) {
-    char path[] = "/tmp/llmv_stata_XXXXXX";
-    const int fd = mkstemp(path);
-    close(fd);
-    std::remove(path);
-    return std::string(path) + stem;
-}
-
-void load_plugin(Stata& stata) {
-    stata.load(LLMV_PLUGIN_PATH);
-    REQUIRE(stata.pginit_result == 3);
-}
 
 // Passages: a strL variable; observation 5 is outside the sample.
 void load_passages(Stata& stata) {
@@ -72,8 +60,6 @@ void simulated_locals(Stata& stata, const std::string& cache) {
     stata.set_local("llmv_provider", "simulated");
     stata.set_local("llmv_cache", cache);
 }
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 void server_locals(Stata& stata, const FakeServerProcess& server, const std::string& cache) {
     stata.set_local("llmv_task", kTask);
