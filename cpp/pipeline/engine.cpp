@@ -1323,17 +1323,21 @@ public:
         accounting_.add_tokens(embedding_model_, static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens)), 0);
         totals_.input_tokens += parsed.input_tokens;
         progress_.input_tokens += parsed.input_tokens;
-        for (std::size_t i = 0; i < flight.texts.size(); ++i) {
-            auto targets = embed_targets_.find(flight.texts[i]);
-            if (targets == embed_targets_.end()) continue;
-            std::vector<EmbedTarget> waiting = std::move(targets->second);
-            embed_targets_.erase(targets);
-            ++totals_.embedded_texts;
-            for (const EmbedTarget& target : waiting) {
-                target.passage->result.calls.embedded_texts += 1;
-                progress_.calls_done += 1;
-                store_embedding(target, parsed.vectors[i]);
-            }
+        for (std::size_t i = 0; i < flight.texts.size(); ++i)
+            deliver_to_waiting(flight.texts[i], parsed.vectors[i]);
+    }
+
+    // Hands one text's vector to every passage waiting for it, counted once per text.
+    void deliver_to_waiting(const std::string& text, const std::vector<double>& vector) {
+        auto targets = embed_targets_.find(text);
+        if (targets == embed_targets_.end()) return;
+        std::vector<EmbedTarget> waiting = std::move(targets->second);
+        embed_targets_.erase(targets);
+        ++totals_.embedded_texts;
+        for (const EmbedTarget& target : waiting) {
+            target.passage->result.calls.embedded_texts += 1;
+            progress_.calls_done += 1;
+            store_embedding(target, vector);
         }
     }
 
@@ -1348,16 +1352,7 @@ public:
             std::string hash = key.hash();
             cache_store(std::move(key), std::move(hash), std::move(entry));
         }
-        auto targets = embed_targets_.find(text);
-        if (targets == embed_targets_.end()) return;
-        std::vector<EmbedTarget> waiting = std::move(targets->second);
-        embed_targets_.erase(targets);
-        ++totals_.embedded_texts;
-        for (const EmbedTarget& target : waiting) {
-            target.passage->result.calls.embedded_texts += 1;
-            progress_.calls_done += 1;
-            store_embedding(target, vector);
-        }
+        deliver_to_waiting(text, vector);
     }
 
     // ---- the cache's write buffer ---------------------------------------------------------------
