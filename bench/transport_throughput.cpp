@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "llmvalidate/transport.hpp"
+#include "transport/transport.hpp"
 #include "transport/loopback_server.hpp"
 
 namespace {

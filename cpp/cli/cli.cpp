@@ -11,7 +11,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "llmvalidate/edit_distance.hpp"
+#include "core/edit_distance.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv::cli {

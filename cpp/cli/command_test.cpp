@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
-#include "llmvalidate/test_json.hpp"
+#include "pipeline/test_json.hpp"
 
 namespace llmv::cli {
 

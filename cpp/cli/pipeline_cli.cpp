@@ -20,7 +20,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
-#include "llmvalidate/test_json.hpp"
+#include "pipeline/test_json.hpp"
 
 namespace llmv::cli {
 

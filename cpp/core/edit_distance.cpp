@@ -1,4 +1,4 @@
-#include "llmvalidate/edit_distance.hpp"
+#include "core/edit_distance.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "llmvalidate/provider.hpp"
+#include "llm/provider.hpp"
 
 namespace llmv::detail {
 

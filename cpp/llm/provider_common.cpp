@@ -9,7 +9,7 @@
 #include "llm/provider_util.hpp"
 #include "core/text.hpp"
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/provider.hpp"
+#include "llm/provider.hpp"
 
 namespace llmv {
 

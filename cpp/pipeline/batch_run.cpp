@@ -15,11 +15,11 @@
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
-#include "llmvalidate/provider.hpp"
-#include "llmvalidate/provider_batch.hpp"
+#include "llm/provider.hpp"
+#include "llm/provider_batch.hpp"
 #include "llmvalidate/resolution.hpp"
-#include "llmvalidate/sha256.hpp"
-#include "llmvalidate/transport.hpp"
+#include "core/sha256.hpp"
+#include "transport/transport.hpp"
 #include "pipeline/engine.hpp"
 
 namespace llmv::pipeline {

@@ -11,7 +11,7 @@
 
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/pipeline.hpp"
-#include "llmvalidate/provider.hpp"
+#include "llm/provider.hpp"
 #include "llmvalidate/task.hpp"
 
 namespace llmv::pipeline {

@@ -8,7 +8,7 @@
 
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/rng.hpp"
-#include "llmvalidate/structured_output.hpp"
+#include "llm/structured_output.hpp"
 
 namespace llmv::pipeline {
 

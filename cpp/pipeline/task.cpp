@@ -13,7 +13,7 @@
 #include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/labels.hpp"
-#include "llmvalidate/sha256.hpp"
+#include "core/sha256.hpp"
 #include "pipeline/task_internal.hpp"
 
 namespace llmv {

@@ -12,7 +12,7 @@
 #include "cache/temp_cache_dir.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/sha256.hpp"
+#include "core/sha256.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // SHA-256 against the FIPS 180-2 examples (and coreutils' sha256sum for the others).
 #include <catch2/catch.hpp>
 
-#include "llmvalidate/sha256.hpp"
+#include "core/sha256.hpp"
 
 TEST_CASE("SHA-256 matches the published test vectors") {
     CHECK(llmv::sha256_hex("") ==

@@ -16,9 +16,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "llmvalidate/hashed_embedder.hpp"
-#include "llmvalidate/structured_output.hpp"
-#include "llmvalidate/synthetic_text.hpp"
+#include "llm/hashed_embedder.hpp"
+#include "llm/structured_output.hpp"
+#include "llm/synthetic_text.hpp"
 
 namespace llmv::fake {
 

@@ -15,8 +15,8 @@
 
 #include "fake_server.hpp"
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/provider.hpp"
-#include "llmvalidate/provider_batch.hpp"
+#include "llm/provider.hpp"
+#include "llm/provider_batch.hpp"
 
 using nlohmann::json;
 using namespace llmv;

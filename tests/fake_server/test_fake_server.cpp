@@ -14,14 +14,14 @@
 #include <set>
 
 #include "fake_server.hpp"
-#include "llmvalidate/aws_sigv4.hpp"
+#include "core/aws_sigv4.hpp"
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/hashed_embedder.hpp"
-#include "llmvalidate/provider.hpp"
-#include "llmvalidate/structured_output.hpp"
-#include "llmvalidate/synthetic_text.hpp"
+#include "llm/hashed_embedder.hpp"
+#include "llm/provider.hpp"
+#include "llm/structured_output.hpp"
+#include "llm/synthetic_text.hpp"
 #include "llmvalidate/task.hpp"
-#include "llmvalidate/transport.hpp"
+#include "transport/transport.hpp"
 
 using nlohmann::json;
 using namespace llmv;

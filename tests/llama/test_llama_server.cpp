@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/provider.hpp"
-#include "llmvalidate/structured_output.hpp"
+#include "llm/provider.hpp"
+#include "llm/structured_output.hpp"
 #include "llmvalidate/task.hpp"
-#include "llmvalidate/transport.hpp"
+#include "transport/transport.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // examples, RFC 4231, the AWS SigV4 test suite).
 #include <catch2/catch.hpp>
 
-#include "llmvalidate/aws_sigv4.hpp"
+#include "core/aws_sigv4.hpp"
 #include "llmvalidate/error.hpp"
 
 using namespace llmv;

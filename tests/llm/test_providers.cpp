@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/provider.hpp"
-#include "llmvalidate/structured_output.hpp"
+#include "llm/provider.hpp"
+#include "llm/structured_output.hpp"
 
 using nlohmann::json;
 using namespace llmv;

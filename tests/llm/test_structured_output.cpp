@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "llmvalidate/structured_output.hpp"
+#include "llm/structured_output.hpp"
 
 using namespace llmv;
 

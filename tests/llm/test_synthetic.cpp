@@ -4,8 +4,8 @@
 #include <cmath>
 #include <set>
 
-#include "llmvalidate/hashed_embedder.hpp"
-#include "llmvalidate/synthetic_text.hpp"
+#include "llm/hashed_embedder.hpp"
+#include "llm/synthetic_text.hpp"
 
 using namespace llmv;
 

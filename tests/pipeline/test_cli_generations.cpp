@@ -11,7 +11,7 @@
 
 #include "cli/cli_runner.hpp"
 #include "fake_server/fake_server.hpp"
-#include "llmvalidate/structured_output.hpp"
+#include "llm/structured_output.hpp"
 
 using namespace llmv;
 using cli_test::CliResult;

@@ -26,11 +26,11 @@
 #include "fake_server/fake_server.hpp"
 #include "fake_config.hpp"
 #include "llmvalidate/cache.hpp"
-#include "llmvalidate/http.hpp"
+#include "core/http.hpp"
 #include "llmvalidate/pipeline.hpp"
-#include "llmvalidate/provider.hpp"
-#include "llmvalidate/retry.hpp"
-#include "llmvalidate/synthetic_text.hpp"
+#include "llm/provider.hpp"
+#include "transport/retry.hpp"
+#include "llm/synthetic_text.hpp"
 
 extern char** environ;
 

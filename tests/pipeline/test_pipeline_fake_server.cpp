@@ -25,8 +25,8 @@
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/task.hpp"
-#include "llmvalidate/structured_output.hpp"
-#include "llmvalidate/synthetic_text.hpp"
+#include "llm/structured_output.hpp"
+#include "llm/synthetic_text.hpp"
 
 namespace fs = std::filesystem;
 using namespace llmv;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/hashed_embedder.hpp"
+#include "llm/hashed_embedder.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/rng.hpp"
 #include "pipeline/simulated.hpp"

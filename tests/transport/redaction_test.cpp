@@ -9,7 +9,7 @@
 
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/transport.hpp"
+#include "transport/transport.hpp"
 #include "transport/loopback_server.hpp"
 
 using llmv_test::LoopbackServer;

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/retry.hpp"
+#include "transport/retry.hpp"
 
 TEST_CASE("Retry-After is read as seconds or as an HTTP-date") {
     const double now = 1445412480.0;  // Wed, 21 Oct 2015 07:28:00 GMT (date -u -d ... +%s)

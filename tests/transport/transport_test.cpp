@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/transport.hpp"
+#include "transport/transport.hpp"
 #include "transport/loopback_server.hpp"
 
 using llmv_test::LoopbackServer;

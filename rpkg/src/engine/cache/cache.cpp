@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/http.hpp"
-#include "llmvalidate/sha256.hpp"
+#include "core/http.hpp"
+#include "core/sha256.hpp"
 
 namespace llmv {
 namespace {

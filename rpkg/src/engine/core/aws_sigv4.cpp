@@ -1,4 +1,4 @@
-#include "llmvalidate/aws_sigv4.hpp"
+#include "core/aws_sigv4.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/sha256.hpp"
+#include "core/sha256.hpp"
 
 namespace llmv {
 

@@ -1,4 +1,4 @@
-#include "llmvalidate/http.hpp"
+#include "core/http.hpp"
 
 namespace llmv {
 

@@ -1,5 +1,5 @@
 // SHA-256 as specified in FIPS 180-4, section 6.2.
-#include "llmvalidate/sha256.hpp"
+#include "core/sha256.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "llmvalidate/utf8.hpp"
+#include "core/utf8.hpp"
 
 namespace llmv {
 

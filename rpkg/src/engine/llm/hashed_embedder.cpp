@@ -1,6 +1,6 @@
 // Integer arithmetic and sums of uniforms only (no libm), so every platform gives the same
 // vectors bit for bit.
-#include "llmvalidate/hashed_embedder.hpp"
+#include "llm/hashed_embedder.hpp"
 
 #include <cmath>
 

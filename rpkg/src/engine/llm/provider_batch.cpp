@@ -1,6 +1,6 @@
 // Provider batch APIs as requests and parsers (provider_batch.hpp). The synchronous request a
 // provider built gives the endpoint and the credentials; nothing here opens a socket.
-#include "llmvalidate/provider_batch.hpp"
+#include "llm/provider_batch.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/provider.hpp"
+#include "llm/provider.hpp"
 
 namespace llmv {
 

@@ -1,4 +1,4 @@
-#include "llmvalidate/structured_output.hpp"
+#include "llm/structured_output.hpp"
 #include "core/text.hpp"
 #include "llmvalidate/labels.hpp"
 

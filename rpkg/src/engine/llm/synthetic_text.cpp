@@ -1,4 +1,4 @@
-#include "llmvalidate/synthetic_text.hpp"
+#include "llm/synthetic_text.hpp"
 
 #include "llmvalidate/labels.hpp"
 
@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "llmvalidate/hashed_embedder.hpp"
-#include "llmvalidate/structured_output.hpp"
+#include "llm/hashed_embedder.hpp"
+#include "llm/structured_output.hpp"
 
 namespace llmv {
 

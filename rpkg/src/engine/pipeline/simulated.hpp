@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "llmvalidate/hashed_embedder.hpp"
+#include "llm/hashed_embedder.hpp"
 #include "llmvalidate/pipeline.hpp"
-#include "llmvalidate/synthetic_text.hpp"
+#include "llm/synthetic_text.hpp"
 
 namespace llmv::pipeline {
 

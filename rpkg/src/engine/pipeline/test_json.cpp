@@ -1,4 +1,4 @@
-#include "llmvalidate/test_json.hpp"
+#include "pipeline/test_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "llmvalidate/edit_distance.hpp"
+#include "core/edit_distance.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv {

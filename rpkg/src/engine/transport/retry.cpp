@@ -1,6 +1,6 @@
 // Retry rules, server-requested waits and the rate limiters. No curl here: pure functions
 // of their inputs, so they are tested without a network and without sleeping.
-#include "llmvalidate/retry.hpp"
+#include "transport/retry.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -3,9 +3,9 @@
 // ones in a time-ordered queue until their retry is due. Nothing here ever sleeps except in
 // curl_multi_poll, whose timeout is bounded by the poll interval, so the cancel flag, due
 // retries and the rate limiters are looked at on every tick.
-#include "llmvalidate/transport.hpp"
+#include "transport/transport.hpp"
 
-#include "llmvalidate/aws_sigv4.hpp"
+#include "core/aws_sigv4.hpp"
 
 #include <curl/curl.h>
 

@@ -9,7 +9,7 @@
 
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
-#include "llmvalidate/provider.hpp"
+#include "llmvalidate/provider_config.hpp"
 #include "llmvalidate/settings.hpp"
 
 namespace llmv::pipeline {

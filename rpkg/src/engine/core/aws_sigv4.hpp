@@ -7,8 +7,8 @@
 #include <ctime>
 #include <string>
 
-#include "llmvalidate/http.hpp"
-#include "llmvalidate/sha256.hpp"  // sha256_hex
+#include "core/http.hpp"
+#include "core/sha256.hpp"  // sha256_hex
 
 namespace llmv {
 

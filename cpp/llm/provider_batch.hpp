@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "llmvalidate/http.hpp"
+#include "core/http.hpp"
 
 namespace llmv {
 

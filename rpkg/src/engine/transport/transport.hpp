@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "llmvalidate/accounting.hpp"
-#include "llmvalidate/http.hpp"
-#include "llmvalidate/retry.hpp"
+#include "core/http.hpp"
+#include "transport/retry.hpp"
 
 namespace llmv {
 
