@@ -1,6 +1,21 @@
 #include "core/http.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "core/text.hpp"
+
 namespace llmv {
+
+namespace {
+
+std::string lower(std::string text) {
+    for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+}  // namespace
 
 std::string redact(std::string text, const std::vector<std::string>& secrets) {
     for (const auto& secret : secrets) {
@@ -10,6 +25,30 @@ std::string redact(std::string text, const std::vector<std::string>& secrets) {
         }
     }
     return text;
+}
+
+bool is_credential_header(const std::string& name) {
+    static const std::set<std::string> names = {
+        "authorization",  "proxy-authorization",  "x-api-key", "api-key",
+        "x-goog-api-key", "x-amz-security-token", "cookie",    "ocp-apim-subscription-key"};
+    return names.count(lower(name)) > 0;
+}
+
+std::vector<std::string> secrets_of(const HttpRequest& request) {
+    std::vector<std::string> secrets = request.secrets;
+    if (!request.aws_secret_access_key.empty()) secrets.push_back(request.aws_secret_access_key);
+    if (!request.aws_session_token.empty()) secrets.push_back(request.aws_session_token);
+    for (const auto& [name, value] : request.headers) {
+        if (!is_credential_header(name)) continue;
+        const std::string cleaned = text::trim(value);
+        secrets.push_back(cleaned);
+        const auto space = cleaned.find(' ');
+        if (space != std::string::npos) secrets.push_back(text::trim(cleaned.substr(space + 1)));
+    }
+    // Longest first, so that a secret containing another is redacted whole.
+    std::sort(secrets.begin(), secrets.end(),
+              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    return secrets;
 }
 
 }  // namespace llmv

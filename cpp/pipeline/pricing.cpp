@@ -11,28 +11,22 @@
 #include <map>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
+#include "llmvalidate/task.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/simulated.hpp"
-#include "llmvalidate/task.hpp"
 
 namespace llmv {
 
 namespace {
 
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t\r");
-    if (first == std::string::npos) return "";
-    const auto last = text.find_last_not_of(" \t\r");
-    return text.substr(first, last - first + 1);
-}
-
 std::vector<std::string> split_fields(const std::string& line) {
     std::vector<std::string> fields;
     std::string field;
     std::istringstream in(line);
-    while (std::getline(in, field, ',')) fields.push_back(trim(field));
+    while (std::getline(in, field, ',')) fields.push_back(text::trim(field));
     if (!line.empty() && line.back() == ',') fields.emplace_back();
     return fields;
 }
@@ -58,8 +52,8 @@ bool file_exists(const std::string& path) {
 
 bool is_free_provider(const std::string& provider) {
     // Computed on this machine: nothing is paid.
-    return provider == pipeline::simulated_provider_name || provider == pipeline::hashed_embedding_name ||
-           provider == "ollama";
+    return provider == pipeline::simulated_provider_name ||
+           provider == pipeline::hashed_embedding_name || provider == "ollama";
 }
 
 }  // namespace
@@ -85,11 +79,11 @@ PriceTable parse_price_table(const std::string& text, const std::string& source)
     std::string line;
     std::map<std::string, std::size_t> columns;
     int number = 0;
-    static const char* required[] = {"provider", "model", "input", "cached_input", "output",
-                                     "embedding", "batch_discount", "checked"};
+    static const char* required[] = {"provider", "model",     "input",          "cached_input",
+                                     "output",   "embedding", "batch_discount", "checked"};
     while (std::getline(in, line)) {
         ++number;
-        const std::string content = trim(line);
+        const std::string content = text::trim(line);
         if (content.empty() || content[0] == '#') continue;
         const std::vector<std::string> fields = split_fields(content);
         const std::string where = source + ", line " + std::to_string(number);
@@ -97,8 +91,8 @@ PriceTable parse_price_table(const std::string& text, const std::string& source)
             for (std::size_t i = 0; i < fields.size(); ++i) columns[fields[i]] = i;
             for (const char* name : required) {
                 if (!columns.count(name)) {
-                    throw_invalid(code::invalid_argument, "the price table's header (" + where + ")",
-                                  content,
+                    throw_invalid(code::invalid_argument,
+                                  "the price table's header (" + where + ")", content,
                                   "the columns provider, model, input, cached_input, output, "
                                   "embedding, batch_discount, checked (in any order)");
                 }
@@ -106,8 +100,9 @@ PriceTable parse_price_table(const std::string& text, const std::string& source)
             continue;
         }
         if (fields.size() != columns.size()) {
-            throw_invalid(code::invalid_argument, "a price table row (" + where + ")", content,
-                          std::to_string(columns.size()) + " comma-separated fields, as the header");
+            throw_invalid(
+                code::invalid_argument, "a price table row (" + where + ")", content,
+                std::to_string(columns.size()) + " comma-separated fields, as the header");
         }
         const auto field = [&](const char* name) { return fields[columns.at(name)]; };
         ModelPrice row;
@@ -131,7 +126,8 @@ PriceTable parse_price_table(const std::string& text, const std::string& source)
             throw_invalid(code::invalid_argument, "prices (" + where + ")", content,
                           "input and output prices (a chat model) or an embedding price");
         }
-        row.has_batch = read_price(field("batch_discount"), row.batch_discount, "batch_discount", where);
+        row.has_batch =
+            read_price(field("batch_discount"), row.batch_discount, "batch_discount", where);
         if (row.batch_discount >= 1) {
             throw_invalid(code::invalid_argument, "batch_discount (" + where + ")",
                           field("batch_discount"),
@@ -195,13 +191,15 @@ CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
                    row && (line.role == "chat" ? row->has_chat : row->has_embedding)) {
             line.priced = true;
             line.checked = row->checked;
-            line.dollars = line.role == "chat"
-                               ? per * (static_cast<double>(line.input_tokens) * row->input +
-                                        static_cast<double>(line.cached_input_tokens) * row->cached_input +
-                                        static_cast<double>(line.output_tokens) * row->output)
-                               : per * static_cast<double>(line.input_tokens) * row->embedding;
+            line.dollars =
+                line.role == "chat"
+                    ? per * (static_cast<double>(line.input_tokens) * row->input +
+                             static_cast<double>(line.cached_input_tokens) * row->cached_input +
+                             static_cast<double>(line.output_tokens) * row->output)
+                    : per * static_cast<double>(line.input_tokens) * row->embedding;
             line.batch_available = row->has_batch;
-            line.batch_dollars = line.dollars * (1.0 - (row->has_batch ? row->batch_discount : 0.0));
+            line.batch_dollars =
+                line.dollars * (1.0 - (row->has_batch ? row->batch_discount : 0.0));
         }
         if (!line.priced) {
             if (line.input_tokens + line.cached_input_tokens + line.output_tokens > 0) {
@@ -263,12 +261,13 @@ CostEstimate cost_of_usage(const std::map<std::string, ModelUsage>& usage, const
     ModelUsage chat, embedding;
     if (auto found = usage.find(chat_model); found != usage.end()) chat = found->second;
     if (embedding_model != chat_model) {
-        if (auto found = usage.find(embedding_model); found != usage.end()) embedding = found->second;
+        if (auto found = usage.find(embedding_model); found != usage.end())
+            embedding = found->second;
     }
     const auto as_int = [](std::uint64_t value) { return static_cast<std::int64_t>(value); };
     const std::uint64_t cached = std::min(chat.cached_input_tokens, chat.input_tokens);
-    return cost_of(table, chat_provider, chat_model, as_int(chat.input_tokens - cached), as_int(cached),
-                   as_int(chat.output_tokens), embedding_provider, embedding_model,
+    return cost_of(table, chat_provider, chat_model, as_int(chat.input_tokens - cached),
+                   as_int(cached), as_int(chat.output_tokens), embedding_provider, embedding_model,
                    as_int(embedding.input_tokens));
 }
 

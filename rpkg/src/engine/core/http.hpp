@@ -41,4 +41,12 @@ struct HttpResponse {
 // Replaces every secret in `text` with "<redacted>".
 std::string redact(std::string text, const std::vector<std::string>& secrets);
 
+// Whether a header carries a credential (Authorization, x-api-key, ...; any case).
+bool is_credential_header(const std::string& name);
+
+// Everything of a request that must never be printed or stored: the declared secrets, the AWS
+// credentials, and the values of credential headers (also without a "Bearer " prefix),
+// longest first.
+std::vector<std::string> secrets_of(const HttpRequest& request);
+
 }  // namespace llmv

@@ -6,6 +6,7 @@
 #include "transport/transport.hpp"
 
 #include "core/aws_sigv4.hpp"
+#include "core/text.hpp"
 
 #include <curl/curl.h>
 
@@ -18,7 +19,6 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
-#include <set>
 
 #include "llmvalidate/error.hpp"
 
@@ -36,48 +36,9 @@ std::string lower(std::string text) {
     return text;
 }
 
-std::string trim(const std::string& text) {
-    std::size_t begin = 0, end = text.size();
-    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-    return text.substr(begin, end - begin);
-}
-
-bool is_credential_header(const std::string& name) {
-    static const std::set<std::string> names = {
-        "authorization",  "proxy-authorization",  "x-api-key", "api-key",
-        "x-goog-api-key", "x-amz-security-token", "cookie",    "ocp-apim-subscription-key"};
-    return names.count(lower(name)) > 0;
-}
-
-// Everything of a request that must never be printed: the declared secrets, the AWS
-// credentials, and the values of credential headers (also without a "Bearer " prefix).
-std::vector<std::string> secrets_of(const HttpRequest& request) {
-    std::vector<std::string> secrets = request.secrets;
-    if (!request.aws_secret_access_key.empty()) secrets.push_back(request.aws_secret_access_key);
-    if (!request.aws_session_token.empty()) secrets.push_back(request.aws_session_token);
-    for (const auto& [name, value] : request.headers) {
-        if (!is_credential_header(name)) continue;
-        const std::string cleaned = trim(value);
-        secrets.push_back(cleaned);
-        const auto space = cleaned.find(' ');
-        if (space != std::string::npos) secrets.push_back(trim(cleaned.substr(space + 1)));
-    }
-    // Longest first, so that a secret containing another is redacted whole.
-    std::sort(secrets.begin(), secrets.end(),
-              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-    return secrets;
-}
-
 double unix_now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
         .count();
-}
-
-std::string format_seconds(double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f s", seconds);
-    return text;
 }
 
 // A job the transport holds between attempts.
@@ -112,43 +73,14 @@ size_t write_header(char* data, size_t size, size_t count, void* user) {
     } else {
         const auto colon = line.find(':');
         if (colon != std::string::npos) {
-            transfer->response.headers[lower(trim(line.substr(0, colon)))] =
-                trim(line.substr(colon + 1));
+            transfer->response.headers[lower(text::trim(line.substr(0, colon)))] =
+                text::trim(line.substr(colon + 1));
         }
     }
     return size * count;
 }
 
 }  // namespace
-
-std::string format_trace(const TraceEvent& event) {
-    std::string line;
-    switch (event.kind) {
-        case TraceEvent::Kind::request:
-            line = "-> " + event.method + " " + event.url + " (job " + std::to_string(event.id) +
-                   ", attempt " + std::to_string(event.attempt) + ")";
-            for (const auto& [name, value] : event.headers) line += "\n   " + name + ": " + value;
-            break;
-        case TraceEvent::Kind::response:
-            line = "<- " + (event.status ? std::to_string(event.status) : std::string("---")) +
-                   " " + event.method + " " + event.url + " (job " + std::to_string(event.id) +
-                   ", attempt " + std::to_string(event.attempt) + ", " +
-                   format_seconds(event.elapsed_seconds) + ")";
-            break;
-        case TraceEvent::Kind::retry_scheduled:
-            line = "~~ retry job " + std::to_string(event.id) + " in " +
-                   format_seconds(event.wait_seconds);
-            break;
-        case TraceEvent::Kind::failed:
-            line = "!! job " + std::to_string(event.id) + " failed";
-            break;
-        case TraceEvent::Kind::cancelled:
-            line = "!! job " + std::to_string(event.id) + " cancelled";
-            break;
-    }
-    if (!event.message.empty()) line += ": " + event.message;
-    return line;
-}
 
 std::string transport_version() {
     ensure_curl_global();
@@ -407,10 +339,12 @@ struct Transport::Impl {
             const std::string detail = transfer->error_buffer;
             const std::string summary = curl_easy_strerror(result);
             // curl's detail often ends with the same summary ("... : Couldn't connect to server").
-            response.transport_error = redact(
-                detail.empty() ? summary
-                               : (detail.find(summary) != std::string::npos ? detail : summary + ": " + detail),
-                pending->secrets);
+            response.transport_error =
+                redact(detail.empty()
+                           ? summary
+                           : (detail.find(summary) != std::string::npos ? detail
+                                                                        : summary + ": " + detail),
+                       pending->secrets);
         }
         idle_handles.push_back(easy);
         transfer.reset();
@@ -442,21 +376,22 @@ struct Transport::Impl {
         }
 
         const bool timed_out = result == CURLE_OPERATION_TIMEDOUT;
-        const bool retryable = malformed          ? true
+        const bool retryable = malformed            ? true
                                : result == CURLE_OK ? is_retryable_status(options.retry, status)
-                               : timed_out        ? options.retry.retry_timeouts
-                                                  : options.retry.retry_transport_errors;
-        const std::string failure_code = malformed          ? code::provider_malformed_response
+                               : timed_out          ? options.retry.retry_timeouts
+                                                    : options.retry.retry_transport_errors;
+        const std::string failure_code = malformed            ? code::provider_malformed_response
                                          : result == CURLE_OK ? error_code_for_status(status)
-                                         : timed_out        ? code::timeout
-                                                            : code::transport;
+                                         : timed_out          ? code::timeout
+                                                              : code::transport;
         std::string failure = describe(*pending) + ": ";
         if (malformed) {
-            failure += "HTTP " + std::to_string(status) + " with a body that is not the provider's JSON: " +
-                       abbreviate(trim(pending->last_response.body), 300);
+            failure += "HTTP " + std::to_string(status) +
+                       " with a body that is not the provider's JSON: " +
+                       abbreviate(text::trim(pending->last_response.body), 300);
         } else if (result == CURLE_OK) {
             failure += "HTTP " + std::to_string(status);
-            const std::string body = trim(pending->last_response.body);
+            const std::string body = text::trim(pending->last_response.body);
             if (!body.empty()) failure += ": " + abbreviate(body, 300);
         } else {
             failure += pending->last_response.transport_error;

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "llmvalidate/accounting.hpp"
 #include "core/http.hpp"
+#include "llmvalidate/accounting.hpp"
 #include "transport/retry.hpp"
 
 namespace llmv {
@@ -80,6 +80,8 @@ struct TraceEvent {
 
 // "-> POST https://... (attempt 1)" style single line, for printing.
 std::string format_trace(const TraceEvent& event);
+// "0.250 s": durations in trace lines and retry messages.
+std::string format_seconds(double seconds);
 
 struct TransportOptions {
     std::size_t max_concurrency = 16;
