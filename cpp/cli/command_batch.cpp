@@ -12,7 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.hpp"
-#include "cli/pipeline_cli.hpp"
+#include "cli/csv_reader.hpp"
+#include "cli/options.hpp"
+#include "cli/reports.hpp"
+#include "cli/rows.hpp"
+#include "cli/terminal.hpp"
 #include "core/key_value.hpp"
 #include "cli/task_options.hpp"
 #include "llmvalidate/error.hpp"

@@ -6,7 +6,8 @@
 #include <sstream>
 
 #include "cli/cli.hpp"
-#include "cli/pipeline_cli.hpp"
+#include "cli/options.hpp"
+#include "cli/terminal.hpp"
 #include "core/key_value.hpp"
 #include "llmvalidate/error.hpp"
 

@@ -5,7 +5,10 @@
 #include <memory>
 
 #include "cli/cli.hpp"
-#include "cli/pipeline_cli.hpp"
+#include "cli/options.hpp"
+#include "cli/reports.hpp"
+#include "cli/rows.hpp"
+#include "cli/terminal.hpp"
 #include "cli/task_options.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/task.hpp"
