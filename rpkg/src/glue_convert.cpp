@@ -133,11 +133,6 @@ Rcpp::CharacterVector named_strings(const std::map<std::string, std::string>& va
     return out;
 }
 
-llmv::Task config_task(const pipeline::ValidationConfig& config) {
-    return config.task_source.empty() ? llmv::load_task(config.task_path)
-                                      : llmv::Task::from_string(config.task_source, "built by llm_task()");
-}
-
 std::map<std::string, std::string> as_string_map(SEXP x) {
     std::map<std::string, std::string> out;
     if (Rf_isNull(x) || Rf_length(x) == 0) return out;
@@ -181,20 +176,18 @@ std::vector<pipeline::PassageInput> as_passages(const pipeline::ValidationConfig
     }
     if (Rf_isNull(templates_) && Rf_isNull(variables_)) return passages;
     // Per-passage templates or variables: the engine keeps what the task uses.
-    const llmv::Task task = config_task(config);
+    std::vector<llmv::TaskPassage> own(passages.size());
     for (std::size_t i = 0; i < passages.size(); ++i) {
         const auto index = static_cast<R_xlen_t>(i);
-        llmv::TaskPassage passage;
-        passage.id = passages[i].id;
-        passage.text = passages[i].text;
+        own[i].id = passages[i].id;
+        own[i].text = passages[i].text;
         if (!Rf_isNull(templates_))
-            passage.simulation_templates = strings_at(Rcpp::List(templates_), index);
-        if (!Rf_isNull(variables_)) passage.variables = strings_at(Rcpp::List(variables_), index);
-        const std::string human_label = passages[i].human_label;
-        passages[i] = llmv::passage_input(task, passage);
-        passages[i].human_label = human_label;
+            own[i].simulation_templates = strings_at(Rcpp::List(templates_), index);
+        if (!Rf_isNull(variables_)) own[i].variables = strings_at(Rcpp::List(variables_), index);
     }
-    return passages;
+    std::vector<pipeline::PassageInput> inputs = llmv::passage_inputs(config, own);
+    for (std::size_t i = 0; i < inputs.size(); ++i) inputs[i].human_label = passages[i].human_label;
+    return inputs;
 }
 
 }  // namespace glue

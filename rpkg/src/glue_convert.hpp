@@ -79,9 +79,6 @@ std::map<std::string, std::string> as_string_map(SEXP x);
 // Element i of a list of named character vectors (NULL elements: empty).
 std::map<std::string, std::string> strings_at(const Rcpp::List& list, R_xlen_t i);
 
-// The task of a configuration: llm_task()'s TOML (task_source) or a file (task_path).
-llmv::Task config_task(const pipeline::ValidationConfig& config);
-
 // Whether R has an interrupt (Ctrl-C) pending; never jumps.
 bool interrupt_pending();
 

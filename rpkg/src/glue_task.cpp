@@ -16,6 +16,12 @@ using namespace glue;
 
 namespace {
 
+// The task of a configuration: llm_task()'s TOML (task_source) or a file (task_path).
+llmv::Task config_task(const pipeline::ValidationConfig& config) {
+    return config.task_source.empty() ? llmv::load_task(config.task_path)
+                                      : llmv::Task::from_string(config.task_source, "built by llm_task()");
+}
+
 // An llm_task object's fields (R/task.R), from a checked task and its TOML text.
 Rcpp::List task_to_r(const llmv::Task& task, const std::string& toml) {
     Rcpp::List label_instructions;

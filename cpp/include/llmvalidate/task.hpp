@@ -171,11 +171,16 @@ std::vector<TaskPassage> load_passages(const std::string& path);
 Task task_for_passage(const Task& task, const TaskPassage& passage);
 
 namespace pipeline {
-struct PassageInput;  // pipeline.hpp
+struct PassageInput;      // pipeline.hpp
+struct ValidationConfig;  // pipeline.hpp
 }
 // `passage` as the pipeline's input for `task` (`llmvalidate run --passages`, R's passages):
 // id and text, its simulation template for this task (by the task's name) and the variables
 // the task accepts; no human label.
 pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passage);
+// The passages of a run of `config` as its inputs: passage_input() of each for the run's task
+// (config.task_source or config.task_path, read once); no human labels.
+std::vector<pipeline::PassageInput> passage_inputs(const pipeline::ValidationConfig& config,
+                                                   const std::vector<TaskPassage>& passages);
 
 }  // namespace llmv
