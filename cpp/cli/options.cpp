@@ -37,27 +37,14 @@ std::vector<OptionSpec> setting_options() {
     return options;
 }
 
-namespace {
-
-// The registry's names, from the engine's table (no front end keeps its own list).
-std::string provider_names(const std::string& kind) {
-    std::string names;
-    for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
-        if (row.kind == kind) names += (names.empty() ? "" : ", ") + row.provider;
-    }
-    return names;
-}
-
-}  // namespace
-
 std::vector<OptionSpec> pipeline_options() {
     std::vector<OptionSpec> options = {
         {"--task", "-t", "TASK", "A shipped task (simple_sentiment, ...) or the path of a task file (prompts/*.toml)."},
         {"--vars", "", "NAME=VALUE,...", "Values of the task's user placeholders, e.g. --vars topic=inflation."},
-        {"--provider", "-p", "NAME", "Chat provider: auto (default: from the environment), " + provider_names("chat") + "; simulated is synthetic (no network)."},
+        {"--provider", "-p", "NAME", "Chat provider: auto (default: from the environment), " + pipeline::provider_names("chat") + "; simulated is synthetic (no network)."},
         {"--model", "", "NAME", "Chat model (LLMV_MODEL; default per provider: docs/providers.md)."},
         {"--base-url", "", "URL", "Base URL of an OpenAI-compatible server (LLMV_BASE_URL): Ollama, vLLM, llama-server, Azure."},
-        {"--embedding-provider", "", "NAME", provider_names("embedding") + " (hashed is synthetic). Default: the chat provider's own vendor."},
+        {"--embedding-provider", "", "NAME", pipeline::provider_names("embedding") + " (hashed is synthetic). Default: the chat provider's own vendor."},
         {"--embedding-model", "", "NAME", "Embedding model (LLMV_EMBEDDING_MODEL; default per provider: docs/providers.md). One model embeds every text of a validation."},
         {"--embedding-base-url", "", "URL", "Base URL of the embedding server when it differs from --base-url."},
         {"--methods", "", "METHODS", "exact (default: exact validation + permutation separation), paper (the paper's bootstrap variants), or VALIDATION,SEPARATION."},
