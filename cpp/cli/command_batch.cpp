@@ -55,7 +55,7 @@ CommandSpec batch_spec() {
             {"--summary", "", "PATH", "Write the summaries (JSON) to PATH; they are printed on standard error too."},
             {"--where", "", "COND", "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), e.g. agreement=50|66."},
             {"--sample", "", "N", "Validate N rows drawn at random (after --where); the same seed draws the same rows in R (llm_sample()) and Stata."},
-            {"--sample-seed", "", "SEED", "Seed of --sample (default 1)."},
+            {"--sample-seed", "", "SEED", "Seed of --sample (default " + std::to_string(default_sample_seed) + ")."},
             {"--batch-api", "", "", "Send the requests through the provider's batch API (openai, anthropic) at its batch price: one provider batch per phase, resumable with the same command (the batch ids are kept in the cache file)."},
             {"--poll-interval", "", "SECONDS", "With --batch-api: seconds between two polls of a batch in progress (default 30)."},
             {"--submit-only", "", "", "With --batch-api: submit the next phase's batches (or poll those out, once) and exit; run the same command again to go on."},
@@ -295,7 +295,7 @@ int command_batch(const std::vector<std::string>& args) {
     const bool sampling = parsed.has("--sample");
     if (sampling) {
         const std::string n_text = parsed.value("--sample");
-        const std::string seed_text = parsed.value("--sample-seed", "1");
+        const std::string seed_text = parsed.value("--sample-seed", std::to_string(default_sample_seed));
         const auto n = key_value::whole_number(n_text);
         const auto seed = key_value::whole_number(seed_text);
         if (!n || n_text.size() > 9)

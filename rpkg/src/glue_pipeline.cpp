@@ -182,6 +182,13 @@ SEXP llmv_size_warnings(SEXP config_) {
     END_RCPP
 }
 
+// The seed of a sample when none is given (sample.hpp), which llm_sample()'s default repeats.
+SEXP llmv_default_sample_seed() {
+    BEGIN_RCPP
+    return Rcpp::wrap(static_cast<double>(llmv::default_sample_seed));
+    END_RCPP
+}
+
 // The engine's reproducible row sample (sample.hpp): 1-based positions, increasing.
 SEXP llmv_sample_rows(SEXP population_, SEXP n_, SEXP seed_) {
     BEGIN_RCPP
