@@ -112,18 +112,11 @@ SEXP llmv_task_build(SEXP parts_) {
             {"variables", "`variables`"}, {"required_variables", "`required`"},
             {"variable_descriptions", "`variable_descriptions`"},
         };
-        try {
-            const llmv::Task task = llmv::task_from_spec(spec, "built by llm_task()", argument_names);
-            return task_to_r(task, llmv::task_toml(spec));
-        } catch (const llmv::Error& error) {
-            // The task file's advice, in llm_task()'s terms.
-            std::string message = error.what();
-            const std::string file_terms = "declare it under [variables] with a default or in required_variables";
-            const auto at = message.find(file_terms);
-            if (at != std::string::npos)
-                message.replace(at, file_terms.size(), "declare it in `variables` (with a default) or in `required`");
-            throw llmv::Error(error.code(), message);
-        }
+        // The task file's advice, in llm_task()'s terms.
+        const llmv::Task task = llmv::task_from_spec(
+            spec, "built by llm_task()", argument_names,
+            "declare it in `variables` (with a default) or in `required`");
+        return task_to_r(task, llmv::task_toml(spec));
     });
     END_RCPP
 }

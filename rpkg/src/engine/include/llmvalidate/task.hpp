@@ -116,9 +116,12 @@ struct TaskSpec {
 std::string task_toml(const TaskSpec& spec);
 // Task::from_string(task_toml(spec), origin); an error's leading TOML field ("annotation.template")
 // is renamed by `argument_names` ({"annotation.template", "`annotation`"}) so that it names
-// the front end's argument. Fields without an entry keep their TOML name.
+// the front end's argument. Fields without an entry keep their TOML name. `declare_variable`,
+// when given, replaces the task file's advice on declaring a placeholder's variable ("declare
+// it under [variables] ...") with the front end's ("give it a value with --vars NAME=VALUE").
 Task task_from_spec(const TaskSpec& spec, const std::string& origin,
-                    const std::map<std::string, std::string>& argument_names);
+                    const std::map<std::string, std::string>& argument_names,
+                    const std::string& declare_variable = "");
 
 // SHA-256 (hex) of one rendered prompt: the verdict's prompt hashes.
 std::string prompt_hash(const std::string& prompt);
