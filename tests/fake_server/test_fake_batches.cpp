@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fake_server.hpp"
+#include "http_test_client.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/provider.hpp"
 #include "llmvalidate/provider_batch.hpp"
@@ -26,31 +27,10 @@ using llmv::fake::Fault;
 
 namespace {
 
-// GET or POST an HttpRequest with cpp-httplib (the tests' stand-in for the transport).
+// Every request of these tests is answered (a connection failure fails the test).
 HttpResponse send_request(const HttpRequest& request) {
-    const std::string prefix = "http://";
-    REQUIRE(request.url.rfind(prefix, 0) == 0);
-    const auto slash = request.url.find('/', prefix.size());
-    const std::string host = request.url.substr(prefix.size(), slash - prefix.size());
-    const std::string target = request.url.substr(slash);
-    const auto colon = host.find(':');
-    httplib::Client client(host.substr(0, colon), std::stoi(host.substr(colon + 1)));
-    httplib::Headers headers;
-    std::string content_type = "application/json";
-    for (const auto& [name, value] : request.headers) {
-        if (name == "Content-Type") {
-            content_type = value;
-        } else {
-            headers.emplace(name, value);
-        }
-    }
-    auto result = request.method == "GET"
-                      ? client.Get(target.c_str(), headers)
-                      : client.Post(target.c_str(), headers, request.body, content_type.c_str());
-    HttpResponse response;
-    REQUIRE(result);
-    response.status = result->status;
-    response.body = result->body;
+    HttpResponse response = fake::send_http(request);
+    REQUIRE(response.transport_error.empty());
     return response;
 }
 
