@@ -838,37 +838,31 @@ struct FakeServer::Impl {
             .dump();
     }
 
+    // The route of `endpoint`: handle()'s frame, then the body from one of the answers above.
+    using AnswerMember = std::string (Impl::*)(const json&, const Fault&, std::string&);
+    httplib::Server::Handler answer_route(const std::string& endpoint, Protocol protocol,
+                                          AnswerMember answer) {
+        return [this, endpoint, protocol, answer](const httplib::Request& req, httplib::Response& res) {
+            handle(endpoint, protocol, req, res, [this, answer](const json& r, const Fault& f, std::string& e) {
+                return (this->*answer)(r, f, e);
+            });
+        };
+    }
+
     void install_routes() {
         using httplib::Request;
         using httplib::Response;
-        auto openai_chat_route = [this](const Request& req, Response& res) {
-            handle("openai.chat", Protocol::openai, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return openai_chat(r, f, e);
-                   });
-        };
+        const auto openai_chat_route = answer_route("openai.chat", Protocol::openai, &Impl::openai_chat);
         server.Post("/v1/chat/completions", openai_chat_route);
         server.Post(R"(/openai/deployments/([^/]+)/chat/completions)", openai_chat_route);
-        auto openai_embeddings_route = [this](const Request& req, Response& res) {
-            handle("openai.embeddings", Protocol::openai, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return openai_embeddings(r, f, e);
-                   });
-        };
+        const auto openai_embeddings_route =
+            answer_route("openai.embeddings", Protocol::openai, &Impl::openai_embeddings);
         server.Post("/v1/embeddings", openai_embeddings_route);
         server.Post(R"(/openai/deployments/([^/]+)/embeddings)", openai_embeddings_route);
-        server.Post("/v1/messages", [this](const Request& req, Response& res) {
-            handle("anthropic.messages", Protocol::anthropic, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return anthropic_messages(r, f, e);
-                   });
-        });
-        server.Post(R"(/model/(.+)/converse)", [this](const Request& req, Response& res) {
-            handle("bedrock.converse", Protocol::bedrock, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return bedrock_converse(r, f, e);
-                   });
-        });
+        server.Post("/v1/messages",
+                    answer_route("anthropic.messages", Protocol::anthropic, &Impl::anthropic_messages));
+        server.Post(R"(/model/(.+)/converse)",
+                    answer_route("bedrock.converse", Protocol::bedrock, &Impl::bedrock_converse));
         server.Post(R"(/model/(.+)/invoke)", [this](const Request& req, Response& res) {
             const std::string model = req.matches[1].str();
             handle("bedrock.invoke", Protocol::bedrock, req, res,
@@ -876,12 +870,7 @@ struct FakeServer::Impl {
                        return titan_embeddings(model, r, f, e);
                    });
         });
-        server.Post("/api/embed", [this](const Request& req, Response& res) {
-            handle("ollama.embed", Protocol::ollama, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return ollama_embed(r, f, e);
-                   });
-        });
+        server.Post("/api/embed", answer_route("ollama.embed", Protocol::ollama, &Impl::ollama_embed));
 
         install_batch_routes();
 
