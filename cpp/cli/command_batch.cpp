@@ -337,7 +337,7 @@ int command_batch(const std::vector<std::string>& args) {
         }
         std::remove(probe.c_str());
     }
-    const Task task = task_of(config);
+    const Task task = task_of(config, options_task_origin);
     const std::vector<std::string> labels = task.labels();
     std::unique_ptr<std::ofstream> file;
     std::ostream* out = &std::cout;

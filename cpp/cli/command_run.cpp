@@ -72,7 +72,7 @@ int command_run(const std::vector<std::string>& args) {
     std::vector<pipeline::PassageInput> passages;
     std::vector<std::string> titles;
     if (parsed.has("--passages")) {
-        const Task task = task_of(config);
+        const Task task = task_of(config, options_task_origin);
         for (const TaskPassage& item : load_passages(parsed.value("--passages"))) {
             passages.push_back(passage_input(task, item));
             titles.push_back(item.title.empty() ? item.id : item.title + " (" + item.id + ")");

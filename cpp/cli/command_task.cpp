@@ -179,16 +179,11 @@ std::string task_source_from_options(const std::string& command, const ParsedArg
         {"required_variables", "`--variable-columns`"},
     };
     try {
-        task_from_spec(spec, "from options", option_names, "give it a value with --vars NAME=VALUE");
+        task_from_spec(spec, options_task_origin, option_names, "give it a value with --vars NAME=VALUE");
     } catch (const Error& error) {
         throw_usage(command, error.what());
     }
     return task_toml(spec);
-}
-
-Task task_of(const pipeline::ValidationConfig& config) {
-    return config.task_source.empty() ? load_task(config.task_path)
-                                      : Task::from_string(config.task_source, "from options");
 }
 
 int command_task(const std::vector<std::string>& args) {

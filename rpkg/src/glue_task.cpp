@@ -16,12 +16,6 @@ using namespace glue;
 
 namespace {
 
-// The task of a configuration: llm_task()'s TOML (task_source) or a file (task_path).
-llmv::Task config_task(const pipeline::ValidationConfig& config) {
-    return config.task_source.empty() ? llmv::load_task(config.task_path)
-                                      : llmv::Task::from_string(config.task_source, "built by llm_task()");
-}
-
 // An llm_task object's fields (R/task.R), from a checked task and its TOML text.
 Rcpp::List task_to_r(const llmv::Task& task, const std::string& toml) {
     Rcpp::List label_instructions;
@@ -127,9 +121,7 @@ SEXP llmv_task_read(SEXP name_, SEXP prompts_dir_) {
     const std::string name = Rcpp::as<std::string>(name_);
     const std::string prompts_dir = Rcpp::as<std::string>(prompts_dir_);
     return guarded([&]() -> Rcpp::RObject {
-        const bool is_path = name.find('/') != std::string::npos ||
-                             (name.size() > 5 && name.compare(name.size() - 5, 5, ".toml") == 0);
-        const std::string path = is_path ? name : llmv::shipped_task_file(name, prompts_dir);
+        const std::string path = llmv::task_file(name, prompts_dir);
         std::ifstream in(path, std::ios::binary);
         if (!in) llmv::throw_invalid(llmv::code::task_invalid, "task", "\"" + name + "\"", "a task file that exists");
         const std::string toml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -146,7 +138,7 @@ SEXP llmv_task_check_variables(SEXP config_) {
     const Rcpp::List list(config_);
     return guarded([&]() -> Rcpp::RObject {
         const pipeline::ValidationConfig config = as_config(list);
-        const llmv::Task task = config_task(config);
+        const llmv::Task task = llmv::task_of(config, "built by llm_task()");
         task.render_annotation("", config.variables);  // throws when a required one is missing
         return R_NilValue;
     });

@@ -349,10 +349,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
         throw StataFailure(kRcSyntax, "llmvalidate: option task() is required (or labels(), "
                                       "annotation() and simulation() together)");
     config.variables = vars.constants;
-    check_task_variables(config.task_source.empty()
-                             ? load_task(config.task_path)
-                             : Task::from_string(config.task_source, "from options"),
-                         vars);
+    check_task_variables(task_of(config, "from options"), vars);
     config.provider = local_or(api, "llmv_provider", config.provider);
     config.model = local_or(api, "llmv_model", "");
     config.embedding_provider = local_or(api, "llmv_embedding", "");

@@ -157,6 +157,8 @@ std::string shipped_task_file(const std::string& name, const std::string& prompt
 // A task by shipped name or alias ("simple_sentiment", "sentiment") or by path (anything with
 // a '/' or ending in ".toml"). An unknown name is an error listing the shipped names.
 Task load_task(const std::string& name_or_path, const std::string& prompts_dir = "");
+// The file load_task() reads: a path as given, else the shipped task's file.
+std::string task_file(const std::string& name_or_path, const std::string& prompts_dir = "");
 
 // Passages with their own prompts (prompts/passages/section4.toml): text, provenance,
 // variables (e.g. the topics of Section 4.5) and simulation templates keyed by task name.
@@ -177,6 +179,9 @@ namespace pipeline {
 struct PassageInput;      // pipeline.hpp
 struct ValidationConfig;  // pipeline.hpp
 }
+// The task of a run: config.task_source (TOML text, named `source_origin` in messages, e.g.
+// "built by llm_task()") or config.task_path (as load_task() takes it).
+Task task_of(const pipeline::ValidationConfig& config, const std::string& source_origin);
 // `passage` as the pipeline's input for `task` (`llmvalidate run --passages`, R's passages):
 // id and text, its simulation template for this task (by the task's name) and the variables
 // the task accepts; no human label.
