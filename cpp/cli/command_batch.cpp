@@ -18,6 +18,7 @@
 #include "cli/rows.hpp"
 #include "cli/terminal.hpp"
 #include "core/key_value.hpp"
+#include "core/text.hpp"
 #include "cli/task_options.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/sample.hpp"
@@ -273,15 +274,8 @@ int command_batch(const std::vector<std::string>& args) {
     pipeline::ValidationConfig& config = choice.config;
     std::vector<std::string> variable_columns;
     if (parsed.has("--variable-columns")) {
-        std::string current;
-        for (char c : parsed.value("--variable-columns") + ",") {
-            if (c == ',') {
-                if (!current.empty()) variable_columns.push_back(current);
-                current.clear();
-            } else {
-                current += c;
-            }
-        }
+        for (const std::string& column : text::split(parsed.value("--variable-columns"), ','))
+            if (!column.empty()) variable_columns.push_back(column);
     }
     const RowFilter filter = parsed.has("--where") ? RowFilter::parse(parsed.value("--where"), "--where") : RowFilter();
     PassageReader reader(parsed.value("--input"), parsed.value("--text-column", "text"),
