@@ -347,9 +347,7 @@ int command_batch(const std::vector<std::string>& args) {
         generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
         config.keep_texts = true;
     }
-    std::string first_error, first_message;
-    std::size_t failed = 0;
-    std::size_t first_error_index = static_cast<std::size_t>(-1);
+    Failures failures;
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
@@ -362,12 +360,7 @@ int command_batch(const std::vector<std::string>& args) {
         }
         out->flush();
         if (generations) generations->write(result);
-        if (!result.ok && result.error_code != code::cancelled) ++failed;
-        if (!result.ok && result.error_code != code::cancelled && result.index < first_error_index) {
-            first_error_index = result.index;
-            first_error = result.error_code;
-            first_message = result.error_message;
-        }
+        failures.add(result);
     };
     const pipeline::PassageSource source = [&](pipeline::PassageInput& input) { return next_passage(input); };
     pipeline::BatchResult batch;
@@ -420,7 +413,7 @@ int command_batch(const std::vector<std::string>& args) {
         write_output(parsed.value("--summary"), summary.dump(2) + "\n", "--summary");
     }
     warn_unwritten(batch, config.cache_path);
-    return exit_code_for_results(batch.cancelled, first_error, first_message, failed);
+    return exit_code_for_results(batch.cancelled, failures);
 }
 
 }  // namespace llmv::cli

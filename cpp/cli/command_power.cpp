@@ -86,7 +86,7 @@ int command_power(const std::vector<std::string>& args) {
     callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
     const pipeline::PowerResult result = pipeline::estimate_power(power, callbacks);
     bar.finish();
-    if (callbacks.cancel->load()) return exit_code_for_results(true, "", "", 0);
+    if (callbacks.cancel->load()) return exit_code_for_results(true, Failures());
 
     const pipeline::ValidationConfig& config = power.validation;
     const pipeline::SimulatedDgp& dgp = config.simulated;

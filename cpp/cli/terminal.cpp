@@ -79,8 +79,20 @@ void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache
               << batch.unwritten_file << "\n";
 }
 
-int exit_code_for_results(bool cancelled, const std::string& first_error_code,
-                          const std::string& first_error_message, std::size_t failed) {
+void Failures::add(const pipeline::PassageResult& result) {
+    if (result.ok || result.error_code == code::cancelled) return;
+    ++count;
+    if (result.index < first_index) {
+        first_index = result.index;
+        first_code = result.error_code;
+        first_message = result.error_message;
+    }
+}
+
+int exit_code_for_results(bool cancelled, const Failures& failures) {
+    const std::string& first_error_code = failures.first_code;
+    const std::string& first_error_message = failures.first_message;
+    const std::size_t failed = failures.count;
     if (cancelled) {
         const bool term = interrupt_signal == SIGTERM;
         print_error(code::cancelled,

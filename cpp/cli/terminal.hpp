@@ -28,11 +28,19 @@ private:
 };
 bool stderr_is_terminal();
 
+// The passages that failed (a cancelled one is not a failure), and the first of them in input
+// order, whatever the order they finish in.
+struct Failures {
+    void add(const pipeline::PassageResult& result);
+    std::size_t count = 0;
+    std::size_t first_index = static_cast<std::size_t>(-1);
+    std::string first_code, first_message;
+};
+
 // The exit code of a batch: 0 when every passage has a verdict, else the code of the first
 // failure in input order (130 when interrupted by SIGINT, 143 by SIGTERM). A failure or an
 // interruption is also one `llmvalidate: error [<code>]: ...` line on standard error.
-int exit_code_for_results(bool cancelled, const std::string& first_error_code,
-                          const std::string& first_error_message, std::size_t failed);
+int exit_code_for_results(bool cancelled, const Failures& failures);
 
 // Answers the cache could not take went to a side file: says where and how to import it (on
 // standard error); nothing when every answer reached the cache.
