@@ -603,8 +603,10 @@ program define Sample, rclass
     syntax [if] [in] , N(integer) GENerate(name) [ SEED(string) WHERE(string) REPLACE ]
     marksample touse, novarlist
     if "`replace'" == "" confirm new variable `generate'
-    * The CLI's and R's default seed, not Stata's generator: the sample is the same everywhere.
-    if `"`seed'"' == "" local seed 1
+    * Without seed(), the engine's default seed (as in the CLI and R), not Stata's generator:
+    * the sample is the same everywhere.
+    local seedword
+    if `"`seed'"' != "" local seedword seed=`seed'
     local llmv_where `"`where'"'
     local copies
     local llmv_where_vars
@@ -621,7 +623,7 @@ program define Sample, rclass
     }
     tempvar marker
     quietly generate byte `marker' = 0
-    plugin call llmvalidate_plugin `marker' `copies' if `touse', sample n=`n' seed=`seed'
+    plugin call llmvalidate_plugin `marker' `copies' if `touse', sample n=`n' `seedword'
     if "`replace'" != "" capture drop `generate'
     rename `marker' `generate'
     label variable `generate' `"llmvalidate sample: n(`n') seed(`llmv_sample_seed')"'

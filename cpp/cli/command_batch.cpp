@@ -12,8 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.hpp"
-#include "cli/pipeline_cli.hpp"
+#include "cli/csv_reader.hpp"
+#include "cli/options.hpp"
+#include "cli/reports.hpp"
+#include "cli/rows.hpp"
+#include "cli/terminal.hpp"
 #include "core/key_value.hpp"
+#include "core/text.hpp"
 #include "cli/task_options.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/sample.hpp"
@@ -51,7 +56,7 @@ CommandSpec batch_spec() {
             {"--summary", "", "PATH", "Write the summaries (JSON) to PATH; they are printed on standard error too."},
             {"--where", "", "COND", "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), e.g. agreement=50|66."},
             {"--sample", "", "N", "Validate N rows drawn at random (after --where); the same seed draws the same rows in R (llm_sample()) and Stata."},
-            {"--sample-seed", "", "SEED", "Seed of --sample (default 1)."},
+            {"--sample-seed", "", "SEED", "Seed of --sample (default " + std::to_string(default_sample_seed) + ")."},
             {"--batch-api", "", "", "Send the requests through the provider's batch API (openai, anthropic) at its batch price: one provider batch per phase, resumable with the same command (the batch ids are kept in the cache file)."},
             {"--poll-interval", "", "SECONDS", "With --batch-api: seconds between two polls of a batch in progress (default 30)."},
             {"--submit-only", "", "", "With --batch-api: submit the next phase's batches (or poll those out, once) and exit; run the same command again to go on."},
@@ -269,15 +274,8 @@ int command_batch(const std::vector<std::string>& args) {
     pipeline::ValidationConfig& config = choice.config;
     std::vector<std::string> variable_columns;
     if (parsed.has("--variable-columns")) {
-        std::string current;
-        for (char c : parsed.value("--variable-columns") + ",") {
-            if (c == ',') {
-                if (!current.empty()) variable_columns.push_back(current);
-                current.clear();
-            } else {
-                current += c;
-            }
-        }
+        for (const std::string& column : text::split(parsed.value("--variable-columns"), ','))
+            if (!column.empty()) variable_columns.push_back(column);
     }
     const RowFilter filter = parsed.has("--where") ? RowFilter::parse(parsed.value("--where"), "--where") : RowFilter();
     PassageReader reader(parsed.value("--input"), parsed.value("--text-column", "text"),
@@ -291,7 +289,7 @@ int command_batch(const std::vector<std::string>& args) {
     const bool sampling = parsed.has("--sample");
     if (sampling) {
         const std::string n_text = parsed.value("--sample");
-        const std::string seed_text = parsed.value("--sample-seed", "1");
+        const std::string seed_text = parsed.value("--sample-seed", std::to_string(default_sample_seed));
         const auto n = key_value::whole_number(n_text);
         const auto seed = key_value::whole_number(seed_text);
         if (!n || n_text.size() > 9)
@@ -333,7 +331,7 @@ int command_batch(const std::vector<std::string>& args) {
         }
         std::remove(probe.c_str());
     }
-    const Task task = task_of(config);
+    const Task task = task_of(config, options_task_origin);
     const std::vector<std::string> labels = task.labels();
     std::unique_ptr<std::ofstream> file;
     std::ostream* out = &std::cout;
@@ -349,9 +347,7 @@ int command_batch(const std::vector<std::string>& args) {
         generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
         config.keep_texts = true;
     }
-    std::string first_error, first_message;
-    std::size_t failed = 0;
-    std::size_t first_error_index = static_cast<std::size_t>(-1);
+    Failures failures;
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
@@ -364,12 +360,7 @@ int command_batch(const std::vector<std::string>& args) {
         }
         out->flush();
         if (generations) generations->write(result);
-        if (!result.ok && result.error_code != code::cancelled) ++failed;
-        if (!result.ok && result.error_code != code::cancelled && result.index < first_error_index) {
-            first_error_index = result.index;
-            first_error = result.error_code;
-            first_message = result.error_message;
-        }
+        failures.add(result);
     };
     const pipeline::PassageSource source = [&](pipeline::PassageInput& input) { return next_passage(input); };
     pipeline::BatchResult batch;
@@ -422,7 +413,7 @@ int command_batch(const std::vector<std::string>& args) {
         write_output(parsed.value("--summary"), summary.dump(2) + "\n", "--summary");
     }
     warn_unwritten(batch, config.cache_path);
-    return exit_code_for_results(batch.cancelled, first_error, first_message, failed);
+    return exit_code_for_results(batch.cancelled, failures);
 }
 
 }  // namespace llmv::cli

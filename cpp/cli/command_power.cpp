@@ -6,7 +6,8 @@
 #include <sstream>
 
 #include "cli/cli.hpp"
-#include "cli/pipeline_cli.hpp"
+#include "cli/options.hpp"
+#include "cli/terminal.hpp"
 #include "core/key_value.hpp"
 #include "llmvalidate/error.hpp"
 
@@ -85,7 +86,7 @@ int command_power(const std::vector<std::string>& args) {
     callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
     const pipeline::PowerResult result = pipeline::estimate_power(power, callbacks);
     bar.finish();
-    if (callbacks.cancel->load()) return exit_code_for_results(true, "", "", 0);
+    if (callbacks.cancel->load()) return exit_code_for_results(true, Failures());
 
     const pipeline::ValidationConfig& config = power.validation;
     const pipeline::SimulatedDgp& dgp = config.simulated;

@@ -5,7 +5,10 @@
 #include <memory>
 
 #include "cli/cli.hpp"
-#include "cli/pipeline_cli.hpp"
+#include "cli/options.hpp"
+#include "cli/reports.hpp"
+#include "cli/rows.hpp"
+#include "cli/terminal.hpp"
 #include "cli/task_options.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/task.hpp"
@@ -69,7 +72,7 @@ int command_run(const std::vector<std::string>& args) {
     std::vector<pipeline::PassageInput> passages;
     std::vector<std::string> titles;
     if (parsed.has("--passages")) {
-        const Task task = task_of(config);
+        const Task task = task_of(config, options_task_origin);
         for (const TaskPassage& item : load_passages(parsed.value("--passages"))) {
             passages.push_back(passage_input(task, item));
             titles.push_back(item.title.empty() ? item.id : item.title + " (" + item.id + ")");
@@ -114,15 +117,8 @@ int command_run(const std::vector<std::string>& args) {
         generations->close();
     }
 
-    std::string first_error, first_message;
-    std::size_t failed = 0;
-    for (const auto& result : batch.passages) {
-        if (result.ok || result.error_code == code::cancelled) continue;
-        if (failed++ == 0) {
-            first_error = result.error_code;
-            first_message = result.error_message;
-        }
-    }
+    Failures failures;
+    for (const auto& result : batch.passages) failures.add(result);
     if (parsed.has("--json")) {
         report.clear();  // JSON lines only: the banner is in every row ("synthetic")
         for (const auto& result : batch.passages) report += jsonl_line(result) + "\n";
@@ -146,7 +142,7 @@ int command_run(const std::vector<std::string>& args) {
     }
     write_output(parsed.value("--output"), report);
     warn_unwritten(batch, config.cache_path);
-    return exit_code_for_results(batch.cancelled, first_error, first_message, failed);
+    return exit_code_for_results(batch.cancelled, failures);
 }
 
 }  // namespace llmv::cli

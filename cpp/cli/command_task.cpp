@@ -179,21 +179,11 @@ std::string task_source_from_options(const std::string& command, const ParsedArg
         {"required_variables", "`--variable-columns`"},
     };
     try {
-        task_from_spec(spec, "from options", option_names);
+        task_from_spec(spec, options_task_origin, option_names, "give it a value with --vars NAME=VALUE");
     } catch (const Error& error) {
-        // The task file's advice, in the options' terms.
-        std::string message = error.what();
-        const std::string file_terms = "declare it under [variables] with a default or in required_variables";
-        const auto at = message.find(file_terms);
-        if (at != std::string::npos) message.replace(at, file_terms.size(), "give it a value with --vars NAME=VALUE");
-        throw_usage(command, message);
+        throw_usage(command, error.what());
     }
     return task_toml(spec);
-}
-
-Task task_of(const pipeline::ValidationConfig& config) {
-    return config.task_source.empty() ? load_task(config.task_path)
-                                      : Task::from_string(config.task_source, "from options");
 }
 
 int command_task(const std::vector<std::string>& args) {

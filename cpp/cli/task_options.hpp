@@ -16,7 +16,7 @@ std::vector<OptionSpec> task_from_options_options();
 // name the options); empty when none of the three options is given. Giving them with --task,
 // or one without the others, is a usage error.
 std::string task_source_from_options(const std::string& command, const ParsedArgs& parsed);
-// The configuration's task: from --task (task_path) or from the options (task_source).
-Task task_of(const pipeline::ValidationConfig& config);
+// The name of a task from the options in the engine's messages (task_of(config, ...)).
+inline constexpr const char* options_task_origin = "from options";
 
 }  // namespace llmv::cli

@@ -73,14 +73,23 @@ std::string task_toml(const TaskSpec& spec) {
 }
 
 Task task_from_spec(const TaskSpec& spec, const std::string& origin,
-                    const std::map<std::string, std::string>& argument_names) {
+                    const std::map<std::string, std::string>& argument_names,
+                    const std::string& declare_variable) {
     try {
         return Task::from_string(task_toml(spec), origin);
     } catch (const Error& error) {
         // "task <origin>: <field> ...": rename the field, the longest name that matches.
         const std::string prefix = "task " + origin + ": ";
         std::string message = error.what();
-        if (message.rfind(prefix, 0) != 0) throw;
+        // The task file's advice for an unknown placeholder, in the front end's terms.
+        const std::string file_terms = "declare it under [variables] with a default or in required_variables";
+        const auto advice = message.find(file_terms);
+        if (!declare_variable.empty() && advice != std::string::npos)
+            message.replace(advice, file_terms.size(), declare_variable);
+        if (message.rfind(prefix, 0) != 0) {
+            if (advice == std::string::npos || declare_variable.empty()) throw;
+            throw Error(error.code(), message);
+        }
         std::string rest = message.substr(prefix.size());
         std::string best;  // the field the message starts with
         for (const auto& entry : argument_names) {

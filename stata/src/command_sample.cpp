@@ -46,7 +46,7 @@ int command_sample(Api& api, int argc, char* argv[]) {
                            "option n() must be a whole number of observations to "
                            "draw, 0 or more; received `" +
                                args.text("n", "") + "'");
-    const std::uint64_t seed = args.seed("seed", 1);
+    const std::uint64_t seed = args.seed("seed", default_sample_seed);
     const RowFilter filter = where_filter(api);
     const auto given = split_stata_list(api.local("llmv_where_vars").value_or(""), "where()");
     std::map<std::string, int> position;  // where() variable -> its place in the varlist

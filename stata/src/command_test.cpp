@@ -29,6 +29,7 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/stats.hpp"
 #include "messages.hpp"
@@ -40,6 +41,8 @@
 namespace llmv::stata {
 
 namespace {
+
+using text::trim;
 
 struct Layout {
     int label = 0, passage = 0, backtranslation = 0, reference = 0, embed = 0, dim = 0;
@@ -107,13 +110,6 @@ Layout read_layout(const Api& api, const Arguments& args) {
             throw StataFailure(109, "embedding variable " + layout.name(layout.embed + k) +
                                         " must be numeric; it is a string");
     return layout;
-}
-
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) return "";
-    const auto last = text.find_last_not_of(" \t\r\n");
-    return text.substr(first, last - first + 1);
 }
 
 // Maps data labels onto the label set S (given, or in order of first appearance).

@@ -241,16 +241,10 @@ std::string task_from_options(const Api& api, const TaskVariableSpec& vars) {
         {"required_variables", "`vars()`"},
     };
     try {
-        task_from_spec(spec, "from options", option_names);
+        task_from_spec(spec, "from options", option_names,
+                       "give it with vars(NAME=variable) or vars(NAME=\"text\")");
     } catch (const Error& error) {
-        std::string message = error.what();
-        const std::string file_terms =
-            "declare it under [variables] with a default or in required_variables";
-        const auto at = message.find(file_terms);
-        if (at != std::string::npos)
-            message.replace(at, file_terms.size(),
-                            "give it with vars(NAME=variable) or vars(NAME=\"text\")");
-        throw StataFailure(kRcSyntax, "llmvalidate: " + message);
+        throw StataFailure(kRcSyntax, std::string("llmvalidate: ") + error.what());
     }
     return task_toml(spec);
 }
@@ -355,10 +349,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
         throw StataFailure(kRcSyntax, "llmvalidate: option task() is required (or labels(), "
                                       "annotation() and simulation() together)");
     config.variables = vars.constants;
-    check_task_variables(config.task_source.empty()
-                             ? load_task(config.task_path)
-                             : Task::from_string(config.task_source, "from options"),
-                         vars);
+    check_task_variables(task_of(config, "from options"), vars);
     config.provider = local_or(api, "llmv_provider", config.provider);
     config.model = local_or(api, "llmv_model", "");
     config.embedding_provider = local_or(api, "llmv_embedding", "");

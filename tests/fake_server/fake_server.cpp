@@ -838,37 +838,31 @@ struct FakeServer::Impl {
             .dump();
     }
 
+    // The route of `endpoint`: handle()'s frame, then the body from one of the answers above.
+    using AnswerMember = std::string (Impl::*)(const json&, const Fault&, std::string&);
+    httplib::Server::Handler answer_route(const std::string& endpoint, Protocol protocol,
+                                          AnswerMember answer) {
+        return [this, endpoint, protocol, answer](const httplib::Request& req, httplib::Response& res) {
+            handle(endpoint, protocol, req, res, [this, answer](const json& r, const Fault& f, std::string& e) {
+                return (this->*answer)(r, f, e);
+            });
+        };
+    }
+
     void install_routes() {
         using httplib::Request;
         using httplib::Response;
-        auto openai_chat_route = [this](const Request& req, Response& res) {
-            handle("openai.chat", Protocol::openai, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return openai_chat(r, f, e);
-                   });
-        };
+        const auto openai_chat_route = answer_route("openai.chat", Protocol::openai, &Impl::openai_chat);
         server.Post("/v1/chat/completions", openai_chat_route);
         server.Post(R"(/openai/deployments/([^/]+)/chat/completions)", openai_chat_route);
-        auto openai_embeddings_route = [this](const Request& req, Response& res) {
-            handle("openai.embeddings", Protocol::openai, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return openai_embeddings(r, f, e);
-                   });
-        };
+        const auto openai_embeddings_route =
+            answer_route("openai.embeddings", Protocol::openai, &Impl::openai_embeddings);
         server.Post("/v1/embeddings", openai_embeddings_route);
         server.Post(R"(/openai/deployments/([^/]+)/embeddings)", openai_embeddings_route);
-        server.Post("/v1/messages", [this](const Request& req, Response& res) {
-            handle("anthropic.messages", Protocol::anthropic, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return anthropic_messages(r, f, e);
-                   });
-        });
-        server.Post(R"(/model/(.+)/converse)", [this](const Request& req, Response& res) {
-            handle("bedrock.converse", Protocol::bedrock, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return bedrock_converse(r, f, e);
-                   });
-        });
+        server.Post("/v1/messages",
+                    answer_route("anthropic.messages", Protocol::anthropic, &Impl::anthropic_messages));
+        server.Post(R"(/model/(.+)/converse)",
+                    answer_route("bedrock.converse", Protocol::bedrock, &Impl::bedrock_converse));
         server.Post(R"(/model/(.+)/invoke)", [this](const Request& req, Response& res) {
             const std::string model = req.matches[1].str();
             handle("bedrock.invoke", Protocol::bedrock, req, res,
@@ -876,12 +870,7 @@ struct FakeServer::Impl {
                        return titan_embeddings(model, r, f, e);
                    });
         });
-        server.Post("/api/embed", [this](const Request& req, Response& res) {
-            handle("ollama.embed", Protocol::ollama, req, res,
-                   [this](const json& r, const Fault& f, std::string& e) {
-                       return ollama_embed(r, f, e);
-                   });
-        });
+        server.Post("/api/embed", answer_route("ollama.embed", Protocol::ollama, &Impl::ollama_embed));
 
         install_batch_routes();
 
@@ -1127,6 +1116,17 @@ struct FakeServer::Impl {
         return script;
     }
 
+    // The batch of the route's id ((...) in the path) among this vendor's batches, or nullptr
+    // after a 404 in the vendor's words: an OpenAI id is not found on the Anthropic routes and
+    // the other way round. Called under the lock.
+    Batch* find_batch(const httplib::Request& req, httplib::Response& res, bool anthropic) {
+        const auto found = batches.find(req.matches[1].str());
+        if (found != batches.end() && found->second.anthropic == anthropic) return &found->second;
+        send_error(res, anthropic ? Protocol::anthropic : Protocol::openai, 404,
+                   anthropic ? "message batch not found" : "No such Batch object");
+        return nullptr;
+    }
+
     void install_batch_routes() {
         using httplib::Request;
         using httplib::Response;
@@ -1212,26 +1212,20 @@ struct FakeServer::Impl {
         server.Get(R"(/v1/batches/([^/]+))", [this](const Request& req, Response& res) {
             if (!batch_frame("openai.batches", Protocol::openai, req, res)) return;
             std::lock_guard<std::mutex> lock(mutex);
-            const auto found = batches.find(req.matches[1].str());
-            if (found == batches.end() || found->second.anthropic) {
-                send_error(res, Protocol::openai, 404, "No such Batch object");
-                return;
-            }
-            advance(found->second);
-            res.set_content(openai_batch_json(found->second).dump(), "application/json");
+            Batch* const batch = find_batch(req, res, /*anthropic=*/false);
+            if (!batch) return;
+            advance(*batch);
+            res.set_content(openai_batch_json(*batch).dump(), "application/json");
         });
         server.Post(R"(/v1/batches/([^/]+)/cancel)", [this](const Request& req, Response& res) {
             if (!batch_frame("openai.batches", Protocol::openai, req, res)) return;
             std::lock_guard<std::mutex> lock(mutex);
-            const auto found = batches.find(req.matches[1].str());
-            if (found == batches.end() || found->second.anthropic) {
-                send_error(res, Protocol::openai, 404, "No such Batch object");
-                return;
-            }
-            found->second.cancel_requested = true;
-            if (found->second.status == "in_progress" || found->second.status == "validating")
-                found->second.status = "cancelling";
-            res.set_content(openai_batch_json(found->second).dump(), "application/json");
+            Batch* const batch = find_batch(req, res, /*anthropic=*/false);
+            if (!batch) return;
+            batch->cancel_requested = true;
+            if (batch->status == "in_progress" || batch->status == "validating")
+                batch->status = "cancelling";
+            res.set_content(openai_batch_json(*batch).dump(), "application/json");
         });
         server.Post("/v1/messages/batches", [this](const Request& req, Response& res) {
             if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
@@ -1271,41 +1265,31 @@ struct FakeServer::Impl {
         server.Get(R"(/v1/messages/batches/([^/]+))", [this](const Request& req, Response& res) {
             if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
             std::lock_guard<std::mutex> lock(mutex);
-            const auto found = batches.find(req.matches[1].str());
-            if (found == batches.end() || !found->second.anthropic) {
-                send_error(res, Protocol::anthropic, 404, "message batch not found");
-                return;
-            }
-            advance(found->second);
-            res.set_content(anthropic_batch_json(found->second, "http://" + req.get_header_value("Host")).dump(),
+            Batch* const batch = find_batch(req, res, /*anthropic=*/true);
+            if (!batch) return;
+            advance(*batch);
+            res.set_content(anthropic_batch_json(*batch, "http://" + req.get_header_value("Host")).dump(),
                             "application/json");
         });
         server.Get(R"(/v1/messages/batches/([^/]+)/results)", [this](const Request& req, Response& res) {
             if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
             std::lock_guard<std::mutex> lock(mutex);
-            const auto found = batches.find(req.matches[1].str());
-            if (found == batches.end() || !found->second.anthropic) {
-                send_error(res, Protocol::anthropic, 404, "message batch not found");
-                return;
-            }
-            const Batch& batch = found->second;
-            if (batch.status != "completed" && batch.status != "expired" && batch.status != "cancelled") {
+            Batch* const batch = find_batch(req, res, /*anthropic=*/true);
+            if (!batch) return;
+            if (batch->status != "completed" && batch->status != "expired" && batch->status != "cancelled") {
                 send_error(res, Protocol::anthropic, 400, "the batch has not ended; its results are not ready");
                 return;
             }
-            res.set_content(batch.output, "application/binary");
+            res.set_content(batch->output, "application/binary");
         });
         server.Post(R"(/v1/messages/batches/([^/]+)/cancel)", [this](const Request& req, Response& res) {
             if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
             std::lock_guard<std::mutex> lock(mutex);
-            const auto found = batches.find(req.matches[1].str());
-            if (found == batches.end() || !found->second.anthropic) {
-                send_error(res, Protocol::anthropic, 404, "message batch not found");
-                return;
-            }
-            found->second.cancel_requested = true;
-            if (found->second.status == "in_progress") found->second.status = "cancelling";
-            res.set_content(anthropic_batch_json(found->second, "http://" + req.get_header_value("Host")).dump(),
+            Batch* const batch = find_batch(req, res, /*anthropic=*/true);
+            if (!batch) return;
+            batch->cancel_requested = true;
+            if (batch->status == "in_progress") batch->status = "cancelling";
+            res.set_content(anthropic_batch_json(*batch, "http://" + req.get_header_value("Host")).dump(),
                             "application/json");
         });
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fake_server.hpp"
+#include "http_test_client.hpp"
 #include "llmvalidate/error.hpp"
 #include "llm/provider.hpp"
 #include "llm/provider_batch.hpp"
@@ -26,31 +27,10 @@ using llmv::fake::Fault;
 
 namespace {
 
-// GET or POST an HttpRequest with cpp-httplib (the tests' stand-in for the transport).
+// Every request of these tests is answered (a connection failure fails the test).
 HttpResponse send_request(const HttpRequest& request) {
-    const std::string prefix = "http://";
-    REQUIRE(request.url.rfind(prefix, 0) == 0);
-    const auto slash = request.url.find('/', prefix.size());
-    const std::string host = request.url.substr(prefix.size(), slash - prefix.size());
-    const std::string target = request.url.substr(slash);
-    const auto colon = host.find(':');
-    httplib::Client client(host.substr(0, colon), std::stoi(host.substr(colon + 1)));
-    httplib::Headers headers;
-    std::string content_type = "application/json";
-    for (const auto& [name, value] : request.headers) {
-        if (name == "Content-Type") {
-            content_type = value;
-        } else {
-            headers.emplace(name, value);
-        }
-    }
-    auto result = request.method == "GET"
-                      ? client.Get(target.c_str(), headers)
-                      : client.Post(target.c_str(), headers, request.body, content_type.c_str());
-    HttpResponse response;
-    REQUIRE(result);
-    response.status = result->status;
-    response.body = result->body;
+    HttpResponse response = fake::send_http(request);
+    REQUIRE(response.transport_error.empty());
     return response;
 }
 
@@ -75,15 +55,34 @@ std::vector<BatchLine> chat_lines(const ChatProvider& provider, int count) {
     return lines;
 }
 
+// Queues one scripted batch: its kind, and the share of lines done (expire_part, cancelled) or
+// the period of the errored lines (errored_lines).
+void push_script(FakeServer& server, BatchScript::Kind kind, double done_share = 0.5, std::size_t every = 3) {
+    BatchScript script;
+    script.kind = kind;
+    script.done_share = done_share;
+    script.every = every;
+    server.push_batch_scripts({script});
+}
+
+// The status a batch request's answer reports.
+BatchStatus status_of(BatchApiKind kind, const HttpRequest& request) {
+    return parse_batch_status(kind, send_request(request));
+}
+
+// Uploads `lines` and creates an OpenAI batch of them (not polled).
+BatchStatus create_openai_batch(const std::vector<BatchLine>& lines) {
+    const HttpRequest& synchronous = lines.front().request;
+    const std::string file = openai_uploaded_file_id(send_request(openai_batch_upload(lines)));
+    return status_of(BatchApiKind::openai, openai_batch_create(synchronous, file));
+}
+
 // Submits an OpenAI batch of `lines` and polls it until it ends.
 BatchStatus run_openai_batch(const std::vector<BatchLine>& lines, int max_polls = 10) {
     const HttpRequest& synchronous = lines.front().request;
-    const std::string file = openai_uploaded_file_id(send_request(openai_batch_upload(lines)));
-    BatchStatus status =
-        parse_batch_status(BatchApiKind::openai, send_request(openai_batch_create(synchronous, file)));
-    for (int poll = 0; poll < max_polls && !status.ended; ++poll) {
-        status = parse_batch_status(BatchApiKind::openai, send_request(batch_poll(synchronous, status.id)));
-    }
+    BatchStatus status = create_openai_batch(lines);
+    for (int poll = 0; poll < max_polls && !status.ended; ++poll)
+        status = status_of(BatchApiKind::openai, batch_poll(synchronous, status.id));
     return status;
 }
 
@@ -163,10 +162,7 @@ TEST_CASE("fake batches: OpenAI faults (errored lines, expired part-done, cancel
     const HttpRequest& synchronous = lines.front().request;
 
     SECTION("errored lines: every second line fails, in the error file") {
-        BatchScript script;
-        script.kind = BatchScript::Kind::errored_lines;
-        script.every = 2;
-        server.push_batch_scripts({script});
+        push_script(server, BatchScript::Kind::errored_lines, 0.5, 2);
         const BatchStatus status = run_openai_batch(lines);
         CHECK(status.status == "completed");
         CHECK(status.failed_lines == 2);
@@ -178,10 +174,7 @@ TEST_CASE("fake batches: OpenAI faults (errored lines, expired part-done, cancel
         CHECK(results["line3"].ok);
     }
     SECTION("a batch that expires with half its lines done") {
-        BatchScript script;
-        script.kind = BatchScript::Kind::expire_part;
-        script.done_share = 0.5;
-        server.push_batch_scripts({script});
+        push_script(server, BatchScript::Kind::expire_part, 0.5);
         const BatchStatus status = run_openai_batch(lines);
         CHECK(status.status == "expired");
         auto results = by_id(openai_results(synchronous, status));
@@ -191,17 +184,12 @@ TEST_CASE("fake batches: OpenAI faults (errored lines, expired part-done, cancel
         CHECK_THAT(results["line3"].error, Catch::Matchers::Contains("batch_expired"));
     }
     SECTION("a batch cancelled from outside") {
-        BatchScript script;
-        script.kind = BatchScript::Kind::cancelled;
-        script.done_share = 0.25;
-        server.push_batch_scripts({script});
-        const std::string file = openai_uploaded_file_id(send_request(openai_batch_upload(lines)));
-        BatchStatus status =
-            parse_batch_status(BatchApiKind::openai, send_request(openai_batch_create(synchronous, file)));
-        status = parse_batch_status(BatchApiKind::openai, send_request(batch_poll(synchronous, status.id)));
+        push_script(server, BatchScript::Kind::cancelled, 0.25);
+        BatchStatus status = create_openai_batch(lines);
+        status = status_of(BatchApiKind::openai, batch_poll(synchronous, status.id));
         CHECK(status.status == "cancelling");
         CHECK_FALSE(status.ended);
-        status = parse_batch_status(BatchApiKind::openai, send_request(batch_poll(synchronous, status.id)));
+        status = status_of(BatchApiKind::openai, batch_poll(synchronous, status.id));
         CHECK(status.status == "cancelled");
         CHECK(status.ended);
         auto results = by_id(openai_results(synchronous, status));
@@ -209,17 +197,13 @@ TEST_CASE("fake batches: OpenAI faults (errored lines, expired part-done, cancel
         CHECK_THAT(results["line1"].error, Catch::Matchers::Contains("batch_cancelled"));
     }
     SECTION("a client cancels its own batch") {
-        const std::string file = openai_uploaded_file_id(send_request(openai_batch_upload(lines)));
-        BatchStatus status =
-            parse_batch_status(BatchApiKind::openai, send_request(openai_batch_create(synchronous, file)));
-        status = parse_batch_status(BatchApiKind::openai, send_request(batch_cancel(synchronous, status.id)));
-        status = parse_batch_status(BatchApiKind::openai, send_request(batch_poll(synchronous, status.id)));
+        BatchStatus status = create_openai_batch(lines);
+        status = status_of(BatchApiKind::openai, batch_cancel(synchronous, status.id));
+        status = status_of(BatchApiKind::openai, batch_poll(synchronous, status.id));
         CHECK(status.status == "cancelled");
     }
     SECTION("an output file cut short: the last line is unreadable, the others are kept") {
-        BatchScript script;
-        script.kind = BatchScript::Kind::truncated_results;
-        server.push_batch_scripts({script});
+        push_script(server, BatchScript::Kind::truncated_results);
         const BatchStatus status = run_openai_batch(lines);
         const BatchResults results = openai_results(synchronous, status);
         CHECK(results.unreadable == 1);
@@ -238,8 +222,7 @@ TEST_CASE("fake batches: OpenAI faults (errored lines, expired part-done, cancel
             CHECK(error.code() == code::provider_rate_limited);
         }
         CHECK(send_request(openai_batch_create(synchronous, file)).status == 429);
-        const BatchStatus status =
-            parse_batch_status(BatchApiKind::openai, send_request(openai_batch_create(synchronous, file)));
+        const BatchStatus status = status_of(BatchApiKind::openai, openai_batch_create(synchronous, file));
         CHECK(status.status == "validating");
     }
     SECTION("a malformed line fails the whole batch at validation") {
@@ -259,10 +242,10 @@ TEST_CASE("fake batches: Anthropic message batches, results and faults") {
     const HttpRequest& synchronous = lines.front().request;
     const auto run = [&]() {
         BatchStatus status =
-            parse_batch_status(BatchApiKind::anthropic, send_request(anthropic_batch_create(lines)));
+            status_of(BatchApiKind::anthropic, anthropic_batch_create(lines));
         CHECK(status.status == "in_progress");
         for (int poll = 0; poll < 10 && !status.ended; ++poll)
-            status = parse_batch_status(BatchApiKind::anthropic, send_request(batch_poll(synchronous, status.id)));
+            status = status_of(BatchApiKind::anthropic, batch_poll(synchronous, status.id));
         return status;
     };
     const auto results_of = [&](const BatchStatus& status) {
@@ -282,44 +265,33 @@ TEST_CASE("fake batches: Anthropic message batches, results and faults") {
         CHECK(server.count("anthropic.batches") >= 3);
     }
     SECTION("errored and expired lines") {
-        BatchScript errored;
-        errored.kind = BatchScript::Kind::errored_lines;
-        errored.every = 4;
-        server.push_batch_scripts({errored});
+        push_script(server, BatchScript::Kind::errored_lines, 0.5, 4);
         auto results = by_id(results_of(run()));
         CHECK_THAT(results["line0"].error, Catch::Matchers::Contains("errored"));
         CHECK(results["line1"].ok);
-        BatchScript expired;
-        expired.kind = BatchScript::Kind::expire_part;
-        expired.done_share = 0.75;
-        server.push_batch_scripts({expired});
+        push_script(server, BatchScript::Kind::expire_part, 0.75);
         results = by_id(results_of(run()));
         CHECK(results["line2"].ok);
         CHECK(results["line3"].error == "expired");
     }
     SECTION("cancelled from outside, and a results stream cut short") {
-        BatchScript cancelled;
-        cancelled.kind = BatchScript::Kind::cancelled;
-        cancelled.done_share = 0.5;
-        server.push_batch_scripts({cancelled});
+        push_script(server, BatchScript::Kind::cancelled, 0.5);
         auto results = by_id(results_of(run()));
         CHECK(results["line1"].ok);
         CHECK(results["line2"].error == "canceled");
-        BatchScript cut;
-        cut.kind = BatchScript::Kind::truncated_results;
-        server.push_batch_scripts({cut});
+        push_script(server, BatchScript::Kind::truncated_results);
         const BatchResults partial = results_of(run());
         CHECK(partial.unreadable == 1);
         CHECK(partial.lines.size() == 3);
     }
     SECTION("polling answered with 429s") {
         BatchStatus status =
-            parse_batch_status(BatchApiKind::anthropic, send_request(anthropic_batch_create(lines)));
+            status_of(BatchApiKind::anthropic, anthropic_batch_create(lines));
         server.push_faults("anthropic.batches", {Fault::http(429, "0")});
         const HttpResponse refused = send_request(batch_poll(synchronous, status.id));
         CHECK(refused.status == 429);
         CHECK_THROWS_AS(parse_batch_status(BatchApiKind::anthropic, refused), Error);
-        status = parse_batch_status(BatchApiKind::anthropic, send_request(batch_poll(synchronous, status.id)));
+        status = status_of(BatchApiKind::anthropic, batch_poll(synchronous, status.id));
         CHECK(status.id.rfind("msgbatch_", 0) == 0);
     }
 }

@@ -15,6 +15,7 @@
 
 #include "fake_server.hpp"
 #include "core/aws_sigv4.hpp"
+#include "http_test_client.hpp"
 #include "llmvalidate/error.hpp"
 #include "llm/hashed_embedder.hpp"
 #include "llm/provider.hpp"
@@ -27,75 +28,10 @@ using nlohmann::json;
 using namespace llmv;
 using llmv::fake::FakeServer;
 using llmv::fake::Fault;
+using llmv::fake::now_amz_date;
+using llmv::fake::send_http;
 
 namespace {
-
-std::string now_amz_date() {
-    char text[32];
-    std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
-    return text;
-}
-
-// A tiny stand-in for the transport: sends an HttpRequest with cpp-httplib, signing it with
-// SigV4 itself when asked (the real transport lets libcurl sign).
-HttpResponse send(const HttpRequest& request, int read_timeout_s = 10) {
-    const std::string prefix = "http://";
-    REQUIRE(request.url.rfind(prefix, 0) == 0);
-    const auto slash = request.url.find('/', prefix.size());
-    const std::string host = request.url.substr(prefix.size(), slash - prefix.size());
-    const std::string target = slash == std::string::npos ? "/" : request.url.substr(slash);
-    const auto colon = host.find(':');
-    httplib::Client client(host.substr(0, colon), std::stoi(host.substr(colon + 1)));
-    client.set_read_timeout(read_timeout_s, 0);
-    httplib::Headers headers;
-    std::string content_type = "application/json";
-    for (const auto& [name, value] : request.headers) {
-        if (name == "Content-Type") {
-            content_type = value;
-        } else {
-            headers.emplace(name, value);
-        }
-    }
-    if (!request.aws_sigv4.empty()) {
-        // "aws:amz:<region>:<service>"
-        const std::string spec = request.aws_sigv4;
-        const auto third = spec.find(':', 8);
-        fake::SigV4Input input;
-        input.method = request.method;
-        const auto question = target.find('?');
-        input.path = target.substr(0, question);
-        input.query = question == std::string::npos ? "" : target.substr(question + 1);
-        input.region = spec.substr(8, third - 8);
-        input.service = spec.substr(third + 1);
-        input.amz_date = now_amz_date();
-        input.headers = {
-            {"content-type", content_type}, {"host", host}, {"x-amz-date", input.amz_date}};
-        input.body = request.body;
-        input.access_key_id = request.aws_access_key_id;
-        input.secret_access_key = request.aws_secret_access_key;
-        headers.emplace("Host", host);
-        headers.emplace("x-amz-date", input.amz_date);
-        headers.emplace("Authorization", fake::sigv4_authorization(input));
-    }
-    HttpResponse response;
-    auto result = client.Post(target.c_str(), headers, request.body, content_type.c_str());
-    if (!result) {
-        response.transport_error =
-            "httplib error " + std::to_string(static_cast<int>(result.error()));
-        return response;
-    }
-    response.status = result->status;
-    response.body = result->body;
-    for (const auto& [name, value] : result->headers) {
-        std::string lower = name;
-        for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        response.headers[lower] = value;
-    }
-    return response;
-}
 
 ProviderConfig config_for(const FakeServer& server, const std::string& base_suffix) {
     ProviderConfig config;
@@ -170,7 +106,7 @@ TEST_CASE("OpenAI chat: passages lean to the asked label and are distinct") {
         "Write 5 short passages whose sentiment is Negative. Possible sentiments: Positive, "
         "Neutral, Negative.");
     request.json_schema = passages_json_schema(5);
-    const ChatResult result = provider->parse_response(send(provider->build_request(request)));
+    const ChatResult result = provider->parse_response(send_http(provider->build_request(request)));
     REQUIRE(result.ok);
     CHECK(result.finish_reason == "stop");
     CHECK(result.input_tokens > 0);
@@ -183,12 +119,12 @@ TEST_CASE("OpenAI chat: passages lean to the asked label and are distinct") {
         CHECK(vocabulary_hits(passage, "Negative") > vocabulary_hits(passage, "Positive"));
     }
     // A second request (same prompt, no seed) gives other passages.
-    const ChatResult again = provider->parse_response(send(provider->build_request(request)));
+    const ChatResult again = provider->parse_response(send_http(provider->build_request(request)));
     CHECK(parse_passages_answer(again.text, 5).passages != answer.passages);
     // The same seed gives the same passages.
     request.seed = 42;
-    const auto first = provider->parse_response(send(provider->build_request(request))).text;
-    const auto second = provider->parse_response(send(provider->build_request(request))).text;
+    const auto first = provider->parse_response(send_http(provider->build_request(request))).text;
+    const auto second = provider->parse_response(send_http(provider->build_request(request))).text;
     CHECK(first == second);
     CHECK(server.count("openai.chat") == 4);
     CHECK(server.total_count() == 4);
@@ -212,7 +148,7 @@ TEST_CASE("OpenAI chat: annotation picks the label of the text's vocabulary") {
             "Label the sentiment of this text as Positive, Neutral or Negative.\nText: \"" +
                 passage + "\"");
         request.json_schema = label_json_schema(sentiment);
-        const ChatResult result = provider->parse_response(send(provider->build_request(request)));
+        const ChatResult result = provider->parse_response(send_http(provider->build_request(request)));
         REQUIRE(result.ok);
         const LabelAnswer answer = parse_label_answer(result.text, sentiment);
         REQUIRE(answer.status == AnswerStatus::ok);
@@ -220,7 +156,7 @@ TEST_CASE("OpenAI chat: annotation picks the label of the text's vocabulary") {
     }
     // Without a schema the server answers like a chatty model (prose + code fence).
     auto request = ChatRequest::user_prompt("fake-model", "Write 3 passages that are Positive.");
-    const ChatResult chatty = provider->parse_response(send(provider->build_request(request)));
+    const ChatResult chatty = provider->parse_response(send_http(provider->build_request(request)));
     REQUIRE(chatty.ok);
     CHECK(chatty.text.find("```json") != std::string::npos);
     CHECK(parse_passages_answer(chatty.text, 3).status == AnswerStatus::ok);
@@ -240,7 +176,7 @@ TEST_CASE("Annotation error rate gives wrong labels at about that rate, always i
         auto request = ChatRequest::user_prompt("m", "Classify: " + passage);
         request.json_schema = label_json_schema(sentiment);
         const auto answer = parse_label_answer(
-            provider->parse_response(send(provider->build_request(request))).text, sentiment);
+            provider->parse_response(send_http(provider->build_request(request))).text, sentiment);
         REQUIRE(answer.status == AnswerStatus::ok);
         wrong += answer.label != "Positive";
     }
@@ -254,7 +190,7 @@ TEST_CASE("OpenAI chat: a wrong key gets 401 and the echoed key is redacted") {
     auto config = config_for(server, "/v1");
     config.api_key = "sk-wrong-planted-key-123";
     auto provider = make_chat_provider("openai", config);
-    const auto http = send(provider->build_request(ChatRequest::user_prompt("m", "hello")));
+    const auto http = send_http(provider->build_request(ChatRequest::user_prompt("m", "hello")));
     CHECK(http.status == 401);
     CHECK(http.body.find("sk-wrong-planted-key-123") != std::string::npos);  // the server echoes it
     const ChatResult result = provider->parse_response(http);
@@ -272,7 +208,7 @@ TEST_CASE("Azure flavor: deployment path, api-version query and api-key header")
     config.api_key = "test-key";
     config.options = {{"flavor", "azure"}, {"api_version", "2024-10-21"}};
     auto provider = make_chat_provider("openai", config);
-    const ChatResult result = provider->parse_response(send(provider->build_request(
+    const ChatResult result = provider->parse_response(send_http(provider->build_request(
         ChatRequest::user_prompt("my-deployment", "Write 1 passage that is Neutral."))));
     REQUIRE(result.ok);
     const auto recorded = server.recorded(1).front();
@@ -291,13 +227,13 @@ TEST_CASE("Anthropic: tool-based structured output, version header required, 529
     auto request =
         ChatRequest::user_prompt("claude-test", "Write 4 passages with the label Positive.");
     request.json_schema = passages_json_schema(4);
-    const ChatResult result = provider->parse_response(send(provider->build_request(request)));
+    const ChatResult result = provider->parse_response(send_http(provider->build_request(request)));
     REQUIRE(result.ok);
     CHECK(result.finish_reason == "tool_use");
     CHECK(parse_passages_answer(result.text, 4).status == AnswerStatus::ok);
 
     server.push_faults("anthropic.messages", {Fault::http(529)});
-    const ChatResult overloaded = provider->parse_response(send(provider->build_request(request)));
+    const ChatResult overloaded = provider->parse_response(send_http(provider->build_request(request)));
     CHECK_FALSE(overloaded.ok);
     CHECK(overloaded.error.http_status == 529);
     CHECK(overloaded.error.provider_type == "overloaded_error");
@@ -309,14 +245,14 @@ TEST_CASE("Anthropic: tool-based structured output, version header required, 529
     bare.headers.erase(std::remove_if(bare.headers.begin(), bare.headers.end(),
                                       [](const auto& h) { return h.first == "anthropic-version"; }),
                        bare.headers.end());
-    const auto refused = provider->parse_response(send(bare));
+    const auto refused = provider->parse_response(send_http(bare));
     CHECK(refused.error.code == code::provider_bad_request);
 
     auto wrong = config;
     wrong.api_key = "not-the-key";
     auto wrong_provider = make_chat_provider("anthropic", wrong);
     const auto denied =
-        wrong_provider->parse_response(send(wrong_provider->build_request(request)));
+        wrong_provider->parse_response(send_http(wrong_provider->build_request(request)));
     CHECK(denied.error.code == code::provider_auth);
     CHECK(denied.error.provider_type == "authentication_error");
     CHECK(server.count("anthropic.messages") == 4);
@@ -331,7 +267,7 @@ TEST_CASE("Bedrock Converse: a Llama model id sends no toolChoice, Claude and No
     const auto sent_body = [&](const std::string& model) {
         auto request = ChatRequest::user_prompt(model, "Write 2 passages that are Negative.");
         request.json_schema = passages_json_schema(2);
-        const auto result = provider->parse_response(send(provider->build_request(request)));
+        const auto result = provider->parse_response(send_http(provider->build_request(request)));
         CHECK(result.ok);
         return json::parse(server.recorded(1).front().body);
     };
@@ -369,7 +305,7 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         auto config = config_for(server, "");
         config.api_key = "bedrock-test-key";
         auto provider = make_chat_provider("bedrock", config);
-        const auto result = provider->parse_response(send(provider->build_request(request)));
+        const auto result = provider->parse_response(send_http(provider->build_request(request)));
         REQUIRE(result.ok);
         CHECK(result.finish_reason == "tool_use");
         CHECK(parse_passages_answer(result.text, 2).status == AnswerStatus::ok);
@@ -384,7 +320,7 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         auto provider = make_chat_provider("bedrock", config);
         const HttpRequest http = provider->build_request(request);
         CHECK(http.aws_sigv4 == "aws:amz:eu-west-1:bedrock");
-        const auto result = provider->parse_response(send(http));
+        const auto result = provider->parse_response(send_http(http));
         REQUIRE(result.ok);
         CHECK(result.input_tokens > 0);
         CHECK(server.recorded(1)
@@ -397,7 +333,7 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         config.aws_access_key_id = "AKIDEXAMPLE";
         config.aws_secret_access_key = "wrong-secret-planted-0987";
         auto provider = make_chat_provider("bedrock", config);
-        const auto http = send(provider->build_request(request));
+        const auto http = send_http(provider->build_request(request));
         CHECK(http.status == 403);
         CHECK(http.headers.at("x-amzn-errortype").rfind("InvalidSignatureException", 0) == 0);
         const auto result = provider->parse_response(http);
@@ -411,7 +347,7 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         config.aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
         auto provider = make_chat_provider("bedrock", config);
         HttpRequest http = provider->build_request(request);
-        // Sign, then tamper: send() signs what it sends, so sign by hand with another body.
+        // Sign, then tamper: send_http() signs what it sends, so sign by hand with another body.
         fake::SigV4Input input;
         input.path = "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse";
         const std::string host = "127.0.0.1:" + std::to_string(server.port());
@@ -447,14 +383,14 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         HttpRequest http = provider->build_request(request);
         sign_aws_sigv4(http, std::time(nullptr));
         CHECK(http.aws_sigv4.empty());
-        const auto result = provider->parse_response(send(http));
+        const auto result = provider->parse_response(send_http(http));
         REQUIRE(result.ok);
         CHECK(server.recorded(1).front().headers.at("x-amz-security-token") == "a-session-token");
         // Signed with the wrong secret: rejected.
         config.aws_secret_access_key = "not-the-secret";
         HttpRequest wrong = make_chat_provider("bedrock", config)->build_request(request);
         sign_aws_sigv4(wrong, std::time(nullptr));
-        CHECK(send(wrong).status == 403);
+        CHECK(send_http(wrong).status == 403);
     }
     SECTION("no Authorization at all gets 403") {
         httplib::Client client("127.0.0.1", server.port());
@@ -476,7 +412,7 @@ TEST_CASE("Embeddings: openai batch, bedrock-titan with SigV4, ollama (similar t
     openai_config.api_key = "test-key";
     auto openai = make_embedding_provider("openai", openai_config);
     EmbeddingRequest request{"fake-embed", inputs, std::nullopt, true};
-    const auto batch = openai->parse_response(send(openai->build_request(request)), inputs.size());
+    const auto batch = openai->parse_response(send_http(openai->build_request(request)), inputs.size());
     REQUIRE(batch.ok);
     REQUIRE(batch.vectors.size() == 3);
     CHECK(batch.vectors[0].size() == 64);
@@ -486,7 +422,7 @@ TEST_CASE("Embeddings: openai batch, bedrock-titan with SigV4, ollama (similar t
     CHECK(server.count("openai.embeddings") == 1);
 
     auto ollama = make_embedding_provider("ollama", config_for(server, ""));
-    const auto local = ollama->parse_response(send(ollama->build_request(request)), inputs.size());
+    const auto local = ollama->parse_response(send_http(ollama->build_request(request)), inputs.size());
     REQUIRE(local.ok);
     CHECK(local.vectors == batch.vectors);  // one embedder behind both
 
@@ -496,12 +432,12 @@ TEST_CASE("Embeddings: openai batch, bedrock-titan with SigV4, ollama (similar t
     auto titan = make_embedding_provider("bedrock-titan", titan_config);
     CHECK(titan->max_batch_size() == 1);
     EmbeddingRequest one{"amazon.titan-embed-text-v2:0", {inputs[0]}, 256, true};
-    const auto single = titan->parse_response(send(titan->build_request(one)), 1);
+    const auto single = titan->parse_response(send_http(titan->build_request(one)), 1);
     REQUIRE(single.ok);
     CHECK(single.vectors[0].size() == 256);
     CHECK(std::abs(dot(single.vectors[0], single.vectors[0]) - 1.0) < 1e-12);
     one.normalize = false;
-    const auto raw = titan->parse_response(send(titan->build_request(one)), 1);
+    const auto raw = titan->parse_response(send_http(titan->build_request(one)), 1);
     REQUIRE(raw.ok);
     CHECK(std::abs(std::sqrt(dot(raw.vectors[0], raw.vectors[0])) - 3.0) < 1e-9);
     CHECK(server.count("bedrock.invoke") == 2);
@@ -520,22 +456,22 @@ TEST_CASE("Scripted faults come in order, per endpoint, and are counted") {
     server.push_faults("openai.chat",
                        {Fault::http(429, "2"), Fault::of(Fault::Kind::none), Fault::http(503)});
     server.push_faults("*", {Fault::http(500)});
-    auto first = send(request);
+    auto first = send_http(request);
     CHECK(first.status == 429);
     CHECK(first.headers.at("retry-after") == "2");
     const auto limited = provider->parse_response(first);
     CHECK(limited.error.code == code::provider_rate_limited);
     REQUIRE(limited.error.retry_after_seconds);
     CHECK(*limited.error.retry_after_seconds == 2.0);
-    CHECK(send(request).status == 200);
-    CHECK(send(request).status == 503);
-    CHECK(send(request).status == 500);  // the "*" queue, once the endpoint's is empty
-    CHECK(send(request).status == 200);
+    CHECK(send_http(request).status == 200);
+    CHECK(send_http(request).status == 503);
+    CHECK(send_http(request).status == 500);  // the "*" queue, once the endpoint's is empty
+    CHECK(send_http(request).status == 200);
     CHECK(server.count("openai.chat") == 5);
 
     SECTION("dropped connection") {
         server.push_faults("openai.chat", {Fault::of(Fault::Kind::drop_connection)});
-        const auto dropped = send(request);
+        const auto dropped = send_http(request);
         CHECK(dropped.status == 0);
         CHECK(provider->parse_response(dropped).error.code == code::transport);
         CHECK(provider->parse_response(dropped).error.retryable);
@@ -544,7 +480,7 @@ TEST_CASE("Scripted faults come in order, per endpoint, and are counted") {
         server.push_faults("openai.chat", {Fault::of(Fault::Kind::truncated_body),
                                            Fault::of(Fault::Kind::malformed_json)});
         for (int i = 0; i < 2; ++i) {
-            const auto http = send(request);
+            const auto http = send_http(request);
             CHECK(http.status == 200);
             const auto result = provider->parse_response(http);
             CHECK_FALSE(result.ok);
@@ -554,7 +490,7 @@ TEST_CASE("Scripted faults come in order, per endpoint, and are counted") {
     }
     SECTION("refusal") {
         server.push_faults("openai.chat", {Fault::of(Fault::Kind::refusal)});
-        const auto result = provider->parse_response(send(request));
+        const auto result = provider->parse_response(send_http(request));
         REQUIRE(result.ok);
         CHECK(result.refused);
         CHECK(parse_passages_answer(result.text, 1).status == AnswerStatus::unparseable);
@@ -563,7 +499,7 @@ TEST_CASE("Scripted faults come in order, per endpoint, and are counted") {
         server.push_faults("openai.chat", {Fault::of(Fault::Kind::label_outside_set)});
         auto annotate = ChatRequest::user_prompt("m", "Label this text: strong growth");
         annotate.json_schema = label_json_schema(sentiment);
-        const auto result = provider->parse_response(send(provider->build_request(annotate)));
+        const auto result = provider->parse_response(send_http(provider->build_request(annotate)));
         REQUIRE(result.ok);
         const auto answer = parse_label_answer(result.text, sentiment);
         CHECK(answer.status == AnswerStatus::label_outside_set);
@@ -571,7 +507,7 @@ TEST_CASE("Scripted faults come in order, per endpoint, and are counted") {
     }
     SECTION("slow answer runs into the client's timeout") {
         server.push_faults("openai.chat", {Fault::slow(2500)});
-        CHECK(send(request, 1).status == 0);
+        CHECK(send_http(request, 1).status == 0);
     }
 }
 
@@ -681,13 +617,13 @@ TEST_CASE("The shipped task prompts are understood: n passages for the label, an
                 auto simulate = ChatRequest::user_prompt("m", task.render_simulation(label, 4, ""));
                 if (with_schema) simulate.json_schema = passages_json_schema(4);
                 const auto pool = parse_passages_answer(
-                    provider->parse_response(send(provider->build_request(simulate))).text, 4);
+                    provider->parse_response(send_http(provider->build_request(simulate))).text, 4);
                 REQUIRE(pool.status == AnswerStatus::ok);
                 for (const auto& passage : pool.passages) {
                     auto annotate = ChatRequest::user_prompt("m", task.render_annotation(passage));
                     if (with_schema) annotate.json_schema = label_json_schema(task.labels());
                     const auto answer = parse_label_answer(
-                        provider->parse_response(send(provider->build_request(annotate))).text,
+                        provider->parse_response(send_http(provider->build_request(annotate))).text,
                         task.labels());
                     REQUIRE(answer.status == AnswerStatus::ok);
                     CHECK(answer.label == label);

@@ -45,6 +45,27 @@ std::vector<PassageInput> news_sentences() {
     };
 }
 
+// A run of `task` on the fake server: chat by `provider` (openai or anthropic) and embeddings
+// by OpenAI, at models the shipped price table lists, with a cache of its own.
+ValidationConfig priced_config(const fake::FakeServer& server, const std::string& task,
+                               const std::string& provider) {
+    ValidationConfig config;
+    config.task_path = task;
+    config.provider = provider;
+    config.model = provider == "openai" ? "gpt-4o-mini" : "claude-sonnet-4-20250514";
+    config.base_url = server.base_url() + (provider == "openai" ? "/v1" : "");
+    config.api_key = "test-key";
+    config.embedding_provider = "openai";
+    config.embedding_model = "text-embedding-3-small";
+    config.embedding_base_url = server.base_url() + "/v1";
+    config.embedding_api_key = "test-key";
+    config.cache_path = temp_path("cache.sqlite");
+    config.m = 20;
+    config.n = 5;
+    config.tests.permutations = 99;
+    return config;
+}
+
 struct ServerTokens {
     std::int64_t chat_input = 0, chat_output = 0, embedding = 0;
     std::int64_t cached_input = 0;  // of chat_input, read from the prompt cache
@@ -135,20 +156,7 @@ TEST_CASE("the dry run's tokens are within 10% of the fake server's count and it
     options.follow_length = true;  // passages as long as the prompt asks, as a model writes
     fake::FakeServer server(options);
     server.start();
-    ValidationConfig config;
-    config.task_path = "financial_phrasebank";
-    config.provider = provider;
-    config.model = provider == "openai" ? "gpt-4o-mini" : "claude-sonnet-4-20250514";
-    config.base_url = server.base_url() + (provider == "openai" ? "/v1" : "");
-    config.api_key = "test-key";
-    config.embedding_provider = "openai";
-    config.embedding_model = "text-embedding-3-small";
-    config.embedding_base_url = server.base_url() + "/v1";
-    config.embedding_api_key = "test-key";
-    config.cache_path = temp_path("cache.sqlite");
-    config.m = 20;
-    config.n = 5;
-    config.tests.permutations = 99;
+    const ValidationConfig config = priced_config(server, "financial_phrasebank", provider);
     const std::vector<PassageInput> passages = news_sentences();
 
     const DryRunReport plan = dry_run(config, passages);
@@ -216,20 +224,7 @@ TEST_CASE("a model the table does not list is left unpriced, not guessed") {
 TEST_CASE("Anthropic requests mark the shared prefix for prompt caching and the accounting counts cached tokens") {
     fake::FakeServer server;
     server.start();
-    ValidationConfig config;
-    config.task_path = "simple_sentiment";
-    config.provider = "anthropic";
-    config.model = "claude-sonnet-4-20250514";
-    config.base_url = server.base_url();
-    config.api_key = "test-key";
-    config.embedding_provider = "openai";
-    config.embedding_model = "text-embedding-3-small";
-    config.embedding_base_url = server.base_url() + "/v1";
-    config.embedding_api_key = "test-key";
-    config.cache_path = temp_path("cache.sqlite");
-    config.m = 20;
-    config.n = 5;
-    config.tests.permutations = 99;
+    const ValidationConfig config = priced_config(server, "simple_sentiment", "anthropic");
     const PassageInput passage{"p1", "Revenue grew strongly this quarter, and the outlook was raised.", "", {}, ""};
     const BatchResult batch = validate_batch(config, {passage});
     REQUIRE(batch.passages.size() == 1);

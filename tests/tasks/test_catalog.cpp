@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/task.hpp"
 
 using namespace llmv;
@@ -46,4 +47,27 @@ TEST_CASE("describe_task_names() describes a list of names as describe_tasks() t
     CHECK(describe_task_names({"clarity", "simple_sentiment"}) ==
           "clarity, simple_sentiment (or sentiment)");
     CHECK(describe_task_names({}).empty());
+}
+
+TEST_CASE("task_file() is the file load_task() reads, and task_of() a run's task", "[catalog]") {
+    CHECK(task_file("sentiment") == shipped_task_file("simple_sentiment"));
+    CHECK(task_file("my/task") == "my/task");
+    CHECK(task_file("mine.toml") == "mine.toml");
+    CHECK_THROWS_AS(task_file("sentimentt"), Error);
+
+    pipeline::ValidationConfig config;
+    config.task_path = "sentiment";
+    const Task shipped = task_of(config, "unused");
+    CHECK(shipped.name() == "simple_sentiment");
+    CHECK(shipped.origin() == shipped_task_file("simple_sentiment"));
+    // TOML text wins over the path, under the name the caller gives it.
+    TaskSpec spec;
+    spec.name = "mine";
+    spec.labels = {"Yes", "No"};
+    spec.annotation = "Is it so? {text}";
+    spec.simulation = "Write {n} texts that are {label}.";
+    config.task_source = task_toml(spec);
+    const Task built = task_of(config, "built by llm_task()");
+    CHECK(built.name() == "mine");
+    CHECK(built.origin() == "built by llm_task()");
 }

@@ -216,3 +216,37 @@ TEST_CASE("passage_input: the passage's template for this task and the variables
     passage.simulation_templates.erase("topic");
     CHECK(llmv::passage_input(task, passage).simulation_template.empty());
 }
+
+TEST_CASE("passage_inputs: the task of the run read from the configuration, once for every passage") {
+    llmv::pipeline::ValidationConfig config;
+    config.task_path = std::string(kPromptsDir) + "/topic.toml";
+    llmv::TaskPassage first;
+    first.id = "p1";
+    first.text = "First.";
+    first.variables = {{"topic", "economic risks"}, {"not_a_variable", "dropped"}};
+    first.simulation_templates = {{"topic", "Write {n} passages about {label}."}};
+    llmv::TaskPassage second;
+    second.id = "p2";
+    second.text = "Second.";
+    second.simulation_templates = {{"simple_sentiment", "not for this task"}};
+    const std::vector<llmv::pipeline::PassageInput> inputs =
+        llmv::passage_inputs(config, {first, second});
+    REQUIRE(inputs.size() == 2);
+    CHECK(inputs[0].id == "p1");
+    CHECK(inputs[0].text == "First.");
+    CHECK(inputs[0].simulation_template == "Write {n} passages about {label}.");
+    CHECK(inputs[0].variables == std::map<std::string, std::string>{{"topic", "economic risks"}});
+    CHECK(inputs[1].id == "p2");
+    CHECK(inputs[1].simulation_template.empty());
+    CHECK(inputs[1].variables.empty());
+    // A task given as TOML text (R's llm_task(), the CLI's task from options) is read the same way.
+    std::ifstream file(config.task_path);
+    std::stringstream toml;
+    toml << file.rdbuf();
+    config.task_path.clear();
+    config.task_source = toml.str();
+    CHECK(llmv::passage_inputs(config, {first, second})[0].variables == inputs[0].variables);
+    config.task_source.clear();
+    config.task_path = std::string(kPromptsDir) + "/no_such_task.toml";
+    CHECK_THROWS_AS(llmv::passage_inputs(config, {first}), llmv::Error);
+}

@@ -27,6 +27,10 @@ struct ProviderDefaults {
     std::string credential;  // where the key comes from, for the docs (never the key itself)
 };
 const std::vector<ProviderDefaults>& provider_defaults();
+// The registry's names of one kind ("chat" or "embedding"), in the table's order and joined by
+// `separator`, each between `quote`s: what a front end's help and the engine's messages list.
+std::string provider_names(const std::string& kind, const std::string& separator = ", ",
+                           const std::string& quote = "");
 
 // The chat provider "auto" picks from the environment, in this order: LLMV_BASE_URL (any
 // OpenAI-compatible server), ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials.

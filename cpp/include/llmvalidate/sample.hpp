@@ -12,6 +12,10 @@
 
 namespace llmv {
 
+// The seed of a sample when none is given: the CLI's `--sample-seed`, R's llm_sample(seed =)
+// (tested against this) and Stata's `llmvalidate sample, seed()`.
+inline constexpr std::uint64_t default_sample_seed = 1;
+
 // n distinct positions of 0..population-1, in increasing order. The draw: a partial
 // Fisher-Yates shuffle from the front with the engine's Rng (rng.hpp): for i = 0..n-1, swap
 // position i with i + bounded(population - i); the first n are the sample. n > population is

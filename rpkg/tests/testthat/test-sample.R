@@ -21,6 +21,11 @@ test_that("llm_sample() draws n distinct rows, reproducibly, among those where k
   expect_identical(llm_sample(corpus, n = 5, seed = 3), a)  # R's RNG plays no part
 })
 
+test_that("llm_sample()'s default seed is the engine's (the CLI's --sample-seed and Stata's)", {
+  expect_identical(formals(llm_sample)$seed, .Call(llmvalidate:::llmv_default_sample_seed))
+  expect_identical(llm_sample(corpus, n = 5), llm_sample(corpus, n = 5, seed = 1))
+})
+
 test_that("llm_sample() errors name the argument, the value and what is allowed", {
   expect_snapshot(error = TRUE, llm_sample(corpus, n = 50, seed = 1))
   expect_snapshot(error = TRUE, llm_sample(corpus, n = 2, where = list(score = 1)))

@@ -237,7 +237,10 @@ TEST_CASE("llmvalidate sample draws the rows the CLI's batch --sample draws",
         if (stata.find("marker") >= 0) stata.drop("marker");
         stata.add_numeric("marker", std::vector<double>(rows.size(), 0.0));
         stata.set_varlist(varlist);
-        const int rc = stata.call({"sample", "n=" + std::to_string(n), "seed=" + seed});
+        // An empty seed: the ado passes no seed= (the engine's default seed).
+        std::vector<std::string> words = {"sample", "n=" + std::to_string(n)};
+        if (!seed.empty()) words.push_back("seed=" + seed);
+        const int rc = stata.call(words);
         std::set<int> drawn;
         if (rc == 0)
             for (std::size_t i = 0; i < rows.size(); ++i)
@@ -275,6 +278,10 @@ TEST_CASE("llmvalidate sample draws the rows the CLI's batch --sample draws",
     // Another seed, another sample; the same seed, the same sample; no where(): every row.
     CHECK(draw("agreement=50|66", 4, "12").second != drawn);
     CHECK(draw("agreement=50|66", 4, "11").second == drawn);
+    // Without seed(): the engine's default seed, as in the CLI and R.
+    CHECK(stata.local("llmv_sample_seed") == "11");
+    CHECK(draw("agreement=50|66", 4, "").second == draw("agreement=50|66", 4, "1").second);
+    CHECK(stata.local("llmv_sample_seed") == "1");
     const auto all = draw("", 15, "3");
     CHECK(all.second.size() == 15);
     // if: observation 1 outside the sample is never drawn.

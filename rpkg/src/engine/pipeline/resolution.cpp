@@ -35,15 +35,6 @@ const ProviderDefaults* find_defaults(const std::string& kind, const std::string
 
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
-std::string names_of(const std::string& kind) {
-    std::string names;
-    for (const ProviderDefaults& row : provider_defaults()) {
-        if (row.kind != kind) continue;
-        names += (names.empty() ? "" : ", ") + quoted(row.provider);
-    }
-    return names;
-}
-
 bool has_aws_credentials(const Environment& environment) {
     return !env_value(environment, "AWS_BEARER_TOKEN_BEDROCK").empty() ||
            (!env_value(environment, "AWS_ACCESS_KEY_ID").empty() &&
@@ -71,6 +62,16 @@ const std::vector<ProviderDefaults>& provider_defaults() {
          "none: a hashed bag of words, not a language model"},
     };
     return table;
+}
+
+std::string provider_names(const std::string& kind, const std::string& separator,
+                           const std::string& quote) {
+    std::string names;
+    for (const ProviderDefaults& row : provider_defaults()) {
+        if (row.kind != kind) continue;
+        names += (names.empty() ? "" : separator) + quote + row.provider + quote;
+    }
+    return names;
 }
 
 std::string default_embedding_provider(const std::string& chat_provider) {
@@ -124,7 +125,7 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
         } else {
             throw_invalid(code::invalid_argument, "provider",
                           "\"auto\", with no provider configured in the environment",
-                          "a provider named explicitly (" + names_of("chat") +
+                          "a provider named explicitly (" + provider_names("chat", ", ", "\"") +
                               "), or one of LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY or "
                               "AWS credentials set; the simulated provider (a synthetic "
                               "data-generating process) runs only when named");
@@ -132,7 +133,7 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
     }
     if (!find_defaults("chat", resolved.chat_provider)) {
         throw_invalid(code::invalid_argument, "provider", quoted(resolved.chat_provider),
-                      "one of " + names_of("chat") + ", or \"auto\"");
+                      "one of " + provider_names("chat", ", ", "\"") + ", or \"auto\"");
     }
     resolved.synthetic_chat = resolved.chat_provider == simulated_provider_name;
     if (resolved.synthetic_chat) {
@@ -174,13 +175,13 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
                 "hashed bag of words, not by a language model.";
         } else {
             throw_invalid(code::invalid_argument, "embedding_provider", "none",
-                          "an embedding provider (" + names_of("embedding") + "): provider " +
+                          "an embedding provider (" + provider_names("embedding", ", ", "\"") + "): provider " +
                               resolved.chat_provider + " offers no embedding model");
         }
     }
     if (!find_defaults("embedding", embedding)) {
         throw_invalid(code::invalid_argument, "embedding_provider", quoted(embedding),
-                      "one of " + names_of("embedding") + ", or \"simulated\"");
+                      "one of " + provider_names("embedding", ", ", "\"") + ", or \"simulated\"");
     }
     resolved.embedding_provider = embedding;
     resolved.local_embedding = embedding == hashed_embedding_name;

@@ -4,6 +4,7 @@
 #include <dirent.h>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/task.hpp"
 #include "pipeline/task_internal.hpp"
 
@@ -109,12 +110,20 @@ std::string shipped_task_file(const std::string& name, const std::string& prompt
     return path;
 }
 
-Task load_task(const std::string& name_or_path, const std::string& prompts_dir) {
+std::string task_file(const std::string& name_or_path, const std::string& prompts_dir) {
     const bool is_path = name_or_path.find('/') != std::string::npos ||
                          (name_or_path.size() > 5 &&
                           name_or_path.compare(name_or_path.size() - 5, 5, ".toml") == 0);
-    if (is_path) return Task::from_file(name_or_path);
-    return Task::from_file(shipped_task_file(name_or_path, prompts_dir));
+    return is_path ? name_or_path : shipped_task_file(name_or_path, prompts_dir);
+}
+
+Task load_task(const std::string& name_or_path, const std::string& prompts_dir) {
+    return Task::from_file(task_file(name_or_path, prompts_dir));
+}
+
+Task task_of(const pipeline::ValidationConfig& config, const std::string& source_origin) {
+    return config.task_source.empty() ? load_task(config.task_path)
+                                      : Task::from_string(config.task_source, source_origin);
 }
 
 }  // namespace llmv

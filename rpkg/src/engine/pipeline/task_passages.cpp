@@ -6,6 +6,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/task.hpp"
+#include "pipeline/engine.hpp"
 #include "pipeline/task_internal.hpp"
 
 namespace llmv {
@@ -78,6 +79,15 @@ pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passag
     for (const auto& [name, value] : passage.variables)
         if (task.accepts_variable(name)) input.variables[name] = value;
     return input;
+}
+
+std::vector<pipeline::PassageInput> passage_inputs(const pipeline::ValidationConfig& config,
+                                                   const std::vector<TaskPassage>& passages) {
+    const Task task = pipeline::load_config_task(config);
+    std::vector<pipeline::PassageInput> inputs;
+    inputs.reserve(passages.size());
+    for (const TaskPassage& passage : passages) inputs.push_back(passage_input(task, passage));
+    return inputs;
 }
 
 }  // namespace llmv

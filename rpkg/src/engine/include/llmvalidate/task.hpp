@@ -116,9 +116,12 @@ struct TaskSpec {
 std::string task_toml(const TaskSpec& spec);
 // Task::from_string(task_toml(spec), origin); an error's leading TOML field ("annotation.template")
 // is renamed by `argument_names` ({"annotation.template", "`annotation`"}) so that it names
-// the front end's argument. Fields without an entry keep their TOML name.
+// the front end's argument. Fields without an entry keep their TOML name. `declare_variable`,
+// when given, replaces the task file's advice on declaring a placeholder's variable ("declare
+// it under [variables] ...") with the front end's ("give it a value with --vars NAME=VALUE").
 Task task_from_spec(const TaskSpec& spec, const std::string& origin,
-                    const std::map<std::string, std::string>& argument_names);
+                    const std::map<std::string, std::string>& argument_names,
+                    const std::string& declare_variable = "");
 
 // SHA-256 (hex) of one rendered prompt: the verdict's prompt hashes.
 std::string prompt_hash(const std::string& prompt);
@@ -154,6 +157,8 @@ std::string shipped_task_file(const std::string& name, const std::string& prompt
 // A task by shipped name or alias ("simple_sentiment", "sentiment") or by path (anything with
 // a '/' or ending in ".toml"). An unknown name is an error listing the shipped names.
 Task load_task(const std::string& name_or_path, const std::string& prompts_dir = "");
+// The file load_task() reads: a path as given, else the shipped task's file.
+std::string task_file(const std::string& name_or_path, const std::string& prompts_dir = "");
 
 // Passages with their own prompts (prompts/passages/section4.toml): text, provenance,
 // variables (e.g. the topics of Section 4.5) and simulation templates keyed by task name.
@@ -171,11 +176,19 @@ std::vector<TaskPassage> load_passages(const std::string& path);
 Task task_for_passage(const Task& task, const TaskPassage& passage);
 
 namespace pipeline {
-struct PassageInput;  // pipeline.hpp
+struct PassageInput;      // pipeline.hpp
+struct ValidationConfig;  // pipeline.hpp
 }
+// The task of a run: config.task_source (TOML text, named `source_origin` in messages, e.g.
+// "built by llm_task()") or config.task_path (as load_task() takes it).
+Task task_of(const pipeline::ValidationConfig& config, const std::string& source_origin);
 // `passage` as the pipeline's input for `task` (`llmvalidate run --passages`, R's passages):
 // id and text, its simulation template for this task (by the task's name) and the variables
 // the task accepts; no human label.
 pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passage);
+// The passages of a run of `config` as its inputs: passage_input() of each for the run's task
+// (config.task_source or config.task_path, read once); no human labels.
+std::vector<pipeline::PassageInput> passage_inputs(const pipeline::ValidationConfig& config,
+                                                   const std::vector<TaskPassage>& passages);
 
 }  // namespace llmv

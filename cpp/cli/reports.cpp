@@ -1,0 +1,174 @@
+#include "cli/reports.hpp"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace llmv::cli {
+
+namespace {
+
+std::string fixed(double value, int digits = 3) {
+    if (std::isnan(value)) return "NA";
+    if (std::isinf(value)) return value < 0 ? "-Inf" : "Inf";
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(digits) << value;
+    return out.str();
+}
+
+std::string pad(std::string text, std::size_t width) {
+    if (text.size() < width) text.resize(width, ' ');
+    return text;
+}
+
+const char* pass_word(bool pass) { return pass ? "pass" : "FAIL"; }
+
+}  // namespace
+
+std::string format_counts(const pipeline::CallCounts& counts) {
+    std::ostringstream out;
+    out << counts.chat_calls << " chat calls made (" << counts.annotation_calls << " annotation, "
+        << counts.simulation_calls << " simulation, " << counts.backtranslation_calls
+        << " backtranslation draws), " << counts.embedded_texts << " texts embedded, "
+        << counts.cache_hits << " cache hits, " << counts.transport_retries << " transport retries, "
+        << counts.parse_retries << " parse retries (" << counts.unparseable << " unparseable, "
+        << counts.out_of_set << " outside the label set), "
+        << counts.input_tokens << " input and " << counts.output_tokens << " output tokens";
+    return out.str();
+}
+
+std::string format_passage_report(const pipeline::PassageResult& result) {
+    std::ostringstream out;
+    out << "Passage " << result.id << ": ";
+    if (!result.ok) {
+        out << "ERROR [" << result.error_code << "] " << result.error_message << "\n";
+        return out.str();
+    }
+    const stats::TestOutput& tests = result.tests;
+    out << "label " << result.label;
+    if (result.repeats > 1) out << " (stability " << fixed(result.annotation_stability, 2) << " over " << result.repeats << " annotations)";
+    out << " -> verdict " << result.verdict_name << "\n";
+    out << "  " << tests.verdict_reason << "\n";
+    const auto& bt = tests.backtranslation;
+    out << "  Backtranslation (" << bt.label << "): accuracy " << fixed(bt.accuracy) << " (" << bt.correct << "/" << bt.m
+        << "), lower bound " << fixed(bt.lower_bound) << ", rule " << bt.rule << " >= " << fixed(bt.threshold, 2)
+        << ": " << pass_word(bt.pass) << "\n";
+    for (const auto& separation : tests.separation) {
+        out << "  Separation " << result.label << " vs " << separation.label << " (" << separation.method
+            << "): xi " << fixed(separation.statistic) << ", critical value " << fixed(separation.critical_value)
+            << ", p " << fixed(separation.p_value) << ": " << pass_word(separation.pass) << "\n";
+    }
+    const auto& validation = tests.validation;
+    out << "  Validation (" << validation.method << ", M = " << validation.m << "): tau " << fixed(validation.statistic)
+        << ", critical value " << fixed(validation.critical_value) << ", p " << fixed(validation.p_value)
+        << ": " << (validation.reject ? "validity rejected" : "not rejected") << "\n";
+    out << "  Calls: " << format_counts(result.calls) << "\n";
+    return out.str();
+}
+
+std::string format_table1(const std::vector<pipeline::PassageResult>& results,
+                          const std::vector<std::string>& titles) {
+    std::ostringstream out;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const pipeline::PassageResult& result = results[i];
+        const std::string title = i < titles.size() && !titles[i].empty() ? titles[i] : result.id;
+        out << "Panel (" << static_cast<char>('a' + static_cast<int>(i % 26)) << ") " << title << "\n";
+        if (!result.ok) {
+            out << "  ERROR [" << result.error_code << "] " << result.error_message << "\n\n";
+            continue;
+        }
+        const stats::TestOutput& tests = result.tests;
+        out << "  " << pad("Test", 28) << pad("Label", 12) << pad("Statistic", 12) << pad("Critical", 12)
+            << pad("p-value", 10) << "Outcome\n";
+        out << "  " << pad("Annotation", 28) << pad(result.label, 12) << pad("", 12) << pad("", 12) << pad("", 10)
+            << (result.repeats > 1 ? "stability " + fixed(result.annotation_stability, 2) : std::string("")) << "\n";
+        const auto& bt = tests.backtranslation;
+        out << "  " << pad("Backtranslation accuracy", 28) << pad(bt.label, 12) << pad(fixed(bt.accuracy, 2), 12)
+            << pad(fixed(bt.threshold, 2), 12) << pad("", 10) << (bt.pass ? "pass" : "FAIL") << "\n";
+        for (const auto& separation : tests.separation) {
+            out << "  " << pad("Separation", 28) << pad(separation.label, 12) << pad(fixed(separation.statistic, 2), 12)
+                << pad(fixed(separation.critical_value, 2), 12) << pad(fixed(separation.p_value, 3), 10)
+                << (separation.pass ? "pass" : "FAIL") << "\n";
+        }
+        const auto& validation = tests.validation;
+        out << "  " << pad("Validation", 28) << pad(result.label, 12) << pad(fixed(validation.statistic, 2), 12)
+            << pad(fixed(validation.critical_value, 2), 12) << pad(fixed(validation.p_value, 3), 10)
+            << (validation.reject ? "rejected" : "not rejected") << "\n";
+        out << "  Verdict: " << result.verdict_name << " (" << tests.verdict_reason << ")\n\n";
+    }
+    return out.str();
+}
+
+std::string format_summary(const pipeline::BatchSummary& summary) {
+    std::ostringstream out;
+    out << "Passages: " << summary.n_passages << " (" << summary.n_valid << " valid, " << summary.n_invalid
+        << " invalid, " << summary.n_inconclusive << " inconclusive, " << summary.n_failed << " failed)\n";
+    if (summary.summary.table9.empty()) return out.str();
+    const bool human = !summary.summary.table10.empty();
+    out << "Share valid among passages whose prerequisites pass (Table 9):\n";
+    out << "  " << pad("LLM label", 16) << pad("n", 8) << pad("valid", 8) << pad("share", 8)
+        << (human ? "share agreeing with human" : "") << "\n";
+    for (const auto& row : summary.summary.table9) {
+        out << "  " << pad(row.label.empty() ? "All" : row.label, 16) << pad(std::to_string(row.n), 8)
+            << pad(std::to_string(row.n_valid), 8) << pad(fixed(row.share_valid, 3), 8)
+            << (human ? fixed(row.share_human, 3) : "") << "\n";
+    }
+    if (human) {
+        out << "LLM label x human label, share valid (Table 10):\n";
+        for (const auto& cell : summary.summary.table10) {
+            out << "  " << pad(cell.llm_label, 16) << pad(cell.human_label, 16) << pad(std::to_string(cell.n), 8)
+                << pad(std::to_string(cell.n_valid), 8) << fixed(cell.share_valid, 3) << "\n";
+        }
+    }
+    return out.str();
+}
+
+std::string format_cost(const CostEstimate& cost, const std::string& title) {
+    std::ostringstream out;
+    out << title << ": " << format_dollars(cost.dollars) << " with the synchronous APIs, "
+        << format_dollars(cost.batch_dollars) << " with the batch API"
+        << (cost.complete ? "" : " (not every model is priced)") << "\n";
+    for (const CostLine& line : cost.lines) {
+        out << "    " << line.role << " " << line.provider << " " << line.model << ": "
+            << line.input_tokens << " input";
+        if (line.cached_input_tokens > 0) out << " + " << line.cached_input_tokens << " cached input";
+        if (line.role == "chat") out << ", " << line.output_tokens << " output";
+        out << " tokens, ";
+        if (!line.priced) {
+            out << "no price\n";
+            continue;
+        }
+        out << format_dollars(line.dollars);
+        if (line.batch_available) out << " (batch " << format_dollars(line.batch_dollars) << ")";
+        if (!line.checked.empty()) out << ", prices of " << line.checked;
+        out << "\n";
+    }
+    if (!cost.table.empty()) out << "    prices from " << cost.table << "\n";
+    if (!cost.note.empty()) out << "    " << cost.note << "\n";
+    return out.str();
+}
+
+std::string format_dry_run(const pipeline::DryRunReport& report) {
+    std::ostringstream out;
+    out << "Dry run: no call made.\n"
+        << "  passages:              " << report.passages << "\n"
+        << "  chat calls:            " << report.calls.chat_calls << " ("
+        << report.calls.annotation_calls << " annotation, " << report.calls.simulation_calls
+        << " simulation, " << report.calls.backtranslation_calls << " backtranslation)\n"
+        << "  embedded texts:        " << report.calls.embedded_texts << "\n"
+        << "  shared across passages: " << report.calls.shared << " chat calls, "
+        << report.shared_embedded_texts << " texts\n"
+        << "  already in the cache:  " << report.cached_calls << " chat calls, "
+        << report.cached_embedded_texts << " texts\n"
+        << "  to be made:            " << report.chat_calls_to_make << " chat calls, "
+        << report.texts_to_embed << " texts to embed\n"
+        << "  input tokens (est.):   " << report.estimated_input_tokens << "\n"
+        << "  output tokens (est.):  " << report.estimated_output_tokens << "\n"
+        << "  embedding tokens (est.): " << report.estimated_embedding_tokens << "\n"
+        << format_cost(report.cost, "  price of the calls to be made (est.)");
+    for (const std::string& warning : report.warnings) out << "Warning: " << warning << "\n";
+    out << report.note << "\n";
+    return out.str();
+}
+
+}  // namespace llmv::cli

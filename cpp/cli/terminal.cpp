@@ -1,0 +1,111 @@
+#include "cli/terminal.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "cli/cli.hpp"
+#include "llmvalidate/error.hpp"
+
+namespace llmv::cli {
+
+namespace {
+
+std::atomic<bool> interrupt_flag{false};
+volatile std::sig_atomic_t interrupt_signal = 0;
+
+// The first SIGINT or SIGTERM starts the drain (the flag); a second one ends the process at
+// once, with the exit status of the first.
+extern "C" void on_interrupt(int signal_number) {
+    if (interrupt_signal != 0) ::_exit(128 + interrupt_signal);
+    interrupt_signal = signal_number;
+    interrupt_flag.store(true);
+}
+
+}  // namespace
+
+std::atomic<bool>* install_interrupt_flag() {
+    interrupt_flag.store(false);
+    interrupt_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    return &interrupt_flag;
+}
+
+bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+ProgressBar::ProgressBar(bool enabled) : enabled_(enabled) {}
+
+void ProgressBar::update(const pipeline::Progress& progress) {
+    if (!enabled_) return;
+    const double share = progress.calls_total > 0
+                             ? static_cast<double>(progress.calls_done) / static_cast<double>(progress.calls_total)
+                             : 0.0;
+    const int width = 24;
+    const int filled = static_cast<int>(share * width + 0.5);
+    std::string bar(static_cast<std::size_t>(std::max(0, std::min(width, filled))), '#');
+    bar.resize(width, '-');
+    std::ostringstream line;
+    line << "\r[" << bar << "] " << std::setw(3) << static_cast<int>(share * 100 + 0.5) << "%  "
+         << progress.calls_done << "/" << progress.calls_total << " calls, " << progress.cache_hits
+         << " cached, " << progress.retries << " retries, "
+         << (progress.input_tokens + progress.output_tokens) << " tokens, passages "
+         << progress.passages_done;
+    if (progress.passages_total > 0) line << "/" << progress.passages_total;
+    if (progress.eta_seconds >= 0) line << ", ETA " << static_cast<long>(progress.eta_seconds + 0.5) << " s";
+    line << "   ";
+    std::cerr << line.str() << std::flush;
+    drawn_ = true;
+}
+
+void ProgressBar::finish() {
+    if (enabled_ && drawn_) std::cerr << "\n" << std::flush;
+    drawn_ = false;
+}
+
+void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path) {
+    if (batch.unwritten_file.empty()) return;
+    std::cerr << "Warning: the cache " << cache_path << " stayed locked by another process, so "
+              << batch.unwritten_answers << " answers paid for were written to " << batch.unwritten_file
+              << " instead; add them with: llmvalidate cache --cache " << cache_path << " --import "
+              << batch.unwritten_file << "\n";
+}
+
+void Failures::add(const pipeline::PassageResult& result) {
+    if (result.ok || result.error_code == code::cancelled) return;
+    ++count;
+    if (result.index < first_index) {
+        first_index = result.index;
+        first_code = result.error_code;
+        first_message = result.error_message;
+    }
+}
+
+int exit_code_for_results(bool cancelled, const Failures& failures) {
+    const std::string& first_error_code = failures.first_code;
+    const std::string& first_error_message = failures.first_message;
+    const std::size_t failed = failures.count;
+    if (cancelled) {
+        const bool term = interrupt_signal == SIGTERM;
+        print_error(code::cancelled,
+                    std::string("interrupted (") + (term ? "SIGTERM" : "SIGINT") +
+                        "): no new request was started and the requests in flight were drained into "
+                        "the cache; a re-run with the same cache resumes without repeating a call.");
+        return term ? 128 + SIGTERM : exit_cancelled;
+    }
+    if (first_error_code.empty()) return exit_ok;
+    print_error(first_error_code,
+                first_error_message +
+                    (failed > 1 ? " (" + std::to_string(failed - 1) + " more passage(s) failed; see the rows)" : ""));
+    return exit_code_for(first_error_code);
+}
+
+}  // namespace llmv::cli

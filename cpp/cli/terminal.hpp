@@ -1,0 +1,49 @@
+// What a pipeline command does with the terminal and the process: Ctrl-C, the progress bar,
+// the exit code and the warnings on standard error.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <string>
+
+#include "llmvalidate/pipeline.hpp"
+
+namespace llmv::cli {
+
+// The first SIGINT (Ctrl-C) or SIGTERM sets this flag: the run drains the requests in flight
+// (ValidationConfig::drain_seconds) and stops. A second one ends the process at once.
+std::atomic<bool>* install_interrupt_flag();
+
+// A one-line progress bar on standard error when it is a terminal; nothing otherwise.
+class ProgressBar {
+public:
+    explicit ProgressBar(bool enabled);
+    void update(const pipeline::Progress& progress);
+    void finish();
+    bool enabled() const { return enabled_; }
+
+private:
+    bool enabled_;
+    bool drawn_ = false;
+};
+bool stderr_is_terminal();
+
+// The passages that failed (a cancelled one is not a failure), and the first of them in input
+// order, whatever the order they finish in.
+struct Failures {
+    void add(const pipeline::PassageResult& result);
+    std::size_t count = 0;
+    std::size_t first_index = static_cast<std::size_t>(-1);
+    std::string first_code, first_message;
+};
+
+// The exit code of a batch: 0 when every passage has a verdict, else the code of the first
+// failure in input order (130 when interrupted by SIGINT, 143 by SIGTERM). A failure or an
+// interruption is also one `llmvalidate: error [<code>]: ...` line on standard error.
+int exit_code_for_results(bool cancelled, const Failures& failures);
+
+// Answers the cache could not take went to a side file: says where and how to import it (on
+// standard error); nothing when every answer reached the cache.
+void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path);
+
+}  // namespace llmv::cli

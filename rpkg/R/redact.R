@@ -1,0 +1,31 @@
+# No key in an error message: the secrets of a run and their removal from the engine's answers.
+
+# Keys that an error message must never show: the provider's own and those in the
+# environment variables the engine reads.
+provider_secrets <- function(provider) {
+  from_env <- Sys.getenv(c("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+                           "AWS_BEARER_TOKEN_BEDROCK",
+                           "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"), unset = "")
+  secrets <- c(provider$api_key, unname(from_env))
+  unique(secrets[!is.na(secrets) & nchar(secrets) >= 4])
+}
+
+# Replaces every secret in the engine's messages (providers may echo a key back).
+redact <- function(result, secrets) {
+  if (length(secrets) == 0) {
+    return(result)
+  }
+  scrub <- function(message) {
+    for (secret in secrets) message <- gsub(secret, "<redacted>", message, fixed = TRUE)
+    message
+  }
+  if (inherits(result, "llmvalidate_engine_error")) {
+    result$message <- scrub(result$message)
+  } else if (is.list(result$passages)) {
+    result$passages <- lapply(result$passages, function(p) {
+      p$error_message <- scrub(p$error_message)
+      p
+    })
+  }
+  result
+}

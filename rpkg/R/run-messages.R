@@ -1,0 +1,52 @@
+# What a run of llm_validate() tells the user about its cache and a provider's errors.
+
+# Where the answers go, before the first call: a paid run without a cache warns; one with a
+# cache says where it is, once per session and file.
+announce_cache <- function(resolved, cache, call) {
+  if (nzchar(resolved$cache_warning)) {
+    cli::cli_warn(c("!" = "{resolved$cache_warning}"),
+                  class = c("llmvalidate_warning_no_cache", "llmvalidate_warning"), call = call)
+  } else if (!is.null(cache) && !isTRUE(resolved$synthetic)) {
+    rlang::inform(paste0("Answers are cached in ", cache, "."),
+                  class = "llmvalidate_message_cache", .frequency = "once",
+                  .frequency_id = paste0("llmvalidate-cache-", cache))
+  }
+  invisible()
+}
+
+# What a failed or interrupted run kept, as a cli bullet: only a run with a cache kept anything.
+cache_note <- function(cache, what) {
+  if (is.null(cache)) {
+    return(c(i = paste0("No `cache` was given, so nothing received was kept: a re-run pays ",
+                        "again for every response.")))
+  }
+  if (what == "resume") {
+    c(i = "Every response received is in the cache; the same call resumes from it.")
+  } else {
+    c(i = "Responses received are in the cache: a re-run pays only for what failed.")
+  }
+}
+
+# What to do about a provider error, as cli bullets (none for codes without advice).
+provider_error_hint <- function(code, provider, cache = NULL) {
+  key_variable <- switch(provider$name, openai = "OPENAI_API_KEY",
+                         anthropic = "ANTHROPIC_API_KEY",
+                         bedrock = "AWS_BEARER_TOKEN_BEDROCK or AWS_ACCESS_KEY_ID", "the key")
+  hint <- switch(
+    code,
+    llmv.provider.rate_limited = paste0(
+      "The provider kept answering HTTP 429: lower `concurrency` or raise `max_retries` ",
+      "(in `...`); ", if (is.null(cache)) {
+        "no `cache` was given, so a re-run pays again for every response."
+      } else {
+        "every response received is in the cache."
+      }),
+    llmv.provider.auth = paste0("The provider refused the key: check `api_key` or ",
+                                key_variable, "."),
+    llmv.provider.not_found = "Check `model` and `base_url`.",
+    llmv.transport.failed = "Check `base_url` and the connection; the same call resumes.",
+    llmv.transport.timeout = "Check `base_url` and the connection; the same call resumes.",
+    NULL
+  )
+  if (is.null(hint)) character() else c(i = hint)
+}

@@ -1,0 +1,45 @@
+// The entry points of the R binding, one per .Call() of R/ (registered in init.cpp). Each
+// file of the glue defines those of one job: glue_tests.cpp, glue_pipeline.cpp, glue_task.cpp,
+// glue_settings.cpp and glue_cache.cpp.
+#pragma once
+
+// Rcpp.h first: it includes Rinternals.h without the macros (length, error, ...) that would
+// break the standard headers.
+#include <Rcpp.h>
+
+extern "C" {
+
+SEXP llmv_settings();
+SEXP llmv_error_category(SEXP code_);
+SEXP llmv_task_file(SEXP name_, SEXP prompts_dir_);
+SEXP llmv_task_build(SEXP parts_);
+SEXP llmv_describe_tasks(SEXP prompts_dir_);
+SEXP llmv_task_read(SEXP name_, SEXP prompts_dir_);
+SEXP llmv_task_check_variables(SEXP config_);
+SEXP llmv_validation_test(SEXP passage_, SEXP pool_, SEXP alpha_, SEXP method_, SEXP reference_);
+SEXP llmv_separation_test(SEXP pool_a_, SEXP pool_b_, SEXP alpha_, SEXP method_, SEXP permutations_,
+                          SEXP reference_, SEXP seed_);
+SEXP llmv_backtranslation_test(SEXP target_, SEXP labels_back_, SEXP labels_, SEXP threshold_,
+                               SEXP rule_, SEXP alpha_);
+SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP backtranslation_,
+                    SEXP paper_reference_, SEXP alpha_, SEXP threshold_, SEXP seed_,
+                    SEXP permutations_, SEXP validation_method_, SEXP separation_method_,
+                    SEXP backtranslation_rule_);
+SEXP llmv_summarize_passages(SEXP llm_label_, SEXP verdict_, SEXP human_label_, SEXP labels_);
+SEXP llmv_benjamini_hochberg(SEXP p_values_);
+SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP templates_,
+                       SEXP variables_, SEXP progress_);
+SEXP llmv_generations(SEXP config_, SEXP text_, SEXP id_, SEXP templates_, SEXP variables_);
+SEXP llmv_load_passages(SEXP path_);
+SEXP llmv_power(SEXP config_, SEXP true_label_, SEXP replications_);
+SEXP llmv_size_warnings(SEXP config_);
+SEXP llmv_resolve_providers(SEXP config_);
+SEXP llmv_default_cache_path();
+SEXP llmv_provider_defaults();
+SEXP llmv_presets();
+SEXP llmv_sample_rows(SEXP population_, SEXP n_, SEXP seed_);
+SEXP llmv_default_sample_seed();
+SEXP llmv_cache_import(SEXP cache_, SEXP side_file_);
+SEXP llmv_normalize_labels(SEXP labels_);
+
+}  // extern "C"

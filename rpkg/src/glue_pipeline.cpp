@@ -1,0 +1,209 @@
+// The pipeline from R: a run (or its dry run), the audit trail read back from the cache, the
+// power analysis, the size warnings and the row sample.
+#include "glue_calls.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "glue_convert.hpp"
+#include "glue_results.hpp"
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/sample.hpp"
+
+using namespace glue;
+
+extern "C" {
+
+// config: list (as_config); text, id, human_label: character vectors; templates, variables:
+// NULL or lists (one element a passage) of named character vectors: simulation templates by
+// task name (the task's own is used, as `llmvalidate run --passages` does) and placeholder
+// values (those the task accepts are used); progress: NULL or an R function(done, total)
+// (called on the calling thread, errors ignored).
+SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP templates_,
+                       SEXP variables_, SEXP progress_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    return guarded([&]() -> Rcpp::RObject {
+        const pipeline::ValidationConfig config = as_config(config_list);
+        const std::vector<pipeline::PassageInput> passages =
+            as_passages(config, text_, id_, human_label_, templates_, variables_);
+        if (config.dry_run) {
+            const pipeline::DryRunReport report = pipeline::dry_run(config, passages);
+            return Rcpp::List::create(
+                Rcpp::Named("passages") = static_cast<double>(report.passages),
+                Rcpp::Named("providers") = report.providers,
+                Rcpp::Named("calls") = counts_to_r(report.calls),
+                Rcpp::Named("cached_calls") = static_cast<double>(report.cached_calls),
+                Rcpp::Named("estimated_input_tokens") =
+                    static_cast<double>(report.estimated_input_tokens),
+                Rcpp::Named("estimated_output_tokens") =
+                    static_cast<double>(report.estimated_output_tokens),
+                Rcpp::Named("estimated_embedding_tokens") =
+                    static_cast<double>(report.estimated_embedding_tokens),
+                Rcpp::Named("cost") = cost_to_r(report.cost),
+                Rcpp::Named("note") = report.note,
+                Rcpp::Named("warnings") = Rcpp::wrap(report.warnings));
+        }
+        std::atomic<bool> cancel{false};
+        pipeline::BatchCallbacks callbacks;
+        callbacks.cancel = &cancel;
+        const bool has_progress = !Rf_isNull(progress_);
+        callbacks.on_progress = [&](const pipeline::Progress& progress) {
+            if (interrupt_pending()) cancel = true;
+            if (!has_progress || cancel) return;
+            try {
+                Rcpp::Function update(progress_);
+                update(static_cast<double>(progress.calls_done),
+                       static_cast<double>(progress.calls_total));
+            } catch (const Rcpp::internal::InterruptedException&) {
+                // Ctrl-C while the progress bar's R code ran: Rcpp caught the interrupt.
+                cancel = true;
+            } catch (...) {
+                // A failing progress bar must not lose the run.
+            }
+        };
+        pipeline::BatchResult batch;
+        if (list_get<bool>(config_list, "batch_api", false)) {
+            // Provider batches, one per phase; resumable from the cache (batch_run.cpp).
+            pipeline::BatchApiOptions options;
+            options.poll_interval_seconds = list_get<double>(config_list, "poll_interval", 30.0);
+            options.on_status = [](const std::string& line) {
+                Rcpp::Rcout << "Batch API: " << line << "\n";
+            };
+            batch = pipeline::validate_with_batch_api(config, passages, callbacks, options);
+        } else {
+            batch = pipeline::validate_batch(config, passages, callbacks);
+        }
+        Rcpp::List results(batch.passages.size());
+        for (std::size_t i = 0; i < batch.passages.size(); ++i) {
+            results[i] = passage_to_r(batch.passages[i]);
+        }
+        return Rcpp::List::create(Rcpp::Named("passages") = results,
+                                  Rcpp::Named("calls") = counts_to_r(batch.calls),
+                                  Rcpp::Named("cancelled") = batch.cancelled || cancel.load(),
+                                  Rcpp::Named("synthetic") = batch.synthetic,
+                                  Rcpp::Named("unwritten_file") = batch.unwritten_file,
+                                  Rcpp::Named("unwritten_answers") =
+                                      static_cast<double>(batch.unwritten_answers),
+                                  Rcpp::Named("cost") = cost_to_r(batch.cost));
+    });
+    END_RCPP
+}
+
+// The audit trail of a run, read back from its cache (no call): arguments as for
+// llmv_pipeline_run. Columns of the rows, and the passages the cache could not serve.
+SEXP llmv_generations(SEXP config_, SEXP text_, SEXP id_, SEXP templates_, SEXP variables_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    return guarded([&]() -> Rcpp::RObject {
+        const pipeline::ValidationConfig config = as_config(config_list);
+        const Rcpp::CharacterVector no_human(Rf_length(text_));
+        const std::vector<pipeline::PassageInput> passages =
+            as_passages(config, text_, id_, no_human, templates_, variables_);
+        const pipeline::Generations generations = pipeline::read_generations(config, passages);
+        const std::size_t rows = generations.rows.size();
+        Rcpp::CharacterVector id(rows), kind(rows), label(rows), text(rows), answer(rows),
+            model(rows), prompt_hash(rows);
+        Rcpp::IntegerVector draw(rows);
+        for (std::size_t i = 0; i < rows; ++i) {
+            const pipeline::GenerationRow& row = generations.rows[i];
+            id[i] = row.passage_id;
+            kind[i] = row.kind;
+            label[i] = row.label.empty() ? Rcpp::String(NA_STRING) : Rcpp::String(row.label);
+            draw[i] = row.draw + 1;
+            text[i] = row.text;
+            answer[i] = row.answer.empty() ? Rcpp::String(NA_STRING) : Rcpp::String(row.answer);
+            model[i] = row.model;
+            prompt_hash[i] = row.prompt_hash;
+        }
+        Rcpp::CharacterVector failed_id(generations.failed.size());
+        Rcpp::CharacterVector failed_message(generations.failed.size());
+        for (std::size_t i = 0; i < generations.failed.size(); ++i) {
+            failed_id[i] = generations.failed[i].id;
+            failed_message[i] = generations.failed[i].error_message;
+        }
+        return Rcpp::List::create(
+            Rcpp::Named("rows") = Rcpp::List::create(
+                Rcpp::Named("id") = id, Rcpp::Named("kind") = kind, Rcpp::Named("label") = label,
+                Rcpp::Named("draw") = draw, Rcpp::Named("text") = text,
+                Rcpp::Named("backtranslated") = answer, Rcpp::Named("model") = model,
+                Rcpp::Named("prompt_hash") = prompt_hash),
+            Rcpp::Named("failed_id") = failed_id, Rcpp::Named("failed_message") = failed_message,
+            Rcpp::Named("synthetic") = generations.synthetic);
+    });
+    END_RCPP
+}
+
+// Power analysis with the simulated provider: config as for llmv_pipeline_run.
+SEXP llmv_power(SEXP config_, SEXP true_label_, SEXP replications_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    const std::string true_label = Rcpp::as<std::string>(true_label_);
+    const int replications = Rcpp::as<int>(replications_);
+    return guarded([&]() -> Rcpp::RObject {
+        pipeline::PowerConfig power;
+        power.validation = as_config(config_list);
+        power.true_label = true_label;
+        power.replications = replications;
+        std::atomic<bool> cancel{false};
+        pipeline::BatchCallbacks callbacks;
+        callbacks.cancel = &cancel;
+        callbacks.on_progress = [&](const pipeline::Progress&) {
+            if (interrupt_pending()) cancel = true;
+        };
+        const pipeline::PowerResult result = pipeline::estimate_power(power, callbacks);
+        return Rcpp::List::create(
+            Rcpp::Named("replications") = result.replications,
+            Rcpp::Named("share_annotation_correct") = result.share_annotation_correct,
+            Rcpp::Named("share_validation_not_rejected") = result.share_validation_not_rejected,
+            Rcpp::Named("share_backtranslation_pass") = result.share_backtranslation_pass,
+            Rcpp::Named("share_separation_all_pass") = result.share_separation_all_pass,
+            Rcpp::Named("share_valid") = result.share_valid,
+            Rcpp::Named("share_invalid") = result.share_invalid,
+            Rcpp::Named("share_inconclusive") = result.share_inconclusive,
+            Rcpp::Named("share_valid_given_correct") = result.share_valid_given_correct,
+            Rcpp::Named("share_invalid_given_wrong") = result.share_invalid_given_wrong,
+            Rcpp::Named("n_correct") = result.n_correct, Rcpp::Named("n_wrong") = result.n_wrong,
+            Rcpp::Named("monte_carlo_se") = result.monte_carlo_se,
+            Rcpp::Named("cancelled") = cancel.load());
+    });
+    END_RCPP
+}
+
+// The tests of a configuration that cannot decide at its α and size (pipeline::size_warnings).
+SEXP llmv_size_warnings(SEXP config_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    return guarded([&]() -> Rcpp::RObject {
+        return Rcpp::wrap(pipeline::size_warnings(as_config(config_list)));
+    });
+    END_RCPP
+}
+
+// The seed of a sample when none is given (sample.hpp), which llm_sample()'s default repeats.
+SEXP llmv_default_sample_seed() {
+    BEGIN_RCPP
+    return Rcpp::wrap(static_cast<double>(llmv::default_sample_seed));
+    END_RCPP
+}
+
+// The engine's reproducible row sample (sample.hpp): 1-based positions, increasing.
+SEXP llmv_sample_rows(SEXP population_, SEXP n_, SEXP seed_) {
+    BEGIN_RCPP
+    const double population = Rcpp::as<double>(population_);
+    const double n = Rcpp::as<double>(n_);
+    const double seed = Rcpp::as<double>(seed_);
+    return guarded([&]() -> Rcpp::RObject {
+        const auto rows = llmv::sample_rows(static_cast<std::size_t>(population),
+                                            static_cast<std::size_t>(n),
+                                            static_cast<std::uint64_t>(seed), "n");
+        Rcpp::NumericVector out(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<double>(rows[i] + 1);
+        return out;
+    });
+    END_RCPP
+}
+
+}  // extern "C"
