@@ -185,7 +185,7 @@ std::vector<pipeline::PassageInput> as_passages(const pipeline::ValidationConfig
             own[i].simulation_templates = strings_at(Rcpp::List(templates_), index);
         if (!Rf_isNull(variables_)) own[i].variables = strings_at(Rcpp::List(variables_), index);
     }
-    std::vector<pipeline::PassageInput> inputs = llmv::passage_inputs(config, own);
+    std::vector<pipeline::PassageInput> inputs = llmv::passage_inputs(config, own, "built by llm_task()");
     for (std::size_t i = 0; i < inputs.size(); ++i) inputs[i].human_label = passages[i].human_label;
     return inputs;
 }

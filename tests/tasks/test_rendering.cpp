@@ -230,7 +230,7 @@ TEST_CASE("passage_inputs: the task of the run read from the configuration, once
     second.text = "Second.";
     second.simulation_templates = {{"simple_sentiment", "not for this task"}};
     const std::vector<llmv::pipeline::PassageInput> inputs =
-        llmv::passage_inputs(config, {first, second});
+        llmv::passage_inputs(config, {first, second}, "built by llm_task()");
     REQUIRE(inputs.size() == 2);
     CHECK(inputs[0].id == "p1");
     CHECK(inputs[0].text == "First.");
@@ -245,8 +245,12 @@ TEST_CASE("passage_inputs: the task of the run read from the configuration, once
     toml << file.rdbuf();
     config.task_path.clear();
     config.task_source = toml.str();
-    CHECK(llmv::passage_inputs(config, {first, second})[0].variables == inputs[0].variables);
+    CHECK(llmv::passage_inputs(config, {first, second}, "built by llm_task()")[0].variables == inputs[0].variables);
+    // A broken text is named as the caller names it (R: "built by llm_task()").
+    config.task_source = "labels = [";
+    CHECK_THROWS_WITH(llmv::passage_inputs(config, {first}, "built by llm_task()"),
+                      Catch::Matchers::Contains("built by llm_task()"));
     config.task_source.clear();
     config.task_path = std::string(kPromptsDir) + "/no_such_task.toml";
-    CHECK_THROWS_AS(llmv::passage_inputs(config, {first}), llmv::Error);
+    CHECK_THROWS_AS(llmv::passage_inputs(config, {first}, "built by llm_task()"), llmv::Error);
 }

@@ -6,7 +6,6 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/task.hpp"
-#include "pipeline/engine.hpp"
 #include "pipeline/task_internal.hpp"
 
 namespace llmv {
@@ -82,8 +81,9 @@ pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passag
 }
 
 std::vector<pipeline::PassageInput> passage_inputs(const pipeline::ValidationConfig& config,
-                                                   const std::vector<TaskPassage>& passages) {
-    const Task task = pipeline::load_config_task(config);
+                                                   const std::vector<TaskPassage>& passages,
+                                                   const std::string& source_origin) {
+    const Task task = task_of(config, source_origin);
     std::vector<pipeline::PassageInput> inputs;
     inputs.reserve(passages.size());
     for (const TaskPassage& passage : passages) inputs.push_back(passage_input(task, passage));

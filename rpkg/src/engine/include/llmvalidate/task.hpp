@@ -187,8 +187,9 @@ Task task_of(const pipeline::ValidationConfig& config, const std::string& source
 // the task accepts; no human label.
 pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passage);
 // The passages of a run of `config` as its inputs: passage_input() of each for the run's task
-// (config.task_source or config.task_path, read once); no human labels.
+// (task_of(config, source_origin), read once); no human labels.
 std::vector<pipeline::PassageInput> passage_inputs(const pipeline::ValidationConfig& config,
-                                                   const std::vector<TaskPassage>& passages);
+                                                   const std::vector<TaskPassage>& passages,
+                                                   const std::string& source_origin);
 
 }  // namespace llmv
