@@ -11,8 +11,9 @@
 
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/pipeline.hpp"
-#include "llm/provider.hpp"
+#include "llmvalidate/resolution.hpp"
 #include "llmvalidate/task.hpp"
+#include "llm/provider.hpp"
 
 namespace llmv::pipeline {
 
@@ -24,6 +25,15 @@ Task task_for_input(const Task& task, const PassageInput& passage);
 // config.variables overridden by the passage's.
 TaskVariables passage_variables(const ValidationConfig& config, const PassageInput& passage);
 
+// Every passage has text (check_passage_text); every human label is a label of the task (after
+// check_config). Both throw llmv::Error before any call.
+void check_passages(const std::vector<PassageInput>& passages);
+void check_human_labels(const ValidationConfig& config, const std::vector<PassageInput>& passages);
+
+// Whether the run pays for answers it keeps nowhere (no cache), given its resolution: the
+// warning's text, or "".
+std::string cache_warning_for(const ValidationConfig& config, const ResolvedProviders& resolved);
+
 // Pool size per label (M, or the paper methods' N), and the labels that need the paper
 // methods' B reference draws, given β̂.
 int pool_size(const ValidationConfig& config);
@@ -33,24 +43,12 @@ std::vector<std::string> reference_labels(const ValidationConfig& config,
                                           const std::string& beta);
 int calls_for(int texts, int per_call);  // ⌈texts / per_call⌉
 
-// The chat request of one draw (a per-draw API seed, the JSON schema of the answer) and its
-// cache key: shared by the scheduler and the dry run, so that both agree on what is cached.
-ChatRequest chat_request_for(const ValidationConfig& config, const std::string& model,
-                             const std::vector<std::string>& labels, bool simulate,
-                             const std::string& prompt, int position, int count, int attempt);
-CacheKey chat_key_for(const std::string& provider, const std::string& endpoint,
-                      const ChatRequest& request, int position, int attempt);
-
 // Redraws of an unusable answer: parse_retry_limit counts the answers paid for in this run
 // only. Unusable answers already in the cache (an earlier run's) are redrawn without using it
 // up, so a re-run against a healthy server asks again exactly for the draws that failed. This
 // bounds the chain of cached draws walked (a safety net; a chain grows by at most
 // parse_retry_limit + 1 per run).
 inline constexpr int max_cached_attempts = 10000;
-
-// The cache key of one text's embedding (scheduler and dry run).
-CacheKey embedding_key_for(const std::string& provider, const std::string& endpoint,
-                           const std::string& model, const std::string& text);
 
 // What the tokens of `usage` (by model) cost at the table's prices (pricing.cpp).
 CostEstimate cost_of_usage(const std::map<std::string, ModelUsage>& usage, const PriceTable* table,
@@ -76,7 +74,7 @@ struct DeferredCalls {
     std::size_t consumed = 0;    // answers and vectors taken from the batches
 };
 
-// The whole run. `keep_results`: BatchResult::passages holds every passage.
+// The whole run (scheduler.cpp). `keep_results`: BatchResult::passages holds every passage.
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
                        const BatchCallbacks& callbacks, bool keep_results,
                        std::size_t passages_total, DeferredCalls* deferred = nullptr);

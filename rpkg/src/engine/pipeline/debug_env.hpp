@@ -1,0 +1,23 @@
+// The engine's switches for benchmarks and debugging, read from environment variables
+// (private to cpp/pipeline/). None of them changes a result.
+#pragma once
+
+#include "core/http.hpp"
+#include "transport/transport.hpp"
+
+namespace llmv::pipeline {
+
+// LLMV_DEBUG_TRANSPORT: the transport's progress and its slow answers, retries and failures
+// on stderr; "all": every answer's time as well (the profile in bench/pipeline_batch.md).
+// Nothing in the R package (LLMV_NO_STDERR: R CMD check rightly refuses writes to stderr).
+void add_debug_trace(TransportOptions& options);
+
+// LLMV_ACCEPT_ENCODING=identity: benchmarks against cpp-httplib servers, which would
+// brotli-compress every answer at quality 11 (a server cost that is no part of ours).
+void add_encoding_override(HttpRequest& request);
+
+// LLMV_CACHE_INLINE_WRITES=1: the cache is written on the run's own thread, not the writer
+// thread (for bench/pipeline_batch.sh's comparison).
+bool cache_inline_writes();
+
+}  // namespace llmv::pipeline

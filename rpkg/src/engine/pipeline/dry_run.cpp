@@ -1,0 +1,372 @@
+// The dry run (pipeline.hpp, dry_run()): what a run would cost, following the cache as the run
+// would. Its requests and cache keys come from the run's own code (open_providers(),
+// RequestKeys), so that the keys it looks up are the keys the run writes.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "llmvalidate/cache.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/resolution.hpp"
+#include "llm/structured_output.hpp"
+#include "pipeline/engine.hpp"
+#include "pipeline/providers.hpp"
+#include "pipeline/requests.hpp"
+
+namespace llmv::pipeline {
+
+namespace {
+
+// Follows the cache the way the scheduler would, request by request: an answer the cache holds
+// is read and parsed as the run would (an unusable one leads to the redraw the run would make,
+// attempt + 1), so that the requests whose prompts quote earlier answers (backtranslation of
+// the pool of β̂) and the texts to embed are known wherever the cache holds their sources.
+class CacheWalk {
+  public:
+    CacheWalk(const std::vector<std::string>& labels, Cache& cache, const RequestKeys& keys,
+              DryRunReport& report)
+        : labels_(labels), cache_(cache), keys_(keys), report_(report) {}
+
+    // One request unit (a draw with its redraws). Returns the accepted (or last, unusable)
+    // answer when the cache serves the whole chain, nullopt when a call would be made.
+    struct Answer {
+        bool ok = false;
+        std::string label;                  // annotation: the label of S
+        std::vector<std::string> passages;  // simulation: the passages
+    };
+
+    std::optional<Answer> unit(bool simulate, const std::string& prompt, int position, int count,
+                               std::string* identity = nullptr) {
+        const std::string first_hash = key(simulate, prompt, position, count, 0).hash();
+        if (identity) *identity += first_hash;
+        if (auto seen = seen_.find(first_hash); seen != seen_.end()) {
+            ++report_.calls.shared;  // the same request as an earlier unit's: sent (or read) once
+            return seen->second;
+        }
+        std::optional<Answer> outcome;
+        // Cached unusable draws are redrawn without using up the redraw budget (the engine's
+        // rule): the chain ends at the first usable or missing draw.
+        for (int attempt = 0; attempt < max_cached_attempts; ++attempt) {
+            const auto entry = cache_.get(
+                attempt == 0 ? first_hash : key(simulate, prompt, position, count, attempt).hash());
+            if (!entry) break;  // this draw would be requested
+            Answer answer;
+            if (entry->status != cache_status::refused) {
+                if (simulate) {
+                    PassagesAnswer parsed =
+                        parse_passages_answer(entry->text, static_cast<std::size_t>(count));
+                    answer.ok = parsed.status == AnswerStatus::ok;
+                    answer.passages = std::move(parsed.passages);
+                } else {
+                    const LabelAnswer parsed = parse_label_answer(entry->text, labels_);
+                    answer.ok = parsed.status == AnswerStatus::ok;
+                    answer.label = parsed.label;
+                }
+            }
+            if (answer.ok) {
+                outcome = std::move(answer);
+                break;
+            }
+        }
+        if (outcome) ++report_.cached_calls;
+        seen_.emplace(first_hash, outcome);
+        return outcome;
+    }
+
+    // A request whose prompt is not known yet (it quotes an answer the cache does not hold),
+    // named by what it derives from: the same identity twice is one request made once.
+    void unknown_unit(const std::string& identity) {
+        if (!seen_unknown_.insert(identity).second) ++report_.calls.shared;
+    }
+
+    void unknown_embedding(const std::string& identity) {
+        if (!seen_unknown_.insert(identity).second) ++report_.shared_embedded_texts;
+    }
+
+    void embedding(const std::string& text) {
+        if (!seen_texts_.insert(text).second) {
+            ++report_.shared_embedded_texts;
+        } else if (const auto entry = cache_.get(keys_.embedding_key(text).hash());
+                   entry && entry->status == cache_status::ok) {
+            ++report_.cached_embedded_texts;
+        }
+    }
+
+  private:
+    CacheKey key(bool simulate, const std::string& prompt, int position, int count,
+                 int attempt) const {
+        return keys_.chat_key(keys_.chat_request(simulate, prompt, position, count, attempt),
+                              position, attempt);
+    }
+
+    const std::vector<std::string>& labels_;
+    Cache& cache_;
+    const RequestKeys& keys_;
+    DryRunReport& report_;
+    std::unordered_map<std::string, std::optional<Answer>> seen_;
+    std::set<std::string> seen_texts_;
+    std::set<std::string> seen_unknown_;
+};
+
+// One passage through the cache: annotations, β̂, the pools, backtranslation of the pools whose
+// texts the cache holds, and the embeddings of y and of those texts.
+void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& task,
+                  const std::vector<std::string>& labels, const PassageInput& passage,
+                  const TaskVariables& variables, bool embeddings_cached) {
+    const std::string annotation = task.render_annotation(passage.text, variables);
+    std::map<std::string, int> votes;
+    bool beta_known = true;
+    for (int r = 0; r < config.annotation_repeats; ++r) {
+        const auto answer = walk.unit(false, annotation, r, 0);
+        if (!answer) {
+            beta_known = false;
+        } else if (answer->ok) {
+            ++votes[answer->label];
+        }
+    }
+    std::string beta;  // modal label, ties to the first in S (as the scheduler)
+    int best = 0;
+    for (const std::string& label : labels) {
+        const auto found = votes.find(label);
+        if (found != votes.end() && found->second > best) {
+            best = found->second;
+            beta = label;
+        }
+    }
+    if (!beta_known) beta.clear();
+    const std::vector<std::string> reference =
+        beta.empty() ? std::vector<std::string>() : reference_labels(config, labels, beta);
+    const int m = pool_size(config);
+    if (embeddings_cached) walk.embedding(passage.text);
+    for (const std::string& label : labels) {
+        const bool with_reference =
+            std::find(reference.begin(), reference.end(), label) != reference.end();
+        const int total = m + (with_reference ? config.paper_b : 0);
+        std::vector<std::string> texts;
+        bool pool_known = true;
+        std::string pool_identity;  // the pool's requests: identical pools give identical texts
+        for (int c = 0; c < calls_for(total, config.n); ++c) {
+            const int count = std::min(config.n, total - c * config.n);
+            const auto answer =
+                walk.unit(true, task.render_simulation(label, count, passage.text, variables), c,
+                          count, &pool_identity);
+            if (!answer || !answer->ok) {
+                pool_known = false;
+                continue;
+            }
+            for (const std::string& text : answer->passages) {
+                if (static_cast<int>(texts.size()) < total) texts.push_back(text);
+            }
+        }
+        const bool backtranslated =
+            config.backtranslate_all_labels || (!beta.empty() && label == beta);
+        if (!pool_known) {
+            // Its texts, their embeddings and their backtranslation are to be made, once for
+            // every passage with the same pool requests (and, for backtranslation, the same β̂).
+            if (backtranslated) {
+                for (int j = 0; j < m; ++j)
+                    walk.unknown_unit("backtranslation " + pool_identity + " " + std::to_string(j));
+            }
+            if (embeddings_cached) {
+                for (int j = 0; j < total; ++j)
+                    walk.unknown_embedding("pool " + pool_identity + " " + std::to_string(j));
+            }
+            continue;
+        }
+        if (embeddings_cached) {
+            for (const std::string& text : texts) walk.embedding(text);
+        }
+        if (!backtranslated) continue;
+        for (int j = 0; j < m && j < static_cast<int>(texts.size()); ++j) {
+            walk.unit(false, task.render_annotation(texts[static_cast<std::size_t>(j)], variables),
+                      j, 0);
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> size_warnings(const ValidationConfig& config) {
+    check_config(config);
+    std::vector<std::string> warnings;
+    const int needed = stats::smallest_deciding_size(config.tests.alpha);
+    const auto add = [&](const std::string& phrase, const std::string& symbol,
+                         const std::string& unit, int size, const std::string& consequence) {
+        if (size < needed)
+            warnings.push_back(
+                stats::cannot_decide_reason(phrase, symbol, unit, size, config.tests.alpha) + "; " +
+                consequence + ".");
+    };
+    const std::string every = "every verdict will be \"inconclusive\"";
+    if (config.tests.validation_method == "paper")
+        add("the paper's validation test cannot decide", "B", "reference texts", config.paper_b,
+            every);
+    else
+        add("the exact validation test cannot reject", "M", "pool texts", pool_size(config),
+            every);
+    if (config.tests.separation_method == "paper")
+        add("the paper's separation test cannot decide", "B", "reference texts", config.paper_b,
+            every);
+    else
+        add("the separation test cannot pass", "R", "permutations", config.tests.permutations, every);
+    for (std::string& warning : warnings) warning[0] = static_cast<char>(std::toupper(warning[0]));
+    return warnings;
+}
+
+namespace {
+
+bool file_exists(const std::string& path) {
+    struct stat status {};
+    return path == ":memory:" || stat(path.c_str(), &status) == 0;
+}
+
+}  // namespace
+
+std::string cache_warning_for(const ValidationConfig& config, const ResolvedProviders& resolved) {
+    if (!config.cache_path.empty()) return "";
+    if (resolved.synthetic_chat && resolved.local_embedding) return "";
+    return "No cache: every answer of this run is paid for and kept nowhere, so a re-run (or an "
+           "interrupted run) pays again for all of it. Give a cache file, or leave the default (" +
+           default_cache_path() + ").";
+}
+
+std::string cache_warning(const ValidationConfig& config) {
+    if (!config.cache_path.empty()) return "";
+    ResolveOptions options;
+    options.allow_synthetic_fallback = true;  // only whether anything is paid matters here
+    return cache_warning_for(config, resolve_providers(config, options));
+}
+
+DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInput>& passages) {
+    check_passages(passages);
+    check_human_labels(given, passages);
+    // The run's own resolution (auto, default models, each key to its vendor): the cache keys
+    // counted here are the keys the run will look up.
+    const ResolvedProviders resolved = resolve_providers(given);
+    ValidationConfig config = given;
+    apply_resolution(config, resolved);
+    const Task base = load_config_task(config);
+    const std::vector<std::string>& labels = base.labels();
+    const int k = static_cast<int>(labels.size());
+    const CallCounts per_passage = expected_calls_per_passage(config, k);
+    DryRunReport report;
+    report.passages = passages.size();
+    report.providers = resolved.description();
+    // The simulated provider never reads or writes the cache (scheduler.cpp says why): every one of
+    // its calls is computed, none is paid.
+    const bool synthetic = resolved.synthetic_chat;
+    std::unique_ptr<Cache> cache;
+    if (!synthetic && !config.cache_path.empty()) {
+        // A cache file not created yet holds nothing: an empty one in memory stands in, so that
+        // the dry run creates no file (the requests it would share are still counted).
+        cache = std::make_unique<Cache>(file_exists(config.cache_path) ? config.cache_path : ":memory:",
+                                        config.cache_busy_timeout_ms);
+    }
+    std::unique_ptr<RunProviders> providers;
+    std::unique_ptr<RequestKeys> keys;
+    std::unique_ptr<CacheWalk> walk;
+    bool embeddings_cached = false;  // false: embedded locally, never cached
+    if (cache) {
+        // The run's providers and request keys. A dry run sends nothing: a placeholder stands
+        // in for a key not set yet (the endpoint's identity, part of every cache key, does not
+        // depend on the key).
+        providers = std::make_unique<RunProviders>(open_providers(config, resolved, labels, "dry-run-no-key"));
+        keys = std::make_unique<RequestKeys>(config, *providers, labels);
+        walk = std::make_unique<CacheWalk>(labels, *cache, *keys, report);
+        embeddings_cached = !resolved.local_embedding;
+    }
+    const int m = pool_size(config);
+    for (const PassageInput& passage : passages) {
+        CallCounts& calls = report.calls;
+        calls.annotation_calls += per_passage.annotation_calls;
+        calls.simulation_calls += per_passage.simulation_calls;
+        calls.backtranslation_calls += per_passage.backtranslation_calls;
+        calls.chat_calls += per_passage.chat_calls;
+        calls.embedded_texts += per_passage.embedded_texts;
+        const Task task = passage.simulation_template.empty() ? base : task_for_input(base, passage);
+        const TaskVariables variables = passage_variables(config, passage);
+        const std::string annotation = task.render_annotation(passage.text, variables);
+        const auto tokens = [](const std::string& text) {
+            return static_cast<std::int64_t>((text.size() + 3) / 4);
+        };
+        // A generated passage is about as long as y (the simulation prompts ask for y's
+        // length), at least 15 tokens; a simulation answer is its n passages in a JSON array
+        // (a few tokens each for the quotes and commas) and a label answer ~10 tokens. Where
+        // max_tokens caps an answer, the cap.
+        const std::int64_t passage_tokens = std::max<std::int64_t>(15, tokens(passage.text));
+        const std::int64_t label_output =
+            config.max_tokens ? std::min<std::int64_t>(10, *config.max_tokens) : 10;
+        report.estimated_input_tokens += config.annotation_repeats * tokens(annotation);
+        report.estimated_output_tokens += config.annotation_repeats * label_output;
+        for (const std::string& label : labels) {
+            const std::int64_t label_calls = calls_for(m, config.n);
+            for (std::int64_t c = 0; c < label_calls; ++c) {
+                const int count = std::min(config.n, m - static_cast<int>(c) * config.n);
+                const std::string prompt = task.render_simulation(label, count, passage.text, variables);
+                report.estimated_input_tokens += tokens(prompt);
+                std::int64_t out = 4 + count * (passage_tokens + 2);
+                if (config.max_tokens) out = std::min<std::int64_t>(out, *config.max_tokens);
+                report.estimated_output_tokens += out;
+            }
+        }
+        // Backtranslation prompts quote texts not written yet: the template with a generated
+        // passage in place of y.
+        report.estimated_input_tokens +=
+            per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + passage_tokens);
+        report.estimated_output_tokens += per_passage.backtranslation_calls * label_output;
+        report.estimated_embedding_tokens +=
+            tokens(passage.text) + (per_passage.embedded_texts - 1) * passage_tokens;
+        if (walk) walk_passage(*walk, config, task, labels, passage, variables, embeddings_cached);
+    }
+    report.chat_calls_to_make = report.calls.chat_calls - report.cached_calls - report.calls.shared;
+    report.texts_to_embed =
+        report.calls.embedded_texts - report.cached_embedded_texts - report.shared_embedded_texts;
+    report.calls.embedding_requests = -1;  // depends on the provider's batch size and on sharing
+    {
+        // Dollars for what is still to be made: the estimated tokens in the share of calls and
+        // texts neither cached nor shared.
+        const auto share = [](std::int64_t part, std::int64_t whole) {
+            return whole > 0 ? static_cast<double>(std::max<std::int64_t>(0, part)) / static_cast<double>(whole) : 0.0;
+        };
+        const double chat_share = share(report.chat_calls_to_make, report.calls.chat_calls);
+        const double text_share = share(report.texts_to_embed, report.calls.embedded_texts);
+        const auto scaled = [](std::int64_t tokens, double by) {
+            return static_cast<std::int64_t>(std::llround(static_cast<double>(tokens) * by));
+        };
+        const auto table = price_table_for(config.price_table);
+        report.cost = cost_of(table.get(), resolved.chat_provider, resolved.chat_model,
+                              scaled(report.estimated_input_tokens, chat_share), 0,
+                              scaled(report.estimated_output_tokens, chat_share),
+                              resolved.embedding_provider, resolved.embedding_model,
+                              scaled(report.estimated_embedding_tokens, text_share));
+    }
+    report.warnings = size_warnings(config);
+    if (const std::string warning = cache_warning_for(config, resolved); !warning.empty())
+        report.warnings.push_back(warning);
+    report.note =
+        std::string(synthetic
+                        ? "Synthetic: the simulated provider makes no network call, costs nothing "
+                          "and does not use the cache (its answers are fixed by the request). "
+                        : "") +
+        "Counts are exact: R + K*ceil(M/n) + M chat calls and K*M + 1 embedded texts per passage, "
+        "plus parse retries of new answers, which depend on them. The cache is followed as the run "
+        "would follow it: cached annotations give the label whose pool is backtranslated, cached "
+        "pools give the backtranslation prompts and the texts to embed. 'Shared' requests are "
+        "identical to an earlier passage's (a simulation prompt that does not quote the passage) "
+        "and are made once; where a passage's label is not cached yet, its backtranslation may "
+        "still "
+        "turn out to be shared, so 'to be made' is then an upper bound. Tokens are estimates (4 "
+        "characters a token) for every call, made or "
+        "cached.";
+    return report;
+}
+
+}  // namespace llmv::pipeline

@@ -1,0 +1,65 @@
+// Embedding requests (private to cpp/pipeline/): the texts the passages need embedded are
+// queued once per distinct text, answered from the cache where it holds them, and sent in
+// batches of the provider's size; the local embedder answers at once.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "llmvalidate/accounting.hpp"
+#include "transport/transport.hpp"
+#include "pipeline/cache_buffer.hpp"
+#include "pipeline/engine.hpp"
+#include "pipeline/passage_flow.hpp"
+#include "pipeline/providers.hpp"
+
+namespace llmv::pipeline {
+
+class EmbeddingBatches {
+  public:
+    // `deferred`: a batch-API pass (engine.hpp), which sends nothing.
+    EmbeddingBatches(const ValidationConfig& config, const RunProviders& providers,
+                     const RequestKeys& keys, CacheBuffer& cache, Tally& tally,
+                     Accounting& accounting, PassageFlow& flow, DeferredCalls* deferred);
+
+    void push(const std::string& text, EmbedTarget target);
+    std::size_t queued() const { return queue_.size(); }
+    std::size_t batch_size() const { return batch_size_; }
+    // The next batch to send, after every queued text the cache or a provider batch answers;
+    // nullopt when none is left to send. `remember_secret` sees the request's secrets.
+    std::optional<Job> issue(std::uint64_t& next_job_id,
+                             const std::function<void(const std::string&)>& remember_secret);
+    // A batch's answer; false when `result` is not one of this class's jobs.
+    bool done(const JobResult& result);
+    // A vector of another dimension than the passage's others: marked rejected in the cache.
+    void reject(const std::string& text, std::size_t dimension, std::size_t majority);
+
+  private:
+    struct Flight {
+        std::vector<std::string> texts;   // in order
+        std::vector<std::string> hashes;  // their cache keys' hashes (with a cache)
+    };
+    void deliver_to_waiting(const std::string& text, const std::vector<double>& vector);
+    void deliver_vector(const std::string& text, const std::vector<double>& vector);
+
+    const ValidationConfig& config_;
+    const RunProviders& providers_;
+    const RequestKeys& keys_;
+    CacheBuffer& cache_;
+    Tally& tally_;
+    Accounting& accounting_;
+    PassageFlow& flow_;
+    DeferredCalls* deferred_;
+    std::size_t batch_size_ = 64;
+    std::deque<std::string> queue_;
+    std::unordered_map<std::string, std::vector<EmbedTarget>> targets_;
+    std::unordered_map<std::string, int> retries_;
+    std::unordered_map<std::uint64_t, Flight> in_flight_;
+};
+
+}  // namespace llmv::pipeline

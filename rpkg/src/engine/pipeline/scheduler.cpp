@@ -1,0 +1,547 @@
+// The scheduler: every passage in flight is a small state machine (passage_flow.cpp), and
+// every request any of them needs goes into one queue that the transport drains with
+// `concurrency` requests on the wire. Cache hits and the simulated provider are answered
+// inline, without the transport.
+#include "pipeline/engine.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+
+#include "llmvalidate/accounting.hpp"
+#include "llmvalidate/cache.hpp"
+#include "llmvalidate/error.hpp"
+#include "llm/provider.hpp"
+#include "llmvalidate/resolution.hpp"
+#include "transport/transport.hpp"
+#include "pipeline/cache_buffer.hpp"
+#include "pipeline/debug_env.hpp"
+#include "pipeline/embedding_batches.hpp"
+#include "pipeline/passage_flow.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/providers.hpp"
+#include "pipeline/requests.hpp"
+#include "pipeline/simulated.hpp"
+
+namespace llmv::pipeline {
+
+namespace {
+
+// The placeholder for a missing key when reading back sends nothing (the providers refuse to
+// be built without one).
+RunProviders open_run_providers(const ValidationConfig& config, const std::vector<std::string>& labels) {
+    return open_providers(config, resolve_providers(config), labels,
+                          config.replay_only ? "replay-only-no-key" : "");
+}
+
+class Engine : private PassageFlow::Requests {
+  public:
+    Engine(const ValidationConfig& config, const BatchCallbacks& callbacks, bool keep_results,
+           std::size_t passages_total, DeferredCalls* deferred)
+        : config_(config),
+          callbacks_(callbacks),
+          keep_results_(keep_results),
+          deferred_(deferred),
+          task_(std::make_shared<const Task>(load_config_task(config_))),
+          providers_(open_run_providers(config_, task_->labels())),
+          keys_(config_, providers_, task_->labels()),
+          cache_(config_, cache_needed(), secrets_),
+          reporter_(callbacks_, tally_),
+          flow_(config_, task_, providers_.resolved, tally_, secrets_, *this),
+          embeddings_(config_, providers_, keys_, cache_, tally_, accounting_, flow_, deferred_) {
+        // The cache's write buffer reports passages once their answers are written.
+        cache_.on_written([this]() { report_written(); });
+        // Before any call: a price table the user names must load (its prices are for the end).
+        price_table_ = price_table_for(config_.price_table);
+        tally_.progress.passages_total = passages_total;
+        max_passages_in_flight_ = static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
+        // A batch-API pass holds every passage (they wait for the provider's batch).
+        if (deferred_) max_passages_in_flight_ = std::numeric_limits<std::size_t>::max();
+        if (config_.api_key.size()) secrets_.push_back(config_.api_key);
+        if (config_.embedding_api_key.size()) secrets_.push_back(config_.embedding_api_key);
+    }
+
+    BatchResult run(const PassageSource& source) {
+        try {
+            return run_and_flush(source);
+        } catch (...) {
+            cache_.flush();  // what was paid for stays in the cache, whatever went wrong
+            cache_.collect_written(/*wait=*/true);
+            try {
+                cache_.write_side_file(batch_);
+            } catch (...) {
+                // The original error is the one to report.
+            }
+            throw;
+        }
+    }
+
+  private:
+    // No cache path: nothing is stored (memory stays flat); identical requests in flight at
+    // the same time are still sent once.
+    // The simulated provider and the local embedder bypass the cache on purpose: an answer is a
+    // pure function of its request (like a cached one), costs microseconds (less than the
+    // SQLite lookup), and a re-run reproduces every number bit for bit without it. Storing them
+    // would only fill a user's cache, which may be shared with real runs, with synthetic rows.
+    // Their calls are counted as calls of the simulated provider on every run (never as cache
+    // hits): counters report what was computed, and nothing is paid.
+    bool cache_needed() const {
+        const bool needed = !synthetic_chat() || !local_embedding();
+        if (config_.replay_only && !synthetic_chat() && config_.cache_path.empty()) {
+            throw_invalid(code::invalid_argument, "cache", "none",
+                          "the cache file of the run: the texts and answers of a provider other "
+                          "than the simulated one are read back from it");
+        }
+        return needed;
+    }
+    bool synthetic_chat() const { return providers_.resolved.synthetic_chat; }
+    bool local_embedding() const { return providers_.resolved.local_embedding; }
+    const std::string& chat_model() const { return providers_.resolved.chat_model; }
+
+    BatchResult run_and_flush(const PassageSource& source) {
+        source_ = &source;
+        reporter_.start();
+        if (needs_transport()) {
+            TransportOptions options;
+            options.max_concurrency = static_cast<std::size_t>(std::max(1, config_.concurrency));
+            options.retry.max_retries = config_.max_transport_retries;
+            options.rate_limits.requests_per_minute = config_.rpm;
+            options.rate_limits.tokens_per_minute = config_.tpm;
+            options.cancel = callbacks_.cancel;
+            options.drain_seconds = config_.drain_seconds;
+            options.accounting = &accounting_;
+            // The write buffer is flushed on time also while every slot is busy: what a
+            // SIGKILL can lose is bounded (cache_batch_seconds, cache_batch_size).
+            options.tick = [this]() {
+                cache_.maybe_flush();
+                cache_.collect_written(/*wait=*/false);
+            };
+            add_debug_trace(options);
+            Transport transport(options);
+            const RunSummary summary = transport.run([this]() { return next_job(); },
+                                                     [this](JobResult result) { on_done(std::move(result)); });
+            batch_.cancelled = summary.cancelled || cancelled();
+        } else {
+            // Everything is answered inline: next_job only returns when no work is left.
+            while (auto job = next_job()) {
+                throw Error(code::internal, "a local provider produced a network request");
+            }
+            batch_.cancelled = cancelled();
+        }
+        cache_.flush();
+        cache_.collect_written(/*wait=*/true);
+        cache_.write_side_file(batch_);
+        // Passages still open were cut short by a cancellation (or a transport shutdown).
+        flow_.end_run(batch_.cancelled);
+        reporter_.report(true, flow_.admitted());
+        batch_.progress = tally_.progress;
+        batch_.calls = tally_.totals;
+        batch_.synthetic = synthetic_chat() || local_embedding();
+        batch_.summary = reporter_.summary(flow_.labels());
+        batch_.usage = accounting_.by_model();
+        batch_.cost = cost_of_usage(batch_.usage, price_table_.get(), providers_.resolved.chat_provider,
+                                    chat_model(), providers_.resolved.embedding_provider,
+                                    providers_.resolved.embedding_model);
+        if (keep_results_) {
+            std::sort(batch_.passages.begin(), batch_.passages.end(),
+                      [](const PassageResult& a, const PassageResult& b) { return a.index < b.index; });
+        }
+        return std::move(batch_);
+    }
+
+    // ---- admission and the queue ----------------------------------------------------------------
+    bool needs_transport() const { return !deferred_ && (!synthetic_chat() || !local_embedding()); }
+    bool cancelled() const { return callbacks_.cancel && callbacks_.cancel->load(); }
+
+    std::optional<Job> next_job() {
+        while (true) {
+            if (cancelled()) return std::nullopt;
+            reporter_.report(false, flow_.admitted());
+            cache_.maybe_flush();
+            cache_.collect_written(/*wait=*/false);
+            admit();
+            // Embeddings must not starve behind a long chat queue: a passage holds its pools in
+            // memory until its texts are embedded.
+            const bool embeddings_due =
+                embeddings_.queued() > 0 &&
+                (chat_queue_.empty() || embeddings_.queued() >= embeddings_.batch_size() ||
+                 chat_since_embedding_ >= static_cast<std::size_t>(std::max(4, config_.concurrency)));
+            if (embeddings_due) {
+                chat_since_embedding_ = 0;
+                if (auto job = embeddings_.issue(next_job_id_, [this](const std::string& secret) {
+                        remember_secret(secret);
+                    }))
+                    return job;
+                continue;
+            }
+            if (!chat_queue_.empty()) {
+                ChatUnit unit = pop_chat();
+                if (auto job = issue_chat(std::move(unit))) {
+                    ++chat_since_embedding_;
+                    return job;
+                }
+                continue;
+            }
+            if (can_admit()) continue;
+            return std::nullopt;
+        }
+    }
+
+    bool can_admit() const {
+        return !source_done_ && flow_.open_count() < max_passages_in_flight_ &&
+               chat_queue_.size() < static_cast<std::size_t>(2 * std::max(1, config_.concurrency));
+    }
+
+    void admit() {
+        while (can_admit()) {
+            PassageInput input;
+            bool have = false;
+            try {
+                have = (*source_)(input);
+            } catch (const Error&) {
+                source_done_ = true;
+                throw;
+            }
+            if (!have) {
+                source_done_ = true;
+                if (tally_.progress.passages_total == 0) tally_.progress.passages_total = flow_.admitted();
+                return;
+            }
+            flow_.start(std::move(input));
+        }
+    }
+
+    ChatUnit pop_chat() {
+        const auto top = chat_queue_.begin();
+        ChatUnit unit = std::move(top->second);
+        chat_queue_.erase(top);
+        return unit;
+    }
+
+    // ---- what the passages ask for (PassageFlow::Requests) -------------------------------------
+    void chat(ChatUnit unit) override {
+        const std::size_t sequence = unit.passage->sequence;
+        // Older passages first, then annotation before simulation before backtranslation.
+        chat_queue_.emplace(std::make_tuple(sequence, static_cast<int>(unit.kind), unit_counter_++), std::move(unit));
+    }
+
+    void embedding(const std::string& text, EmbedTarget target) override { embeddings_.push(text, std::move(target)); }
+
+    bool keeps_answers() const override { return cache_.enabled(); }
+
+    void reject_embedding(const std::string& text, std::size_t dimension, std::size_t majority) override {
+        embeddings_.reject(text, dimension, majority);
+    }
+
+    // Its answers reach the cache before the passage is reported. (A write that fails keeps
+    // them in memory, retried, and in the side file at the end: CacheBuffer.)
+    void finished(const PassagePtr& passage) override {
+        cache_.flush();
+        // With the writer thread, its answers are in batches up to the last one submitted: it
+        // is reported when the writer has written that one (report_written).
+        if (cache_.has_writer() && cache_.batches_submitted() > cache_.batches_written()) {
+            awaiting_write_.push_back({passage, cache_.batches_submitted()});
+            return;
+        }
+        report(passage);
+    }
+
+    void report_written() {
+        while (!awaiting_write_.empty() && awaiting_write_.front().second <= cache_.batches_written()) {
+            PassagePtr passage = std::move(awaiting_write_.front().first);
+            awaiting_write_.pop_front();
+            report(passage);
+        }
+    }
+
+    void report(const PassagePtr& passage) {
+        PassageResult& result = passage->result;
+        reporter_.record(result);
+        if (callbacks_.on_passage) callbacks_.on_passage(result);
+        if (keep_results_) batch_.passages.push_back(std::move(result));
+        passage->result = PassageResult();
+    }
+
+    // ---- chat calls -----------------------------------------------------------------------------
+    struct InFlight {
+        CacheKey key;
+        std::string hash;  // key.hash(), computed once
+        std::vector<ChatUnit> units;
+    };
+
+    ChatRequest build_chat_request(const ChatUnit& unit) const {
+        ChatRequest request =
+            keys_.chat_request(unit.kind == Kind::simulate, unit.prompt, unit.position, unit.count, unit.attempt);
+        request.cache_prefix = shared_prefix(unit, config_.annotation_repeats);
+        return request;
+    }
+
+    ParsedAnswer parse(const ChatUnit& unit, const std::string& text, bool refused) const {
+        return parse_answer(unit.kind, unit.count, text, refused, flow_.labels());
+    }
+
+    std::optional<Job> issue_chat(ChatUnit unit) {
+        if (unit.passage->finished) return std::nullopt;
+        const ChatRequest request = build_chat_request(unit);
+        if (synthetic_chat()) {
+            answer_simulated(unit, request);
+            return std::nullopt;
+        }
+        const CacheKey key = keys_.chat_key(request, unit.position, unit.attempt);
+        const std::string hash = key.hash();
+        if (auto found = inflight_by_key_.find(hash); found != inflight_by_key_.end()) {
+            inflight_[found->second].units.push_back(std::move(unit));
+            return std::nullopt;
+        }
+        if (auto entry = cache_.lookup(hash)) {
+            const ParsedAnswer parsed = parse(unit, entry->text, entry->status == cache_status::refused);
+            ++tally_.totals.cache_hits;
+            ++tally_.progress.cache_hits;
+            unit.passage->result.calls.cache_hits += 1;
+            tally_.progress.calls_done += 1;
+            accounting_.add_cache_hit(chat_model());
+            flow_.deliver(unit, parsed, /*from_cache=*/true);
+            return std::nullopt;
+        }
+        if (deferred_) return defer_chat(std::move(unit), request, key, hash);
+        if (config_.replay_only) {
+            flow_.fail(unit.passage, code::cache,
+                       "passage " + unit.passage->input.id + ": the cache holds no answer to its " +
+                           kind_name(unit.kind) + " call (draw " + std::to_string(unit.position) +
+                           (unit.label.empty() ? "" : ", label " + unit.label) +
+                           "); run the validation with the same settings and cache first");
+            return std::nullopt;
+        }
+        Job job;
+        job.id = next_job_id_++;
+        job.request = providers_.chat->build_request(request);
+        job.model = chat_model();
+        job.accept = is_json_body;
+        add_encoding_override(job.request);
+        job.estimated_tokens =
+            static_cast<double>(unit.prompt.size()) / 4.0 +
+            (config_.max_tokens ? *config_.max_tokens : (unit.kind == Kind::simulate ? 200.0 * unit.count : 20.0));
+        for (const auto& secret : job.request.secrets) remember_secret(secret);
+        InFlight flight;
+        flight.key = key;
+        flight.hash = hash;
+        flight.units.push_back(std::move(unit));
+        inflight_by_key_[hash] = job.id;
+        inflight_[job.id] = std::move(flight);
+        return job;
+    }
+
+    // Every random choice of the DGP is fixed by the request (prompt, draw index, attempt), the
+    // passage, the topic and the DGP's own seed: like a cached LLM answer, and every passage
+    // gets pools of its own.
+    void answer_simulated(ChatUnit& unit, const ChatRequest& request) {
+        const SimulatedModel& simulated = *providers_.simulated;
+        const std::string& topic =
+            config_.simulated.topic.empty() ? unit.passage->input.text : config_.simulated.topic;
+        const std::uint64_t draw_seed =
+            mix_seed(stable_hash(keys_.chat_key(request, unit.position, unit.attempt).canonical()),
+                     mix_seed(config_.simulated.seed,
+                              stable_hash(topic) ^ (stable_hash(unit.passage->input.text) << 1)));
+        std::string answer;
+        if (unit.kind == Kind::simulate) {
+            answer = simulated.generate(unit.label, unit.count, topic, draw_seed);
+        } else {
+            const std::string& text =
+                unit.kind == Kind::annotate
+                    ? unit.passage->input.text
+                    : unit.passage->pools[unit.label].texts[static_cast<std::size_t>(unit.position)];
+            answer = simulated.annotate(text, draw_seed);
+        }
+        const ParsedAnswer parsed = parse(unit, answer, false);
+        ++tally_.totals.chat_calls;
+        unit.passage->result.calls.chat_calls += 1;
+        tally_.progress.calls_done += 1;
+        flow_.deliver(unit, parsed, /*from_cache=*/false);
+    }
+
+    // Batch-API mode: the answer a provider batch gave goes the way of a synchronous one (the
+    // same parsing, cache entry and redraws); a request no batch answered yet is recorded and
+    // its passage waits for the next pass.
+    std::optional<Job> defer_chat(ChatUnit unit, const ChatRequest& request, const CacheKey& key,
+                                  const std::string& hash) {
+        const auto found = deferred_->answered.find(hash);
+        if (found == deferred_->answered.end()) {
+            if (deferred_->seen.insert(hash).second)
+                deferred_->missing.push_back({hash, providers_.chat->build_request(request), unit.attempt});
+            return std::nullopt;
+        }
+        ++deferred_->consumed;
+        JobResult result;
+        result.id = next_job_id_++;
+        result.response = found->second;
+        result.attempts = 1;
+        InFlight flight;
+        flight.key = key;
+        flight.hash = hash;
+        flight.units.push_back(std::move(unit));
+        inflight_by_key_[hash] = result.id;
+        inflight_[result.id] = std::move(flight);
+        on_done(std::move(result));
+        return std::nullopt;
+    }
+
+    void remember_secret(const std::string& secret) {
+        if (!secret.empty() && std::find(secrets_.begin(), secrets_.end(), secret) == secrets_.end()) {
+            secrets_.push_back(secret);
+        }
+    }
+
+    void on_done(JobResult result) {
+        if (embeddings_.done(result)) {
+            reporter_.report(false, flow_.admitted());
+            return;
+        }
+        const auto found = inflight_.find(result.id);
+        if (found == inflight_.end()) return;
+        InFlight flight = std::move(found->second);
+        inflight_.erase(found);
+        inflight_by_key_.erase(flight.hash);
+        Progress& progress = tally_.progress;
+        CallCounts& totals = tally_.totals;
+        if (result.attempts > 1) {
+            const std::int64_t retries = result.attempts - 1;
+            totals.transport_retries += retries;
+            progress.retries += retries;
+            for (ChatUnit& unit : flight.units) unit.passage->result.calls.transport_retries += retries;
+        }
+        const ChatProvider& provider = *providers_.chat;
+        if (!result.ok()) {
+            std::string message = result.error_message;
+            // The provider's own message is in the body of an HTTP error; a transport error's
+            // is already in result.error_message.
+            if (result.error_code != code::cancelled && result.response.status != 0) {
+                const ChatResult parsed = provider.parse_response(result.response);
+                if (!parsed.error.message.empty()) message += ": " + parsed.error.message;
+            }
+            for (ChatUnit& unit : flight.units) {
+                flow_.fail(unit.passage, result.error_code,
+                           "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) + " call: " + message);
+            }
+            return;
+        }
+        const ChatResult answer = provider.parse_response(result.response);
+        if (!answer.ok) {
+            // A 2xx whose body the provider cannot read (truncated, not JSON): not an answer of
+            // the model, so it is not cached; the same request is sent again.
+            for (ChatUnit& unit : flight.units) {
+                if (unit.transport_attempt < config_.max_transport_retries && answer.error.retryable) {
+                    ++unit.transport_attempt;
+                    ++totals.transport_retries;
+                    ++progress.retries;
+                    unit.passage->result.calls.transport_retries += 1;
+                    chat(std::move(unit));
+                } else {
+                    flow_.fail(unit.passage, answer.error.code.empty() ? code::provider_server : answer.error.code,
+                               "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) +
+                                   " call: " + answer.error.message);
+                }
+            }
+            return;
+        }
+        const ParsedAnswer parsed = parse(flight.units.front(), answer.text, answer.refused);
+        const auto tokens = [](std::int64_t count) { return static_cast<std::uint64_t>(std::max<std::int64_t>(0, count)); };
+        CacheEntry entry;
+        entry.status = cache_status_of(parsed, answer.refused);
+        entry.body = result.response.body;
+        entry.text = answer.text;
+        entry.response_model = answer.model;
+        entry.input_tokens = tokens(answer.input_tokens);
+        entry.output_tokens = tokens(answer.output_tokens);
+        if (cache_.enabled()) cache_.store(std::move(flight.key), std::move(flight.hash), std::move(entry));
+        accounting_.add_tokens(chat_model(), tokens(answer.input_tokens), tokens(answer.output_tokens),
+                               tokens(answer.cached_input_tokens));
+        if (!parsed.ok) accounting_.add_invalid_answer(chat_model());
+        ++totals.chat_calls;
+        totals.input_tokens += answer.input_tokens;
+        totals.output_tokens += answer.output_tokens;
+        progress.input_tokens += answer.input_tokens;
+        progress.output_tokens += answer.output_tokens;
+        bool first_unit = true;
+        for (ChatUnit& unit : flight.units) {
+            progress.calls_done += 1;
+            if (first_unit) {
+                unit.passage->result.calls.chat_calls += 1;
+                unit.passage->result.calls.input_tokens += answer.input_tokens;
+                unit.passage->result.calls.output_tokens += answer.output_tokens;
+            } else {
+                unit.passage->result.calls.shared += 1;
+                ++totals.shared;
+            }
+            flow_.deliver(unit, parsed, /*from_cache=*/false);
+            first_unit = false;
+        }
+        reporter_.report(false, flow_.admitted());
+    }
+
+    // Members in the order they are built (the constructor's list relies on it).
+    const ValidationConfig& config_;
+    const BatchCallbacks& callbacks_;
+    bool keep_results_;
+    DeferredCalls* deferred_ = nullptr;
+    std::vector<std::string> secrets_;  // redacted from messages and cache writes
+    Tally tally_;
+    Accounting accounting_;
+    std::shared_ptr<const Task> task_;
+    RunProviders providers_;
+    RequestKeys keys_;
+    CacheBuffer cache_;
+    ProgressReporter reporter_;
+    PassageFlow flow_;
+    EmbeddingBatches embeddings_;
+    std::unique_ptr<PriceTable> price_table_;
+
+    const PassageSource* source_ = nullptr;
+    bool source_done_ = false;
+    std::size_t max_passages_in_flight_ = 16;
+    std::map<std::tuple<std::size_t, int, std::uint64_t>, ChatUnit> chat_queue_;
+    std::uint64_t unit_counter_ = 0;
+    std::size_t chat_since_embedding_ = 0;
+    std::unordered_map<std::uint64_t, InFlight> inflight_;
+    std::unordered_map<std::string, std::uint64_t> inflight_by_key_;
+    std::uint64_t next_job_id_ = 1;
+    // Finished passages waiting for the write of their answers: (passage, batch to wait for).
+    std::deque<std::pair<PassagePtr, std::uint64_t>> awaiting_write_;
+    BatchResult batch_;
+};
+
+}  // namespace
+
+int calls_for(int texts, int per_call) { return per_call <= 0 ? 0 : (texts + per_call - 1) / per_call; }
+
+bool uses_paper_method(const ValidationConfig& config) {
+    return config.tests.validation_method == "paper" || config.tests.separation_method == "paper";
+}
+
+int pool_size(const ValidationConfig& config) {
+    return uses_paper_method(config) && config.paper_n > 0 ? config.paper_n : config.m;
+}
+
+std::vector<std::string> reference_labels(const ValidationConfig& config,
+                                          const std::vector<std::string>& labels,
+                                          const std::string& beta) {
+    std::vector<std::string> out;
+    for (const std::string& label : labels) {
+        const bool for_validation = config.tests.validation_method == "paper" && label == beta;
+        const bool for_separation = config.tests.separation_method == "paper" && label != beta;
+        if (for_validation || for_separation) out.push_back(label);
+    }
+    return out;
+}
+
+BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
+                       const BatchCallbacks& callbacks, bool keep_results, std::size_t passages_total,
+                       DeferredCalls* deferred) {
+    Engine engine(config, callbacks, keep_results, passages_total, deferred);
+    return engine.run(source);
+}
+
+}  // namespace llmv::pipeline
