@@ -21,6 +21,7 @@
 #include "core/sha256.hpp"
 #include "transport/transport.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline/providers.hpp"
 
 namespace llmv::pipeline {
 
@@ -46,12 +47,12 @@ class BatchRunner {
                           "a chat provider with a batch API: openai or anthropic (Bedrock's batch "
                           "inference needs S3 and is not supported; the simulated provider needs none)");
         }
-        chat_ = make_chat_provider(resolved.chat_provider, resolved.chat);
-        chat_model_ = resolved.chat_model;
-        if (!resolved.local_embedding) {
-            embedder_ = make_embedding_provider(resolved.embedding_provider, resolved.embedding);
-            embedding_model_ = resolved.embedding_model;
-        }
+        // The run's own providers (open_providers(), as the scheduler and the dry run).
+        providers_ = open_providers(config_, resolved, {}, "");
+        chat_ = providers_.chat.get();
+        embedder_ = providers_.embedder.get();
+        chat_model_ = providers_.resolved.chat_model;
+        if (embedder_) embedding_model_ = providers_.resolved.embedding_model;
         prepare_cache_directory(config_.cache_path);
         registry_ = std::make_unique<Cache>(config_.cache_path, config_.cache_busy_timeout_ms);
     }
@@ -95,7 +96,7 @@ class BatchRunner {
         BatchResult result = validate_batch(config_, passages_, callbacks_, keep_results);
         // What the batches' answers counted, priced (cost.batch_dollars is what was paid).
         for (const auto& [model, usage] : usage_) result.usage[model] += usage;
-        const ResolvedProviders resolved = resolve_providers(config_);
+        const ResolvedProviders& resolved = providers_.resolved;
         const auto table = price_table_for(config_.price_table);
         result.cost = cost_of_usage(result.usage, table.get(), resolved.chat_provider, resolved.chat_model,
                                     resolved.embedding_provider, resolved.embedding_model);
@@ -348,8 +349,9 @@ class BatchRunner {
     const BatchCallbacks& callbacks_;
     const BatchApiOptions& options_;
     BatchApiReport& report_;
-    std::unique_ptr<ChatProvider> chat_;
-    std::unique_ptr<EmbeddingProvider> embedder_;
+    RunProviders providers_;
+    const ChatProvider* chat_ = nullptr;
+    const EmbeddingProvider* embedder_ = nullptr;  // null: the local embedder
     std::string chat_model_, embedding_model_;
     std::unique_ptr<Cache> registry_;
     std::unordered_map<std::string, HttpResponse> answered_;
