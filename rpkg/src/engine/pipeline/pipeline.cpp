@@ -1,24 +1,19 @@
 // The public entry points of llmvalidate/pipeline.hpp around the scheduler (scheduler.cpp); the
 // dry run is in dry_run.cpp.
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <iterator>
-#include <cctype>
-#include <cmath>
-#include <limits>
 #include <map>
-#include <memory>
-#include <set>
-#include <sys/stat.h>
-#include <unordered_map>
+#include <string>
+#include <vector>
 
-#include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
-#include "llm/provider.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
-#include "llm/structured_output.hpp"
 #include "core/utf8.hpp"
+#include "llm/structured_output.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/simulated.hpp"
 
