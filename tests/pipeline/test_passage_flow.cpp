@@ -367,3 +367,41 @@ TEST_CASE("passage flow: replay_only reads the pools and backtranslation back wi
     CHECK(result.verdict_name.empty());
     CHECK(result.backtranslation_answers.at("Positive").size() == 4);
 }
+
+TEST_CASE("passage flow: the paper's validation test adds B reference draws to beta's pool only") {
+    ValidationConfig config = small_config();
+    config.tests.validation_method = "paper";
+    config.paper_b = 5;
+    ScriptedRun run(config);
+    run.flow().start(passage("Demand held up."));
+    run.drain(Script());
+    REQUIRE(run.requests().results.size() == 1);
+    const PassageResult& result = run.requests().results.front();
+    INFO(result.error_message);
+    REQUIRE(result.ok);
+    // β̂ (Positive): ceil((4 + 5) / 3) = 3 calls, 9 texts; the two others ceil(4 / 3) = 2 calls, 4 texts.
+    CHECK(result.calls.simulation_calls == 3 + 2 + 2);
+    CHECK(result.pool_texts.at("Positive").size() == 9);
+    CHECK(result.pool_texts.at("Neutral").size() == 4);
+    // Backtranslation covers the M pool texts, not the references.
+    CHECK(result.calls.backtranslation_calls == 4);
+    CHECK(result.calls.embedded_texts == 0);  // counted by the scheduler, not the flow
+    CHECK(run.tally().progress.calls_total ==
+          expected_calls_per_passage(config, 3).chat_calls + expected_calls_per_passage(config, 3).embedded_texts);
+}
+
+TEST_CASE("passage flow: backtranslate_all_labels backtranslates every pool") {
+    ValidationConfig config = small_config();
+    config.backtranslate_all_labels = true;
+    ScriptedRun run(config);
+    run.flow().start(passage("Inventories fell."));
+    run.drain(Script());
+    REQUIRE(run.requests().results.size() == 1);
+    const PassageResult& result = run.requests().results.front();
+    INFO(result.error_message);
+    REQUIRE(result.ok);
+    CHECK(result.calls.backtranslation_calls == 3 * 4);
+    REQUIRE(result.backtranslation_answers.size() == 3);
+    for (const std::string& label : run.labels())
+        CHECK(result.backtranslation_answers.at(label) == std::vector<std::string>(4, label));
+}
