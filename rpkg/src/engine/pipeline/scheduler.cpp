@@ -115,7 +115,7 @@ class Engine : private PassageFlow::Requests {
             options.drain_seconds = config_.drain_seconds;
             options.accounting = &accounting_;
             // The write buffer is flushed on time also while every slot is busy: what a
-            // SIGKILL can lose is bounded (cache_batch_seconds, cache_batch_size).
+            // SIGKILL can lose is bounded (CacheBuffer::batch_seconds, batch_size).
             options.tick = [this]() {
                 cache_.maybe_flush();
                 cache_.collect_written(/*wait=*/false);
