@@ -75,10 +75,12 @@ golden_mask <- function(lines) {
   lines
 }
 
-# Runs `expr`, records its value, its printed form and its warnings and messages.
+# Runs `expr`, records its value, its printed form, what it printed itself and its warnings
+# and messages.
 golden_record <- function(expr) {
   conditions <- character()
-  value <- withCallingHandlers(
+  value <- NULL
+  output <- utils::capture.output(value <- withCallingHandlers(
     expr,
     warning = function(w) {
       conditions <<- c(conditions, paste("warning:", conditionMessage(w)))
@@ -88,10 +90,10 @@ golden_record <- function(expr) {
       conditions <<- c(conditions, paste("message:", conditionMessage(m)))
       invokeRestart("muffleMessage")
     }
-  )
+  ))
   printed <- utils::capture.output(print(value))
   golden_mask(c("== value", golden_lines(value), "== printed", printed,
-                "== conditions", conditions))
+                "== output of the call", output, "== conditions", conditions))
 }
 
 expect_golden <- function(name, lines) {
