@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "arguments.hpp"
+#include "record_stata.hpp"
 
 namespace llmv::stata {
 
@@ -35,12 +36,10 @@ double separation_all_pass(const stats::TestOutput& output) {
 void add_single_passage(Results& results, const Outcome& outcome) {
     const auto& out = *outcome.output;
     const auto& bt = out.backtranslation;
-    results.scalar("tau", out.validation.statistic);
-    results.scalar("crit", out.validation.critical_value);
-    results.scalar("p", out.validation.p_value);
-    results.scalar("reject", flag(out.validation.reject));
-    results.scalar("M", out.validation.m);
-    results.scalar("B", out.validation.b);
+    // The validation test's fields with a Stata name (records.hpp): tau, crit, p, reject, M, B.
+    const records::StataRow validation = records::stata_row(out.validation);
+    for (std::size_t i = 0; i < validation.names.size(); ++i)
+        results.scalar(validation.names[i], validation.values[i]);
     results.scalar("accuracy", bt.run ? bt.accuracy : kNaN);
     results.scalar("acc_lb", bt.run ? bt.lower_bound : kNaN);
     results.scalar("bt_pass", bt.run ? flag(bt.pass) : kNaN);
@@ -52,21 +51,17 @@ void add_single_passage(Results& results, const Outcome& outcome) {
     results.macro("label", outcome.label);
 
     if (!out.separation.empty()) {
+        // One row per separation test, its fields with a Stata name (records.hpp): xi, crit, p,
+        // pass, M_beta, M_gamma, reps.
         ResultMatrix separation;
         separation.key = "separation";
-        separation.col_names = {"xi", "crit", "p", "pass", "M_beta", "M_gamma", "reps"};
-        separation.cols = static_cast<int>(separation.col_names.size());
         for (const auto& test : out.separation) {
+            records::StataRow row = records::stata_row(test);
+            separation.col_names = std::move(row.names);
             separation.row_names.push_back(test.label);
-            const std::vector<double> row = {test.statistic,
-                                             test.critical_value,
-                                             test.p_value,
-                                             flag(test.pass),
-                                             static_cast<double>(test.m_beta),
-                                             static_cast<double>(test.m_gamma),
-                                             static_cast<double>(test.permutations)};
-            separation.values.insert(separation.values.end(), row.begin(), row.end());
+            separation.values.insert(separation.values.end(), row.values.begin(), row.values.end());
         }
+        separation.cols = static_cast<int>(separation.col_names.size());
         separation.rows = static_cast<int>(out.separation.size());
         results.matrices.push_back(separation);
     }
@@ -83,19 +78,19 @@ void add_single_passage(Results& results, const Outcome& outcome) {
         counts.cols = static_cast<int>(bt.counts.size());
         results.matrices.push_back(counts);
     }
+    // One row per label backtranslated, its fields with a Stata name (records.hpp): accuracy,
+    // lower_bound, pass, M, correct.
     ResultMatrix by_label;
     by_label.key = "backtranslation";
-    by_label.col_names = {"accuracy", "lower_bound", "pass", "M", "correct"};
-    by_label.cols = static_cast<int>(by_label.col_names.size());
     auto add = [&](const stats::BacktranslationResult& result) {
+        records::StataRow row = records::stata_row(result);
+        by_label.col_names = std::move(row.names);
         by_label.row_names.push_back(result.label);
-        const std::vector<double> row = {result.accuracy, result.lower_bound, flag(result.pass),
-                                         static_cast<double>(result.m),
-                                         static_cast<double>(result.correct)};
-        by_label.values.insert(by_label.values.end(), row.begin(), row.end());
+        by_label.values.insert(by_label.values.end(), row.values.begin(), row.values.end());
     };
     add(bt);
     for (const auto& other : out.backtranslation_other) add(other);
+    by_label.cols = static_cast<int>(by_label.col_names.size());
     by_label.rows = static_cast<int>(by_label.row_names.size());
     results.matrices.push_back(by_label);
 }

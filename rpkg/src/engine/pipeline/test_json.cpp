@@ -12,6 +12,8 @@
 
 #include "core/edit_distance.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/records.hpp"
+#include "pipeline/record_json.hpp"
 
 namespace llmv {
 
@@ -254,80 +256,7 @@ std::map<std::string, Eigen::MatrixXd> read_matrices(const json& value, const st
     return matrices;
 }
 
-// ---- output --------------------------------------------------------------------------------
-
-ordered_json number_or_null(double value) {
-    if (std::isfinite(value)) return value;
-    return nullptr;
-}
-
-ordered_json numbers_or_null(const Eigen::VectorXd& values) {
-    ordered_json array = ordered_json::array();
-    for (Eigen::Index i = 0; i < values.size(); ++i) array.push_back(number_or_null(values(i)));
-    return array;
-}
-
-ordered_json validation_json(const stats::ValidationResult& result,
-                             const TestJsonWriteOptions& write_options) {
-    ordered_json out;
-    out["statistic"] = number_or_null(result.statistic);
-    out["critical_value"] = number_or_null(result.critical_value);
-    out["p_value"] = number_or_null(result.p_value);
-    out["reject"] = result.reject;
-    out["method"] = result.method;
-    out["m"] = result.m;
-    out["b"] = result.b;
-    out["alpha"] = number_or_null(result.alpha);
-    if (write_options.null_distributions)
-        out["null_distribution"] = numbers_or_null(result.null_distribution);
-    return out;
-}
-
-ordered_json separation_json(const stats::SeparationResult& result,
-                             const TestJsonWriteOptions& write_options) {
-    ordered_json out;
-    out["label"] = result.label;
-    out["statistic"] = number_or_null(result.statistic);
-    out["critical_value"] = number_or_null(result.critical_value);
-    out["p_value"] = number_or_null(result.p_value);
-    out["pass"] = result.pass;
-    out["method"] = result.method;
-    out["m_beta"] = result.m_beta;
-    out["m_gamma"] = result.m_gamma;
-    out["permutations"] = result.permutations;
-    out["alpha"] = number_or_null(result.alpha);
-    if (write_options.null_distributions)
-        out["null_distribution"] = numbers_or_null(result.null_distribution);
-    return out;
-}
-
-ordered_json backtranslation_json(const stats::BacktranslationResult& result,
-                                  const stats::TestOptions& options, const std::string& label) {
-    ordered_json out;
-    ordered_json counts = ordered_json::object();
-    for (const auto& [answer, count] : result.counts) counts[answer] = count;
-    if (result.run) {
-        out["accuracy"] = number_or_null(result.accuracy);
-        out["lower_bound"] = number_or_null(result.lower_bound);
-        out["counts"] = counts;
-        out["pass"] = result.pass;
-        out["rule"] = result.rule;
-        out["threshold"] = number_or_null(result.threshold);
-    } else {
-        out["accuracy"] = nullptr;
-        out["lower_bound"] = nullptr;
-        out["counts"] = ordered_json::object();
-        out["pass"] = nullptr;
-        out["rule"] = options.backtranslation_rule;
-        out["threshold"] = number_or_null(options.threshold);
-    }
-    out["run"] = result.run;
-    out["label"] = result.label.empty() ? label : result.label;
-    out["m"] = result.m;
-    out["correct"] = result.correct;
-    out["alpha"] = number_or_null(result.run ? result.alpha : options.alpha);
-    return out;
-}
+// ---- messages about the input text -----------------------------------------------------
 
 std::string line_excerpt(const std::string& text, std::size_t offset) {
     offset = std::min(offset, text.size());
@@ -463,8 +392,7 @@ std::uint64_t seed_from_json(const json& value, const std::string& field) {
 }
 
 ordered_json seed_to_json(std::uint64_t seed) {
-    if (seed <= (std::uint64_t{1} << 53)) return seed;
-    return std::to_string(seed);
+    return records::detail::json_value(records::Seed{seed}, records::JsonWriteOptions{});
 }
 
 stats::TestInput test_input_from_json(const json& document) {
@@ -539,27 +467,9 @@ stats::TestInput test_input_from_json(const json& document) {
 
 ordered_json test_output_to_json(const stats::TestInput& input, const stats::TestOutput& output,
                                  const TestJsonWriteOptions& write_options) {
-    const stats::TestOptions& options = input.options;
-    ordered_json document;
-    document["verdict"] = stats::verdict_name(output.verdict);
-    document["verdict_reason"] = output.verdict_reason;
-    document["label"] = input.label;
-    document["validation"] = validation_json(output.validation, write_options);
-    ordered_json separation = ordered_json::array();
-    for (const stats::SeparationResult& result : output.separation)
-        separation.push_back(separation_json(result, write_options));
-    document["separation"] = separation;
-    document["backtranslation"] =
-        backtranslation_json(output.backtranslation, options, input.label);
-    ordered_json others = ordered_json::array();
-    for (const stats::BacktranslationResult& result : output.backtranslation_other)
-        others.push_back(backtranslation_json(result, options, result.label));
-    document["backtranslation_other"] = others;
-    document["alpha"] = number_or_null(options.alpha);
-    document["threshold"] = number_or_null(options.threshold);
-    document["permutations"] = options.permutations;
-    document["seed"] = seed_to_json(output.seed);
-    return document;
+    records::JsonWriteOptions options;
+    options.bulk = write_options.null_distributions;
+    return records::to_json(records::TestReport{input.label, input.options, output}, options);
 }
 
 std::string dump_json(const ordered_json& document, bool pretty) {

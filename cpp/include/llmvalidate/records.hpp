@@ -1,0 +1,310 @@
+// One field list per result that the front ends write. `visit(result, visitor)` calls
+// `visitor(field, value)` for each field of the result, in a fixed order; the writers of the
+// JSON (`llmvalidate test`, the `tests` of a JSON line), the R lists (rpkg/src) and the Stata
+// results (stata/src) are generic over it, so a field added here appears in each of them.
+//
+// Names. A field carries its canonical name (the JSON key and the R list element; R's own
+// spellings such as `p.value` are made by the R code, by name, from these) and, when Stata
+// shows it, its Stata name: Stata's names are short words of their own (`tau`, `crit`, `p`),
+// not derivable by a rule, so the record holds them. The order is the JSON's; R reads its
+// elements by name and Stata takes the fields that have a Stata name, in this order.
+//
+// Where a field is written: R gets every field; JSON every field with `json` set (a few fields
+// R has had longer than the JSON format are kept out of it, so the format does not change);
+// a `bulk` field (a null distribution) is in the JSON only when asked for
+// (`--null-distributions`), in R always.
+//
+// Values: numbers, bool, std::string, std::vector<std::string>, maps of strings, Seed, Counts,
+// Eigen::VectorXd, Maybe<T>, KeyIf<T>, another record (a nested object / list) or a std::vector
+// of records (an array / unnamed list).
+//
+// The CSV of `batch` is a record of its own (PassageRow): its columns are flat and in an order
+// of their own (the method before the statistic, the counts after the pass), which the JSON
+// line's nesting cannot give; its header and its cells come from that one list.
+//
+// Adding an output field: one line in the visit() of its result; each writer has one rule per
+// value type (e.g. JSON writes a non-finite double as null, Stata as a missing value).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/stats.hpp"
+
+namespace llmv::records {
+
+struct Field {
+    std::string name;             // canonical: the JSON key, the R list element, the CSV column
+    const char* stata = nullptr;  // Stata's name (r() scalar, matrix column); nullptr: not in Stata
+    bool json = true;             // false: R only (kept out of the JSON, whose format is fixed)
+    bool bulk = false;            // large: in the JSON only when asked for, in R always
+};
+
+// The seed: JSON writes a number up to 2^53 and a string of digits above; R a double.
+struct Seed {
+    std::uint64_t value;
+};
+
+// Label -> count, in order: JSON an object, R a named integer vector.
+using Counts = std::vector<std::pair<std::string, int>>;
+
+// A value that may be absent (a test that did not run, a passage that failed): JSON writes
+// null (an empty object for Counts), CSV an empty cell, Stata a missing value; R gets `value` as
+// it is (R builds no test object from a test that did not run).
+template <class T>
+struct Maybe {
+    T value;
+    bool present;
+};
+
+// A field whose key the JSON writes only when `present` (a JSON line's error_code); R gets the
+// value either way.
+template <class T>
+struct KeyIf {
+    const T& value;
+    bool present;
+};
+
+template <class Visitor>
+void visit(const stats::ValidationResult& x, Visitor& v) {
+    v(Field{"statistic", "tau"}, x.statistic);
+    v(Field{"critical_value", "crit"}, x.critical_value);
+    v(Field{"p_value", "p"}, x.p_value);
+    v(Field{"reject", "reject"}, x.reject);
+    v(Field{"method"}, x.method);
+    v(Field{"m", "M"}, x.m);
+    v(Field{"b", "B"}, x.b);
+    v(Field{"alpha"}, x.alpha);
+    v(Field{"null_distribution", nullptr, true, true}, x.null_distribution);
+    v(Field{"can_decide", nullptr, false}, x.can_decide);
+    v(Field{"cannot_decide_reason", nullptr, false}, stats::cannot_decide_reason(x));
+}
+
+template <class Visitor>
+void visit(const stats::SeparationResult& x, Visitor& v) {
+    v(Field{"label"}, x.label);
+    v(Field{"statistic", "xi"}, x.statistic);
+    v(Field{"critical_value", "crit"}, x.critical_value);
+    v(Field{"p_value", "p"}, x.p_value);
+    v(Field{"pass", "pass"}, x.pass);
+    v(Field{"method"}, x.method);
+    v(Field{"m_beta", "M_beta"}, x.m_beta);
+    v(Field{"m_gamma", "M_gamma"}, x.m_gamma);
+    v(Field{"permutations", "reps"}, x.permutations);
+    v(Field{"alpha"}, x.alpha);
+    v(Field{"null_distribution", nullptr, true, true}, x.null_distribution);
+    v(Field{"can_decide", nullptr, false}, x.can_decide);
+    v(Field{"cannot_decide_reason", nullptr, false}, stats::cannot_decide_reason(x));
+}
+
+// A backtranslation that did not run carries the options' rule, threshold and α and its label
+// (stats::run_tests fills them), so those are written either way.
+template <class Visitor>
+void visit(const stats::BacktranslationResult& x, Visitor& v) {
+    v(Field{"accuracy", "accuracy"}, Maybe<double>{x.accuracy, x.run});
+    v(Field{"lower_bound", "lower_bound"}, Maybe<double>{x.lower_bound, x.run});
+    v(Field{"counts"}, Maybe<Counts>{x.counts, x.run});
+    v(Field{"pass", "pass"}, Maybe<bool>{x.pass, x.run});
+    v(Field{"rule"}, x.rule);
+    v(Field{"threshold"}, x.threshold);
+    v(Field{"run"}, x.run);
+    v(Field{"label"}, x.label);
+    v(Field{"m", "M"}, x.m);
+    v(Field{"correct", "correct"}, x.correct);
+    v(Field{"alpha"}, x.alpha);
+}
+
+// The result of the tests on one passage with the settings they ran with: the document of
+// `llmvalidate test`, the `tests` of a JSON line, the list R builds an llm_validation from.
+struct TestReport {
+    const std::string& label;  // the passage's label, as given
+    const stats::TestOptions& options;
+    const stats::TestOutput& output;
+};
+
+// A backtranslation that did not run, with what the options say (a result made outside
+// stats::run_tests may leave them empty).
+inline stats::BacktranslationResult shown_backtranslation(const stats::BacktranslationResult& result,
+                                                          const stats::TestOptions& options,
+                                                          const std::string& label) {
+    stats::BacktranslationResult shown = result;
+    if (!shown.run) {
+        shown.rule = options.backtranslation_rule;
+        shown.threshold = options.threshold;
+        shown.alpha = options.alpha;
+    }
+    if (shown.label.empty()) shown.label = label;
+    return shown;
+}
+
+template <class Visitor>
+void visit(const TestReport& x, Visitor& v) {
+    const stats::TestOutput& out = x.output;
+    v(Field{"verdict"}, std::string(stats::verdict_name(out.verdict)));
+    v(Field{"verdict_reason"}, out.verdict_reason);
+    v(Field{"label"}, x.label);
+    v(Field{"validation"}, out.validation);
+    v(Field{"separation"}, out.separation);
+    v(Field{"backtranslation"}, shown_backtranslation(out.backtranslation, x.options, x.label));
+    std::vector<stats::BacktranslationResult> others;
+    for (const stats::BacktranslationResult& other : out.backtranslation_other)
+        others.push_back(shown_backtranslation(other, x.options, other.label));
+    v(Field{"backtranslation_other"}, others);
+    v(Field{"alpha"}, x.options.alpha);
+    v(Field{"threshold"}, x.options.threshold);
+    v(Field{"permutations"}, x.options.permutations);
+    v(Field{"seed"}, Seed{out.seed});
+}
+
+// The options a passage's tests ran with, from its provenance fields.
+inline stats::TestOptions test_options_of(const pipeline::PassageResult& result) {
+    stats::TestOptions options;
+    options.alpha = result.alpha;
+    options.threshold = result.threshold;
+    options.seed = result.seed;
+    options.validation_method = result.validation_method;
+    options.separation_method = result.separation_method;
+    options.backtranslation_rule = result.backtranslation_rule;
+    return options;
+}
+
+// The calls of a passage or a run, as the JSON line and the CSV write them (R writes its own
+// vector: it has embedding_requests and no unparseable / out_of_set, in an order of its own).
+template <class Visitor>
+void visit(const pipeline::CallCounts& c, Visitor& v) {
+    v(Field{"chat_calls"}, c.chat_calls);
+    v(Field{"annotation_calls"}, c.annotation_calls);
+    v(Field{"simulation_calls"}, c.simulation_calls);
+    v(Field{"backtranslation_calls"}, c.backtranslation_calls);
+    v(Field{"embedded_texts"}, c.embedded_texts);
+    v(Field{"cache_hits"}, c.cache_hits);
+    v(Field{"shared"}, c.shared);
+    v(Field{"transport_retries"}, c.transport_retries);
+    v(Field{"parse_retries"}, c.parse_retries);
+    v(Field{"unparseable"}, c.unparseable);
+    v(Field{"out_of_set"}, c.out_of_set);
+    v(Field{"input_tokens"}, c.input_tokens);
+    v(Field{"output_tokens"}, c.output_tokens);
+}
+
+// One passage of `run --json` / `batch --format jsonl`: a JSON line.
+template <class Visitor>
+void visit(const pipeline::PassageResult& x, Visitor& v) {
+    v(Field{"index"}, x.index + 1);
+    v(Field{"id"}, x.id);
+    v(Field{"status"}, std::string(x.ok ? "ok" : "error"));
+    v(Field{"error_code"}, KeyIf<std::string>{x.error_code, !x.ok});
+    v(Field{"error_message"}, KeyIf<std::string>{x.error_message, !x.ok});
+    v(Field{"label"}, x.label);
+    v(Field{"verdict"}, x.verdict_name);
+    v(Field{"human_label"}, x.human_label);
+    v(Field{"annotations"}, x.annotations);
+    v(Field{"annotation_stability"}, x.annotation_stability);
+    const stats::TestOptions options = test_options_of(x);
+    const TestReport tests{x.label, options, x.tests};
+    v(Field{"tests"}, KeyIf<TestReport>{tests, x.ok});
+    v(Field{"M"}, x.m);
+    v(Field{"n"}, x.n);
+    v(Field{"R"}, x.repeats);
+    v(Field{"provider"}, x.provider);
+    v(Field{"model"}, x.model);
+    v(Field{"embedding_provider"}, x.embedding_provider);
+    v(Field{"embedding_model"}, x.embedding_model);
+    v(Field{"synthetic"}, x.synthetic);
+    v(Field{"task"}, x.task_name);
+    v(Field{"prompt_hashes"}, x.prompt_hashes);
+    v(Field{"seed"}, Seed{x.seed});
+    v(Field{"calls"}, x.calls);
+    v(Field{"pool_texts"}, KeyIf<std::map<std::string, std::vector<std::string>>>{
+                               x.pool_texts, !x.pool_texts.empty()});
+    v(Field{"backtranslation_answers"},
+      KeyIf<std::map<std::string, std::vector<std::string>>>{x.backtranslation_answers,
+                                                             !x.backtranslation_answers.empty()});
+}
+
+// One passage of `batch`'s CSV: flat columns, a group of four per label of the label set
+// (`labels`: the run's, so that every row has the same columns). Cells of a failed passage's
+// results are empty (Maybe).
+struct PassageRow {
+    const pipeline::PassageResult& result;
+    const std::vector<std::string>& labels;
+};
+
+template <class Visitor>
+void visit(const PassageRow& row, Visitor& v) {
+    const pipeline::PassageResult& x = row.result;
+    const stats::TestOutput& tests = x.tests;
+    const bool ok = x.ok;
+    std::string annotations;
+    for (const auto& answer : x.annotations) annotations += (annotations.empty() ? "" : "|") + answer;
+    std::string counts;
+    for (const auto& [label, count] : tests.backtranslation.counts)
+        counts += (counts.empty() ? "" : "|") + label + ":" + std::to_string(count);
+    v(Field{"index"}, x.index + 1);
+    v(Field{"id"}, x.id);
+    v(Field{"status"}, std::string(ok ? "ok" : "error"));
+    v(Field{"error_code"}, x.error_code);
+    v(Field{"error_message"}, x.error_message);
+    v(Field{"label"}, x.label);
+    v(Field{"verdict"}, x.verdict_name);
+    v(Field{"verdict_reason"}, Maybe<std::string>{tests.verdict_reason, ok});
+    v(Field{"human_label"}, x.human_label);
+    v(Field{"annotation_stability"}, Maybe<double>{x.annotation_stability, ok});
+    v(Field{"annotations"}, annotations);
+    v(Field{"validation_method"}, x.validation_method);
+    v(Field{"validation_statistic"}, Maybe<double>{tests.validation.statistic, ok});
+    v(Field{"validation_critical_value"}, Maybe<double>{tests.validation.critical_value, ok});
+    v(Field{"validation_p_value"}, Maybe<double>{tests.validation.p_value, ok});
+    v(Field{"validation_reject"}, Maybe<bool>{tests.validation.reject, ok});
+    v(Field{"backtranslation_accuracy"}, Maybe<double>{tests.backtranslation.accuracy, ok});
+    v(Field{"backtranslation_correct"}, Maybe<int>{tests.backtranslation.correct, ok});
+    v(Field{"backtranslation_m"}, Maybe<int>{tests.backtranslation.m, ok});
+    v(Field{"backtranslation_lower_bound"}, Maybe<double>{tests.backtranslation.lower_bound, ok});
+    v(Field{"backtranslation_pass"}, Maybe<bool>{tests.backtranslation.pass, ok});
+    v(Field{"backtranslation_counts"}, counts);
+    for (const std::string& label : row.labels) {
+        const stats::SeparationResult* found = nullptr;
+        for (const auto& separation : tests.separation)
+            if (separation.label == label) found = &separation;
+        const bool shown = ok && found != nullptr;
+        const stats::SeparationResult none;
+        const stats::SeparationResult& s = found ? *found : none;
+        v(Field{"separation_" + label + "_statistic"}, Maybe<double>{s.statistic, shown});
+        v(Field{"separation_" + label + "_critical_value"}, Maybe<double>{s.critical_value, shown});
+        v(Field{"separation_" + label + "_p_value"}, Maybe<double>{s.p_value, shown});
+        v(Field{"separation_" + label + "_pass"}, Maybe<bool>{s.pass, shown});
+    }
+    v(Field{"separation_method"}, x.separation_method);
+    v(Field{"M"}, x.m);
+    v(Field{"n"}, x.n);
+    v(Field{"R"}, x.repeats);
+    v(Field{"alpha"}, x.alpha);
+    v(Field{"threshold"}, x.threshold);
+    v(Field{"backtranslation_rule"}, x.backtranslation_rule);
+    v(Field{"seed"}, x.seed);
+    v(Field{"provider"}, x.provider);
+    v(Field{"model"}, x.model);
+    v(Field{"embedding_provider"}, x.embedding_provider);
+    v(Field{"embedding_model"}, x.embedding_model);
+    v(Field{"synthetic"}, x.synthetic);
+    v(Field{"task"}, x.task_name);
+    const auto hash = x.prompt_hashes.find("annotation");
+    v(Field{"prompt_hash_annotation"}, hash == x.prompt_hashes.end() ? std::string() : hash->second);
+    visit(x.calls, v);  // the calls' columns, unprefixed
+}
+
+// Whether `visit(T, Visitor)` exists: the writers recurse into nested records with it.
+template <class T, class = void>
+struct is_record : std::false_type {};
+struct DetectVisitor {
+    template <class V>
+    void operator()(const Field&, const V&) {}
+};
+template <class T>
+struct is_record<T, std::void_t<decltype(visit(std::declval<const T&>(), std::declval<DetectVisitor&>()))>>
+    : std::true_type {};
+
+}  // namespace llmv::records

@@ -1,0 +1,176 @@
+// The records (llmvalidate/records.hpp) and their generic writers: a field added to a record's
+// visit() appears in the JSON (the JSON lines are to_json of a record too), the CSV and the
+// Stata rows; rpkg/tests/testthat/test-records.R checks the R writer on the same probe
+// (rpkg/src/record_probe.cpp). The real records write what the front ends expect (the golden
+// outputs, tests/cli/test_golden.cpp, check them byte for byte).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../../stata/src/record_stata.hpp"
+#include "llmvalidate/records.hpp"
+#include "pipeline/record_csv.hpp"
+#include "pipeline/record_json.hpp"
+
+namespace probe {
+
+using llmv::records::Field;
+using llmv::records::Maybe;
+
+// A result with one field of each kind, and one more: `added`, as a new output field would be.
+struct ProbeResult {
+    double statistic = 0.25;
+    int m = 7;
+    bool pass = true;
+    std::string method = "exact";
+    double accuracy = 0.5;
+    bool run = false;
+    double added = 1.5;
+};
+
+template <class Visitor>
+void visit(const ProbeResult& x, Visitor& v) {
+    v(Field{"statistic", "stat"}, x.statistic);
+    v(Field{"m", "M"}, x.m);
+    v(Field{"pass", "pass"}, x.pass);
+    v(Field{"method"}, x.method);
+    v(Field{"accuracy", "accuracy"}, Maybe<double>{x.accuracy, x.run});
+    v(Field{"added", "added"}, x.added);
+}
+
+// A record holding records: nested objects and arrays.
+struct ProbeReport {
+    ProbeResult one;
+    std::vector<ProbeResult> many = {ProbeResult{}, ProbeResult{}};
+};
+
+template <class Visitor>
+void visit(const ProbeReport& x, Visitor& v) {
+    v(Field{"one"}, x.one);
+    v(Field{"many"}, x.many);
+}
+
+}  // namespace probe
+
+using llmv::records::stata_row;
+using llmv::records::to_json;
+
+TEST_CASE("records: a field added to a record appears in the JSON and in Stata's row", "[records]") {
+    const probe::ProbeResult result;
+    const nlohmann::ordered_json json = to_json(result);
+    CHECK(json.dump() ==
+          R"({"statistic":0.25,"m":7,"pass":true,"method":"exact","accuracy":null,"added":1.5})");
+
+    const llmv::records::StataRow row = stata_row(result);
+    CHECK(row.names == std::vector<std::string>{"stat", "M", "pass", "accuracy", "added"});
+    REQUIRE(row.values.size() == 5);
+    CHECK(row.values[0] == 0.25);
+    CHECK(row.values[1] == 7.0);
+    CHECK(row.values[2] == 1.0);
+    CHECK(std::isnan(row.values[3]));  // the test did not run: missing
+    CHECK(row.values[4] == 1.5);
+
+    // Nested records: objects and arrays of objects.
+    const nlohmann::ordered_json report = to_json(probe::ProbeReport{});
+    CHECK(report["one"]["added"] == 1.5);
+    REQUIRE(report["many"].size() == 2);
+    CHECK(report["many"][1]["added"] == 1.5);
+}
+
+TEST_CASE("records: a field added to a record appears in the CSV header and row", "[records]") {
+    const probe::ProbeResult result;
+    CHECK(llmv::records::csv_header(result) ==
+          std::vector<std::string>{"statistic", "m", "pass", "method", "accuracy", "added"});
+    CHECK(llmv::records::csv_cells(result) ==
+          std::vector<std::string>{"0.25", "7", "true", "exact", "", "1.5"});
+}
+
+TEST_CASE("records: the JSON rules per value type", "[records]") {
+    probe::ProbeResult result;
+    result.statistic = std::nan("");
+    result.run = true;
+    const nlohmann::ordered_json json = to_json(result);
+    CHECK(json["statistic"].is_null());  // JSON has no NaN
+    CHECK(json["accuracy"] == 0.5);      // the test ran
+    // Seeds: a number up to 2^53, a string of digits above.
+    using llmv::records::detail::json_value;
+    const llmv::records::JsonWriteOptions options;
+    CHECK(json_value(llmv::records::Seed{9007199254740992ULL}, options).is_number());
+    CHECK(json_value(llmv::records::Seed{9007199254740993ULL}, options) == "9007199254740993");
+}
+
+TEST_CASE("records: the tests' JSON leaves R-only fields out and null distributions unless asked",
+          "[records]") {
+    llmv::stats::ValidationResult validation;
+    validation.method = "exact";
+    validation.null_distribution = Eigen::VectorXd::Constant(3, 0.5);
+    const nlohmann::ordered_json plain = to_json(validation);
+    CHECK_FALSE(plain.contains("can_decide"));
+    CHECK_FALSE(plain.contains("cannot_decide_reason"));
+    CHECK_FALSE(plain.contains("null_distribution"));
+    llmv::records::JsonWriteOptions bulk;
+    bulk.bulk = true;
+    CHECK(to_json(validation, bulk)["null_distribution"].size() == 3);
+    // Stata: the validation test's scalars, by their Stata names.
+    CHECK(stata_row(validation).names == std::vector<std::string>{"tau", "crit", "p", "reject", "M", "B"});
+}
+
+TEST_CASE("records: a backtranslation that did not run shows the options and null numbers",
+          "[records]") {
+    llmv::stats::TestOptions options;
+    options.threshold = 0.8;
+    options.backtranslation_rule = "bound";
+    llmv::stats::TestOutput output;  // nothing run
+    const std::string label = "Positive";
+    const nlohmann::ordered_json json =
+        to_json(llmv::records::TestReport{label, options, output});
+    const auto& bt = json["backtranslation"];
+    CHECK(bt["accuracy"].is_null());
+    CHECK(bt["pass"].is_null());
+    CHECK(bt["counts"] == nlohmann::ordered_json::object());
+    CHECK(bt["rule"] == "bound");
+    CHECK(bt["threshold"] == 0.8);
+    CHECK(bt["label"] == "Positive");
+    CHECK(bt["run"] == false);
+}
+
+TEST_CASE("records: a passage's JSON line and CSV row", "[records]") {
+    llmv::pipeline::PassageResult failed;
+    failed.id = "p1";
+    failed.error_code = "llmv.input.invalid_argument";
+    failed.error_message = "only white space";
+    failed.verdict_name = "error";
+    const nlohmann::ordered_json line = to_json(failed);
+    CHECK(line["status"] == "error");
+    CHECK(line["error_code"] == "llmv.input.invalid_argument");
+    CHECK_FALSE(line.contains("tests"));
+    CHECK_FALSE(line.contains("pool_texts"));
+
+    llmv::pipeline::PassageResult ok = failed;
+    ok.ok = true;
+    ok.label = "A";
+    ok.tests.separation.resize(1);
+    ok.tests.separation[0].label = "B";
+    ok.tests.separation[0].pass = true;
+    const nlohmann::ordered_json ok_line = to_json(ok);
+    CHECK_FALSE(ok_line.contains("error_code"));
+    CHECK(ok_line["tests"]["separation"][0]["pass"] == true);
+
+    const std::vector<std::string> labels = {"A", "B"};
+    const auto header = llmv::records::csv_header(llmv::records::PassageRow{failed, labels});
+    const auto failed_row = llmv::records::csv_cells(llmv::records::PassageRow{failed, labels});
+    const auto ok_row = llmv::records::csv_cells(llmv::records::PassageRow{ok, labels});
+    REQUIRE(failed_row.size() == header.size());
+    REQUIRE(ok_row.size() == header.size());
+    std::size_t pass_b = 0;
+    for (std::size_t i = 0; i < header.size(); ++i)
+        if (header[i] == "separation_B_pass") pass_b = i;
+    REQUIRE(pass_b > 0);
+    CHECK(failed_row[pass_b].empty());  // a failed passage has no results
+    CHECK(ok_row[pass_b] == "true");
+    CHECK(ok_row[pass_b - 4].empty());  // no separation test against its own label A
+}
