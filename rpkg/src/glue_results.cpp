@@ -1,69 +1,28 @@
 #include "glue_results.hpp"
 
 #include "glue_convert.hpp"
+#include "llmvalidate/records.hpp"
+#include "record_r.hpp"
 
 namespace glue {
 
+// The tests' results: their records (llmvalidate/records.hpp) through the R writer
+// (record_r.hpp), which names each element by the record's canonical name.
 Rcpp::List validation_to_r(const stats::ValidationResult& result) {
-    return Rcpp::List::create(Rcpp::Named("method") = result.method,
-                              Rcpp::Named("statistic") = result.statistic,
-                              Rcpp::Named("critical_value") = result.critical_value,
-                              Rcpp::Named("p_value") = result.p_value,
-                              Rcpp::Named("reject") = result.reject, Rcpp::Named("m") = result.m,
-                              Rcpp::Named("b") = result.b, Rcpp::Named("alpha") = result.alpha,
-                              Rcpp::Named("null_distribution") = as_r(result.null_distribution),
-                              Rcpp::Named("can_decide") = result.can_decide,
-                              Rcpp::Named("cannot_decide_reason") =
-                                  stats::cannot_decide_reason(result));
+    return llmv::records::to_r(result);
 }
 
 Rcpp::List separation_to_r(const stats::SeparationResult& result) {
-    return Rcpp::List::create(
-        Rcpp::Named("label") = result.label, Rcpp::Named("method") = result.method,
-        Rcpp::Named("statistic") = result.statistic,
-        Rcpp::Named("critical_value") = result.critical_value,
-        Rcpp::Named("p_value") = result.p_value, Rcpp::Named("pass") = result.pass,
-        Rcpp::Named("m_beta") = result.m_beta, Rcpp::Named("m_gamma") = result.m_gamma,
-        Rcpp::Named("permutations") = result.permutations, Rcpp::Named("alpha") = result.alpha,
-        Rcpp::Named("null_distribution") = as_r(result.null_distribution),
-        Rcpp::Named("can_decide") = result.can_decide,
-        Rcpp::Named("cannot_decide_reason") = stats::cannot_decide_reason(result));
+    return llmv::records::to_r(result);
 }
 
 Rcpp::List backtranslation_to_r(const stats::BacktranslationResult& result) {
-    Rcpp::IntegerVector counts(result.counts.size());
-    Rcpp::CharacterVector names(result.counts.size());
-    for (std::size_t i = 0; i < result.counts.size(); ++i) {
-        names[i] = result.counts[i].first;
-        counts[i] = result.counts[i].second;
-    }
-    counts.names() = names;
-    return Rcpp::List::create(
-        Rcpp::Named("run") = result.run, Rcpp::Named("label") = result.label,
-        Rcpp::Named("m") = result.m, Rcpp::Named("correct") = result.correct,
-        Rcpp::Named("accuracy") = result.accuracy, Rcpp::Named("lower_bound") = result.lower_bound,
-        Rcpp::Named("alpha") = result.alpha, Rcpp::Named("counts") = counts,
-        Rcpp::Named("rule") = result.rule, Rcpp::Named("threshold") = result.threshold,
-        Rcpp::Named("pass") = result.pass);
+    return llmv::records::to_r(result);
 }
 
-Rcpp::List test_output_to_r(const stats::TestOutput& output) {
-    Rcpp::List separation(output.separation.size());
-    for (std::size_t i = 0; i < output.separation.size(); ++i) {
-        separation[i] = separation_to_r(output.separation[i]);
-    }
-    Rcpp::List backtranslation_other(output.backtranslation_other.size());
-    for (std::size_t i = 0; i < output.backtranslation_other.size(); ++i) {
-        backtranslation_other[i] = backtranslation_to_r(output.backtranslation_other[i]);
-    }
-    return Rcpp::List::create(
-        Rcpp::Named("validation") = validation_to_r(output.validation),
-        Rcpp::Named("separation") = separation,
-        Rcpp::Named("backtranslation") = backtranslation_to_r(output.backtranslation),
-        Rcpp::Named("backtranslation_other") = backtranslation_other,
-        Rcpp::Named("verdict") = std::string(stats::verdict_name(output.verdict)),
-        Rcpp::Named("verdict_reason") = output.verdict_reason,
-        Rcpp::Named("seed") = static_cast<double>(output.seed));
+Rcpp::List test_output_to_r(const std::string& label, const stats::TestOptions& options,
+                            const stats::TestOutput& output) {
+    return llmv::records::to_r(llmv::records::TestReport{label, options, output});
 }
 
 Rcpp::List summary_to_r(const stats::PassageSummary& summary) {
@@ -130,7 +89,9 @@ Rcpp::List passage_to_r(const pipeline::PassageResult& result) {
         Rcpp::Named("label") = result.label,
         Rcpp::Named("annotations") = result.annotations,
         Rcpp::Named("labels") = result.label_set,
-        Rcpp::Named("tests") = result.ok ? Rcpp::RObject(test_output_to_r(result.tests))
+        Rcpp::Named("tests") = result.ok ? Rcpp::RObject(test_output_to_r(
+                                               result.label, llmv::records::test_options_of(result),
+                                               result.tests))
                                          : Rcpp::RObject(R_NilValue),
         Rcpp::Named("verdict") = result.verdict_name, Rcpp::Named("task") = result.task_name,
         Rcpp::Named("provider") = result.provider, Rcpp::Named("model") = result.model,

@@ -12,7 +12,9 @@ namespace glue {
 Rcpp::List validation_to_r(const llmv::stats::ValidationResult& result);
 Rcpp::List separation_to_r(const llmv::stats::SeparationResult& result);
 Rcpp::List backtranslation_to_r(const llmv::stats::BacktranslationResult& result);
-Rcpp::List test_output_to_r(const llmv::stats::TestOutput& output);
+// The tests of one passage with the label and the options they ran with (records::TestReport).
+Rcpp::List test_output_to_r(const std::string& label, const llmv::stats::TestOptions& options,
+                            const llmv::stats::TestOutput& output);
 Rcpp::List summary_to_r(const llmv::stats::PassageSummary& summary);
 Rcpp::NumericVector counts_to_r(const llmv::pipeline::CallCounts& calls);
 Rcpp::List passage_to_r(const llmv::pipeline::PassageResult& result);

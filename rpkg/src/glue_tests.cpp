@@ -106,7 +106,7 @@ SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP 
     input.options.separation_method = Rcpp::as<std::string>(separation_method_);
     input.options.backtranslation_rule = Rcpp::as<std::string>(backtranslation_rule_);
     return guarded([&]() -> Rcpp::RObject {
-        return test_output_to_r(stats::run_tests(input));
+        return test_output_to_r(input.label, input.options, stats::run_tests(input));
     });
     END_RCPP
 }

@@ -37,6 +37,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_provider_defaults", reinterpret_cast<DL_FUNC>(&llmv_provider_defaults), 0},
     {"llmv_presets", reinterpret_cast<DL_FUNC>(&llmv_presets), 0},
     {"llmv_sample_rows", reinterpret_cast<DL_FUNC>(&llmv_sample_rows), 3},
+    {"llmv_record_probe", reinterpret_cast<DL_FUNC>(&llmv_record_probe), 0},
     {"llmv_default_sample_seed", reinterpret_cast<DL_FUNC>(&llmv_default_sample_seed), 0},
     {"llmv_cache_import", reinterpret_cast<DL_FUNC>(&llmv_cache_import), 2},
     {"llmv_normalize_labels", reinterpret_cast<DL_FUNC>(&llmv_normalize_labels), 1},

@@ -27,7 +27,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
