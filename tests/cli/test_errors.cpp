@@ -126,7 +126,7 @@ TEST_CASE("the LLM's label not in labels or without a pool", "[cli][errors]") {
     expect_error(run_test(no_pool), invalid_argument, {"`pools`", "'B', 'C'", "'A'"});
 }
 
-TEST_CASE("alpha outside (0, 0.5] (the engine's range everywhere) and threshold outside [0, 1]",
+TEST_CASE("alpha outside 0 to 0.5 (the engine range everywhere) and threshold outside 0 to 1",
           "[cli][errors]") {
     for (double alpha : {0.0, 0.6, 1.0, 1.5, -0.1}) {
         json input = make_input();
