@@ -19,14 +19,7 @@
 
 namespace llmv::pipeline {
 
-Task load_config_task(const ValidationConfig& config) {
-    if (!config.task_source.empty()) return Task::from_string(config.task_source, "<task_source>");
-    if (config.task_path.empty()) {
-        throw_invalid(code::invalid_argument, "task", "\"\"",
-                      "a shipped task name (e.g. simple_sentiment) or the path of a task file");
-    }
-    return load_task(config.task_path);
-}
+Task load_config_task(const ValidationConfig& config) { return task_of(config, "<task_source>"); }
 
 Task task_for_input(const Task& task, const PassageInput& passage) {
     return task.with_simulation_template(passage.simulation_template);

@@ -122,8 +122,12 @@ Task load_task(const std::string& name_or_path, const std::string& prompts_dir) 
 }
 
 Task task_of(const pipeline::ValidationConfig& config, const std::string& source_origin) {
-    return config.task_source.empty() ? load_task(config.task_path)
-                                      : Task::from_string(config.task_source, source_origin);
+    if (!config.task_source.empty()) return Task::from_string(config.task_source, source_origin);
+    if (config.task_path.empty()) {
+        throw_invalid(code::invalid_argument, "task", "\"\"",
+                      "a shipped task name (e.g. simple_sentiment) or the path of a task file");
+    }
+    return load_task(config.task_path);
 }
 
 }  // namespace llmv
