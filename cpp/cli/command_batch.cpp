@@ -23,6 +23,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/sample.hpp"
 #include "llmvalidate/task.hpp"
+#include "pipeline/record_json.hpp"
 
 namespace llmv::cli {
 
@@ -219,43 +220,6 @@ private:
     std::size_t line_ = 0;
 };
 
-nlohmann::ordered_json summary_json(const pipeline::BatchSummary& summary) {
-    nlohmann::ordered_json out;
-    out["passages"] = summary.n_passages;
-    out["failed"] = summary.n_failed;
-    out["valid"] = summary.n_valid;
-    out["invalid"] = summary.n_invalid;
-    out["inconclusive"] = summary.n_inconclusive;
-    auto number = [](double value) { return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(); };
-    nlohmann::ordered_json table9 = nlohmann::ordered_json::array();
-    for (const auto& row : summary.summary.table9) {
-        table9.push_back({{"llm_label", row.label.empty() ? "All" : row.label},
-                          {"n", row.n},
-                          {"n_valid", row.n_valid},
-                          {"share_valid", number(row.share_valid)},
-                          {"n_human_agree", row.n_human_agree},
-                          {"share_human", number(row.share_human)}});
-    }
-    out["table9"] = table9;
-    nlohmann::ordered_json table10 = nlohmann::ordered_json::array();
-    for (const auto& cell : summary.summary.table10) {
-        table10.push_back({{"llm_label", cell.llm_label},
-                           {"human_label", cell.human_label},
-                           {"n", cell.n},
-                           {"n_valid", cell.n_valid},
-                           {"share_valid", number(cell.share_valid)}});
-    }
-    out["table10"] = table10;
-    nlohmann::ordered_json adjusted = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < summary.ids.size(); ++i) {
-        adjusted.push_back({{"id", summary.ids[i]},
-                            {"validation_p_value", number(summary.p_values[i])},
-                            {"p_bh", number(summary.p_bh[i])}});
-    }
-    out["benjamini_hochberg"] = adjusted;
-    return out;
-}
-
 }  // namespace
 
 int command_batch(const std::vector<std::string>& args) {
@@ -407,7 +371,7 @@ int command_batch(const std::vector<std::string>& args) {
                      "resumes without repeating a call.\n";
     }
     if (parsed.has("--summary")) {
-        nlohmann::ordered_json summary = summary_json(batch.summary);
+        nlohmann::ordered_json summary = records::to_json(batch.summary);
         summary["synthetic"] = choice.synthetic;
         summary["banner"] = choice.banner;
         write_output(parsed.value("--summary"), summary.dump(2) + "\n", "--summary");

@@ -3,7 +3,7 @@
 //   Seed: a number up to 2^53, else a string    Counts: an object label -> count
 //   Maybe<T>: null ({} for Counts) when the test did not run
 //   Eigen::VectorXd: an array of numbers (null when not finite)
-//   a record: an object; a std::vector of records: an array of objects
+//   a record: an object; a std::vector of records, a Table: an array of objects
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -36,6 +36,10 @@ template <class T>
 struct is_vector : std::false_type {};
 template <class T>
 struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_table : std::false_type {};
+template <class T>
+struct is_table<Table<T>> : std::true_type {};
 
 template <class T>
 nlohmann::ordered_json json_value(const T& value, const JsonWriteOptions& options) {
@@ -61,6 +65,10 @@ nlohmann::ordered_json json_value(const T& value, const JsonWriteOptions& option
     } else if constexpr (is_vector<T>::value) {
         ordered_json array = ordered_json::array();  // a vector of records
         for (const auto& item : value) array.push_back(to_json(item, options));
+        return array;
+    } else if constexpr (is_table<T>::value) {
+        ordered_json array = ordered_json::array();  // rows, as a vector of records
+        for (const auto& row : value.rows) array.push_back(to_json(row, options));
         return array;
     } else if constexpr (is_record<T>::value) {
         return to_json(value, options);

@@ -40,6 +40,8 @@ SEXP llmv_presets();
 SEXP llmv_sample_rows(SEXP population_, SEXP n_, SEXP seed_);
 // Test only (record_probe.cpp): a probe record through the R writer of the records.
 SEXP llmv_record_probe();
+SEXP llmv_record_probe_table(SEXP rows);
+SEXP llmv_record_probe_passage();
 SEXP llmv_default_sample_seed();
 SEXP llmv_cache_import(SEXP cache_, SEXP side_file_);
 SEXP llmv_normalize_labels(SEXP labels_);

@@ -38,6 +38,8 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_presets", reinterpret_cast<DL_FUNC>(&llmv_presets), 0},
     {"llmv_sample_rows", reinterpret_cast<DL_FUNC>(&llmv_sample_rows), 3},
     {"llmv_record_probe", reinterpret_cast<DL_FUNC>(&llmv_record_probe), 0},
+    {"llmv_record_probe_table", reinterpret_cast<DL_FUNC>(&llmv_record_probe_table), 1},
+    {"llmv_record_probe_passage", reinterpret_cast<DL_FUNC>(&llmv_record_probe_passage), 0},
     {"llmv_default_sample_seed", reinterpret_cast<DL_FUNC>(&llmv_default_sample_seed), 0},
     {"llmv_cache_import", reinterpret_cast<DL_FUNC>(&llmv_cache_import), 2},
     {"llmv_normalize_labels", reinterpret_cast<DL_FUNC>(&llmv_normalize_labels), 1},

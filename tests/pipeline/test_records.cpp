@@ -54,6 +54,35 @@ void visit(const ProbeReport& x, Visitor& v) {
     v(Field{"many"}, x.many);
 }
 
+// A table's row, as Table 9's: a field R has and the JSON not (`label`), one the other way
+// round (`row_name`), and `added`; rpkg/src/record_probe.cpp has the same.
+struct ProbeRow {
+    std::string label = "a";
+    int n = 2;
+    double share = 0.5;
+    bool pass = true;
+    double added = 1.5;
+};
+
+template <class Visitor>
+void visit(const ProbeRow& x, Visitor& v) {
+    v(llmv::records::r_only("label"), x.label);
+    v(llmv::records::json_only("row_name"), x.label.empty() ? std::string("All") : x.label);
+    v(Field{"n", "n"}, x.n);
+    v(Field{"share", "share"}, x.share);
+    v(Field{"pass"}, x.pass);
+    v(Field{"added", "added"}, x.added);
+}
+
+struct ProbeTable {
+    std::vector<ProbeRow> rows;
+};
+
+template <class Visitor>
+void visit(const ProbeTable& x, Visitor& v) {
+    v(Field{"rows"}, llmv::records::Table<ProbeRow>{x.rows});
+}
+
 }  // namespace probe
 
 using llmv::records::stata_row;
@@ -149,6 +178,8 @@ TEST_CASE("records: a passage's JSON line and CSV row", "[records]") {
     CHECK(line["error_code"] == "llmv.input.invalid_argument");
     CHECK_FALSE(line.contains("tests"));
     CHECK_FALSE(line.contains("pool_texts"));
+    CHECK_FALSE(line.contains("ok"));  // R's elements
+    CHECK_FALSE(line.contains("labels"));
 
     llmv::pipeline::PassageResult ok = failed;
     ok.ok = true;
@@ -173,4 +204,74 @@ TEST_CASE("records: a passage's JSON line and CSV row", "[records]") {
     CHECK(failed_row[pass_b].empty());  // a failed passage has no results
     CHECK(ok_row[pass_b] == "true");
     CHECK(ok_row[pass_b - 4].empty());  // no separation test against its own label A
+}
+
+TEST_CASE("records: a field added to a table's row appears in the JSON, the CSV and Stata's row",
+          "[records]") {
+    probe::ProbeTable table;
+    table.rows.resize(2);
+    table.rows[0].label = "";
+    CHECK(to_json(table).dump() ==
+          R"({"rows":[{"row_name":"All","n":2,"share":0.5,"pass":true,"added":1.5},)"
+          R"({"row_name":"a","n":2,"share":0.5,"pass":true,"added":1.5}]})");
+    CHECK(to_json(probe::ProbeTable{}).dump() == R"({"rows":[]})");
+    // R-only fields are no CSV column, JSON-only ones are.
+    CHECK(llmv::records::csv_header(probe::ProbeRow{}) ==
+          std::vector<std::string>{"row_name", "n", "share", "pass", "added"});
+    CHECK(llmv::records::csv_cells(probe::ProbeRow{}) ==
+          std::vector<std::string>{"a", "2", "0.5", "true", "1.5"});
+    CHECK(stata_row(probe::ProbeRow{}).names == std::vector<std::string>{"n", "share", "added"});
+}
+
+TEST_CASE("records: the calls' JSON and CSV leave R's fields out, in their own order",
+          "[records]") {
+    llmv::pipeline::CallCounts calls;
+    calls.embedding_requests = 5;
+    calls.transport_retries = 2;
+    const std::vector<std::string> expected = {
+        "chat_calls",     "annotation_calls", "simulation_calls", "backtranslation_calls",
+        "embedded_texts", "cache_hits",       "shared",           "transport_retries",
+        "parse_retries",  "unparseable",      "out_of_set",       "input_tokens",
+        "output_tokens"};
+    const nlohmann::ordered_json json = to_json(calls);
+    std::vector<std::string> keys;
+    for (const auto& item : json.items()) keys.push_back(item.key());
+    CHECK(keys == expected);
+    CHECK(json["transport_retries"] == 2);
+    CHECK(llmv::records::csv_header(calls) == expected);
+}
+
+TEST_CASE("records: Tables 9 and 10 and the batch summary's JSON", "[records]") {
+    llmv::pipeline::BatchSummary summary;
+    summary.n_passages = 3;
+    summary.n_failed = 1;
+    summary.n_valid = 2;
+    llmv::stats::ShareRow all;
+    all.n = 2;
+    all.n_valid = 2;
+    all.share_valid = 1.0;
+    all.share_human = std::nan("");
+    llmv::stats::ShareRow positive = all;
+    positive.label = "Positive";
+    summary.summary.table9 = {all, positive};
+    llmv::stats::CrossCell cell;
+    cell.llm_label = "Positive";
+    cell.human_label = "Negative";
+    cell.share_valid = std::nan("");
+    summary.summary.table10 = {cell};
+    summary.ids = {"p1"};
+    summary.p_values = {0.5};
+    summary.p_bh = {0.75};
+    const nlohmann::ordered_json json = to_json(summary);
+    CHECK(
+        json.dump() ==
+        R"({"passages":3,"failed":1,"valid":2,"invalid":0,"inconclusive":0,"table9":[)"
+        R"({"llm_label":"All","n":2,"n_valid":2,"share_valid":1.0,"n_human_agree":0,"share_human":null},)"
+        R"({"llm_label":"Positive","n":2,"n_valid":2,"share_valid":1.0,"n_human_agree":0,"share_human":null}],)"
+        R"("table10":[{"llm_label":"Positive","human_label":"Negative","n":0,"n_valid":0,"share_valid":null}],)"
+        R"("benjamini_hochberg":[{"id":"p1","validation_p_value":0.5,"p_bh":0.75}]})");
+    // Stata's names of the tables' columns.
+    CHECK(stata_row(all).names ==
+          std::vector<std::string>{"n", "n_valid", "share_valid", "n_human_agree", "share_human"});
+    CHECK(stata_row(cell).names == std::vector<std::string>{"n", "n_valid", "share_valid"});
 }

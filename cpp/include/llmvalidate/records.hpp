@@ -9,14 +9,16 @@
 // not derivable by a rule, so the record holds them. The order is the JSON's; R reads its
 // elements by name and Stata takes the fields that have a Stata name, in this order.
 //
-// Where a field is written: R gets every field; JSON every field with `json` set (a few fields
-// R has had longer than the JSON format are kept out of it, so the format does not change);
-// a `bulk` field (a null distribution) is in the JSON only when asked for
-// (`--null-distributions`), in R always.
+// Where a field is written: R every field with `r` set; JSON and CSV every field with `json`
+// set (a few fields R has had longer than the JSON format are kept out of it, so the format
+// does not change, and a few JSON fields are not in R's lists); a `bulk` field (a null
+// distribution) is in the JSON only when asked for (`--null-distributions`), in R always.
+// Where R's list has an order of its own (the calls), a field appears twice, once `json_only`
+// and once `r_only`, at each one's place: still one list.
 //
 // Values: numbers, bool, std::string, std::vector<std::string>, maps of strings, Seed, Counts,
-// Eigen::VectorXd, Maybe<T>, KeyIf<T>, another record (a nested object / list) or a std::vector
-// of records (an array / unnamed list).
+// Eigen::VectorXd, Maybe<T>, KeyIf<T>, another record (a nested object / list), a std::vector
+// of records (an array / unnamed list) or a Table of records (an array / R's columns).
 //
 // The CSV of `batch` is a record of its own (PassageRow): its columns are flat and in an order
 // of their own (the method before the statistic, the counts after the pass), which the JSON
@@ -41,8 +43,9 @@ namespace llmv::records {
 struct Field {
     std::string name;             // canonical: the JSON key, the R list element, the CSV column
     const char* stata = nullptr;  // Stata's name (r() scalar, matrix column); nullptr: not in Stata
-    bool json = true;             // false: R only (kept out of the JSON, whose format is fixed)
+    bool json = true;             // false: R only (not in the JSON nor the CSV: formats fixed)
     bool bulk = false;            // large: in the JSON only when asked for, in R always
+    bool r = true;                // false: JSON and CSV only (not an element of R's list)
 };
 
 // The seed: JSON writes a number up to 2^53 and a string of digits above; R a double.
@@ -63,11 +66,12 @@ struct Maybe {
 };
 
 // A field whose key the JSON writes only when `present` (a JSON line's error_code); R gets the
-// value either way.
+// value either way, or NULL when absent with `r_null` (the tests of a failed passage).
 template <class T>
 struct KeyIf {
     const T& value;
     bool present;
+    bool r_null = false;
 };
 
 template <class Visitor>
@@ -173,56 +177,74 @@ inline stats::TestOptions test_options_of(const pipeline::PassageResult& result)
     return options;
 }
 
-// The calls of a passage or a run, as the JSON line and the CSV write them (R writes its own
-// vector: it has embedding_requests and no unparseable / out_of_set, in an order of its own).
+inline Field r_only(std::string name) {
+    Field field{std::move(name)};
+    field.json = false;
+    return field;
+}
+
+inline Field json_only(std::string name) {
+    Field field{std::move(name)};
+    field.r = false;
+    return field;
+}
+
+// The calls of a passage or a run: the JSON line's object and the CSV's columns, and R's named
+// numeric vector (r_numbers below), which has embedding_requests and no unparseable /
+// out_of_set, and parse_retries before transport_retries.
 template <class Visitor>
 void visit(const pipeline::CallCounts& c, Visitor& v) {
     v(Field{"chat_calls"}, c.chat_calls);
     v(Field{"annotation_calls"}, c.annotation_calls);
     v(Field{"simulation_calls"}, c.simulation_calls);
     v(Field{"backtranslation_calls"}, c.backtranslation_calls);
+    v(r_only("embedding_requests"), c.embedding_requests);
     v(Field{"embedded_texts"}, c.embedded_texts);
     v(Field{"cache_hits"}, c.cache_hits);
     v(Field{"shared"}, c.shared);
-    v(Field{"transport_retries"}, c.transport_retries);
+    v(json_only("transport_retries"), c.transport_retries);  // R: after parse_retries
     v(Field{"parse_retries"}, c.parse_retries);
-    v(Field{"unparseable"}, c.unparseable);
-    v(Field{"out_of_set"}, c.out_of_set);
+    v(r_only("transport_retries"), c.transport_retries);
+    v(json_only("unparseable"), c.unparseable);
+    v(json_only("out_of_set"), c.out_of_set);
     v(Field{"input_tokens"}, c.input_tokens);
     v(Field{"output_tokens"}, c.output_tokens);
 }
 
-// One passage of `run --json` / `batch --format jsonl`: a JSON line.
+// One passage of `run --json` / `batch --format jsonl`: a JSON line; and the list R builds a
+// passage's llm_validation from (R reads it by name: its order is not seen).
 template <class Visitor>
 void visit(const pipeline::PassageResult& x, Visitor& v) {
-    v(Field{"index"}, x.index + 1);
+    v(json_only("index"), x.index + 1);
     v(Field{"id"}, x.id);
-    v(Field{"status"}, std::string(x.ok ? "ok" : "error"));
+    v(json_only("status"), std::string(x.ok ? "ok" : "error"));
+    v(r_only("ok"), x.ok);
     v(Field{"error_code"}, KeyIf<std::string>{x.error_code, !x.ok});
     v(Field{"error_message"}, KeyIf<std::string>{x.error_message, !x.ok});
     v(Field{"label"}, x.label);
     v(Field{"verdict"}, x.verdict_name);
-    v(Field{"human_label"}, x.human_label);
+    v(json_only("human_label"), x.human_label);
     v(Field{"annotations"}, x.annotations);
-    v(Field{"annotation_stability"}, x.annotation_stability);
+    v(r_only("labels"), x.label_set);
+    v(json_only("annotation_stability"), x.annotation_stability);
     const stats::TestOptions options = test_options_of(x);
     const TestReport tests{x.label, options, x.tests};
-    v(Field{"tests"}, KeyIf<TestReport>{tests, x.ok});
-    v(Field{"M"}, x.m);
-    v(Field{"n"}, x.n);
-    v(Field{"R"}, x.repeats);
+    v(Field{"tests"}, KeyIf<TestReport>{tests, x.ok, true});
+    v(json_only("M"), x.m);
+    v(json_only("n"), x.n);
+    v(json_only("R"), x.repeats);
     v(Field{"provider"}, x.provider);
     v(Field{"model"}, x.model);
     v(Field{"embedding_provider"}, x.embedding_provider);
     v(Field{"embedding_model"}, x.embedding_model);
     v(Field{"synthetic"}, x.synthetic);
     v(Field{"task"}, x.task_name);
-    v(Field{"prompt_hashes"}, x.prompt_hashes);
+    v(json_only("prompt_hashes"), x.prompt_hashes);
     v(Field{"seed"}, Seed{x.seed});
     v(Field{"calls"}, x.calls);
-    v(Field{"pool_texts"}, KeyIf<std::map<std::string, std::vector<std::string>>>{
-                               x.pool_texts, !x.pool_texts.empty()});
-    v(Field{"backtranslation_answers"},
+    v(json_only("pool_texts"),
+      KeyIf<std::map<std::string, std::vector<std::string>>>{x.pool_texts, !x.pool_texts.empty()});
+    v(json_only("backtranslation_answers"),
       KeyIf<std::map<std::string, std::vector<std::string>>>{x.backtranslation_answers,
                                                              !x.backtranslation_answers.empty()});
 }
@@ -296,6 +318,83 @@ void visit(const PassageRow& row, Visitor& v) {
     const auto hash = x.prompt_hashes.find("annotation");
     v(Field{"prompt_hash_annotation"}, hash == x.prompt_hashes.end() ? std::string() : hash->second);
     visit(x.calls, v);  // the calls' columns, unprefixed
+}
+
+// ---- The results of many passages: Tables 9 and 10 of the paper (R's llm_validation_summary,
+// Stata's table9 / table10 matrices, `batch --summary`), and `batch --summary`'s document. ----
+
+// Records R writes as a named numeric vector (every field a number), not as a list.
+template <class T>
+struct r_numbers : std::false_type {};
+template <>
+struct r_numbers<pipeline::CallCounts> : std::true_type {};
+
+// Rows of one record as a table: JSON an array of objects, R a list of columns (what
+// as.data.frame() takes), each column of its field's type.
+template <class T>
+struct Table {
+    const std::vector<T>& rows;
+};
+
+// A row of Table 9: passages whose prerequisites pass, by LLM label ("" / "All": overall).
+template <class Visitor>
+void visit(const stats::ShareRow& x, Visitor& v) {
+    v(r_only("label"), x.label);  // R names the overall row itself
+    v(json_only("llm_label"), std::string(x.label.empty() ? "All" : x.label));
+    v(Field{"n", "n"}, x.n);
+    v(Field{"n_valid", "n_valid"}, x.n_valid);
+    v(Field{"share_valid", "share_valid"}, x.share_valid);
+    v(Field{"n_human_agree", "n_human_agree"}, x.n_human_agree);
+    v(Field{"share_human", "share_human"}, x.share_human);
+}
+
+// A cell of Table 10: LLM label x human label.
+template <class Visitor>
+void visit(const stats::CrossCell& x, Visitor& v) {
+    v(Field{"llm_label"}, x.llm_label);
+    v(Field{"human_label"}, x.human_label);
+    v(Field{"n", "n"}, x.n);
+    v(Field{"n_valid", "n_valid"}, x.n_valid);
+    v(Field{"share_valid", "share_valid"}, x.share_valid);
+}
+
+// R's summary of passages (llm_validation_summary()).
+template <class Visitor>
+void visit(const stats::PassageSummary& x, Visitor& v) {
+    v(Field{"table9"}, Table<stats::ShareRow>{x.table9});
+    v(Field{"table10"}, Table<stats::CrossCell>{x.table10});
+    v(Field{"n_total"}, x.n_total);
+    v(Field{"n_inconclusive"}, x.n_inconclusive);
+}
+
+// A passage's validation p-value and its Benjamini-Hochberg adjustment.
+struct AdjustedP {
+    const std::string& id;
+    double p_value;
+    double p_bh;
+};
+
+template <class Visitor>
+void visit(const AdjustedP& x, Visitor& v) {
+    v(Field{"id"}, x.id);
+    v(Field{"validation_p_value"}, x.p_value);
+    v(Field{"p_bh"}, x.p_bh);
+}
+
+// `batch --summary`'s document (the command adds `synthetic` and `banner`).
+template <class Visitor>
+void visit(const pipeline::BatchSummary& x, Visitor& v) {
+    v(Field{"passages"}, x.n_passages);
+    v(Field{"failed"}, x.n_failed);
+    v(Field{"valid"}, x.n_valid);
+    v(Field{"invalid"}, x.n_invalid);
+    v(Field{"inconclusive"}, x.n_inconclusive);
+    v(Field{"table9"}, Table<stats::ShareRow>{x.summary.table9});
+    v(Field{"table10"}, Table<stats::CrossCell>{x.summary.table10});
+    std::vector<AdjustedP> adjusted;
+    for (std::size_t i = 0; i < x.ids.size(); ++i)
+        adjusted.push_back(AdjustedP{x.ids[i], x.p_values[i], x.p_bh[i]});
+    v(Field{"benjamini_hochberg"}, adjusted);
 }
 
 // Whether `visit(T, Visitor)` exists: the writers recurse into nested records with it.

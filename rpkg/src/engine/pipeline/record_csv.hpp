@@ -3,7 +3,7 @@
 //   double: the shortest text that reads back to the same double (NA, Inf, -Inf)
 //   bool: true / false   whole numbers: their digits   std::string: as it is
 //   Maybe<T>: an empty cell when absent
-// Quoting is pipeline::csv_line's.
+// Quoting is pipeline::csv_line's. R-only fields (`json` unset) are not columns.
 #pragma once
 
 #include <cmath>
@@ -54,15 +54,15 @@ struct CsvHeader {
     std::vector<std::string>& names;
     template <class T>
     void operator()(const Field& field, const T&) {
-        names.push_back(field.name);
+        if (field.json) names.push_back(field.name);
     }
 };
 
 struct CsvCells {
     std::vector<std::string>& cells;
     template <class T>
-    void operator()(const Field&, const T& value) {
-        cells.push_back(csv_cell(value));
+    void operator()(const Field& field, const T& value) {
+        if (field.json) cells.push_back(csv_cell(value));
     }
 };
 
