@@ -7,9 +7,11 @@
 //
 //   plugin_transcript PLUGIN TASK_FILE CACHE_FOLDER [SERVER_BASE_URL]
 //
-// The calls: `version`; `test` on synthetic embeddings (the host's fixtures); `validate` with
-// the simulated provider; with SERVER_BASE_URL, `validate` against the fake provider server
-// (tests/fake_server) at that address, through the plugin's own transport (libcurl).
+// The calls: `version`; `test` on synthetic embeddings (the host's fixtures), on many passages
+// and on one (with and without backtranslations); `validate` with the simulated provider, on
+// many passages and on one; with SERVER_BASE_URL, `validate` against the fake provider server
+// (tests/fake_server) at that address, through the plugin's own transport (libcurl), and again
+// with a key it refuses (continue: every result missing).
 // Exit status: 0 when every call ran (whatever its rc, which is printed), 2 on bad arguments,
 // 1 when the plugin cannot be loaded.
 #include <cstdint>
@@ -72,15 +74,20 @@ std::string without_paths(std::string text, const std::vector<std::string>& path
 // Its value is left out; r(calls) and every result are compared.
 bool timing_dependent(const std::string& scalar) { return scalar == "cache_hits"; }
 
+// `failing`: a run whose calls are refused; which call of a passage is refused first (its
+// message in the output) and how many calls were made depend on timing, so the output and
+// r(calls) are left out; every result is compared.
 void print_run(std::ostream& out, const std::string& name, const Stata& stata, const RunResult& r,
-               const std::vector<std::string>& new_variables,
-               const std::vector<std::string>& paths) {
+               const std::vector<std::string>& new_variables, const std::vector<std::string>& paths,
+               bool failing = false) {
     out << "== " << name << "\n";
     out << "rc " << r.rc << "\nstore_rc " << r.store_rc << "\n";
     out << "errors " << quoted(without_paths(stata.errors, paths)) << "\n";
-    out << "output " << quoted(without_paths(stata.output, paths)) << "\n";
+    out << "output " << (failing ? "<timing>" : quoted(without_paths(stata.output, paths))) << "\n";
     for (const auto& [key, value] : r.scalars)
-        out << "r(" << key << ") " << (timing_dependent(key) ? "<timing>" : bits(value)) << "\n";
+        out << "r(" << key << ") "
+            << (timing_dependent(key) || (failing && key == "calls") ? "<timing>" : bits(value))
+            << "\n";
     for (const auto& [key, value] : r.macros)
         out << "r(" << key << ") " << quoted(without_paths(value, paths)) << "\n";
     for (const auto& [key, matrix] : r.matrices) {
@@ -101,6 +108,16 @@ void print_run(std::ostream& out, const std::string& name, const Stata& stata, c
         out << "var " << variable << "\n";
         for (const double value : v.numbers) out << "  " << bits(value) << "\n";
         for (const auto& text : v.strings) out << "  " << quoted(text) << "\n";
+    }
+    // What the ado is told to create for generate(): each variable's type, label and value
+    // label (the announce() locals), which the values above do not show.
+    if (r.rc != 0) return;
+    const std::vector<std::string> suffixes = split_list(stata.local("llmv_vars"));
+    for (std::size_t i = 0; i < suffixes.size(); ++i) {
+        const std::string base = "llmv_v" + std::to_string(i + 1);
+        out << "announced " << suffixes[i] << " type " << quoted(stata.local(base + "_type"))
+            << " label " << quoted(stata.local(base + "_label")) << " vlab "
+            << quoted(stata.local(base + "_vlab")) << "\n";
     }
 }
 
@@ -168,6 +185,27 @@ int main(int argc, char** argv) {
                 "t_");
             print_run(out, "test", stata, r, added(stata, "t_"), paths);
         }
+        // One passage: the single-passage r() scalars, macros and matrices; then one passage
+        // without backtranslations (its backtranslation results missing).
+        for (const bool with_backtranslation : {true, false}) {
+            Stata stata;
+            stata.load(plugin);
+            const Design design;
+            const auto texts = make_texts(design, {"Negative"}, {"Negative"});
+            load_texts(stata, texts, false, with_backtranslation);
+            std::vector<std::string> varlist = {"label", "passage"};
+            if (with_backtranslation) varlist.push_back("bt");
+            for (const auto& e : embedding_names(design.dim)) varlist.push_back(e);
+            const int embed = static_cast<int>(varlist.size()) - design.dim + 1;
+            const RunResult r = run_like_ado(
+                stata, varlist,
+                {"test", "label=1", "passage=2", with_backtranslation ? "bt=3" : "bt=0", "ref=0",
+                 "embed=" + std::to_string(embed), "dim=" + std::to_string(design.dim),
+                 "generate=1", "alpha=0.05", "seed=42", "permutations=199"},
+                "o_");
+            print_run(out, with_backtranslation ? "test one passage" : "test one passage no bt",
+                      stata, r, added(stata, "o_"), paths);
+        }
         {
             Stata stata;
             stata.load(plugin);
@@ -177,6 +215,18 @@ int main(int argc, char** argv) {
             stata.set_local("llmv_cache", cache_folder + "/simulated.sqlite");
             const RunResult r = run_like_ado(stata, {"text"}, validate_words(), "v_");
             print_run(out, "validate simulated", stata, r, added(stata, "v_"), paths);
+        }
+        {
+            // One passage (in 1/1): the single-passage results of validate.
+            Stata stata;
+            stata.load(plugin);
+            passages(stata);
+            stata.in_last = 1;
+            stata.set_local("llmv_task", task);
+            stata.set_local("llmv_provider", "simulated");
+            stata.set_local("llmv_cache", cache_folder + "/simulated-one.sqlite");
+            const RunResult r = run_like_ado(stata, {"text"}, validate_words(), "u_");
+            print_run(out, "validate simulated one passage", stata, r, added(stata, "u_"), paths);
         }
         if (!server.empty()) {
             Stata stata;
@@ -191,6 +241,23 @@ int main(int argc, char** argv) {
             stata.set_local("llmv_cache", cache_folder + "/server.sqlite");
             const RunResult r = run_like_ado(stata, {"text"}, validate_words(), "s_");
             print_run(out, "validate server", stata, r, added(stata, "s_"), paths);
+        }
+        if (!server.empty()) {
+            // A refused key with continue: every passage failed, its results missing.
+            Stata stata;
+            stata.load(plugin);
+            passages(stata);
+            stata.set_local("llmv_task", task);
+            stata.set_local("llmv_provider", "openai");
+            stata.set_local("llmv_model", "fake-chat");
+            stata.set_local("llmv_embedding_model", "fake-embed");
+            stata.set_local("llmv_base_url", server);
+            stata.set_local("llmv_apikey", "sk-refused");
+            stata.set_local("llmv_cache", cache_folder + "/refused.sqlite");
+            std::vector<std::string> words = validate_words();
+            words.push_back("continue=1");
+            const RunResult r = run_like_ado(stata, {"text"}, words, "f_");
+            print_run(out, "validate server refused", stata, r, added(stata, "f_"), paths, true);
         }
     } catch (const std::exception& error) {
         std::cerr << "plugin_transcript: " << error.what() << "\n";
