@@ -1,7 +1,6 @@
 #include "test_results.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "arguments.hpp"
@@ -13,42 +12,29 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double flag(bool value) { return value ? 1.0 : 0.0; }
-
-// The weakest separation: every separation test passes exactly when this is <= alpha.
-double max_separation_p(const stats::TestOutput& output) {
-    if (output.separation.empty()) return kNaN;
-    double worst = -1;
-    for (const auto& test : output.separation) {
-        if (!std::isfinite(test.p_value)) return kNaN;  // the paper's method has no p-value
-        worst = std::max(worst, test.p_value);
-    }
-    return worst;
+// One passage's fields as Stata shows them (records.hpp, PassageBrief).
+records::StataCells passage_cells(const Outcome& outcome) {
+    return records::stata_cells(records::PassageBrief{outcome.label, *outcome.output});
 }
 
-double separation_all_pass(const stats::TestOutput& output) {
-    if (output.separation.empty()) return kNaN;
-    for (const auto& test : output.separation)
-        if (!test.pass) return 0.0;
-    return 1.0;
+// The fields of a passage that could not be validated: the same names, every value missing.
+const records::StataCells& empty_cells() {
+    static const stats::TestOutput none;
+    static const std::string no_label;
+    static const records::StataCells cells =
+        records::stata_cells(records::PassageBrief{no_label, none});
+    return cells;
 }
 
 void add_single_passage(Results& results, const Outcome& outcome) {
     const auto& out = *outcome.output;
     const auto& bt = out.backtranslation;
-    // The validation test's fields with a Stata name (records.hpp): tau, crit, p, reject, M, B.
-    const records::StataRow validation = records::stata_row(out.validation);
-    for (std::size_t i = 0; i < validation.names.size(); ++i)
-        results.scalar(validation.names[i], validation.values[i]);
-    results.scalar("accuracy", bt.run ? bt.accuracy : kNaN);
-    results.scalar("acc_lb", bt.run ? bt.lower_bound : kNaN);
-    results.scalar("bt_pass", bt.run ? flag(bt.pass) : kNaN);
-    results.scalar("sep_p", max_separation_p(out));
-    results.scalar("sep_pass", separation_all_pass(out));
-    results.scalar("verdict_code", verdict_code(out.verdict));
-    results.macro("verdict", stats::verdict_name(out.verdict));
-    results.macro("reason", out.verdict_reason);
-    results.macro("label", outcome.label);
+    // The passage's record (records.hpp, PassageBrief) as r() scalars (tau, crit, p, reject, M, B,
+    // accuracy, acc_lb, bt_pass, sep_p, sep_pass, verdict_code) and macros (verdict, reason,
+    // label).
+    const records::StataSingle single = records::stata_single(passage_cells(outcome));
+    for (const auto& [name, value] : single.scalars) results.scalar(name, value);
+    for (const auto& [name, value] : single.macros) results.macro(name, value);
 
     if (!out.separation.empty()) {
         // One row per separation test, its fields with a Stata name (records.hpp): xi, crit, p,
@@ -97,18 +83,6 @@ void add_single_passage(Results& results, const Outcome& outcome) {
 
 }  // namespace
 
-int verdict_code(stats::Verdict verdict) {
-    switch (verdict) {
-        case stats::Verdict::valid:
-            return 1;
-        case stats::Verdict::invalid:
-            return 2;
-        case stats::Verdict::inconclusive:
-            return 3;
-    }
-    return 3;
-}
-
 void fill_results(Results& results, const std::vector<Outcome>& outcomes,
                   const stats::TestOptions& options, const std::vector<std::string>& labels,
                   bool generate, bool label_variable) {
@@ -144,80 +118,62 @@ void fill_results(Results& results, const std::vector<Outcome>& outcomes,
     results.macro("smethod", options.separation_method);
     results.macro("rule", options.backtranslation_rule);
 
+    // r(results): a row per passage, obs and the columns of its record (records.hpp,
+    // PassageBrief): tau, crit, p, reject, accuracy, acc_lb, bt_pass, sep_p, sep_pass, verdict.
+    const records::StataCells& shape = empty_cells();
+    const records::StataRow columns = records::stata_columns(shape);
     ResultMatrix table;
     table.key = "results";
-    table.col_names = {"obs",    "tau",     "crit",  "p",        "reject", "accuracy",
-                       "acc_lb", "bt_pass", "sep_p", "sep_pass", "verdict"};
+    table.col_names = {"obs"};
+    table.col_names.insert(table.col_names.end(), columns.names.begin(), columns.names.end());
     table.rows = n;
     table.cols = static_cast<int>(table.col_names.size());
-    for (const auto& outcome : outcomes) {
+    std::vector<records::StataCells> cells(outcomes.size());  // empty: the passage failed
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        const Outcome& outcome = outcomes[i];
         table.row_names.push_back("obs" + std::to_string(outcome.obs));
-        std::vector<double> row(table.col_names.size(), kNaN);
-        row[0] = outcome.obs;
-        if (outcome.output != nullptr) {
-            const auto& out = *outcome.output;
-            const bool bt_run = out.backtranslation.run;
-            row = {static_cast<double>(outcome.obs),
-                   out.validation.statistic,
-                   out.validation.critical_value,
-                   out.validation.p_value,
-                   flag(out.validation.reject),
-                   bt_run ? out.backtranslation.accuracy : kNaN,
-                   bt_run ? out.backtranslation.lower_bound : kNaN,
-                   bt_run ? flag(out.backtranslation.pass) : kNaN,
-                   max_separation_p(out),
-                   separation_all_pass(out),
-                   static_cast<double>(verdict_code(out.verdict))};
+        table.values.push_back(outcome.obs);
+        if (outcome.output == nullptr) {
+            table.values.insert(table.values.end(), columns.values.size(), kNaN);
+            continue;
         }
-        table.values.insert(table.values.end(), row.begin(), row.end());
+        cells[i] = passage_cells(outcome);
+        const records::StataRow row = records::stata_columns(cells[i]);
+        table.values.insert(table.values.end(), row.values.begin(), row.values.end());
     }
     results.matrices.push_back(table);
 
     if (n == 1 && outcomes.front().output != nullptr) add_single_passage(results, outcomes.front());
 
     if (!generate) return;
-    if (label_variable) {
+    // The variables of the record's fields that have one, in their order (records.hpp,
+    // PassageBrief): label, verdict, tau, crit, p, bt_acc, sep_p. Every passage's record has the
+    // same fields, so a field is at the same place in each. The label variable only when the
+    // label is the LLM's (validate): test's labels are the user's own variable.
+    for (const std::size_t k : records::stata_variables(shape)) {
+        const records::StataCell& slot = shape[k];
+        const records::StataVariable& spec = slot.field.variable;
+        if (slot.field.name == "label" && !label_variable) continue;
         ResultVariable variable;
-        variable.suffix = "label";
-        variable.label = "llmvalidate: the LLM's label";
+        variable.suffix = spec.name;
+        variable.label = spec.label;
+        variable.value_label = spec.value_label;
         std::size_t width = 1;
-        for (const auto& outcome : outcomes) {
-            if (outcome.output == nullptr) continue;
-            variable.observations.push_back(outcome.obs);
-            variable.strings.push_back(outcome.label);
-            width = std::max(width, outcome.label.size());
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+            if (outcomes[i].output == nullptr) continue;  // stays missing
+            const records::StataCell& cell = cells[i][k];
+            variable.observations.push_back(outcomes[i].obs);
+            if (slot.text) {
+                variable.strings.push_back(cell.string);
+                width = std::max(width, cell.string.size());
+            } else {
+                variable.numbers.push_back(cell.number);
+            }
         }
-        variable.type = "str" + std::to_string(std::min<std::size_t>(width, 2045));
+        variable.type =
+            slot.text ? "str" + std::to_string(std::min<std::size_t>(width, 2045)) : spec.type;
         results.variables.push_back(std::move(variable));
     }
-    auto numeric = [&](const std::string& suffix, const std::string& type, const std::string& label,
-                       const std::string& value_label, auto value_of) {
-        ResultVariable variable;
-        variable.suffix = suffix;
-        variable.type = type;
-        variable.label = label;
-        variable.value_label = value_label;
-        for (const auto& outcome : outcomes) {
-            if (outcome.output == nullptr) continue;  // stays missing
-            variable.observations.push_back(outcome.obs);
-            variable.numbers.push_back(value_of(*outcome.output));
-        }
-        results.variables.push_back(std::move(variable));
-    };
-    numeric("verdict", "byte", "llmvalidate: verdict", "llmv_verdict",
-            [](const stats::TestOutput& o) { return double(verdict_code(o.verdict)); });
-    numeric("tau", "double", "llmvalidate: validation statistic tau", "",
-            [](const stats::TestOutput& o) { return o.validation.statistic; });
-    numeric("crit", "double", "llmvalidate: critical value of tau", "",
-            [](const stats::TestOutput& o) { return o.validation.critical_value; });
-    numeric("p", "double", "llmvalidate: p-value of the validation test", "",
-            [](const stats::TestOutput& o) { return o.validation.p_value; });
-    numeric("bt_acc", "double", "llmvalidate: backtranslation accuracy", "",
-            [](const stats::TestOutput& o) {
-                return o.backtranslation.run ? o.backtranslation.accuracy : kNaN;
-            });
-    numeric("sep_p", "double", "llmvalidate: largest separation p-value", "",
-            [](const stats::TestOutput& o) { return max_separation_p(o); });
 }
 
 }  // namespace llmv::stata

@@ -20,10 +20,9 @@ struct Outcome {
     std::string error;
 };
 
-// Verdict codes of the variable <prefix>verdict and of r(results)[., "verdict"]
-// (value label llmv_verdict): 1 valid, 2 invalid, 3 inconclusive.
-int verdict_code(stats::Verdict verdict);
-
+// The per-passage results (r(results), a single passage's r(), the generate() variables) come
+// from each passage's record (records::PassageBrief in llmvalidate/records.hpp); the verdict
+// codes are records::stata_verdict_code()'s.
 void fill_results(Results& results, const std::vector<Outcome>& outcomes,
                   const stats::TestOptions& options, const std::vector<std::string>& labels,
                   bool generate, bool label_variable);

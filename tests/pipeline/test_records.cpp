@@ -1,14 +1,16 @@
 // The records (llmvalidate/records.hpp) and their generic writers: a field added to a record's
 // visit() appears in the JSON (the JSON lines are to_json of a record too), the CSV and the
-// Stata rows; rpkg/tests/testthat/test-records.R checks the R writer on the same probe
-// (rpkg/src/record_probe.cpp). The real records write what the front ends expect (the golden
-// outputs, tests/cli/test_golden.cpp, check them byte for byte).
+// Stata rows, and one added to Stata's per-passage record (PassageBrief) in r(results), a single
+// passage's r() and the generate() variables; rpkg/tests/testthat/test-records.R checks the R
+// writer on the same probe (rpkg/src/record_probe.cpp). The real records write what the front ends
+// expect (the golden outputs, tests/cli/test_golden.cpp, check them byte for byte).
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../../stata/src/record_stata.hpp"
@@ -40,6 +42,28 @@ void visit(const ProbeResult& x, Visitor& v) {
     v(Field{"method"}, x.method);
     v(Field{"accuracy", "accuracy"}, Maybe<double>{x.accuracy, x.run});
     v(Field{"added", "added"}, x.added);
+}
+
+// Stata's per-passage results (as records::PassageBrief): a column with a variable, a number for
+// a single passage only, a number named otherwise for one passage, text with a variable, and
+// one more, `added`, with a variable of its own, as a new per-passage field would be.
+struct ProbeBrief {
+    double statistic = 0.25;
+    int m = 7;
+    int code = 2;
+    std::string label = "Positive";
+    double added = 1.5;
+};
+
+template <class Visitor>
+void visit(const ProbeBrief& x, Visitor& v) {
+    v(Field{"statistic", "stat"}.generate({"stat", "double", "the statistic", "", 2}), x.statistic);
+    v(Field{"m", "M"}.not_a_column(), x.m);
+    v(Field{"code", "code"}.single_as("code_one").generate({"code", "byte", "a code", "codes", 1}),
+      x.code);
+    v(Field{"method"}, std::string("exact"));  // no Stata name: not in Stata
+    v(Field{"label", "label"}.generate({"label", nullptr, "the label", "", 0}), x.label);
+    v(Field{"added", "added"}.generate({"added", "double", "the added field", "", 3}), x.added);
 }
 
 // A record holding records: nested objects and arrays.
@@ -274,4 +298,90 @@ TEST_CASE("records: Tables 9 and 10 and the batch summary's JSON", "[records]") 
     CHECK(stata_row(all).names ==
           std::vector<std::string>{"n", "n_valid", "share_valid", "n_human_agree", "share_human"});
     CHECK(stata_row(cell).names == std::vector<std::string>{"n", "n_valid", "share_valid"});
+}
+
+TEST_CASE(
+    "records: a field added to Stata's per-passage record appears in r(results), the "
+    "single passage's r() and the variables",
+    "[records]") {
+    const llmv::records::StataCells cells = llmv::records::stata_cells(probe::ProbeBrief{});
+    const llmv::records::StataRow columns = llmv::records::stata_columns(cells);
+    CHECK(columns.names == std::vector<std::string>{"stat", "code", "added"});
+    CHECK(columns.values == std::vector<double>{0.25, 2.0, 1.5});
+
+    const llmv::records::StataSingle single = llmv::records::stata_single(cells);
+    REQUIRE(single.scalars.size() == 4);
+    CHECK(single.scalars[0] == std::make_pair(std::string("stat"), 0.25));
+    CHECK(single.scalars[1] == std::make_pair(std::string("M"), 7.0));
+    CHECK(single.scalars[2] == std::make_pair(std::string("code_one"), 2.0));
+    CHECK(single.scalars[3] == std::make_pair(std::string("added"), 1.5));
+    REQUIRE(single.macros.size() == 1);
+    CHECK(single.macros[0] == std::make_pair(std::string("label"), std::string("Positive")));
+
+    // The variables in their order, each with its type, labels and value.
+    std::vector<std::string> names, types, labels, value_labels;
+    for (const std::size_t k : llmv::records::stata_variables(cells)) {
+        const llmv::records::StataVariable& variable = cells[k].field.variable;
+        names.push_back(variable.name);
+        types.push_back(variable.type == nullptr ? "str#" : variable.type);
+        labels.push_back(variable.label);
+        value_labels.push_back(variable.value_label);
+    }
+    CHECK(names == std::vector<std::string>{"label", "code", "stat", "added"});
+    CHECK(types == std::vector<std::string>{"str#", "byte", "double", "double"});
+    CHECK(labels ==
+          std::vector<std::string>{"the label", "a code", "the statistic", "the added field"});
+    CHECK(value_labels == std::vector<std::string>{"", "codes", "", ""});
+}
+
+TEST_CASE("records: Stata's per-passage results of the tests", "[records]") {
+    llmv::stats::TestOutput output;
+    output.validation.statistic = 0.5;
+    output.validation.m = 20;
+    output.verdict = llmv::stats::Verdict::invalid;
+    output.verdict_reason = "rejected";
+    output.separation.resize(2);
+    output.separation[0].p_value = 0.01;
+    output.separation[0].pass = true;
+    output.separation[1].p_value = 0.03;
+    output.separation[1].pass = true;
+    const std::string label = "Negative";
+    const llmv::records::StataCells cells =
+        llmv::records::stata_cells(llmv::records::PassageBrief{label, output});
+
+    const llmv::records::StataRow columns = llmv::records::stata_columns(cells);
+    CHECK(columns.names == std::vector<std::string>{"tau", "crit", "p", "reject", "accuracy",
+                                                    "acc_lb", "bt_pass", "sep_p", "sep_pass",
+                                                    "verdict"});
+    REQUIRE(columns.values.size() == 10);
+    CHECK(columns.values[0] == 0.5);
+    CHECK(std::isnan(columns.values[4]));  // no backtranslation: missing
+    CHECK(std::isnan(columns.values[6]));
+    CHECK(columns.values[7] == 0.03);  // the largest separation p-value
+    CHECK(columns.values[8] == 1.0);   // every separation test passed
+    CHECK(columns.values[9] == 2.0);   // invalid
+
+    const llmv::records::StataSingle single = llmv::records::stata_single(cells);
+    std::vector<std::string> scalars;
+    for (const auto& entry : single.scalars) scalars.push_back(entry.first);
+    CHECK(scalars == std::vector<std::string>{"tau", "crit", "p", "reject", "M", "B", "accuracy",
+                                              "acc_lb", "bt_pass", "sep_p", "sep_pass",
+                                              "verdict_code"});
+    REQUIRE(single.macros.size() == 3);
+    CHECK(single.macros[0] == std::make_pair(std::string("verdict"), std::string("invalid")));
+    CHECK(single.macros[1] == std::make_pair(std::string("reason"), std::string("rejected")));
+    CHECK(single.macros[2] == std::make_pair(std::string("label"), std::string("Negative")));
+
+    std::vector<std::string> variables;
+    for (const std::size_t k : llmv::records::stata_variables(cells))
+        variables.push_back(cells[k].field.variable.name);
+    CHECK(variables ==
+          std::vector<std::string>{"label", "verdict", "tau", "crit", "p", "bt_acc", "sep_p"});
+
+    // No separation test: both separation fields missing.
+    output.separation.clear();
+    const llmv::records::StataRow alone = llmv::records::stata_columns(
+        llmv::records::stata_cells(llmv::records::PassageBrief{label, output}));
+    CHECK(std::isnan(alone.values[7]));
+    CHECK(std::isnan(alone.values[8]));
 }

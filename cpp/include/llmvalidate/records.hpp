@@ -24,11 +24,19 @@
 // of their own (the method before the statistic, the counts after the pass), which the JSON
 // line's nesting cannot give; its header and its cells come from that one list.
 //
+// Stata's per-passage results (a row of r(results), a single passage's r() scalars and macros,
+// the generate() variables) are a record of their own too (PassageBrief): one list for the three,
+// with the Stata names, the variables' types and labels, and the derived fields (the largest
+// separation p-value, the verdict's code).
+//
 // Adding an output field: one line in the visit() of its result; each writer has one rule per
 // value type (e.g. JSON writes a non-finite double as null, Stata as a missing value).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -40,12 +48,46 @@
 
 namespace llmv::records {
 
+// A generate() variable of Stata's per-passage results (PassageBrief): <prefix><name>, of `type`
+// ("double", "byte"; nullptr for text: str# as wide as its longest value), with its variable
+// label and the value label the ado defines (or ""). `order` places it among the variables,
+// which come in an order of their own (the label and the verdict first).
+struct StataVariable {
+    const char* name = nullptr;  // nullptr: no variable
+    const char* type = nullptr;
+    const char* label = "";
+    const char* value_label = "";
+    int order = 0;
+};
+
 struct Field {
     std::string name;             // canonical: the JSON key, the R list element, the CSV column
     const char* stata = nullptr;  // Stata's name (r() scalar, matrix column); nullptr: not in Stata
     bool json = true;             // false: R only (not in the JSON nor the CSV: formats fixed)
     bool bulk = false;            // large: in the JSON only when asked for, in R always
     bool r = true;                // false: JSON and CSV only (not an element of R's list)
+    // Read by Stata's per-passage results (PassageBrief) only: a number with a Stata name is a
+    // column of r(results) unless `column` is false; for a single passage it is an r() scalar
+    // (text: a macro) named `single` when given, else `stata`; `variable`: its generate() one.
+    bool column = true;
+    const char* single = nullptr;
+    StataVariable variable = {};
+
+    Field not_a_column() const {
+        Field field = *this;
+        field.column = false;
+        return field;
+    }
+    Field single_as(const char* name_for_one) const {
+        Field field = *this;
+        field.single = name_for_one;
+        return field;
+    }
+    Field generate(StataVariable generated) const {
+        Field field = *this;
+        field.variable = generated;
+        return field;
+    }
 };
 
 // The seed: JSON writes a number up to 2^53 and a string of digits above; R a double.
@@ -74,15 +116,23 @@ struct KeyIf {
     bool r_null = false;
 };
 
+// Stata's per-passage results (PassageBrief, below) show these fields flat: hence the generate()
+// variables and M and B, which are r() scalars of a single passage but no columns of r(results).
 template <class Visitor>
 void visit(const stats::ValidationResult& x, Visitor& v) {
-    v(Field{"statistic", "tau"}, x.statistic);
-    v(Field{"critical_value", "crit"}, x.critical_value);
-    v(Field{"p_value", "p"}, x.p_value);
+    v(Field{"statistic", "tau"}.generate(
+          {"tau", "double", "llmvalidate: validation statistic tau", "", 3}),
+      x.statistic);
+    v(Field{"critical_value", "crit"}.generate(
+          {"crit", "double", "llmvalidate: critical value of tau", "", 4}),
+      x.critical_value);
+    v(Field{"p_value", "p"}.generate(
+          {"p", "double", "llmvalidate: p-value of the validation test", "", 5}),
+      x.p_value);
     v(Field{"reject", "reject"}, x.reject);
     v(Field{"method"}, x.method);
-    v(Field{"m", "M"}, x.m);
-    v(Field{"b", "B"}, x.b);
+    v(Field{"m", "M"}.not_a_column(), x.m);
+    v(Field{"b", "B"}.not_a_column(), x.b);
     v(Field{"alpha"}, x.alpha);
     v(Field{"null_distribution", nullptr, true, true}, x.null_distribution);
     v(Field{"can_decide", nullptr, false}, x.can_decide);
@@ -163,6 +213,73 @@ void visit(const TestReport& x, Visitor& v) {
     v(Field{"threshold"}, x.options.threshold);
     v(Field{"permutations"}, x.options.permutations);
     v(Field{"seed"}, Seed{out.seed});
+}
+
+// ---- Stata's per-passage results (stata/src/test_results.cpp) ----------------------------------
+// One passage's tests as `llmvalidate` and `llmvalidate test` store them: its fields with a Stata
+// name (see Field) make a row of r(results) after obs, and, for a single passage, its r()
+// scalars and macros; with generate(), the fields with a variable are the variables. The
+// validation test's fields come from its own record (above), flat; the rest are derived here.
+struct PassageBrief {
+    const std::string& label;  // β̂
+    const stats::TestOutput& output;
+};
+
+// The verdict's code in r(results)[., "verdict"], r(verdict_code) and <prefix>verdict (value
+// label llmv_verdict): 1 valid, 2 invalid, 3 inconclusive.
+inline int stata_verdict_code(stats::Verdict verdict) {
+    switch (verdict) {
+        case stats::Verdict::valid:
+            return 1;
+        case stats::Verdict::invalid:
+            return 2;
+        case stats::Verdict::inconclusive:
+            return 3;
+    }
+    return 3;
+}
+
+// The weakest separation: every separation test passes exactly when this is <= alpha. NaN
+// without separation tests, or when one has no p-value (the paper's method).
+inline double max_separation_p(const stats::TestOutput& output) {
+    if (output.separation.empty()) return std::numeric_limits<double>::quiet_NaN();
+    double worst = -1;
+    for (const auto& test : output.separation) {
+        if (!std::isfinite(test.p_value)) return std::numeric_limits<double>::quiet_NaN();
+        worst = std::max(worst, test.p_value);
+    }
+    return worst;
+}
+
+inline bool separation_all_pass(const stats::TestOutput& output) {
+    for (const auto& test : output.separation)
+        if (!test.pass) return false;
+    return true;
+}
+
+template <class Visitor>
+void visit(const PassageBrief& x, Visitor& v) {
+    const stats::TestOutput& out = x.output;
+    const stats::BacktranslationResult& bt = out.backtranslation;
+    visit(out.validation, v);  // tau crit p reject, and M B for a single passage
+    v(Field{"backtranslation_accuracy", "accuracy"}.generate(
+          {"bt_acc", "double", "llmvalidate: backtranslation accuracy", "", 6}),
+      Maybe<double>{bt.accuracy, bt.run});
+    v(Field{"backtranslation_lower_bound", "acc_lb"}, Maybe<double>{bt.lower_bound, bt.run});
+    v(Field{"backtranslation_pass", "bt_pass"}, Maybe<bool>{bt.pass, bt.run});
+    v(Field{"separation_max_p_value", "sep_p"}.generate(
+          {"sep_p", "double", "llmvalidate: largest separation p-value", "", 7}),
+      max_separation_p(out));
+    v(Field{"separation_pass", "sep_pass"},
+      Maybe<bool>{separation_all_pass(out), !out.separation.empty()});
+    v(Field{"verdict_code", "verdict"}
+          .single_as("verdict_code")
+          .generate({"verdict", "byte", "llmvalidate: verdict", "llmv_verdict", 2}),
+      stata_verdict_code(out.verdict));
+    v(Field{"verdict", "verdict"}, std::string(stats::verdict_name(out.verdict)));
+    v(Field{"verdict_reason", "reason"}, out.verdict_reason);
+    v(Field{"label", "label"}.generate({"label", nullptr, "llmvalidate: the LLM's label", "", 1}),
+      x.label);
 }
 
 // The options a passage's tests ran with, from its provenance fields.
