@@ -228,7 +228,10 @@ int main(int argc, char** argv) {
             const RunResult r = run_like_ado(stata, {"text"}, validate_words(), "u_");
             print_run(out, "validate simulated one passage", stata, r, added(stata, "u_"), paths);
         }
-        if (!server.empty()) {
+        // Against the fake provider server: with its key, then with a key it refuses and
+        // continue (every passage failed, its results missing).
+        for (const bool refused : {false, true}) {
+            if (server.empty()) break;
             Stata stata;
             stata.load(plugin);
             passages(stata);
@@ -237,27 +240,15 @@ int main(int argc, char** argv) {
             stata.set_local("llmv_model", "fake-chat");
             stata.set_local("llmv_embedding_model", "fake-embed");
             stata.set_local("llmv_base_url", server);
-            stata.set_local("llmv_apikey", "sk-transcript");
-            stata.set_local("llmv_cache", cache_folder + "/server.sqlite");
-            const RunResult r = run_like_ado(stata, {"text"}, validate_words(), "s_");
-            print_run(out, "validate server", stata, r, added(stata, "s_"), paths);
-        }
-        if (!server.empty()) {
-            // A refused key with continue: every passage failed, its results missing.
-            Stata stata;
-            stata.load(plugin);
-            passages(stata);
-            stata.set_local("llmv_task", task);
-            stata.set_local("llmv_provider", "openai");
-            stata.set_local("llmv_model", "fake-chat");
-            stata.set_local("llmv_embedding_model", "fake-embed");
-            stata.set_local("llmv_base_url", server);
-            stata.set_local("llmv_apikey", "sk-refused");
-            stata.set_local("llmv_cache", cache_folder + "/refused.sqlite");
+            stata.set_local("llmv_apikey", refused ? "sk-refused" : "sk-transcript");
+            stata.set_local("llmv_cache",
+                            cache_folder + (refused ? "/refused.sqlite" : "/server.sqlite"));
             std::vector<std::string> words = validate_words();
-            words.push_back("continue=1");
-            const RunResult r = run_like_ado(stata, {"text"}, words, "f_");
-            print_run(out, "validate server refused", stata, r, added(stata, "f_"), paths, true);
+            if (refused) words.push_back("continue=1");
+            const std::string prefix = refused ? "f_" : "s_";
+            const RunResult r = run_like_ado(stata, {"text"}, words, prefix);
+            print_run(out, refused ? "validate server refused" : "validate server", stata, r,
+                      added(stata, prefix), paths, refused);
         }
     } catch (const std::exception& error) {
         std::cerr << "plugin_transcript: " << error.what() << "\n";
