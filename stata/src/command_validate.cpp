@@ -39,6 +39,7 @@
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/task.hpp"
 #include "messages.hpp"
+#include "record_stata.hpp"
 #include "results.hpp"
 #include "test_results.hpp"
 #include "validation_settings.hpp"
@@ -90,16 +91,14 @@ void add_passage_summary(Results& results, const pipeline::BatchSummary& summary
     if (!summary.summary.table9.empty()) {
         ResultMatrix table9;
         table9.key = "table9";
-        table9.col_names = {"n", "n_valid", "share_valid", "n_human_agree", "share_human"};
-        table9.cols = static_cast<int>(table9.col_names.size());
+        // Columns: a Table 9 row's fields with a Stata name (records.hpp).
         for (const auto& row : summary.summary.table9) {
             table9.row_names.push_back(row.label.empty() ? "All" : row.label);
-            const std::vector<double> values = {static_cast<double>(row.n),
-                                                static_cast<double>(row.n_valid), row.share_valid,
-                                                static_cast<double>(row.n_human_agree),
-                                                row.share_human};
-            table9.values.insert(table9.values.end(), values.begin(), values.end());
+            records::StataRow numbers = records::stata_row(row);
+            table9.col_names = std::move(numbers.names);
+            table9.values.insert(table9.values.end(), numbers.values.begin(), numbers.values.end());
         }
+        table9.cols = static_cast<int>(table9.col_names.size());
         table9.rows = static_cast<int>(table9.row_names.size());
         results.matrices.push_back(std::move(table9));
     }
