@@ -7,63 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/record_probe.hpp"
 #include "record_r.hpp"
 
-namespace {
-
-using llmv::records::Field;
-using llmv::records::Maybe;
-
-struct ProbeResult {
-    double statistic = 0.25;
-    int m = 7;
-    bool pass = true;
-    std::string method = "exact";
-    double accuracy = 0.5;
-    bool run = false;
-    double added = 1.5;
-};
-
-template <class Visitor>
-void visit(const ProbeResult& x, Visitor& v) {
-    v(Field{"statistic", "stat"}, x.statistic);
-    v(Field{"m", "M"}, x.m);
-    v(Field{"pass", "pass"}, x.pass);
-    v(Field{"method"}, x.method);
-    v(Field{"accuracy", "accuracy"}, Maybe<double>{x.accuracy, x.run});
-    v(Field{"added", "added"}, x.added);
-}
-
-// A table's row, as Table 9's: a field R has and the JSON not, one the other way round, and
-// `added`; tests/pipeline/test_records.cpp has the same.
-struct ProbeRow {
-    std::string label = "a";
-    int n = 2;
-    double share = 0.5;
-    bool pass = true;
-    double added = 1.5;
-};
-
-template <class Visitor>
-void visit(const ProbeRow& x, Visitor& v) {
-    v(llmv::records::r_only("label"), x.label);
-    v(llmv::records::json_only("row_name"), x.label.empty() ? std::string("All") : x.label);
-    v(Field{"n", "n"}, x.n);
-    v(Field{"share", "share"}, x.share);
-    v(Field{"pass"}, x.pass);
-    v(Field{"added", "added"}, x.added);
-}
-
-struct ProbeTable {
-    std::vector<ProbeRow> rows;
-};
-
-template <class Visitor>
-void visit(const ProbeTable& x, Visitor& v) {
-    v(Field{"rows"}, llmv::records::Table<ProbeRow>{x.rows});
-}
-
-}  // namespace
+using llmv::records::probe::ProbeResult;
+using llmv::records::probe::ProbeRow;
+using llmv::records::probe::ProbeTable;
 
 extern "C" SEXP llmv_record_probe() {
     BEGIN_RCPP

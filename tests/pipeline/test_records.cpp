@@ -17,32 +17,16 @@
 #include "llmvalidate/records.hpp"
 #include "pipeline/record_csv.hpp"
 #include "pipeline/record_json.hpp"
+#include "pipeline/record_probe.hpp"
 
 namespace probe {
 
+using llmv::records::probe::ProbeResult;
+using llmv::records::probe::ProbeRow;
+using llmv::records::probe::ProbeTable;
+
 using llmv::records::Field;
 using llmv::records::Maybe;
-
-// A result with one field of each kind, and one more: `added`, as a new output field would be.
-struct ProbeResult {
-    double statistic = 0.25;
-    int m = 7;
-    bool pass = true;
-    std::string method = "exact";
-    double accuracy = 0.5;
-    bool run = false;
-    double added = 1.5;
-};
-
-template <class Visitor>
-void visit(const ProbeResult& x, Visitor& v) {
-    v(Field{"statistic", "stat"}, x.statistic);
-    v(Field{"m", "M"}, x.m);
-    v(Field{"pass", "pass"}, x.pass);
-    v(Field{"method"}, x.method);
-    v(Field{"accuracy", "accuracy"}, Maybe<double>{x.accuracy, x.run});
-    v(Field{"added", "added"}, x.added);
-}
 
 // Stata's per-passage results (as records::PassageBrief): a column with a variable, a number for
 // a single passage only, a number named otherwise for one passage, text with a variable, and
@@ -76,35 +60,6 @@ template <class Visitor>
 void visit(const ProbeReport& x, Visitor& v) {
     v(Field{"one"}, x.one);
     v(Field{"many"}, x.many);
-}
-
-// A table's row, as Table 9's: a field R has and the JSON not (`label`), one the other way
-// round (`row_name`), and `added`; rpkg/src/record_probe.cpp has the same.
-struct ProbeRow {
-    std::string label = "a";
-    int n = 2;
-    double share = 0.5;
-    bool pass = true;
-    double added = 1.5;
-};
-
-template <class Visitor>
-void visit(const ProbeRow& x, Visitor& v) {
-    v(llmv::records::r_only("label"), x.label);
-    v(llmv::records::json_only("row_name"), x.label.empty() ? std::string("All") : x.label);
-    v(Field{"n", "n"}, x.n);
-    v(Field{"share", "share"}, x.share);
-    v(Field{"pass"}, x.pass);
-    v(Field{"added", "added"}, x.added);
-}
-
-struct ProbeTable {
-    std::vector<ProbeRow> rows;
-};
-
-template <class Visitor>
-void visit(const ProbeTable& x, Visitor& v) {
-    v(Field{"rows"}, llmv::records::Table<ProbeRow>{x.rows});
 }
 
 }  // namespace probe
