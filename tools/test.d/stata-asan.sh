@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Stata host tests under AddressSanitizer and UndefinedBehaviorSanitizer: the plugin, the
 # engine it links and the host, built with -DLLMV_SANITIZE=ON in their own build directory
-# ($BUILD_DIR-asan; only the targets the host tests need), then every `stata` CTest test.
+# ($BUILD_DIR-asan; only the targets the host tests and the transcript golden need), then every
+# `stata` CTest test.
 # A sanitizer report aborts the test, so a clean run is a pass. LLMV_STATA_ASAN=0 skips it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,6 +15,6 @@ build_dir="${BUILD_DIR:-build}-asan"
 # -fsanitize (the regular build checks warnings with -Werror).
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLMV_SANITIZE=ON \
   -DLLMV_BUILD_BENCH=OFF -DLLMV_WERROR=OFF >/dev/null
-cmake --build "$build_dir" --target stata_host_tests -j "${JOBS:-2}"
+cmake --build "$build_dir" --target stata_host_tests plugin_transcript fake_provider_server -j "${JOBS:-2}"
 cd "$build_dir"
 ctest -R stata --output-on-failure -j "${JOBS:-2}"
