@@ -39,7 +39,6 @@
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/task.hpp"
 #include "messages.hpp"
-#include "record_stata.hpp"
 #include "results.hpp"
 #include "test_results.hpp"
 #include "validation_settings.hpp"
@@ -92,14 +91,8 @@ void add_passage_summary(Results& results, const pipeline::BatchSummary& summary
         ResultMatrix table9;
         table9.key = "table9";
         // Columns: a Table 9 row's fields with a Stata name (records.hpp).
-        for (const auto& row : summary.summary.table9) {
-            table9.row_names.push_back(row.label.empty() ? "All" : row.label);
-            records::StataRow numbers = records::stata_row(row);
-            table9.col_names = std::move(numbers.names);
-            table9.values.insert(table9.values.end(), numbers.values.begin(), numbers.values.end());
-        }
-        table9.cols = static_cast<int>(table9.col_names.size());
-        table9.rows = static_cast<int>(table9.row_names.size());
+        for (const auto& row : summary.summary.table9)
+            append_record_row(table9, row.label.empty() ? "All" : row.label, row);
         results.matrices.push_back(std::move(table9));
     }
     if (!summary.summary.table10.empty()) {

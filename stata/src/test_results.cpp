@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "arguments.hpp"
-#include "record_stata.hpp"
 
 namespace llmv::stata {
 
@@ -41,14 +40,7 @@ void add_single_passage(Results& results, const Outcome& outcome) {
         // pass, M_beta, M_gamma, reps.
         ResultMatrix separation;
         separation.key = "separation";
-        for (const auto& test : out.separation) {
-            records::StataRow row = records::stata_row(test);
-            separation.col_names = std::move(row.names);
-            separation.row_names.push_back(test.label);
-            separation.values.insert(separation.values.end(), row.values.begin(), row.values.end());
-        }
-        separation.cols = static_cast<int>(separation.col_names.size());
-        separation.rows = static_cast<int>(out.separation.size());
+        for (const auto& test : out.separation) append_record_row(separation, test.label, test);
         results.matrices.push_back(separation);
     }
     if (!bt.run) return;
@@ -68,16 +60,8 @@ void add_single_passage(Results& results, const Outcome& outcome) {
     // lower_bound, pass, M, correct.
     ResultMatrix by_label;
     by_label.key = "backtranslation";
-    auto add = [&](const stats::BacktranslationResult& result) {
-        records::StataRow row = records::stata_row(result);
-        by_label.col_names = std::move(row.names);
-        by_label.row_names.push_back(result.label);
-        by_label.values.insert(by_label.values.end(), row.values.begin(), row.values.end());
-    };
-    add(bt);
-    for (const auto& other : out.backtranslation_other) add(other);
-    by_label.cols = static_cast<int>(by_label.col_names.size());
-    by_label.rows = static_cast<int>(by_label.row_names.size());
+    append_record_row(by_label, bt.label, bt);
+    for (const auto& other : out.backtranslation_other) append_record_row(by_label, other.label, other);
     results.matrices.push_back(by_label);
 }
 

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llmvalidate/stats.hpp"
+#include "record_stata.hpp"
 #include "results.hpp"
 
 namespace llmv::stata {
@@ -19,6 +21,18 @@ struct Outcome {
     const stats::TestOutput* output = nullptr;
     std::string error;
 };
+
+// A row of a matrix whose rows are records (r(separation), r(backtranslation), r(table9)): the
+// record's numbers with a Stata name, under the row name `row_name`; the columns are their names.
+template <class Record>
+void append_record_row(ResultMatrix& matrix, const std::string& row_name, const Record& record) {
+    records::StataRow row = records::stata_row(record);
+    matrix.col_names = std::move(row.names);
+    matrix.cols = static_cast<int>(matrix.col_names.size());
+    matrix.row_names.push_back(row_name);
+    matrix.rows = static_cast<int>(matrix.row_names.size());
+    matrix.values.insert(matrix.values.end(), row.values.begin(), row.values.end());
+}
 
 // The per-passage results (r(results), a single passage's r(), the generate() variables) come
 // from each passage's record (records::PassageBrief in llmvalidate/records.hpp); the verdict
