@@ -326,12 +326,7 @@ class Engine : private PassageFlow::Requests {
             static_cast<double>(unit.prompt.size()) / 4.0 +
             (config_.max_tokens ? *config_.max_tokens : (unit.kind == Kind::simulate ? 200.0 * unit.count : 20.0));
         for (const auto& secret : job.request.secrets) remember_secret(secret);
-        InFlight flight;
-        flight.key = key;
-        flight.hash = hash;
-        flight.units.push_back(std::move(unit));
-        inflight_by_key_[hash] = job.id;
-        inflight_[job.id] = std::move(flight);
+        track_in_flight(job.id, key, hash, std::move(unit));
         return job;
     }
 
@@ -363,6 +358,17 @@ class Engine : private PassageFlow::Requests {
         flow_.deliver(unit, parsed, /*from_cache=*/false);
     }
 
+    // A job's first unit; later units with the same cache key join it (shared calls).
+    void track_in_flight(std::uint64_t job_id, const CacheKey& key, const std::string& hash,
+                         ChatUnit unit) {
+        InFlight flight;
+        flight.key = key;
+        flight.hash = hash;
+        flight.units.push_back(std::move(unit));
+        inflight_by_key_[hash] = job_id;
+        inflight_[job_id] = std::move(flight);
+    }
+
     // Batch-API mode: the answer a provider batch gave goes the way of a synchronous one (the
     // same parsing, cache entry and redraws); a request no batch answered yet is recorded and
     // its passage waits for the next pass.
@@ -379,12 +385,7 @@ class Engine : private PassageFlow::Requests {
         result.id = next_job_id_++;
         result.response = found->second;
         result.attempts = 1;
-        InFlight flight;
-        flight.key = key;
-        flight.hash = hash;
-        flight.units.push_back(std::move(unit));
-        inflight_by_key_[hash] = result.id;
-        inflight_[result.id] = std::move(flight);
+        track_in_flight(result.id, key, hash, std::move(unit));
         on_done(std::move(result));
         return std::nullopt;
     }
