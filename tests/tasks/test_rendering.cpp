@@ -253,4 +253,16 @@ TEST_CASE("passage_inputs: the task of the run read from the configuration, once
     config.task_source.clear();
     config.task_path = std::string(kPromptsDir) + "/no_such_task.toml";
     CHECK_THROWS_AS(llmv::passage_inputs(config, {first}, "built by llm_task()"), llmv::Error);
+    // No task at all: the run's message (the argument, what it received, what is allowed), the
+    // same from R's passages as from the run and the dry run.
+    config.task_path.clear();
+    const std::string no_task =
+        "`task` must be a shipped task name (e.g. simple_sentiment) or the path of a task file; "
+        "received \"\".";
+    CHECK_THROWS_WITH(llmv::passage_inputs(config, {first}, "built by llm_task()"), no_task);
+    CHECK_THROWS_WITH(llmv::task_of(config, "built by llm_task()"), no_task);
+    config.provider = "simulated";
+    const llmv::pipeline::PassageInput input =
+        llmv::passage_input(llmv::load_task(std::string(kPromptsDir) + "/topic.toml"), first);
+    CHECK_THROWS_WITH(llmv::pipeline::dry_run(config, {input}), no_task);
 }
