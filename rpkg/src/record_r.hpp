@@ -31,15 +31,6 @@ Rcpp::NumericVector to_r_numbers(const T& record);
 
 namespace detail {
 
-template <class T>
-struct is_r_vector : std::false_type {};
-template <class T>
-struct is_r_vector<std::vector<T>> : std::true_type {};
-template <class T>
-struct is_r_table : std::false_type {};
-template <class T>
-struct is_r_table<Table<T>> : std::true_type {};
-
 // A table's columns: the first row (or a default one, for no rows) makes the typed columns,
 // each row then sets its element of each.
 struct RColumns {
@@ -141,9 +132,9 @@ Rcpp::RObject r_value(const T& value) {
         return Rcpp::NumericVector(value.data(), value.data() + value.size());
     } else if constexpr (r_numbers<T>::value) {
         return to_r_numbers(value);
-    } else if constexpr (is_r_table<T>::value) {
+    } else if constexpr (is_table<T>::value) {
         return table_to_r(value);
-    } else if constexpr (is_r_vector<T>::value) {
+    } else if constexpr (is_vector<T>::value) {
         Rcpp::List list(value.size());  // a vector of records
         for (std::size_t i = 0; i < value.size(); ++i) list[i] = to_r(value[i]);
         return list;

@@ -514,6 +514,16 @@ void visit(const pipeline::BatchSummary& x, Visitor& v) {
     v(Field{"benjamini_hochberg"}, adjusted);
 }
 
+// A vector of values (of records: an array / a list) and a Table: the writers' rules for them.
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_table : std::false_type {};
+template <class T>
+struct is_table<Table<T>> : std::true_type {};
+
 // Whether `visit(T, Visitor)` exists: the writers recurse into nested records with it.
 template <class T, class = void>
 struct is_record : std::false_type {};

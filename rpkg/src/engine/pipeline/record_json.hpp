@@ -33,15 +33,6 @@ nlohmann::ordered_json to_json(const T& record, const JsonWriteOptions& options 
 namespace detail {
 
 template <class T>
-struct is_vector : std::false_type {};
-template <class T>
-struct is_vector<std::vector<T>> : std::true_type {};
-template <class T>
-struct is_table : std::false_type {};
-template <class T>
-struct is_table<Table<T>> : std::true_type {};
-
-template <class T>
 nlohmann::ordered_json json_value(const T& value, const JsonWriteOptions& options) {
     using nlohmann::ordered_json;
     if constexpr (std::is_same_v<T, double>) {
