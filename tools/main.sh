@@ -2,8 +2,10 @@
 # The main job: builds llmvalidate and runs it on the shipped example.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh
-bash tools/build.sh >/dev/null
+bash tools/setup.sh --main
+# Only the command-line tool: the tests, benches and Stata plugin are tools/test.sh's.
+BUILD_TARGET=llmvalidate bash tools/build.sh -DLLMV_BUILD_TESTS=OFF -DLLMV_BUILD_BENCH=OFF \
+  -DLLMV_BUILD_STATA=OFF >/dev/null
 # The paper's five Section 4 passages on simple sentiment (Table 1's setting), with the
 # provider configured in the environment (LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY,
 # AWS credentials); with none, the simulated provider (synthetic), which the report's first

@@ -1,27 +1,44 @@
 #!/usr/bin/env bash
-# Installs everything the project needs on a fresh Debian machine. Idempotent: a second
-# run checks and returns in a second. Used by tools/main.sh, tools/test.sh and .ci/run.
+# Installs what the project needs on a fresh Debian machine. Idempotent: a second run checks and
+# returns in a second.
+#   tools/setup.sh --main   what the main job needs (tools/main.sh): the engine and the CLI's
+#                           build (compiler, CMake, the libraries the engine links)
+#   tools/setup.sh          everything (tools/test.sh, .ci/run): the above, plus the tests'
+#                           servers and frameworks, R and its packages, the Windows
+#                           cross-compiler and wine, and modelsummary from CRAN
 set -euo pipefail
+need=all
+case "${1:-}" in
+  --main) need=main ;;
+  "") ;;
+  *) echo "usage: tools/setup.sh [--main]" >&2; exit 2 ;;
+esac
 
+# The engine and the command-line tool.
 apt_packages=(
-  build-essential cmake ninja-build pkg-config git time
-  libeigen3-dev catch2 nlohmann-json3-dev libboost-dev libboost-math-dev
-  libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev libssl-dev libtoml11-dev
-  r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-bh r-cran-cli r-cran-rlang
-  r-cran-testthat r-cran-generics r-cran-broom r-cran-tibble r-cran-withr
-  r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc
-  qpdf devscripts r-cran-roxygen2
-  curl
-  # The Windows plugin: cross-compiled, its test run under wine (tools/test.d/stata-windows.sh);
-  # its libcurl from Debian's source package, checked against the archive key.
-  g++-mingw-w64-x86-64-posix
-  wine64 dpkg-dev debian-archive-keyring
+  build-essential cmake ninja-build pkg-config
+  libeigen3-dev nlohmann-json3-dev libboost-dev libboost-math-dev
+  libcurl4-openssl-dev libsqlite3-dev libtoml11-dev
 )
-# npm builds the offline llama-server (tools/build-llama-server.sh). Machines whose Node.js
-# comes from NodeSource already have npm inside it, and Debian's npm conflicts with that
-# package: ask apt only where there is no npm at all.
-if ! command -v npm >/dev/null 2>&1; then
-  apt_packages+=(nodejs npm)
+if [ "$need" = all ]; then
+  apt_packages+=(
+    git time ccache catch2 libcpp-httplib-dev libssl-dev
+    r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-bh r-cran-cli r-cran-rlang
+    r-cran-testthat r-cran-generics r-cran-broom r-cran-tibble r-cran-withr
+    r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown pandoc
+    qpdf devscripts r-cran-roxygen2
+    curl
+    # The Windows plugin: cross-compiled, its test run under wine (tools/test.d/stata-windows.sh);
+    # its libcurl from Debian's source package, checked against the archive key.
+    g++-mingw-w64-x86-64-posix
+    wine64 dpkg-dev debian-archive-keyring
+  )
+  # npm builds the offline llama-server (tools/build-llama-server.sh). Machines whose Node.js
+  # comes from NodeSource already have npm inside it, and Debian's npm conflicts with that
+  # package: ask apt only where there is no npm at all.
+  if ! command -v npm >/dev/null 2>&1; then
+    apt_packages+=(nodejs npm)
+  fi
 fi
 
 missing=()
@@ -33,6 +50,17 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[ "$need" = main ] && exit 0
+
+# pkgbuild 1.4.1 or later runs the R package's bootstrap.R (the remotes/pak install route,
+# tested by tools/test.d/r-package.sh); Debian has 1.4.0. From CRAN, without its dependencies,
+# which Debian's packages above bring.
+if ! Rscript -e 'quit(status = !(requireNamespace("pkgbuild", quietly = TRUE) &&
+                                 packageVersion("pkgbuild") >= "1.4.1"))' >/dev/null 2>&1; then
+  echo "setup: installing pkgbuild from CRAN"
+  Rscript -e 'install.packages("pkgbuild", repos = "https://cloud.r-project.org", dependencies = FALSE)'
 fi
 
 # modelsummary (the vignettes' regression tables) is not packaged for Debian: from CRAN, so

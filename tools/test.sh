@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
 build_dir=${BUILD_DIR:-build}
-BUILD_DIR=$build_dir bash tools/build.sh -DLLMV_WERROR=ON
+# The tests, benches and plugin explicitly: tools/main.sh may have configured the same folder
+# without them.
+BUILD_DIR=$build_dir bash tools/build.sh -DLLMV_WERROR=ON -DLLMV_BUILD_TESTS=ON -DLLMV_BUILD_BENCH=ON \
+  -DLLMV_BUILD_STATA=ON
 
 # The tests never write to the user's own cache (the default, `llmvalidate cache --path`).
 export LLMV_CACHE="$PWD/$build_dir/test-default-cache.sqlite"

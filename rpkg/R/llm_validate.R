@@ -84,7 +84,7 @@
 #'   how the passages' bytes are read), `permutations` (default 999), `repeats`
 #'   (annotations of each passage, default 1), `temperature` (default 1),
 #'   `max_retries` (retries of a request after HTTP 429/5xx or a transport
-#'   failure, honouring Retry-After; default 6), `variables` (a named character
+#'   failure, honouring Retry-After; default 5), `variables` (a named character
 #'   vector of the task's placeholders, e.g. `c(topic = "inflation")` for the
 #'   `"topic"` task).
 #' @param labels Deprecated: the human labels, now `human`. (Elsewhere in the

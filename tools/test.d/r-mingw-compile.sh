@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The R package's C++ sources compile for Windows: every file of rpkg/src (the glue and the
-# engine copy) goes through the mingw-w64 cross-compiler (x86_64, posix threads) against R's
-# and Rcpp's headers, with the flags of rpkg/src/Makevars.win. Compile only (-fsyntax-only): it
+# The R package's C++ sources compile for Windows: every file of src/ in the source tarball
+# (tools/build-r-tarball.sh: the glue, the staged engine and the header-only libraries it
+# carries) goes through the mingw-w64 cross-compiler (x86_64, posix threads) against R's and
+# Rcpp's headers, with the flags of rpkg/src/Makevars.win. Compile only (-fsyntax-only): it
 # catches POSIX-only headers and calls before a Windows user does; linking needs Rtools'
-# libraries, which Debian has not. The third-party headers (libcurl, SQLite, nlohmann-json,
-# toml11, Eigen, Boost) are the system's, reached through a folder of links so that no Linux
-# system header shadows mingw's. tools/setup.sh installs the compiler.
+# libraries, which Debian has not. nlohmann-json and toml11 come from the tarball alone, as on
+# a Windows machine; what Rtools and RcppEigen/BH bring there (libcurl, SQLite, Eigen, Boost)
+# is the system's, reached through a folder of links so that no Linux system header shadows
+# mingw's. tools/setup.sh installs the compiler.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build_dir=$(mkdir -p "${BUILD_DIR:-build}" && cd "${BUILD_DIR:-build}" && pwd)
@@ -20,8 +22,7 @@ headers="$build_dir/mingw-r-headers"
 rm -rf "$headers"
 mkdir -p "$headers"
 multiarch=$(gcc -print-multiarch)
-for link in "/usr/include/$multiarch/curl" /usr/include/sqlite3.h /usr/include/nlohmann \
-            /usr/include/toml.hpp /usr/include/toml /usr/include/eigen3/Eigen \
+for link in "/usr/include/$multiarch/curl" /usr/include/sqlite3.h /usr/include/eigen3/Eigen \
             /usr/include/eigen3/unsupported /usr/include/boost; do
   if [ ! -e "$link" ]; then
     echo "r-mingw-compile: FAIL: $link not found (tools/setup.sh installs it)" >&2
@@ -33,11 +34,17 @@ r_include=$(R RHOME)/include
 [ -f "$r_include/R.h" ] || r_include=$(R CMD config --cppflags | sed 's/^-I//')
 rcpp_include=$(Rscript -e 'cat(system.file("include", package = "Rcpp"))')
 
+tarball=$(bash tools/build-r-tarball.sh "$build_dir/r-tarball" | tail -1)
+unpacked="$build_dir/mingw-r-tarball"
+rm -rf "$unpacked"
+mkdir -p "$unpacked"
+tar -xzf "$tarball" -C "$unpacked"
+package_src="$unpacked/llmvalidate/src"
 flags=(-std=gnu++17 -fsyntax-only -Wall -ffp-contract=off
        -I"$r_include" -I"$rcpp_include" -I"$headers"
-       -Irpkg/src/engine/include -Irpkg/src/engine
+       -I"$package_src/engine/include" -I"$package_src/engine" -I"$package_src/third_party"
        -DEIGEN_MPL2_ONLY -DNDEBUG -DLLMV_NO_STDERR -DCURL_STATICLIB)
-mapfile -t sources < <(find rpkg/src -name '*.cpp' | sort)
+mapfile -t sources < <(find "$package_src" -name '*.cpp' | sort)
 echo "r-mingw-compile: ${#sources[@]} files with $($cxx --version | head -1)"
 log="$build_dir/mingw-r-compile.log"
 : >"$log"

@@ -1,22 +1,45 @@
 #!/usr/bin/env bash
-# The R package: the engine copy is fresh, `R CMD build rpkg` gives a tarball, and
-# `R CMD check --as-cran` on it (which runs the testthat suite and builds the vignettes)
-# gives no ERROR and no WARNING. NOTEs are listed (and justified in rpkg/cran-comments.md).
+# The R package: tools/build-r-tarball.sh stages the engine into rpkg/ and builds the source
+# tarball, and `R CMD check --as-cran` on it (which runs the testthat suite and builds the
+# vignettes) gives no ERROR and no WARNING. NOTEs are listed (and justified in
+# rpkg/cran-comments.md). git keeps no copy of the engine under rpkg/ (checked first).
 # The CLI parity tests run when the CMake build left a CLI in $BUILD_DIR (tools/test.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 build_dir=$(cd "$root" && mkdir -p "${BUILD_DIR:-build}" && cd "${BUILD_DIR:-build}" && pwd)
 
-# LLMV_SYNC_FROM=HEAD compares with the committed engine (others editing the work tree).
-bash tools/sync-engine.sh --check ${LLMV_SYNC_FROM:+--from=$LLMV_SYNC_FROM}
+if [ -n "$(git ls-files rpkg/src/engine rpkg/inst/prompts rpkg/vignettes 2>/dev/null)" ]; then
+  echo "r-package: git tracks a copy of the engine, tasks or vignettes under rpkg/; they live" \
+       "once in cpp/, prompts/ and vignettes/ and are staged by tools/stage-r-package.sh" >&2
+  exit 1
+fi
 
 work="$build_dir/rpkg-check"
 rm -rf "$work"
 mkdir -p "$work"
-cp -R rpkg "$work/llmvalidate"
-# Build outputs of a local install must not reach the tarball.
-(cd "$work/llmvalidate" && ./cleanup)
+
+# The remotes/pak route: they download the repository and let pkgbuild build the `rpkg`
+# subdirectory, which runs bootstrap.R first (pkgbuild 1.4.1 or later; tools/setup.sh installs
+# it from CRAN). The tarball it builds from a pristine export of HEAD must carry the engine.
+if Rscript -e 'quit(status = !(requireNamespace("pkgbuild", quietly = TRUE) &&
+                                packageVersion("pkgbuild") >= "1.4.1"))'; then
+  export_dir="$work/export"
+  mkdir -p "$export_dir/repo"
+  git archive HEAD | tar -x -C "$export_dir/repo"
+  Rscript -e 'pkgbuild::build(commandArgs(TRUE)[1], dest_path = commandArgs(TRUE)[2],
+                              vignettes = FALSE, manual = FALSE, quiet = TRUE)' \
+    "$export_dir/repo/rpkg" "$export_dir" >/dev/null
+  if ! tar -tzf "$export_dir"/llmvalidate_*.tar.gz | grep -q 'src/engine/include/llmvalidate/stats.hpp'; then
+    echo "r-package: pkgbuild's tarball of the rpkg subdirectory lacks the engine (bootstrap.R)" >&2
+    exit 1
+  fi
+  echo "r-package: pkgbuild (remotes/pak route) stages the engine through bootstrap.R"
+  rm -rf "$export_dir"
+elif [ "${CI:-}" = true ]; then
+  echo "r-package: pkgbuild >= 1.4.1 is not installed (tools/setup.sh installs it)" >&2
+  exit 1
+fi
 
 # The committed man/ and NAMESPACE are what roxygen2 makes of the sources.
 if Rscript -e 'quit(status = !requireNamespace("roxygen2", quietly = TRUE))'; then
@@ -67,9 +90,9 @@ Rscript -e 'saveRDS(data.frame(Package = character(), Maintainer = character()),
                     commandArgs(TRUE)[1])' "$work/offline-cran/web/packages/packages.rds"
 export R_CRAN_WEB="file://$work/offline-cran"
 
+tarball=$(bash tools/build-r-tarball.sh "$work" | tail -1)
 cd "$work"
-R CMD build llmvalidate
-tarball=$(ls llmvalidate_*.tar.gz)
+tarball=$(basename "$tarball")
 status=0
 R CMD check --as-cran --no-manual "$tarball" || status=$?
 

@@ -1,1 +1,0 @@
-// Keeps an area library non-empty before its first source file lands.

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Stages what the R package compiles and ships but git keeps only once, elsewhere in the
+# repository, into rpkg/ (every destination is in .gitignore):
+#   cpp/include, cpp/<engine area>  ->  rpkg/src/engine/...
+#   prompts/                        ->  rpkg/inst/prompts/
+#   vignettes/                      ->  rpkg/vignettes/
+# With --third-party, also the header-only libraries the engine includes (nlohmann-json and
+# toml11, with their copyright files), taken from the Debian packages that tools/setup.sh
+# installs, into rpkg/src/third_party/: a source tarball built after it installs on Windows
+# and macOS without those headers (configure and Makevars.win fall back to that folder).
+#
+# Used by tools/build-r-tarball.sh (the tarball), by rpkg/configure when `R CMD INSTALL rpkg`
+# runs from a checkout with nothing staged, and by rpkg/bootstrap.R (pkgbuild, hence
+# remotes/pak installs of the `rpkg` subdirectory). `--clean` removes what was staged.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+package="$root/rpkg"
+third_party=no
+clean=no
+for arg in "$@"; do
+  case "$arg" in
+    --third-party) third_party=yes ;;
+    --clean) clean=yes ;;
+    *) echo "usage: tools/stage-r-package.sh [--third-party] [--clean]" >&2; exit 2 ;;
+  esac
+done
+
+staged=(src/engine inst/prompts vignettes src/third_party)
+for destination in "${staged[@]}"; do
+  rm -rf "${package:?}/$destination"
+done
+if [ "$clean" = yes ]; then
+  echo "stage-r-package: removed ${staged[*]} from rpkg/"
+  exit 0
+fi
+
+# The engine areas the package compiles: every area of cpp/ but the command-line tool.
+engine_areas=(core stats llm transport cache pipeline)
+copies=("cpp/include|src/engine/include|*.hpp")
+for area in "${engine_areas[@]}"; do
+  copies+=("cpp/$area|src/engine/$area|*.[ch]pp")
+done
+copies+=("prompts|inst/prompts|*" "vignettes|vignettes|*")
+
+# The files of a source folder, relative to it, NUL-separated: in a git checkout the tracked
+# files only (never a half-written untracked file), elsewhere every file but dotfiles.
+list_files() {
+  local source=$1 pattern=$2
+  if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git -C "$root/$source" ls-files -z -- "$pattern" | while IFS= read -r -d '' file; do
+      [ -f "$root/$source/$file" ] && printf '%s\0' "$file"
+    done
+  else
+    (cd "$root/$source" && find . -type f -name "$pattern" ! -name '.*' -print0)
+  fi
+}
+
+for copy in "${copies[@]}"; do
+  IFS='|' read -r source destination pattern <<<"$copy"
+  mkdir -p "$package/$destination"
+  list_files "$source" "$pattern" | while IFS= read -r -d '' file; do
+    mkdir -p "$package/$destination/$(dirname "$file")"
+    cp "$root/$source/$file" "$package/$destination/$file"
+  done
+done
+
+if [ "$third_party" = yes ]; then
+  # Debian package | the paths under /usr/include it installs that the engine includes
+  libraries=("nlohmann-json3-dev|nlohmann" "libtoml11-dev|toml.hpp toml")
+  mkdir -p "$package/src/third_party/licenses"
+  for library in "${libraries[@]}"; do
+    IFS='|' read -r debian_package paths <<<"$library"
+    if ! dpkg -s "$debian_package" >/dev/null 2>&1; then
+      echo "stage-r-package: $debian_package is not installed (tools/setup.sh installs it)" >&2
+      exit 1
+    fi
+    for path in $paths; do
+      cp -R "/usr/include/$path" "$package/src/third_party/"
+    done
+    version=$(dpkg-query -W -f='${Version}' "$debian_package")
+    cp "/usr/share/doc/$debian_package/copyright" \
+      "$package/src/third_party/licenses/$debian_package-$version.copyright"
+  done
+  [ -f "$package/src/third_party/nlohmann/json.hpp" ] && [ -f "$package/src/third_party/toml.hpp" ] || {
+    echo "stage-r-package: the header-only libraries were not staged" >&2
+    exit 1
+  }
+fi
+echo "stage-r-package: staged ${engine_areas[*]}, include, prompts and vignettes into rpkg/" \
+  "$([ "$third_party" = yes ] && echo "with nlohmann-json and toml11" || true)"
