@@ -150,6 +150,7 @@ void PassageFlow::fill_provenance(PassageState& passage) {
     result.repeats = config_.annotation_repeats;
     result.alpha = config_.tests.alpha;
     result.threshold = config_.tests.threshold;
+    result.permutations = config_.tests.permutations;
     result.validation_method = config_.tests.validation_method;
     result.separation_method = config_.tests.separation_method;
     result.backtranslation_rule = config_.tests.backtranslation_rule;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <set>
 
 #include "cli/cli_runner.hpp"
@@ -429,4 +430,33 @@ TEST_CASE("no input on a terminal is a usage error rather than a hang", "[cli][i
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 2);
     CHECK(contains(read_file(output), "llmvalidate: error [llmv.cli.usage]: no input"));
+}
+
+// Every "permutations" of a run's JSON line is the R the separation tests used: the line's
+// top-level provenance came from defaults before (999 beside tests that used 99).
+TEST_CASE("a run's JSON line reports the permutations its tests used, everywhere", "[cli]") {
+    const TempDir folder;
+    const std::string cache = folder.file("cache.sqlite");
+    const CliResult result = run_cli(
+        {"run", "--provider", "simulated", "--task", "simple_sentiment", "--text",
+         "Profit rose 40% on strong demand.", "-M", "20", "-n", "5", "--permutations", "99",
+         "--seed", "3", "--cache", cache, "--json", "--quiet"});
+    REQUIRE(result.exit_code == 0);
+    const json line = json::parse(result.out.substr(0, result.out.find('\n')));
+    int seen = 0;
+    std::function<void(const json&)> visit = [&](const json& value) {
+        if (value.is_object()) {
+            for (auto it = value.begin(); it != value.end(); ++it) {
+                if (it.key() == "permutations") {
+                    CHECK(it.value() == 99);
+                    ++seen;
+                }
+                visit(it.value());
+            }
+        } else if (value.is_array()) {
+            for (const json& element : value) visit(element);
+        }
+    };
+    visit(line);
+    CHECK(seen >= 2);  // the line's own provenance and at least one separation test
 }

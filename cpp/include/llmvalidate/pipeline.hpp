@@ -209,6 +209,7 @@ struct PassageResult {
     std::map<std::string, std::string> prompt_hashes;  // "annotation", "simulation:<label>"
     int m = 0, n = 0, repeats = 0;
     double alpha = 0, threshold = 0;
+    int permutations = 0;  // R of the permutation test (B of the paper's: paper_reference)
     std::string validation_method, separation_method, backtranslation_rule;
     std::uint64_t seed = 0;
     CallCounts calls;

@@ -288,6 +288,7 @@ inline stats::TestOptions test_options_of(const pipeline::PassageResult& result)
     options.alpha = result.alpha;
     options.threshold = result.threshold;
     options.seed = result.seed;
+    options.permutations = result.permutations;
     options.validation_method = result.validation_method;
     options.separation_method = result.separation_method;
     options.backtranslation_rule = result.backtranslation_rule;
