@@ -43,10 +43,16 @@ done
 copies+=("prompts|inst/prompts|*" "vignettes|vignettes|*")
 
 # The files of a source folder, relative to it, NUL-separated: in a git checkout the tracked
-# files only (never a half-written untracked file), elsewhere every file but dotfiles.
+# files only (never a half-written untracked file), elsewhere every file but dotfiles. An
+# export of the repository (as remotes and pak download it) may lie inside another checkout:
+# only a checkout whose top is this root counts.
+in_checkout=no
+if [ "$(git -C "$root" rev-parse --show-toplevel 2>/dev/null)" = "$root" ]; then
+  in_checkout=yes
+fi
 list_files() {
   local source=$1 pattern=$2
-  if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  if [ "$in_checkout" = yes ]; then
     git -C "$root/$source" ls-files -z -- "$pattern" | while IFS= read -r -d '' file; do
       [ -f "$root/$source/$file" ] && printf '%s\0' "$file"
     done
