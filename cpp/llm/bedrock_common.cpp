@@ -9,9 +9,14 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
     : connect_timeout_ms_(config.connect_timeout_ms), total_timeout_ms_(config.total_timeout_ms) {
     region_ = first_set(config, config.region, {"AWS_REGION", "AWS_DEFAULT_REGION"});
     if (region_.empty()) region_ = "us-east-1";
-    base_url_ = strip_trailing_slashes(
-        first_set(config, config.base_url, {"AWS_ENDPOINT_URL_BEDROCK_RUNTIME"}));
+    // The AWS SDKs' order: the service's own endpoint variable, then the global one (VPC
+    // endpoints, proxies).
+    base_url_ = strip_trailing_slashes(first_set(
+        config, config.base_url, {"AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "AWS_ENDPOINT_URL"}));
     if (base_url_.empty()) base_url_ = "https://bedrock-runtime." + region_ + ".amazonaws.com";
+    control_base_url_ = strip_trailing_slashes(
+        first_set(config, config.base_url, {"AWS_ENDPOINT_URL_BEDROCK", "AWS_ENDPOINT_URL"}));
+    if (control_base_url_.empty()) control_base_url_ = "https://bedrock." + region_ + ".amazonaws.com";
     bearer_token_ = first_set(config, config.api_key, {"AWS_BEARER_TOKEN_BEDROCK"});
     if (!bearer_token_.empty()) {
         auth_source_ = config.api_key.empty() ? "bearer token from $AWS_BEARER_TOKEN_BEDROCK"
@@ -56,6 +61,15 @@ HttpRequest BedrockEndpoint::request(const std::string& model, const std::string
     request.secrets = secrets_;
     request.connect_timeout_ms = connect_timeout_ms_;
     request.total_timeout_ms = total_timeout_ms_;
+    return request;
+}
+
+HttpRequest BedrockEndpoint::control_request(const std::string& path) const {
+    HttpRequest request = this->request("x", "x", "");
+    request.method = "GET";
+    request.url = control_base_url_ + path;
+    request.headers = {{"Accept", "application/json"}};
+    if (!bearer_token_.empty()) request.headers.emplace_back("Authorization", "Bearer " + bearer_token_);
     return request;
 }
 
