@@ -39,6 +39,7 @@ std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
 bool has_aws_credentials(const Environment& environment) {
     return !env_value(environment, "AWS_BEARER_TOKEN_BEDROCK").empty() ||
+           !env_value(environment, "AWS_PROFILE").empty() ||
            (!env_value(environment, "AWS_ACCESS_KEY_ID").empty() &&
             !env_value(environment, "AWS_SECRET_ACCESS_KEY").empty());
 }
@@ -60,7 +61,7 @@ const std::vector<ProviderDefaults>& provider_defaults() {
          "Anthropic models overview (current line-up); npm @anthropic-ai/sdk 1.17.0 Model list, "
          "not in its deprecated-models table"},
         {"chat", "bedrock", "us.anthropic.claude-sonnet-4-6", "bedrock-titan",
-         "AWS_BEARER_TOKEN_BEDROCK, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+         "AWS_BEARER_TOKEN_BEDROCK, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE",
          "2026-12-04",
          "Anthropic's Claude on Amazon Bedrock page (US inference profile); Bedrock model "
          "lifecycle: launched 2026-02, at least 12 months before end of life"},

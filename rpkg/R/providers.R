@@ -193,7 +193,10 @@ auto_provider <- function() {
 #' process and a hashed bag of words), not language models.
 #'
 #' @return A data frame with columns `kind` (`"chat"` or `"embedding"`),
-#'   `provider`, `model`, `embedding_provider` and `credential`.
+#'   `provider`, `model`, `embedding_provider`, `credential`, `checked` (the
+#'   date the default was last compared with the vendor's catalogue) and
+#'   `source` (where that catalogue was read). [llm_models()] lists what a
+#'   vendor serves today.
 #' @export
 #' @examples
 #' llm_provider_defaults()

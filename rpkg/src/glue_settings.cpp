@@ -45,18 +45,21 @@ SEXP llmv_resolve_providers(SEXP config_) {
 SEXP llmv_provider_defaults() {
     BEGIN_RCPP
     return guarded([&]() -> Rcpp::RObject {
-        std::vector<std::string> kind, provider, model, embedding_family, credential;
+        std::vector<std::string> kind, provider, model, embedding_family, credential, checked, source;
         for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
             kind.push_back(row.kind);
             provider.push_back(row.provider);
             model.push_back(row.model);
             embedding_family.push_back(row.embedding_family);
             credential.push_back(row.credential);
+            checked.push_back(row.checked);
+            source.push_back(row.source);
         }
         return Rcpp::List::create(Rcpp::Named("kind") = kind, Rcpp::Named("provider") = provider,
                                   Rcpp::Named("model") = model,
                                   Rcpp::Named("embedding_provider") = embedding_family,
-                                  Rcpp::Named("credential") = credential);
+                                  Rcpp::Named("credential") = credential,
+                                  Rcpp::Named("checked") = checked, Rcpp::Named("source") = source);
     });
     END_RCPP
 }

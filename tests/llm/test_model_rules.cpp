@@ -4,6 +4,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
 #include "llm/model_catalogue.hpp"
 #include "llm/model_rules.hpp"
 #include "llm/provider.hpp"
@@ -189,4 +193,45 @@ TEST_CASE("openai: OPENAI_ORG_ID and OPENAI_PROJECT_ID become the OpenAI-Organiz
     CHECK(header(make_embedding_provider("openai", isolated(environment))
                      ->build_request(EmbeddingRequest{"text-embedding-3-small", {"a"}, std::nullopt, true}),
                  "OpenAI-Project") == "proj_456");
+}
+
+TEST_CASE("bedrock: AWS_PROFILE reads keys, session token and region from the shared files") {
+    const std::string directory = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
+    const std::string credentials = directory + "/llmv-test-aws-credentials";
+    const std::string config = directory + "/llmv-test-aws-config";
+    std::ofstream(credentials) << "[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = s1\n"
+                                  "# a comment\n[research]\naws_access_key_id = AKIDRESEARCH\n"
+                                  "aws_secret_access_key = research/secret\naws_session_token = tok+en\n";
+    std::ofstream(config) << "[default]\nregion = us-east-2\n[profile research]\nregion = eu-west-1\n";
+    std::map<std::string, std::string> environment = {{"AWS_SHARED_CREDENTIALS_FILE", credentials},
+                                                      {"AWS_CONFIG_FILE", config},
+                                                      {"AWS_PROFILE", "research"}};
+    const ChatRequest request = ChatRequest::user_prompt("anthropic.claude-sonnet-4-6", "p");
+    HttpRequest http = make_chat_provider("bedrock", isolated(environment))->build_request(request);
+    CHECK(http.url == "https://bedrock-runtime.eu-west-1.amazonaws.com/model/anthropic.claude-sonnet-4-6/converse");
+    CHECK(http.aws_sigv4 == "aws:amz:eu-west-1:bedrock");
+    CHECK(http.aws_access_key_id == "AKIDRESEARCH");
+    CHECK(http.aws_secret_access_key == "research/secret");
+    CHECK(http.aws_session_token == "tok+en");
+    CHECK(make_chat_provider("bedrock", isolated(environment))->description().find("research/secret") ==
+          std::string::npos);
+    // Variables win over the files, as in the AWS SDKs.
+    environment["AWS_REGION"] = "ap-south-1";
+    environment["AWS_ACCESS_KEY_ID"] = "AKIDENV";
+    environment["AWS_SECRET_ACCESS_KEY"] = "env-secret";
+    http = make_chat_provider("bedrock", isolated(environment))->build_request(request);
+    CHECK(http.aws_access_key_id == "AKIDENV");
+    CHECK(http.aws_sigv4 == "aws:amz:ap-south-1:bedrock");
+    // Without AWS_PROFILE: the default profile.
+    http = make_chat_provider("bedrock", isolated({{"AWS_SHARED_CREDENTIALS_FILE", credentials},
+                                                   {"AWS_CONFIG_FILE", config}}))
+               ->build_request(request);
+    CHECK(http.aws_access_key_id == "AKIDDEFAULT");
+    CHECK(http.aws_sigv4 == "aws:amz:us-east-2:bedrock");
+    // A profile neither file has is named in the error.
+    environment = {{"AWS_SHARED_CREDENTIALS_FILE", credentials}, {"AWS_CONFIG_FILE", config}, {"AWS_PROFILE", "nope"}};
+    CHECK_THROWS_WITH(make_chat_provider("bedrock", isolated(environment)),
+                      Catch::Matchers::Contains("AWS_PROFILE names profile `nope`"));
+    std::remove(credentials.c_str());
+    std::remove(config.c_str());
 }

@@ -30,3 +30,9 @@ test_that("a temperature the model refuses is an error before any request", {
   )
   expect_equal(fake_counters(server)[["total"]], 0)
 })
+test_that("the defaults are dated with their source", {
+  defaults <- llm_provider_defaults()
+  vendors <- defaults[defaults$provider %in% c("openai", "anthropic", "bedrock", "bedrock-titan"), ]
+  expect_true(all(grepl("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", vendors$checked)))
+  expect_true(all(nzchar(vendors$source)))
+})
