@@ -196,7 +196,10 @@ class Engine : private PassageFlow::Requests {
     }
 
     std::optional<Job> sent(std::optional<Job> job) {
-        if (!any_answer_) first_answer_pending_ = true;
+        if (!any_answer_) {
+            first_answer_pending_ = true;
+            first_job_id_ = job->id;
+        }
         return job;
     }
 
@@ -427,8 +430,11 @@ class Engine : private PassageFlow::Requests {
     }
 
     void on_done(JobResult result) {
-        first_answer_pending_ = false;
-        any_answer_ = true;
+        // Answers from the cache come here too; only the network's first answer opens the gate.
+        if (first_answer_pending_ && result.id == first_job_id_) {
+            first_answer_pending_ = false;
+            any_answer_ = true;
+        }
         stop_if_model_unavailable(result, inflight_.count(result.id) > 0);
         if (embeddings_.done(result)) {
             reporter_.report(false, flow_.admitted());
@@ -545,6 +551,7 @@ class Engine : private PassageFlow::Requests {
     std::uint64_t next_job_id_ = 1;
     bool any_answer_ = false;           // a network request has come back
     bool first_answer_pending_ = false;  // the first one is out, and goes alone
+    std::uint64_t first_job_id_ = 0;
     // Finished passages waiting for the write of their answers: (passage, batch to wait for).
     std::deque<std::pair<PassagePtr, std::uint64_t>> awaiting_write_;
     BatchResult batch_;

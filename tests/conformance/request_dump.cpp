@@ -26,7 +26,7 @@ json as_json(const HttpRequest& request) {
     }
     json body = json::parse(request.body, nullptr, false);
     return {{"method", request.method}, {"url", request.url}, {"headers", headers},
-            {"body", body.is_discarded() ? json(request.body) : body}};
+            {"body", body.is_discarded() ? json(request.body) : body}, {"raw_body", request.body}};
 }
 
 ProviderConfig config_of(std::map<std::string, std::string> environment, std::string base_url) {

@@ -20,6 +20,7 @@ const OpenAI = require('openai').default ?? require('openai');
 const Anthropic = require('@anthropic-ai/sdk').default ?? require('@anthropic-ai/sdk');
 const { BedrockRuntimeClient, ConverseCommand, InvokeModelCommand } = require('@aws-sdk/client-bedrock-runtime');
 const { SignatureV4 } = require('@smithy/signature-v4');
+const { NodeHttpHandler } = require('@smithy/node-http-handler');
 const { Sha256 } = require('@aws-crypto/sha256-js');
 
 // Differences that are not ours to match, each with its reason. Headers: only these are
@@ -113,6 +114,7 @@ async function sdkRequest(c) {
   }
   const client = new BedrockRuntimeClient({
     region: c.signing.region, endpoint: base, maxAttempts: 1,
+    requestHandler: new NodeHttpHandler(),  // the capture server speaks HTTP/1.1 (Bedrock: HTTP/2)
     credentials: { accessKeyId: c.signing.access_key_id, secretAccessKey: c.signing.secret_access_key,
                    sessionToken: c.signing.session_token } });
   if (c.name.startsWith('bedrock.converse')) {
@@ -145,7 +147,7 @@ async function officialAuthorization(c, ours) {
                                                   sessionToken: c.signing.session_token } });
   const signed = await signer.sign({
     method: ours.method, protocol: url.protocol, hostname: url.hostname, port: Number(url.port),
-    path: url.pathname, query: {}, body: JSON.stringify(ours.body),
+    path: url.pathname, query: {}, body: ours.raw_body,
     headers: { host: url.host, 'content-type': ours.headers['content-type'] },
   }, { signingDate: new Date(c.signing.time * 1000) });
   return signed.headers.authorization;

@@ -7,7 +7,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 build_dir=${BUILD_DIR:-build}
 sdk_dir=${LLMV_SDK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llmvalidate-sdk}
-packages=(openai @anthropic-ai/sdk @aws-sdk/client-bedrock-runtime @smithy/signature-v4 @aws-crypto/sha256-js)
+packages=(openai @anthropic-ai/sdk @aws-sdk/client-bedrock-runtime @smithy/signature-v4 @smithy/node-http-handler
+          @aws-crypto/sha256-js)
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "sdk-conformance: node and npm are required (tools/setup.sh installs them)" >&2
