@@ -71,7 +71,7 @@ SEXP llmv_models(SEXP provider_, SEXP base_url_, SEXP price_table_) {
     const std::string base_url = Rcpp::as<std::string>(base_url_);
     const std::string price_table = Rcpp::as<std::string>(price_table_);
     return guarded([&]() -> Rcpp::RObject {
-        ProviderConfig config;
+        llmv::ProviderConfig config;
         config.base_url = base_url;
         const pipeline::ModelList list =
             pipeline::list_models(provider, config, price_table, []() { return interrupt_pending(); });
