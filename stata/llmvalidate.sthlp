@@ -580,7 +580,7 @@ with return code 601 and says so.
 {pstd}The cache after a run, and clearing one model's answers:{p_end}
 
 {phang2}{cmd:llmvalidate cache describe using llmv.sqlite}{p_end}
-{phang2}{cmd:llmvalidate cache clear using llmv.sqlite, model(claude-sonnet-4-20250514)}{p_end}
+{phang2}{cmd:llmvalidate cache clear using llmv.sqlite, model(claude-haiku-4-5)}{p_end}
 
 {pstd}Your own corpus, from the example dataset shipped with the package: 200 Financial
 PhraseBank sentences (Malo et al. 2014, CC BY-NC-SA 3.0; the data of the paper's Section 5),

@@ -132,6 +132,8 @@ std::string format_cost(const CostEstimate& cost, const std::string& title) {
         out << "    " << line.role << " " << line.provider << " " << line.model << ": "
             << line.input_tokens << " input";
         if (line.cached_input_tokens > 0) out << " + " << line.cached_input_tokens << " cached input";
+        if (line.cache_write_input_tokens > 0)
+            out << " + " << line.cache_write_input_tokens << " written to the prompt cache";
         if (line.role == "chat") out << ", " << line.output_tokens << " output";
         out << " tokens, ";
         if (!line.priced) {

@@ -1,8 +1,11 @@
 // `anthropic`: the Messages API, POST {base}/v1/messages with x-api-key and
 // anthropic-version: 2023-06-01. max_tokens is required by the API (default here 4096).
+// Sampling follows the model's rules (model_rules.hpp): Claude Opus 4.7 and later take no
+// temperature, so none is sent.
 // Structured output: by default a single tool whose input_schema is the JSON Schema, forced
 // with tool_choice; the answer is the tool input. Option {"structured", "prompt"} instead
 // appends the schema to the system prompt and reads the JSON from the text.
+#include "llm/model_rules.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
 
@@ -49,7 +52,9 @@ class AnthropicChat final : public ChatProvider {
 
     HttpRequest build_request(const ChatRequest& request) const override {
         detail::check_model(request.model, "anthropic");
-        if (request.temperature < 0 || request.temperature > 1) {
+        const ModelRules rules = model_rules("anthropic", request.model);
+        if (rules.send_temperature && (request.temperature < rules.temperature_low ||
+                                       request.temperature > rules.temperature_high)) {
             throw_invalid(code::invalid_argument, "temperature",
                           std::to_string(request.temperature),
                           "between 0 and 1 for provider `anthropic`");
@@ -81,7 +86,7 @@ class AnthropicChat final : public ChatProvider {
         }
         body["messages"] = messages;
         std::string system = request.system;
-        body["temperature"] = request.temperature;
+        if (rules.send_temperature) body["temperature"] = request.temperature;
         if (request.top_p) body["top_p"] = *request.top_p;
         if (!request.json_schema.empty()) {
             json schema = detail::parse_schema(request.json_schema);
@@ -151,9 +156,9 @@ class AnthropicChat final : public ChatProvider {
             // prompt as for the other providers.
             const auto& usage = body["usage"];
             result.cached_input_tokens = detail::int_field(usage, "cache_read_input_tokens");
+            result.cache_write_input_tokens = detail::int_field(usage, "cache_creation_input_tokens");
             result.input_tokens = detail::int_field(usage, "input_tokens") +
-                                  detail::int_field(usage, "cache_creation_input_tokens") +
-                                  result.cached_input_tokens;
+                                  result.cache_write_input_tokens + result.cached_input_tokens;
             result.output_tokens = detail::int_field(usage, "output_tokens");
         }
         result.ok = true;

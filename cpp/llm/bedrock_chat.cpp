@@ -4,8 +4,12 @@
 // `anthropic`; {"structured", "prompt"} puts the schema in the system prompt instead. The
 // default, "auto", forces a tool only for the model families AWS documents a forced tool
 // choice for (Anthropic Claude, Amazon Nova) and uses "prompt" for every other model id
-// (e.g. Meta Llama, whose Converse support has no toolChoice).
+// (e.g. Meta Llama, whose Converse support has no toolChoice): model_rules.hpp.
+// inferenceConfig carries only what the user set (and the temperature, unless the model takes
+// none): without maxTokens the service uses the model's own maximum, which for Meta Llama is
+// below any fixed default.
 #include "llm/bedrock_common.hpp"
+#include "llm/model_rules.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
 
@@ -14,8 +18,6 @@ namespace llmv {
 using nlohmann::json;
 
 namespace {
-
-const int default_max_tokens = 4096;
 
 class BedrockChat final : public ChatProvider {
   public:
@@ -46,10 +48,12 @@ class BedrockChat final : public ChatProvider {
             throw_invalid(code::invalid_argument, "messages", "no message", "at least one message");
         }
         body["messages"] = messages;
-        json inference = {{"maxTokens", request.max_tokens.value_or(default_max_tokens)},
-                          {"temperature", request.temperature}};
+        const ModelRules rules = model_rules("bedrock", request.model);
+        json inference = json::object();
+        if (request.max_tokens) inference["maxTokens"] = *request.max_tokens;
+        if (rules.send_temperature) inference["temperature"] = request.temperature;
         if (request.top_p) inference["topP"] = *request.top_p;
-        body["inferenceConfig"] = inference;
+        if (!inference.empty()) body["inferenceConfig"] = inference;
         std::string system = request.system;
         if (!request.json_schema.empty()) {
             json schema = detail::parse_schema(request.json_schema);
@@ -123,9 +127,7 @@ class BedrockChat final : public ChatProvider {
     // profiles such as "us.anthropic.claude-..." and ARNs), the schema in the prompt otherwise.
     std::string structured_for(const std::string& model) const {
         if (structured_ != "auto") return structured_;
-        const bool forced_tool = model.find("anthropic.claude") != std::string::npos ||
-                                 model.find("amazon.nova") != std::string::npos;
-        return forced_tool ? "tool" : "prompt";
+        return model_rules("bedrock", model).forced_tool ? "tool" : "prompt";
     }
 
     detail::BedrockEndpoint endpoint_;

@@ -1,5 +1,6 @@
 #include "llm/bedrock_common.hpp"
 
+#include "llm/aws_profile.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
 
@@ -7,11 +8,20 @@ namespace llmv::detail {
 
 BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string& provider)
     : connect_timeout_ms_(config.connect_timeout_ms), total_timeout_ms_(config.total_timeout_ms) {
+    // The shared files (AWS_PROFILE, ~/.aws/credentials, ~/.aws/config) come after the
+    // variables, as in the AWS SDKs: their region, and their keys when none are set.
+    const AwsProfile profile = read_aws_profile(config);
     region_ = first_set(config, config.region, {"AWS_REGION", "AWS_DEFAULT_REGION"});
+    if (region_.empty()) region_ = profile.region;
     if (region_.empty()) region_ = "us-east-1";
-    base_url_ = strip_trailing_slashes(
-        first_set(config, config.base_url, {"AWS_ENDPOINT_URL_BEDROCK_RUNTIME"}));
+    // The AWS SDKs' order: the service's own endpoint variable, then the global one (VPC
+    // endpoints, proxies).
+    base_url_ = strip_trailing_slashes(first_set(
+        config, config.base_url, {"AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "AWS_ENDPOINT_URL"}));
     if (base_url_.empty()) base_url_ = "https://bedrock-runtime." + region_ + ".amazonaws.com";
+    control_base_url_ = strip_trailing_slashes(
+        first_set(config, config.base_url, {"AWS_ENDPOINT_URL_BEDROCK", "AWS_ENDPOINT_URL"}));
+    if (control_base_url_.empty()) control_base_url_ = "https://bedrock." + region_ + ".amazonaws.com";
     bearer_token_ = first_set(config, config.api_key, {"AWS_BEARER_TOKEN_BEDROCK"});
     if (!bearer_token_.empty()) {
         auth_source_ = config.api_key.empty() ? "bearer token from $AWS_BEARER_TOKEN_BEDROCK"
@@ -22,15 +32,23 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
         secret_access_key_ =
             first_set(config, config.aws_secret_access_key, {"AWS_SECRET_ACCESS_KEY"});
         session_token_ = first_set(config, config.aws_session_token, {"AWS_SESSION_TOKEN"});
+        std::string key_source = "AWS access keys";
+        if (access_key_id_.empty() && secret_access_key_.empty() && !profile.access_key_id.empty()) {
+            access_key_id_ = profile.access_key_id;
+            secret_access_key_ = profile.secret_access_key;
+            session_token_ = profile.session_token;
+            key_source = "the AWS keys of " + profile.source;
+        }
         if (access_key_id_.empty() || secret_access_key_.empty()) {
             throw Error(
                 code::provider_config,
                 "provider `" + provider +
                     "` needs credentials: a Bedrock API key "
                     "(`api_key` or AWS_BEARER_TOKEN_BEDROCK), or AWS keys (AWS_ACCESS_KEY_ID "
-                    "and AWS_SECRET_ACCESS_KEY, optionally AWS_SESSION_TOKEN)");
+                    "and AWS_SECRET_ACCESS_KEY, optionally AWS_SESSION_TOKEN, or a profile of "
+                    "~/.aws/credentials named by AWS_PROFILE)");
         }
-        auth_source_ = std::string("SigV4 with AWS access keys") +
+        auth_source_ = "SigV4 with " + key_source +
                        (session_token_.empty() ? "" : " and a session token");
         for (const auto* secret : {&access_key_id_, &secret_access_key_, &session_token_}) {
             if (!secret->empty()) secrets_.push_back(*secret);
@@ -56,6 +74,15 @@ HttpRequest BedrockEndpoint::request(const std::string& model, const std::string
     request.secrets = secrets_;
     request.connect_timeout_ms = connect_timeout_ms_;
     request.total_timeout_ms = total_timeout_ms_;
+    return request;
+}
+
+HttpRequest BedrockEndpoint::control_request(const std::string& path) const {
+    HttpRequest request = this->request("x", "x", "");
+    request.method = "GET";
+    request.url = control_base_url_ + path;
+    request.headers = {{"Accept", "application/json"}};
+    if (!bearer_token_.empty()) request.headers.emplace_back("Authorization", "Bearer " + bearer_token_);
     return request;
 }
 

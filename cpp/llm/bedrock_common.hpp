@@ -16,6 +16,11 @@ class BedrockEndpoint {
     // POST {base}/model/{modelId}/{action}, the model id percent-encoded (ids contain ':').
     HttpRequest request(const std::string& model, const std::string& action,
                         std::string body) const;
+    // GET {control base}{path}: Bedrock's control plane (ListFoundationModels at
+    // /foundation-models, ListInferenceProfiles at /inference-profiles). Its base: the
+    // configured base URL (a test server speaks both), AWS_ENDPOINT_URL_BEDROCK,
+    // AWS_ENDPOINT_URL, else https://bedrock.{region}.amazonaws.com.
+    HttpRequest control_request(const std::string& path) const;
     std::string describe(const std::string& provider) const;
     std::string identity() const;
     const std::vector<std::string>& secrets() const { return secrets_; }
@@ -23,6 +28,7 @@ class BedrockEndpoint {
   private:
     std::string region_;
     std::string base_url_;
+    std::string control_base_url_;
     std::string bearer_token_;
     std::string access_key_id_;
     std::string secret_access_key_;

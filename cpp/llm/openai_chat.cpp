@@ -1,6 +1,7 @@
 // `openai`: the OpenAI-compatible POST {base}/chat/completions, which OpenAI, Azure OpenAI,
 // Ollama, vLLM, llama.cpp's llama-server, OpenRouter and Together all speak. The base URL
 // includes the version prefix ("https://api.openai.com/v1"), as in the OpenAI SDKs.
+#include "llm/model_rules.hpp"
 #include "llm/openai_common.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
@@ -17,11 +18,14 @@ class OpenAIChat final : public ChatProvider {
         detail::check_options(
             config, "openai",
             {"flavor", "api_version", "api_key_env", "max_tokens_field", "strict"});
-        max_tokens_field_ = detail::option(config, "max_tokens_field", "max_tokens");
-        if (max_tokens_field_ != "max_tokens" && max_tokens_field_ != "max_completion_tokens") {
+        // "auto": the model's own field (model_rules.hpp: max_completion_tokens for the
+        // reasoning models, which refuse max_tokens).
+        max_tokens_field_ = detail::option(config, "max_tokens_field", "auto");
+        if (max_tokens_field_ != "auto" && max_tokens_field_ != "max_tokens" &&
+            max_tokens_field_ != "max_completion_tokens") {
             throw_invalid(code::provider_config, "options$max_tokens_field",
                           "\"" + max_tokens_field_ + "\"",
-                          "\"max_tokens\" or \"max_completion_tokens\"");
+                          "\"auto\", \"max_tokens\" or \"max_completion_tokens\"");
         }
         const std::string strict = detail::option(config, "strict", "true");
         if (strict != "true" && strict != "false") {
@@ -49,9 +53,13 @@ class OpenAIChat final : public ChatProvider {
             throw_invalid(code::invalid_argument, "messages", "no message", "at least one message");
         }
         body["messages"] = messages;
-        body["temperature"] = request.temperature;
+        const ModelRules rules = model_rules("openai", request.model);
+        if (rules.send_temperature) body["temperature"] = request.temperature;
         if (request.top_p) body["top_p"] = *request.top_p;
-        if (request.max_tokens) body[max_tokens_field_] = *request.max_tokens;
+        if (request.max_tokens) {
+            body[max_tokens_field_ == "auto" ? rules.token_limit_field : max_tokens_field_] =
+                *request.max_tokens;
+        }
         if (request.seed) body["seed"] = *request.seed;
         if (!request.json_schema.empty()) {
             body["response_format"] = {{"type", "json_schema"},

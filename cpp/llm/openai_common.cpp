@@ -1,5 +1,7 @@
 #include "llm/openai_common.hpp"
 
+#include <algorithm>
+
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
 
@@ -53,6 +55,10 @@ OpenAIEndpoint::OpenAIEndpoint(const ProviderConfig& config, const std::string& 
         }
     }
     if (!api_key_.empty()) secrets_.push_back(api_key_);
+    if (!azure_) {
+        organization_ = env_value(config, "OPENAI_ORG_ID");
+        project_ = env_value(config, "OPENAI_PROJECT_ID");
+    }
 }
 
 HttpRequest OpenAIEndpoint::request(const std::string& path, const std::string& model,
@@ -66,12 +72,23 @@ HttpRequest OpenAIEndpoint::request(const std::string& path, const std::string& 
     } else {
         request.url = base_url_ + "/" + path;
         if (!api_key_.empty()) request.headers.emplace_back("Authorization", "Bearer " + api_key_);
+        if (!organization_.empty()) request.headers.emplace_back("OpenAI-Organization", organization_);
+        if (!project_.empty()) request.headers.emplace_back("OpenAI-Project", project_);
     }
     request.headers.emplace_back("Content-Type", "application/json");
     request.body = std::move(body);
     request.secrets = secrets_;
     request.connect_timeout_ms = connect_timeout_ms_;
     request.total_timeout_ms = total_timeout_ms_;
+    return request;
+}
+
+HttpRequest OpenAIEndpoint::get(const std::string& path) const {
+    HttpRequest request = this->request(path, "", "");
+    request.method = "GET";
+    request.headers.erase(std::remove_if(request.headers.begin(), request.headers.end(),
+                                         [](const auto& header) { return header.first == "Content-Type"; }),
+                          request.headers.end());
     return request;
 }
 

@@ -16,6 +16,8 @@ class OpenAIEndpoint {
     OpenAIEndpoint(const ProviderConfig& config, const std::string& provider);
     // `path` below the base: "chat/completions", "embeddings".
     HttpRequest request(const std::string& path, const std::string& model, std::string body) const;
+    // GET {base}/{path} with the same credentials (not Azure: its deployments have no list).
+    HttpRequest get(const std::string& path) const;
     std::string describe(const std::string& provider) const;
     std::string identity() const;
     const std::vector<std::string>& secrets() const { return secrets_; }
@@ -27,6 +29,10 @@ class OpenAIEndpoint {
     std::string api_version_;
     std::string api_key_;
     std::string key_source_;
+    // OPENAI_ORG_ID / OPENAI_PROJECT_ID, sent as OpenAI-Organization / OpenAI-Project (as the
+    // OpenAI SDKs do); not for Azure.
+    std::string organization_;
+    std::string project_;
     std::vector<std::string> secrets_;
     long connect_timeout_ms_;
     long total_timeout_ms_;

@@ -76,6 +76,7 @@ struct ChatResult {
     std::string model;     // the model the provider says answered
     std::int64_t input_tokens = 0;  // every input token, those read from the prompt cache included
     std::int64_t cached_input_tokens = 0;  // of them, read from the provider's prompt cache
+    std::int64_t cache_write_input_tokens = 0;  // of them, written to it (Anthropic: 1.25x input)
     std::int64_t output_tokens = 0;
     ProviderError error;  // meaningful when !ok
 };

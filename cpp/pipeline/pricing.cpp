@@ -65,7 +65,8 @@ const ModelPrice* PriceTable::find(const std::string& provider, const std::strin
         if (row.model == model) return &row;
         // A dated or versioned name: the longest listed name it extends.
         if (model.size() > row.model.size() && model.compare(0, row.model.size(), row.model) == 0 &&
-            model[row.model.size()] == '-' && (!best || row.model.size() > best->model.size())) {
+            (model[row.model.size()] == '-' || model[row.model.size()] == ':') &&
+            (!best || row.model.size() > best->model.size())) {
             best = &row;
         }
     }
@@ -121,6 +122,9 @@ PriceTable parse_price_table(const std::string& text, const std::string& source)
         row.has_chat = input;
         row.cached_input = row.input;
         read_price(field("cached_input"), row.cached_input, "cached_input", where);
+        row.cache_write = row.input;
+        if (columns.count("cache_write"))
+            read_price(field("cache_write"), row.cache_write, "cache_write", where);
         row.has_embedding = read_price(field("embedding"), row.embedding, "embedding", where);
         if (!row.has_chat && !row.has_embedding) {
             throw_invalid(code::invalid_argument, "prices (" + where + ")", content,
@@ -179,7 +183,7 @@ CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
                      const std::string& chat_model, std::int64_t input_tokens,
                      std::int64_t cached_input_tokens, std::int64_t output_tokens,
                      const std::string& embedding_provider, const std::string& embedding_model,
-                     std::int64_t embedding_tokens) {
+                     std::int64_t embedding_tokens, std::int64_t cache_write_input_tokens) {
     CostEstimate estimate;
     if (table) estimate.table = table->source;
     std::vector<std::string> unpriced;
@@ -195,6 +199,7 @@ CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
                 line.role == "chat"
                     ? per * (static_cast<double>(line.input_tokens) * row->input +
                              static_cast<double>(line.cached_input_tokens) * row->cached_input +
+                             static_cast<double>(line.cache_write_input_tokens) * row->cache_write +
                              static_cast<double>(line.output_tokens) * row->output)
                     : per * static_cast<double>(line.input_tokens) * row->embedding;
             line.batch_available = row->has_batch;
@@ -202,7 +207,9 @@ CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
                 line.dollars * (1.0 - (row->has_batch ? row->batch_discount : 0.0));
         }
         if (!line.priced) {
-            if (line.input_tokens + line.cached_input_tokens + line.output_tokens > 0) {
+            if (line.input_tokens + line.cached_input_tokens + line.cache_write_input_tokens +
+                    line.output_tokens >
+                0) {
                 estimate.complete = false;
                 unpriced.push_back(line.provider + " " + line.model);
             }
@@ -218,6 +225,7 @@ CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
     chat.model = chat_model;
     chat.input_tokens = input_tokens;
     chat.cached_input_tokens = cached_input_tokens;
+    chat.cache_write_input_tokens = cache_write_input_tokens;
     chat.output_tokens = output_tokens;
     price(std::move(chat));
     if (!embedding_provider.empty()) {
@@ -266,9 +274,10 @@ CostEstimate cost_of_usage(const std::map<std::string, ModelUsage>& usage, const
     }
     const auto as_int = [](std::uint64_t value) { return static_cast<std::int64_t>(value); };
     const std::uint64_t cached = std::min(chat.cached_input_tokens, chat.input_tokens);
-    return cost_of(table, chat_provider, chat_model, as_int(chat.input_tokens - cached),
+    const std::uint64_t written = std::min(chat.cache_write_input_tokens, chat.input_tokens - cached);
+    return cost_of(table, chat_provider, chat_model, as_int(chat.input_tokens - cached - written),
                    as_int(cached), as_int(chat.output_tokens), embedding_provider, embedding_model,
-                   as_int(embedding.input_tokens));
+                   as_int(embedding.input_tokens), as_int(written));
 }
 
 }  // namespace llmv::pipeline

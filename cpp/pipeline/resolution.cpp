@@ -8,7 +8,9 @@
 #include <direct.h>
 #endif
 
+#include "llm/model_rules.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/settings.hpp"
 #include "pipeline/simulated.hpp"
 
 namespace llmv::pipeline {
@@ -37,6 +39,7 @@ std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
 bool has_aws_credentials(const Environment& environment) {
     return !env_value(environment, "AWS_BEARER_TOKEN_BEDROCK").empty() ||
+           !env_value(environment, "AWS_PROFILE").empty() ||
            (!env_value(environment, "AWS_ACCESS_KEY_ID").empty() &&
             !env_value(environment, "AWS_SECRET_ACCESS_KEY").empty());
 }
@@ -46,20 +49,31 @@ bool has_aws_credentials(const Environment& environment) {
 const std::vector<ProviderDefaults>& provider_defaults() {
     // Model defaults: small, current models of each vendor, for trying the package; a study
     // should name its model (the paper's point is that validity is a property of one model).
+    // Each is dated with its source; re-check them against the vendors' lists (GET /v1/models,
+    // ListFoundationModels: `llmvalidate models --provider P`) when a vendor retires a model.
     static const std::vector<ProviderDefaults> table = {
-        {"chat", "openai", "gpt-4o-mini", "openai",
-         "OPENAI_API_KEY (AZURE_OPENAI_API_KEY with flavor azure); none for a local server"},
-        {"chat", "anthropic", "claude-sonnet-4-20250514", "", "ANTHROPIC_API_KEY"},
-        {"chat", "bedrock", "anthropic.claude-3-haiku-20240307-v1:0", "bedrock-titan",
-         "AWS_BEARER_TOKEN_BEDROCK, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
+        {"chat", "openai", "gpt-4.1-mini", "openai",
+         "OPENAI_API_KEY (AZURE_OPENAI_API_KEY with flavor azure); none for a local server",
+         "2026-12-04",
+         "OpenAI deprecations page (2026-04-22 entry: the substitute for retired snapshots); npm "
+         "openai ChatModel list"},
+        {"chat", "anthropic", "claude-haiku-4-5", "", "ANTHROPIC_API_KEY", "2026-12-04",
+         "Anthropic models overview (current line-up); npm @anthropic-ai/sdk 1.17.0 Model list, "
+         "not in its deprecated-models table"},
+        {"chat", "bedrock", "us.anthropic.claude-sonnet-4-6", "bedrock-titan",
+         "AWS_BEARER_TOKEN_BEDROCK, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE",
+         "2026-12-04",
+         "Anthropic's Claude on Amazon Bedrock page (US inference profile); Bedrock model "
+         "lifecycle: launched 2026-02, at least 12 months before end of life"},
         {"chat", simulated_provider_name, simulated_model_name, hashed_embedding_name,
-         "none: a synthetic data-generating process, not an LLM"},
-        {"embedding", "openai", "text-embedding-3-small", "", "OPENAI_API_KEY"},
-        {"embedding", "bedrock-titan", "amazon.titan-embed-text-v2:0", "",
-         "as bedrock"},
-        {"embedding", "ollama", "nomic-embed-text", "", "none"},
+         "none: a synthetic data-generating process, not an LLM", "", ""},
+        {"embedding", "openai", "text-embedding-3-small", "", "OPENAI_API_KEY", "2026-12-04",
+         "npm openai EmbeddingModel list; OpenAI deprecations page (not listed)"},
+        {"embedding", "bedrock-titan", "amazon.titan-embed-text-v2:0", "", "as bedrock",
+         "2026-12-04", "Bedrock model lifecycle (active); the paper's embedding model"},
+        {"embedding", "ollama", "nomic-embed-text", "", "none", "", "a local server: any pulled model"},
         {"embedding", hashed_embedding_name, hashed_embedding_model, "",
-         "none: a hashed bag of words, not a language model"},
+         "none: a hashed bag of words, not a language model", "", ""},
     };
     return table;
 }
@@ -152,6 +166,16 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
                 resolved.chat_model = find_defaults("chat", resolved.chat_provider)->model;
             }
         }
+        // Before any call: a retired model, or a sampling value the model refuses, is an error
+        // naming the setting (model_rules.hpp), not a failed request per passage. A server of
+        // your own (an OpenAI-compatible base URL) keeps its own rules.
+        const bool own_server = resolved.chat_provider == "openai" &&
+                                !resolved.chat.base_url.empty() &&
+                                resolved.chat.base_url.find("api.openai.com") == std::string::npos;
+        if (!own_server) {
+            check_model_settings(resolved.chat_provider, resolved.chat_model, config.temperature,
+                                 config.top_p, config.max_tokens);
+        }
         resolved.chat.api_key = config.api_key;
         resolved.chat.options = config.provider_options;
         resolved.chat.connect_timeout_ms = config.connect_timeout_ms;
@@ -236,6 +260,13 @@ Error in_front_end_terms(const Error& error, settings::FrontEnd front_end) {
         const std::string quoted_field = std::string("`") + entry.field + "`";
         if (message.rfind(quoted_field, 0) != 0) continue;
         return Error(error.code(), "`" + std::string(entry.spellings[static_cast<int>(front_end)]) + "`" +
+                                       message.substr(quoted_field.size()));
+    }
+    // The model rules' settings (temperature, top_p, max_tokens): the settings table's spelling.
+    for (const char* name : {"temperature", "top_p", "max_tokens"}) {
+        const std::string quoted_field = std::string("`") + name + "`";
+        if (message.rfind(quoted_field, 0) != 0) continue;
+        return Error(error.code(), "`" + settings::spelling(settings::setting(name), front_end) + "`" +
                                        message.substr(quoted_field.size()));
     }
     return error;

@@ -15,6 +15,7 @@
 #include "llmvalidate/accounting.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
+#include "llm/model_rules.hpp"
 #include "llm/provider.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "transport/transport.hpp"
@@ -158,6 +159,9 @@ class Engine : private PassageFlow::Requests {
     bool cancelled() const { return callbacks_.cancel && callbacks_.cancel->load(); }
 
     std::optional<Job> next_job() {
+        // The run's first network request goes alone: a model the vendor does not serve (404)
+        // then stops the run after exactly one request, before anything else is paid.
+        if (first_answer_pending_) return std::nullopt;
         while (true) {
             if (cancelled()) return std::nullopt;
             reporter_.report(false, flow_.admitted());
@@ -175,20 +179,49 @@ class Engine : private PassageFlow::Requests {
                 if (auto job = embeddings_.issue(next_job_id_, [this](const std::string& secret) {
                         remember_secret(secret);
                     }))
-                    return job;
+                    return sent(std::move(job));
                 continue;
             }
             if (!chat_queue_.empty()) {
                 ChatUnit unit = pop_chat();
                 if (auto job = issue_chat(std::move(unit))) {
                     ++chat_since_embedding_;
-                    return job;
+                    return sent(std::move(job));
                 }
                 continue;
             }
             if (can_admit()) continue;
             return std::nullopt;
         }
+    }
+
+    std::optional<Job> sent(std::optional<Job> job) {
+        if (!any_answer_) {
+            first_answer_pending_ = true;
+            first_job_id_ = job->id;
+        }
+        return job;
+    }
+
+    // A 404 names a model (or a path) the vendor does not serve, as does Bedrock's 400 for a
+    // model id past its end of life: every further call would fail the same way, so the run
+    // stops here, with what was paid for already in the cache.
+    void stop_if_model_unavailable(const JobResult& result, bool chat_job) {
+        const long status = result.response.status;
+        if (result.ok() || (status != 404 && status != 400)) return;
+        std::string vendor_message;
+        if (chat_job) vendor_message = providers_.chat->parse_response(result.response).error.message;
+        const bool retired_on_bedrock =
+            status == 400 && (vendor_message.find("model identifier is invalid") != std::string::npos ||
+                              vendor_message.find("end of its life") != std::string::npos);
+        if (status == 400 && !retired_on_bedrock) return;
+        const std::string& provider =
+            chat_job ? providers_.resolved.chat_provider : providers_.resolved.embedding_provider;
+        const std::string& model = chat_job ? chat_model() : providers_.resolved.embedding_model;
+        std::string message = model_not_available_message(provider, model) + " (HTTP " + std::to_string(status);
+        if (!vendor_message.empty()) message += ": " + vendor_message;
+        message += "; the run stopped at this call, nothing else was sent.)";
+        throw Error(code::provider_not_found, redact(message, secrets_));
     }
 
     bool can_admit() const {
@@ -397,6 +430,12 @@ class Engine : private PassageFlow::Requests {
     }
 
     void on_done(JobResult result) {
+        // Answers from the cache come here too; only the network's first answer opens the gate.
+        if (first_answer_pending_ && result.id == first_job_id_) {
+            first_answer_pending_ = false;
+            any_answer_ = true;
+        }
+        stop_if_model_unavailable(result, inflight_.count(result.id) > 0);
         if (embeddings_.done(result)) {
             reporter_.report(false, flow_.admitted());
             return;
@@ -459,7 +498,8 @@ class Engine : private PassageFlow::Requests {
         entry.output_tokens = tokens(answer.output_tokens);
         if (cache_.enabled()) cache_.store(std::move(flight.key), std::move(flight.hash), std::move(entry));
         accounting_.add_tokens(chat_model(), tokens(answer.input_tokens), tokens(answer.output_tokens),
-                               tokens(answer.cached_input_tokens));
+                               tokens(answer.cached_input_tokens),
+                               tokens(answer.cache_write_input_tokens));
         if (!parsed.ok) accounting_.add_invalid_answer(chat_model());
         ++totals.chat_calls;
         totals.input_tokens += answer.input_tokens;
@@ -509,6 +549,9 @@ class Engine : private PassageFlow::Requests {
     std::unordered_map<std::uint64_t, InFlight> inflight_;
     std::unordered_map<std::string, std::uint64_t> inflight_by_key_;
     std::uint64_t next_job_id_ = 1;
+    bool any_answer_ = false;           // a network request has come back
+    bool first_answer_pending_ = false;  // the first one is out, and goes alone
+    std::uint64_t first_job_id_ = 0;
     // Finished passages waiting for the write of their answers: (passage, batch to wait for).
     std::deque<std::pair<PassagePtr, std::uint64_t>> awaiting_write_;
     BatchResult batch_;

@@ -13,6 +13,7 @@ ModelUsage& ModelUsage::operator+=(const ModelUsage& other) {
     invalid_answers += other.invalid_answers;
     input_tokens += other.input_tokens;
     cached_input_tokens += other.cached_input_tokens;
+    cache_write_input_tokens += other.cache_write_input_tokens;
     output_tokens += other.output_tokens;
     return *this;
 }
@@ -43,11 +44,13 @@ void Accounting::add_invalid_answer(const std::string& model, std::uint64_t coun
 }
 
 void Accounting::add_tokens(const std::string& model, std::uint64_t input_tokens,
-                            std::uint64_t output_tokens, std::uint64_t cached_input_tokens) {
+                            std::uint64_t output_tokens, std::uint64_t cached_input_tokens,
+                            std::uint64_t cache_write_input_tokens) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto& usage = usage_[model];
     usage.input_tokens += input_tokens;
     usage.cached_input_tokens += cached_input_tokens;
+    usage.cache_write_input_tokens += cache_write_input_tokens;
     usage.output_tokens += output_tokens;
 }
 

@@ -41,7 +41,7 @@
 #' @return An object of class `llm_provider` (chat) or `llm_embedding_provider`.
 #' @name llm_provider
 #' @examples
-#' llm_provider_openai(model = "gpt-4o-mini")
+#' llm_provider_openai(model = "gpt-4.1-mini")
 #' llm_provider_simulated(annotator_accuracy = 0.8)
 NULL
 
@@ -193,13 +193,45 @@ auto_provider <- function() {
 #' process and a hashed bag of words), not language models.
 #'
 #' @return A data frame with columns `kind` (`"chat"` or `"embedding"`),
-#'   `provider`, `model`, `embedding_provider` and `credential`.
+#'   `provider`, `model`, `embedding_provider`, `credential`, `checked` (the
+#'   date the default was last compared with the vendor's catalogue) and
+#'   `source` (where that catalogue was read). [llm_models()] lists what a
+#'   vendor serves today.
 #' @export
 #' @examples
 #' llm_provider_defaults()
 llm_provider_defaults <- function() {
   defaults <- .Call(llmv_provider_defaults)
   tibble::as_tibble(defaults)
+}
+
+#' The models a vendor serves, from its own API
+#'
+#' Asks the vendor for the models your credentials can use (OpenAI and
+#' Anthropic `GET /v1/models`; Bedrock `ListFoundationModels` and its inference
+#' profiles), with the engine's default models marked and whether the price
+#' table has each. The same list as `llmvalidate models --provider P` on the
+#' command line. Use it when a
+#' run stops because a model "is not available at" a vendor: vendors retire
+#' models.
+#'
+#' @param provider The vendor: `"openai"`, `"anthropic"` or `"bedrock"`.
+#' @param base_url `NULL` (the vendor's default or its environment variable),
+#'   or the base URL of the vendor's API.
+#' @return A data frame with columns `id`, `name` (the vendor's display name),
+#'   `kind` (`"model"` or `"inference profile"`), `status` (the vendor's
+#'   lifecycle word, when given), `default_for` (`"chat"`, `"embedding"` or
+#'   `""`) and `priced`.
+#' @export
+#' @examples
+#' \dontrun{
+#' llm_models("anthropic")
+#' }
+llm_models <- function(provider, base_url = NULL) {
+  provider <- check_string(provider, "provider")
+  if (!is.null(base_url)) base_url <- check_string(base_url, "base_url")
+  listed <- engine_result(.Call(llmv_models, provider, base_url %||% "", price_table_path()))
+  tibble::as_tibble(listed$models)
 }
 
 #' Where llm_validate() caches answers

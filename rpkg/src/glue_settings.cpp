@@ -7,6 +7,7 @@
 
 #include "glue_convert.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/models.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
 
@@ -44,18 +45,52 @@ SEXP llmv_resolve_providers(SEXP config_) {
 SEXP llmv_provider_defaults() {
     BEGIN_RCPP
     return guarded([&]() -> Rcpp::RObject {
-        std::vector<std::string> kind, provider, model, embedding_family, credential;
+        std::vector<std::string> kind, provider, model, embedding_family, credential, checked, source;
         for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
             kind.push_back(row.kind);
             provider.push_back(row.provider);
             model.push_back(row.model);
             embedding_family.push_back(row.embedding_family);
             credential.push_back(row.credential);
+            checked.push_back(row.checked);
+            source.push_back(row.source);
         }
         return Rcpp::List::create(Rcpp::Named("kind") = kind, Rcpp::Named("provider") = provider,
                                   Rcpp::Named("model") = model,
                                   Rcpp::Named("embedding_provider") = embedding_family,
-                                  Rcpp::Named("credential") = credential);
+                                  Rcpp::Named("credential") = credential,
+                                  Rcpp::Named("checked") = checked, Rcpp::Named("source") = source);
+    });
+    END_RCPP
+}
+
+// The vendor's own model list (models.hpp), one element per column; R's interrupt cancels.
+SEXP llmv_models(SEXP provider_, SEXP base_url_, SEXP price_table_) {
+    BEGIN_RCPP
+    const std::string provider = Rcpp::as<std::string>(provider_);
+    const std::string base_url = Rcpp::as<std::string>(base_url_);
+    const std::string price_table = Rcpp::as<std::string>(price_table_);
+    return guarded([&]() -> Rcpp::RObject {
+        llmv::ProviderConfig config;
+        config.base_url = base_url;
+        const pipeline::ModelList list =
+            pipeline::list_models(provider, config, price_table, []() { return interrupt_pending(); });
+        std::vector<std::string> id, name, kind, status, default_for;
+        std::vector<bool> priced;
+        for (const pipeline::ListedModel& model : list.models) {
+            id.push_back(model.id);
+            name.push_back(model.name);
+            kind.push_back(model.kind);
+            status.push_back(model.status);
+            default_for.push_back(model.default_for);
+            priced.push_back(model.priced);
+        }
+        return Rcpp::List::create(
+            Rcpp::Named("models") = Rcpp::List::create(
+                Rcpp::Named("id") = id, Rcpp::Named("name") = name, Rcpp::Named("kind") = kind,
+                Rcpp::Named("status") = status, Rcpp::Named("default_for") = default_for,
+                Rcpp::Named("priced") = priced),
+            Rcpp::Named("price_table") = list.price_table);
     });
     END_RCPP
 }

@@ -41,5 +41,5 @@ assert _rc != 0
 * cache(llmv.sqlite)):
 *   llmvalidate cache describe using llmv.sqlite
 *   matrix list r(models)
-*   llmvalidate cache clear using llmv.sqlite, model(claude-sonnet-4-20250514)
+*   llmvalidate cache clear using llmv.sqlite, model(claude-haiku-4-5)
 display as result "power_cache.do: all checks passed"

@@ -546,6 +546,7 @@ struct FakeServer::Impl {
             send_error(res, protocol, 400, "request body is not a JSON object");
             return;
         }
+        if (answer_model_unavailable(protocol, req, request, res)) return;
         std::string error;
         const std::string body = answer(request, fault, error);
         if (!error.empty()) {
@@ -557,6 +558,91 @@ struct FakeServer::Impl {
             served.push_back({endpoint, "", req.body, body});
         }
         respond(res, fault, body);
+    }
+
+    // A model the vendor does not serve: 404, in each vendor's words.
+    bool answer_model_unavailable(Protocol protocol, const httplib::Request& req, const json& request,
+                                  httplib::Response& res) {
+        std::string model = request.is_object() ? request.value("model", std::string()) : std::string();
+        if (protocol == Protocol::bedrock && req.matches.size() > 1) {
+            model = req.matches[1].str();  // httplib matches the decoded path
+        }
+        const bool listed = std::find(options.unavailable_models.begin(), options.unavailable_models.end(),
+                                      model) != options.unavailable_models.end();
+        if (model.empty() || (!listed && model.find("retired") == std::string::npos)) return false;
+        switch (protocol) {
+            case Protocol::openai:
+                send_error(res, protocol, 404,
+                           "The model `" + model + "` does not exist or you do not have access to it.",
+                           "invalid_request_error");
+                break;
+            case Protocol::anthropic:
+                send_error(res, protocol, 404, "model: " + model, "not_found_error");
+                break;
+            case Protocol::bedrock:
+                send_error(res, protocol, 404,
+                           "This model version has reached the end of its life. Please refer to the "
+                           "AWS documentation for more details.",
+                           "ResourceNotFoundException");
+                break;
+            case Protocol::ollama:
+                send_error(res, protocol, 404, "model \"" + model + "\" not found, try pulling it first");
+                break;
+        }
+        return true;
+    }
+
+    // GET /v1/models (OpenAI, Anthropic) and Bedrock's two lists, from options.catalogue.
+    void install_model_routes() {
+        using httplib::Request;
+        using httplib::Response;
+        server.Get("/v1/models", [this](const Request& req, Response& res) {
+            const bool anthropic = req.has_header("anthropic-version");
+            const Protocol protocol = anthropic ? Protocol::anthropic : Protocol::openai;
+            arrive(anthropic ? "anthropic.models" : "openai.models", req);
+            if (!authorize(protocol, req, res)) return;
+            json data = json::array();
+            for (const std::string& id : options.catalogue) {
+                const bool claude = id.rfind("claude-", 0) == 0;
+                if (id.find('.') != std::string::npos || claude != anthropic) continue;
+                if (anthropic) {
+                    data.push_back({{"type", "model"}, {"id", id}, {"display_name", "Fake " + id},
+                                    {"created_at", "2026-01-01T00:00:00Z"}});
+                } else {
+                    data.push_back({{"id", id}, {"object", "model"}, {"created", 1767225600}, {"owned_by", "fake"}});
+                }
+            }
+            json body = anthropic ? json{{"data", data}, {"has_more", false},
+                                         {"first_id", data.empty() ? json(nullptr) : data.front()["id"]},
+                                         {"last_id", data.empty() ? json(nullptr) : data.back()["id"]}}
+                                  : json{{"object", "list"}, {"data", data}};
+            res.set_content(body.dump(), "application/json");
+        });
+        const auto bedrock_list = [this](bool profiles) {
+            return [this, profiles](const Request& req, Response& res) {
+                arrive("bedrock.models", req);
+                if (!authorize(Protocol::bedrock, req, res)) return;
+                json list = json::array();
+                for (const std::string& id : options.catalogue) {
+                    if (id.find('.') == std::string::npos) continue;
+                    const bool profile = id.rfind("us.", 0) == 0 || id.rfind("global.", 0) == 0;
+                    if (profile != profiles) continue;
+                    if (profiles) {
+                        list.push_back({{"inferenceProfileId", id}, {"inferenceProfileName", "Fake " + id},
+                                        {"status", "ACTIVE"}, {"type", "SYSTEM_DEFINED"}});
+                    } else {
+                        list.push_back({{"modelId", id}, {"modelName", "Fake " + id},
+                                        {"providerName", id.substr(0, id.find('.'))},
+                                        {"modelLifecycle", {{"status", "ACTIVE"}}}});
+                    }
+                }
+                const json body = profiles ? json{{"inferenceProfileSummaries", list}}
+                                           : json{{"modelSummaries", list}};
+                res.set_content(body.dump(), "application/json");
+            };
+        };
+        server.Get("/foundation-models", bedrock_list(false));
+        server.Get("/inference-profiles", bedrock_list(true));
     }
 
     std::string refusal_text(const Fault& fault) const {
@@ -873,6 +959,7 @@ struct FakeServer::Impl {
         server.Post("/api/embed", answer_route("ollama.embed", Protocol::ollama, &Impl::ollama_embed));
 
         install_batch_routes();
+        install_model_routes();
 
         server.Post("/_control/faults", [this](const Request& req, Response& res) {
             const json request = json::parse(req.body, nullptr, false);

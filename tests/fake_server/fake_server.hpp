@@ -15,7 +15,15 @@
 //   "openai.batches"     POST /v1/batches, GET /v1/batches/{id}, POST /v1/batches/{id}/cancel
 //   "anthropic.batches"  POST /v1/messages/batches, GET .../{id}, GET .../{id}/results,
 //                        POST .../{id}/cancel
+//   "openai.models"      GET /v1/models (without an anthropic-version header)
+//   "anthropic.models"   GET /v1/models (with one)
+//   "bedrock.models"     GET /foundation-models, GET /inference-profiles (control plane)
 //   "*"                  (faults only) whichever endpoint comes next
+//
+// Models: the catalogue (options.catalogue) is what GET /v1/models and the Bedrock lists serve,
+// each vendor the ids of its own shape. A chat or embedding request for a model listed in
+// options.unavailable_models, or whose id contains "retired", is answered 404 in the vendor's
+// words (as a vendor answers for a retired model).
 //
 // Provider batches: a batch is answered when it is polled (GET) after `polls_in_progress`
 // polls that said "in progress"; each line is answered as the synchronous endpoint would
@@ -110,6 +118,16 @@ struct FakeServerOptions {
     // credential header received (authorization, x-api-key, api-key) as name=value, tab
     // separated. Tests read it to prove which key reached which endpoint.
     std::string credential_log;
+    // The vendors' model lists: ids starting with "claude-" are Anthropic's, ids with a '.'
+    // Bedrock's ("us."/"global." ones are inference profiles), the others OpenAI's.
+    std::vector<std::string> catalogue = {
+        "fake-chat",          "fake-embedding",
+        "gpt-4.1-mini",       "text-embedding-3-small",
+        "claude-haiku-4-5",   "claude-sonnet-4-6",
+        "claude-opus-4-8",    "anthropic.claude-sonnet-4-6",
+        "us.anthropic.claude-sonnet-4-6", "meta.llama3-8b-instruct-v1:0",
+        "amazon.titan-embed-text-v2:0"};
+    std::vector<std::string> unavailable_models;
 };
 
 // How the next provider batch created behaves; scripts are consumed one per batch, in order.

@@ -473,8 +473,8 @@ TEST_CASE("bedrock: Converse request, SigV4 or bearer, region") {
             "description": "Record the answer in the required structure.", "inputSchema": {"json": )") +
                           passages_schema +
                           R"(}}}], "toolChoice": {"tool": {"name": "answer"}}})"));
-        CHECK(body.at("inferenceConfig") ==
-              json::parse(R"({"maxTokens": 4096, "temperature": 1.0})"));
+        // No maxTokens unless the user set one: the model's own maximum applies.
+        CHECK(body.at("inferenceConfig") == json::parse(R"({"temperature": 1.0})"));
     }
     SECTION("a Bedrock API key wins: bearer header, no signing") {
         auto with_token = keys;

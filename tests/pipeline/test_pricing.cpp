@@ -17,6 +17,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/pricing.hpp"
+#include "llmvalidate/resolution.hpp"
 
 namespace fs = std::filesystem;
 using namespace llmv;
@@ -52,7 +53,7 @@ ValidationConfig priced_config(const fake::FakeServer& server, const std::string
     ValidationConfig config;
     config.task_path = task;
     config.provider = provider;
-    config.model = provider == "openai" ? "gpt-4o-mini" : "claude-sonnet-4-20250514";
+    config.model = provider == "openai" ? "gpt-4.1-mini" : "claude-haiku-4-5";
     config.base_url = server.base_url() + (provider == "openai" ? "/v1" : "");
     config.api_key = "test-key";
     config.embedding_provider = "openai";
@@ -69,6 +70,7 @@ ValidationConfig priced_config(const fake::FakeServer& server, const std::string
 struct ServerTokens {
     std::int64_t chat_input = 0, chat_output = 0, embedding = 0;
     std::int64_t cached_input = 0;  // of chat_input, read from the prompt cache
+    std::int64_t cache_written = 0;  // of chat_input, written to the prompt cache
 };
 
 // What the fake server reported in the usage of every answer it served.
@@ -88,6 +90,7 @@ ServerTokens counted_tokens(const fake::FakeServer& server) {
                                  usage.value("cache_read_input_tokens", std::int64_t{0}) +
                                  usage.value("cache_creation_input_tokens", std::int64_t{0});
             tokens.cached_input += usage.value("cache_read_input_tokens", std::int64_t{0});
+            tokens.cache_written += usage.value("cache_creation_input_tokens", std::int64_t{0});
             tokens.chat_output += usage.at("output_tokens").get<std::int64_t>();
         }
     }
@@ -145,7 +148,7 @@ TEST_CASE("the shipped price table loads and prices the default models") {
     REQUIRE(table);
     CHECK(table->find("openai", "gpt-4o-mini"));
     CHECK(table->find("openai", "text-embedding-3-small"));
-    CHECK(table->find("anthropic", "claude-sonnet-4-20250514"));
+    CHECK(table->find("anthropic", "claude-haiku-4-5"));
     for (const ModelPrice& row : table->rows) CHECK_FALSE(row.checked.empty());
 }
 
@@ -195,8 +198,11 @@ TEST_CASE("the dry run's tokens are within 10% of the fake server's count and it
     CHECK(plan.cost.batch_dollars < plan.cost.dollars);
 
     // After the run: the tokens the server reported, at the same prices.
-    const double actual_chat = (static_cast<double>(counted.chat_input - counted.cached_input) * chat->input +
+    const double actual_chat = (static_cast<double>(counted.chat_input - counted.cached_input -
+                                                    counted.cache_written) *
+                                    chat->input +
                                 static_cast<double>(counted.cached_input) * chat->cached_input +
+                                static_cast<double>(counted.cache_written) * chat->cache_write +
                                 static_cast<double>(counted.chat_output) * chat->output) /
                                1e6;
     const double actual_embedding = static_cast<double>(counted.embedding) * embedding->embedding / 1e6;
@@ -255,14 +261,15 @@ TEST_CASE("Anthropic requests mark the shared prefix for prompt caching and the 
     CHECK(backtranslation_marked == 20);
 
     // The server read every repeated prefix from its cache; the run counts those tokens apart.
-    const ModelUsage& usage = batch.usage.at("claude-sonnet-4-20250514");
+    const ModelUsage& usage = batch.usage.at("claude-haiku-4-5");
     CHECK(usage.cached_input_tokens > 0);
     CHECK(usage.cached_input_tokens < usage.input_tokens);
-    std::int64_t read = 0, input = 0;
+    std::int64_t read = 0, written = 0, input = 0;
     for (const auto& served : server.served()) {
         if (served.endpoint != "anthropic.messages") continue;
         const auto body = nlohmann::json::parse(served.response_body);
         read += body["usage"].value("cache_read_input_tokens", 0);
+        written += body["usage"].value("cache_creation_input_tokens", 0);
         input += body["usage"].value("input_tokens", 0) + body["usage"].value("cache_read_input_tokens", 0) +
                  body["usage"].value("cache_creation_input_tokens", 0);
     }
@@ -271,13 +278,58 @@ TEST_CASE("Anthropic requests mark the shared prefix for prompt caching and the 
     // Priced apart: cached input at its own price.
     const CostLine& chat = batch.cost.lines.at(0);
     CHECK(chat.cached_input_tokens == read);
-    CHECK(chat.input_tokens == input - read);
+    CHECK(written > 0);
+    CHECK(static_cast<std::int64_t>(usage.cache_write_input_tokens) == written);
+    CHECK(chat.cache_write_input_tokens == written);
+    CHECK(chat.input_tokens == input - read - written);
     const auto table = price_table_for("");
     const ModelPrice* price = table->find("anthropic", config.model);
     REQUIRE(price);
-    CHECK(chat.dollars == Approx((static_cast<double>(input - read) * price->input +
+    // Anthropic bills cache writes at 1.25x input (the shipped table's cache_write column).
+    CHECK(price->cache_write == Approx(1.25 * price->input));
+    CHECK(chat.dollars == Approx((static_cast<double>(input - read - written) * price->input +
                                   static_cast<double>(read) * price->cached_input +
+                                  static_cast<double>(written) * price->cache_write +
                                   static_cast<double>(usage.output_tokens) * price->output) /
                                  1e6)
                               .epsilon(1e-12));
+}
+
+TEST_CASE("a version suffix finds its row, and cache writes have a price of their own") {
+    const PriceTable table = parse_price_table(
+        "provider,model,input,cached_input,cache_write,output,embedding,batch_discount,checked,source\n"
+        "bedrock-titan,amazon.titan-embed-text-v2,,,,,0.02,,2026-12-04,AWS\n"
+        "anthropic,claude-haiku-4-5,1,0.1,1.25,5,,0.5,2026-12-04,Anthropic\n",
+        "inline");
+    // amazon.titan-embed-text-v2:0, the paper's embedding model, was never priced before.
+    REQUIRE(table.find("bedrock-titan", "amazon.titan-embed-text-v2:0"));
+    CHECK(table.find("bedrock-titan", "amazon.titan-embed-text-v2:0")->embedding == 0.02);
+    const CostEstimate cost = cost_of(&table, "anthropic", "claude-haiku-4-5", 1000000, 2000000, 100000,
+                                      "bedrock-titan", "amazon.titan-embed-text-v2:0", 1000000, 4000000);
+    CHECK(cost.complete);
+    // 1M uncached at $1, 2M cache reads at $0.10, 4M cache writes at $1.25, 0.1M output at $5.
+    CHECK(cost.lines.at(0).dollars == Approx(1 + 0.2 + 5 + 0.5));
+    CHECK(cost.lines.at(1).dollars == Approx(0.02));
+    // A table without the cache_write column (the columns of earlier tables): writes at input.
+    const PriceTable old_columns =
+        parse_price_table(std::string(header) + "anthropic,claude-haiku-4-5,1,0.1,5,,0.5,2026-01-01\n", "old");
+    CHECK(old_columns.find("anthropic", "claude-haiku-4-5")->cache_write == 1);
+}
+
+TEST_CASE("the shipped table prices every default model and the paper's Table 8 models, with a date and a source") {
+    const auto table = price_table_for("");
+    REQUIRE(table);
+    for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
+        if (row.provider != "openai" && row.provider != "anthropic" && row.provider != "bedrock" &&
+            row.provider != "bedrock-titan")
+            continue;
+        INFO(row.provider << " " << row.model);
+        CHECK(table->find(row.provider, row.model));
+    }
+    for (const char* model : {"anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic.claude-3-haiku-20240307-v1:0",
+                              "meta.llama3-70b-instruct-v1:0", "meta.llama3-8b-instruct-v1:0"}) {
+        INFO(model);
+        CHECK(table->find("bedrock", model));
+    }
+    for (const ModelPrice& row : table->rows) CHECK(row.checked.size() == 10);
 }

@@ -190,11 +190,13 @@ TEST_CASE("the default cache is the file R's tools::R_user_dir names, unless LLM
 }
 
 TEST_CASE("docs/providers.md shows the table of default models", "[docs]") {
-    std::string expected = "| kind | provider | default model | credential |\n| --- | --- | --- | --- |\n";
+    std::string expected =
+        "| kind | provider | default model | credential | checked | source |\n"
+        "| --- | --- | --- | --- | --- | --- |\n";
     for (const ProviderDefaults& entry : provider_defaults()) {
         expected += "| " + entry.kind + " | `" + entry.provider + "` | " +
                     (entry.model.empty() ? "none" : "`" + entry.model + "`") + " | " +
-                    entry.credential + " |\n";
+                    entry.credential + " | " + entry.checked + " | " + entry.source + " |\n";
     }
     const std::string path = std::string(LLMV_SOURCE_DIR) + "/docs/providers.md";
     const std::string begin = "<!-- provider defaults: generated from provider_defaults() -->\n";

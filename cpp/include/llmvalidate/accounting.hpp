@@ -18,6 +18,7 @@ struct ModelUsage {
     std::uint64_t invalid_answers = 0;  // paid-for answers that did not parse or were outside S
     std::uint64_t input_tokens = 0;         // every input token, cached ones included
     std::uint64_t cached_input_tokens = 0;  // of them, read from the provider's prompt cache
+    std::uint64_t cache_write_input_tokens = 0;  // of them, written to it (Anthropic bills more)
     std::uint64_t output_tokens = 0;
 
     ModelUsage& operator+=(const ModelUsage& other);
@@ -45,7 +46,8 @@ class Accounting {
     void add_failure(const std::string& model, std::uint64_t count = 1);
     void add_invalid_answer(const std::string& model, std::uint64_t count = 1);
     void add_tokens(const std::string& model, std::uint64_t input_tokens,
-                    std::uint64_t output_tokens, std::uint64_t cached_input_tokens = 0);
+                    std::uint64_t output_tokens, std::uint64_t cached_input_tokens = 0,
+                    std::uint64_t cache_write_input_tokens = 0);
     void merge(const Accounting& other);
     void clear();
 

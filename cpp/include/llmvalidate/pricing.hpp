@@ -16,6 +16,9 @@ struct ModelPrice {
     std::string model;
     double input = 0;
     double cached_input = 0;  // prompt-cache reads; the row's input price when left empty
+    // Prompt-cache writes (optional column cache_write; Anthropic bills 1.25x input); the row's
+    // input price when the column is absent or empty.
+    double cache_write = 0;
     double output = 0;
     double embedding = 0;
     double batch_discount = 0;  // share taken off by the batch API; 0: no batch API
@@ -29,7 +32,8 @@ struct PriceTable {
     std::string source;  // the file it was read from
     std::vector<ModelPrice> rows;
     // The row of this provider's model: its exact name, else the longest listed name that the
-    // model's name starts with followed by '-' (a dated version); nullptr when none.
+    // model's name starts with followed by '-' (a dated version) or ':' (a version suffix, as
+    // Bedrock's amazon.titan-embed-text-v2:0); nullptr when none.
     const ModelPrice* find(const std::string& provider, const std::string& model) const;
 };
 
@@ -46,6 +50,7 @@ struct CostLine {
     std::string provider, model;
     std::int64_t input_tokens = 0;         // uncached input (chat) or embedded (embedding)
     std::int64_t cached_input_tokens = 0;  // chat input read from the provider's prompt cache
+    std::int64_t cache_write_input_tokens = 0;  // chat input written to the prompt cache
     std::int64_t output_tokens = 0;
     bool priced = false;           // the table has this model
     double dollars = 0;            // synchronous APIs
@@ -70,7 +75,7 @@ CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
                      const std::string& chat_model, std::int64_t input_tokens,
                      std::int64_t cached_input_tokens, std::int64_t output_tokens,
                      const std::string& embedding_provider, const std::string& embedding_model,
-                     std::int64_t embedding_tokens);
+                     std::int64_t embedding_tokens, std::int64_t cache_write_input_tokens = 0);
 
 // The table at `path` (empty: default_price_table_path()), or nullptr when the default file is
 // not there (a path given explicitly must load: it throws).

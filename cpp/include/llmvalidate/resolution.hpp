@@ -25,6 +25,10 @@ struct ProviderDefaults {
     // chat provider's base URL and key. Empty: the vendor offers no embeddings.
     std::string embedding_family;
     std::string credential;  // where the key comes from, for the docs (never the key itself)
+    // When `model` was last compared with the vendor's catalogue (YYYY-MM-DD), and where that
+    // catalogue was read: vendors retire models, so a default is a dated fact, not a constant.
+    std::string checked;
+    std::string source;
 };
 const std::vector<ProviderDefaults>& provider_defaults();
 // The registry's names of one kind ("chat" or "embedding"), in the table's order and joined by

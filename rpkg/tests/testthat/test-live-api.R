@@ -10,7 +10,7 @@ test_that("OpenAI: one passage end to end, and a cached re-run", {
   run <- function() {
     llm_validate(
       live_passage, task = "sentiment",
-      provider = llm_provider_openai(model = Sys.getenv("LLMV_LIVE_OPENAI_MODEL", "gpt-4o-mini")),
+      provider = llm_provider_openai(model = Sys.getenv("LLMV_LIVE_OPENAI_MODEL", "gpt-4.1-mini")),
       embedding = llm_embedding_openai(
         model = Sys.getenv("LLMV_LIVE_OPENAI_EMBEDDING", "text-embedding-3-small")),
       M = 4, n = 4, permutations = 99, seed = 1, cache = cache
@@ -32,7 +32,7 @@ test_that("Anthropic: one passage end to end with OpenAI embeddings", {
   validation <- llm_validate(
     live_passage, task = "sentiment",
     provider = llm_provider_anthropic(
-      model = Sys.getenv("LLMV_LIVE_ANTHROPIC_MODEL", "claude-3-5-haiku-latest")),
+      model = Sys.getenv("LLMV_LIVE_ANTHROPIC_MODEL", "claude-haiku-4-5")),
     embedding = llm_embedding_openai(model = "text-embedding-3-small"),
     M = 4, n = 4, permutations = 99, seed = 1, cache = NULL
   )

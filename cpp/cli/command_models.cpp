@@ -1,0 +1,93 @@
+// llmvalidate models --provider P [--base-url URL] [--price-table PATH] [--json]
+// Lists the vendor's own models from its API, marks the engine's defaults and says which the
+// price table prices.
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.hpp"
+#include "cli/terminal.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/models.hpp"
+
+namespace llmv::cli {
+
+namespace {
+
+CommandSpec models_spec() {
+    return {
+        "models",
+        "--provider openai|anthropic|bedrock [--base-url URL] [--price-table PATH] [--json]",
+        "Lists the models the vendor serves to your credentials, read from its API (OpenAI and\n"
+        "Anthropic GET /v1/models; Bedrock ListFoundationModels and inference profiles). The\n"
+        "engine's default models are marked, and each row says whether the price table has it.\n"
+        "Example: llmvalidate models --provider anthropic",
+        "",
+        {
+            {"--provider", "-p", "NAME", "The vendor: openai, anthropic or bedrock."},
+            {"--base-url", "", "URL", "The vendor's base URL, when not its default (or its environment variable)."},
+            {"--price-table", "", "PATH", "The price table (default: LLMV_PRICE_TABLE, else the shipped prompts/prices.csv)."},
+            {"--json", "", "", "Print JSON."},
+        },
+        0,
+    };
+}
+
+}  // namespace
+
+int command_models(const std::vector<std::string>& args) {
+    const CommandSpec spec = models_spec();
+    const ParsedArgs parsed = parse_args(args, spec);
+    if (parsed.help) {
+        print_command_help(std::cout, spec);
+        return exit_ok;
+    }
+    if (!parsed.has("--provider")) {
+        throw_usage(spec.name, "option `--provider` is required: openai, anthropic or bedrock.");
+    }
+    ProviderConfig config;
+    config.base_url = parsed.value("--base-url");
+    pipeline::ModelList list;
+    try {
+        const std::atomic<bool>* interrupt = install_interrupt_flag();
+        list = pipeline::list_models(parsed.value("--provider"), config, parsed.value("--price-table"),
+                                     [interrupt]() { return interrupt->load(); });
+    } catch (const Error& error) {
+        if (std::string(error.what()).rfind("`provider`", 0) == 0)
+            throw Error(error.code(), "`--provider`" + std::string(error.what()).substr(10));
+        throw;
+    }
+    if (parsed.has("--json")) {
+        nlohmann::ordered_json out;
+        out["provider"] = list.provider;
+        out["price_table"] = list.price_table;
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const auto& model : list.models) {
+            rows.push_back({{"id", model.id},
+                            {"name", model.name},
+                            {"kind", model.kind},
+                            {"status", model.status},
+                            {"default_for", model.default_for},
+                            {"priced", model.priced}});
+        }
+        out["models"] = rows;
+        std::cout << out.dump(2) << "\n";
+        return exit_ok;
+    }
+    std::ostringstream out;
+    out << "Models of " << list.provider << " (" << list.models.size() << ", from its API; "
+        << (list.price_table.empty() ? "no price table found" : "prices: " + list.price_table) << "):\n";
+    for (const auto& model : list.models) {
+        out << "  " << model.id;
+        if (!model.name.empty() && model.name != model.id) out << "  (" << model.name << ")";
+        if (model.kind != "model") out << "  [" << model.kind << "]";
+        if (!model.status.empty()) out << "  " << model.status;
+        if (!model.default_for.empty()) out << "  DEFAULT " << model.default_for;
+        out << (model.priced ? "  priced" : "  no price") << "\n";
+    }
+    std::cout << out.str();
+    return exit_ok;
+}
+
+}  // namespace llmv::cli

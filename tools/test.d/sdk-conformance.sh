@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SDK conformance (issue 23): installs the vendors' official SDKs from npm into a cache outside
+# the clone (never committed), builds llmv_request_dump, and has tools/conformance/
+# sdk_conformance.mjs compare our requests (and SigV4 signatures) with the SDKs' on 127.0.0.1.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+build_dir=${BUILD_DIR:-build}
+sdk_dir=${LLMV_SDK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llmvalidate-sdk}
+packages=(openai @anthropic-ai/sdk @aws-sdk/client-bedrock-runtime @smithy/signature-v4 @smithy/node-http-handler
+          @aws-crypto/sha256-js)
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "sdk-conformance: node and npm are required (tools/setup.sh installs them)" >&2
+  exit 1
+fi
+mkdir -p "$sdk_dir"
+[ -f "$sdk_dir/package.json" ] || echo '{"name": "llmvalidate-sdk-cache", "private": true}' >"$sdk_dir/package.json"
+missing=0
+for package in "${packages[@]}"; do [ -d "$sdk_dir/node_modules/$package" ] || missing=1; done
+if [ "$missing" = 1 ]; then
+  (cd "$sdk_dir" && npm install --no-audit --no-fund --silent "${packages[@]}")
+fi
+for package in "${packages[@]}"; do
+  printf 'sdk-conformance: %s %s\n' "$package" \
+    "$(node -p "require('$sdk_dir/node_modules/$package/package.json').version")"
+done
+
+cmake --build "$build_dir" --target llmv_request_dump -j "${JOBS:-2}" >/dev/null
+node tools/conformance/sdk_conformance.mjs "$sdk_dir" "$build_dir/tests/conformance/llmv_request_dump"
