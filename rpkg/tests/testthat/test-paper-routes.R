@@ -68,7 +68,9 @@ test_that("under preset = \"paper\" an out-of-set backtranslation answer counts 
 })
 
 test_that("every R route of docs/paper-fidelity.md runs and prints its table", {
-  doc <- file.path("..", "..", "..", "docs", "paper-fidelity.md")
+  # LLMV_REPO_ROOT: the repository (tools/test.d/r-package.sh); else the source tree's.
+  root <- Sys.getenv("LLMV_REPO_ROOT", file.path("..", "..", ".."))
+  doc <- file.path(root, "docs", "paper-fidelity.md")
   skip_if_not(file.exists(doc), "the repository's docs are not beside the package")
   text <- readLines(doc, encoding = "UTF-8")
   start <- grep("^## Routes to every table", text)
