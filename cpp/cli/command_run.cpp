@@ -279,7 +279,14 @@ int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& ch
 
 int command_run(const std::vector<std::string>& args) {
     const CommandSpec spec = run_spec();
-    const ParsedArgs parsed = parse_args(args, spec);
+    ParsedArgs parsed = parse_args(args, spec);
+    if (parsed.has("--models") && !parsed.has("--model")) {
+        // The first model resolves the provider (its endpoint and key); each column names its own.
+        std::vector<std::string> with_model = args;
+        with_model.push_back("--model");
+        with_model.push_back(text::trim(text::split(parsed.value("--models"), ',').front()));
+        parsed = parse_args(with_model, spec);
+    }
     if (parsed.help) {
         print_command_help(std::cout, spec);
         return exit_ok;
