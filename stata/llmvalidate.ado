@@ -75,7 +75,7 @@ program define IsValidation, rclass
         EMBedding(passthru) EMBMODel(passthru) BASEurl(passthru) EMBBASEurl(passthru)       ///
         STRuctured(passthru) PAPER KEYenv(passthru) HUMan(passthru) NOCACHE                 ///
         MAXRetries(passthru) TIMEout(passthru) DRAIN(passthru) ENCoding(passthru) DRYrun    ///
-        continue SAVing(passthru) NOMATrix SIMPrompt(passthru)
+        continue SAVing(passthru) NOMATrix SIMPrompt(passthru) PARSERetries(passthru)
     local methods ALPha(passthru) THReshold(passthru) PERMutations(passthru)                ///
         VMethod(passthru) SMethod(passthru) RULE(passthru) CONCurrency(passthru)           ///
         REPeats(passthru) M(passthru) LABELS(passthru)
@@ -379,7 +379,7 @@ program define Validate, rclass
           ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
           CONCurrency(integer 16) MAXRetries(integer 5) KEYenv(name) GENerate(name)  ///
-          TIMEout(real 300) DRAIN(real 10) ENCoding(string)                           ///
+          TIMEout(real 300) DRAIN(real 10) ENCoding(string) PARSERetries(string)      ///
           REPLACE DRYrun NOTABle BATCHapi                                             ///
           SAVing(string asis) NOMATrix continue ]
 
@@ -469,6 +469,8 @@ program define Validate, rclass
     RealText `drain'
     local words `words' drain=`r(text)'
     if "`encoding'" != "" local words `words' encoding=`encoding'
+    * parseretries(): only when given, so that the paper preset's value (0) holds otherwise.
+    if `"`parseretries'"' != "" local words `words' parseretries=`parseretries'
     local words `words' dryrun=`=("`dryrun'" != "")'
     if "`batchapi'" != "" local words `words' batchapi=1
     * Without continue, a run in which no passage could be validated is an error (its rc).
@@ -866,7 +868,11 @@ program define ShowDryRun
     display as text _col(49) "Input tokens (est.)" _col(68) "= " as result %10.0f r(input_tokens)
     display as text _col(49) "Output tokens (est.)" _col(68) "= " as result %10.0f r(output_tokens)
     display as text _col(49) "Embedding tokens (est.)" _col(68) "= " as result %10.0f r(embedding_tokens)
-    if "`r(price_table)'" != "" {
+    if "`r(price_table)'" != "" & missing(r(dollars)) {
+        display as text _col(49) "Price" _col(68) "= " as result "   unknown"
+        display as text _col(49) "  (not every model is priced)"
+    }
+    else if "`r(price_table)'" != "" {
         display as text _col(49) "Price, synchronous" _col(68) "= " as result %10.4f r(dollars)
         display as text _col(49) "Price, batch API" _col(68) "= " as result %10.4f r(batch_dollars)
     }

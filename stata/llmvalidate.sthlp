@@ -88,7 +88,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt base:url(string)}}the provider's address (local servers, Azure){p_end}
 {synopt:{opt embbase:url(string)}}the embedding provider's address, when it is not the chat provider's{p_end}
 {synopt:{opt str:uctured(name)}}how the answer's JSON is asked for: {cmd:schema} (default), {cmd:prompt} or {cmd:none} (the paper's way){p_end}
-{synopt:{opt paper}}the paper's way: {cmd:vmethod(paper)}, {cmd:smethod(paper)} and {cmd:structured(none)}; options given beside it win{p_end}
+{synopt:{opt paper}}the paper's way: {cmd:vmethod(paper)}, {cmd:smethod(paper)}, {cmd:structured(none)} and {cmd:parseretries(0)}; options given beside it win{p_end}
 {synopt:{opt key:env(name)}}the environment variable holding the API key{p_end}
 {syntab:Method}
 {synopt:{opt m(#)}}pool size M per label; default {cmd:m(100)}{p_end}
@@ -100,6 +100,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt cache(file)}}SQLite cache: a re-run makes no call already paid for; default {cmd:$LLMV_CACHE}, else the per-user cache shared with the command-line tool and R{p_end}
 {synopt:{opt nocache}}keep the answers in memory only (a re-run pays again){p_end}
 {synopt:{opt conc:urrency(#)}}requests in flight; default {cmd:concurrency(16)}{p_end}
+{synopt:{opt parser:etries(#)}}redraws of an answer that cannot be read or names no label of the task; default 3, 0 with {cmd:paper} (a bad backtranslation answer counts as wrong){p_end}
 {synopt:{opt maxr:etries(#)}}retries of a request after a 429 or 5xx answer or a failed connection; default {cmd:maxretries(5)}{p_end}
 {synopt:{opt time:out(#)}}seconds one request may take, retries apart; default {cmd:timeout(300)}{p_end}
 {synopt:{opt drain(#)}}after Break, seconds the requests in flight may finish and be cached; default {cmd:drain(10)}{p_end}
@@ -261,7 +262,7 @@ named, and every result it produces says so in {cmd:r(synthetic)}.
 {opt structured(name)} chooses how the answer's JSON shape is asked for: {cmd:schema} (the
 API's structured output), {cmd:prompt} (the JSON Schema in the prompt) or {cmd:none} (the
 paper's way: the task's prompt alone, one user message, JSON read from the free text).
-{opt paper} sets the paper's bootstrap tests and {cmd:structured(none)}.
+{opt paper} sets the paper's bootstrap tests, {cmd:structured(none)} and {cmd:parseretries(0)}.
 
 {phang}
 {opt label(varname)} and {opt passage(varname)} describe the data of {cmd:llmvalidate test}:
@@ -333,9 +334,10 @@ generator, so {cmd:set seed} makes the results reproducible; the seed used is re
 {phang}
 {opt vmethod(name)}: {cmd:exact} (default) is a finite-sample rank test on the pool and the
 passage; {cmd:paper} reproduces the bootstrap of the paper's reference code.
-{opt smethod(name)}: {cmd:permutation} (default) or {cmd:paper}. The paper's separation test
-can hardly fail even when the LLM ignores the label; the permutation test fails with
-probability at most alpha in that case. {opt rule(name)}: {cmd:point} compares the
+{opt smethod(name)}: {cmd:permutation} (default) or {cmd:paper}, the separation test of the
+paper's reference code (single reference texts; the paper's text averages N texts per
+replicate instead). That test can hardly fail even when the LLM ignores the label; the
+permutation test passes with probability at most alpha in that case. {opt rule(name)}: {cmd:point} compares the
 backtranslation accuracy with the threshold (the paper); {cmd:bound} compares its exact
 one-sided Clopper-Pearson lower bound.
 

@@ -1,5 +1,6 @@
 #include "cli/reports.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -14,6 +15,13 @@ std::string fixed(double value, int digits = 3) {
     std::ostringstream out;
     out << std::fixed << std::setprecision(digits) << value;
     return out.str();
+}
+
+// A share as the paper prints accuracies: whole percent ("99%"), one decimal when not whole.
+std::string percent(double share) {
+    if (std::isnan(share)) return "NA";
+    const double value = share * 100;
+    return fixed(value, std::fabs(value - std::round(value)) < 1e-9 ? 0 : 1) + "%";
 }
 
 std::string pad(std::string text, std::size_t width) {
@@ -78,21 +86,33 @@ std::string format_table1(const std::vector<pipeline::PassageResult>& results,
             continue;
         }
         const stats::TestOutput& tests = result.tests;
-        out << "  " << pad("Test", 28) << pad("Label", 12) << pad("Statistic", 12) << pad("Critical", 12)
-            << pad("p-value", 10) << "Outcome\n";
-        out << "  " << pad("Annotation", 28) << pad(result.label, 12) << pad("", 12) << pad("", 12) << pad("", 10)
-            << (result.repeats > 1 ? "stability " + fixed(result.annotation_stability, 2) : std::string("")) << "\n";
+        // The label column fits the task's longest label ("Focusing On The Present").
+        std::size_t label_width = 12;
+        for (const std::string& label : result.label_set)
+            label_width = std::max(label_width, label.size() + 2);
+        out << "  " << pad("Test", 28) << pad("Label", label_width) << pad("Statistic", 12)
+            << pad("Critical", 12) << pad("p-value", 10) << "Outcome\n";
+        out << "  " << pad("Annotation", 28) << pad(result.label, label_width) << pad("", 12)
+            << pad("", 12) << pad("", 10)
+            << (result.repeats > 1 ? "stability " + fixed(result.annotation_stability, 2)
+                                   : std::string(""))
+            << "\n";
         const auto& bt = tests.backtranslation;
-        out << "  " << pad("Backtranslation accuracy", 28) << pad(bt.label, 12) << pad(fixed(bt.accuracy, 2), 12)
-            << pad(fixed(bt.threshold, 2), 12) << pad("", 10) << (bt.pass ? "pass" : "FAIL") << "\n";
+        // As the paper's tables: accuracy and threshold in percent, statistics and critical
+        // values to 3 decimals (its verdicts turn on the third, e.g. 0.621 against 0.620).
+        out << "  " << pad("Backtranslation accuracy", 28) << pad(bt.label, label_width)
+            << pad(percent(bt.accuracy), 12) << pad(percent(bt.threshold), 12) << pad("", 10)
+            << (bt.pass ? "pass" : "FAIL") << "\n";
         for (const auto& separation : tests.separation) {
-            out << "  " << pad("Separation", 28) << pad(separation.label, 12) << pad(fixed(separation.statistic, 2), 12)
-                << pad(fixed(separation.critical_value, 2), 12) << pad(fixed(separation.p_value, 3), 10)
-                << (separation.pass ? "pass" : "FAIL") << "\n";
+            out << "  " << pad("Separation", 28) << pad(separation.label, label_width)
+                << pad(fixed(separation.statistic), 12) << pad(fixed(separation.critical_value), 12)
+                << pad(fixed(separation.p_value), 10) << (separation.pass ? "pass" : "FAIL")
+                << "\n";
         }
         const auto& validation = tests.validation;
-        out << "  " << pad("Validation", 28) << pad(result.label, 12) << pad(fixed(validation.statistic, 2), 12)
-            << pad(fixed(validation.critical_value, 2), 12) << pad(fixed(validation.p_value, 3), 10)
+        out << "  " << pad("Validation", 28) << pad(result.label, label_width)
+            << pad(fixed(validation.statistic), 12) << pad(fixed(validation.critical_value), 12)
+            << pad(fixed(validation.p_value), 10)
             << (validation.reject ? "rejected" : "not rejected") << "\n";
         out << "  Verdict: " << result.verdict_name << " (" << tests.verdict_reason << ")\n\n";
     }
@@ -119,15 +139,27 @@ std::string format_summary(const pipeline::BatchSummary& summary) {
             out << "  " << pad(cell.llm_label, 16) << pad(cell.human_label, 16) << pad(std::to_string(cell.n), 8)
                 << pad(std::to_string(cell.n_valid), 8) << fixed(cell.share_valid, 3) << "\n";
         }
+        out << "Disagreements with the human label that pass (Table 11): "
+            << summary.summary.table11.size() << "\n";
+        if (!summary.summary.table11.empty())
+            out << "  " << pad("id", 16) << pad("LLM label", 16) << "human label\n";
+        for (const auto& row : summary.summary.table11)
+            out << "  " << pad(row.id, 16) << pad(row.llm_label, 16) << row.human_label << "\n";
     }
     return out.str();
 }
 
 std::string format_cost(const CostEstimate& cost, const std::string& title) {
     std::ostringstream out;
-    out << title << ": " << format_dollars(cost.dollars) << " with the synchronous APIs, "
-        << format_dollars(cost.batch_dollars) << " with the batch API"
-        << (cost.complete ? "" : " (not every model is priced)") << "\n";
+    // A total without a model's price is no total: say so rather than print a partial sum.
+    if (cost.complete) {
+        out << title << ": " << format_dollars(cost.dollars) << " with the synchronous APIs, "
+            << format_dollars(cost.batch_dollars) << " with the batch API\n";
+    } else {
+        out << title << ": unknown, not every model is priced (the priced models: "
+            << format_dollars(cost.dollars) << " with the synchronous APIs, "
+            << format_dollars(cost.batch_dollars) << " with the batch API)\n";
+    }
     for (const CostLine& line : cost.lines) {
         out << "    " << line.role << " " << line.provider << " " << line.model << ": "
             << line.input_tokens << " input";

@@ -306,16 +306,32 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
             config.max_tokens ? std::min<std::int64_t>(10, *config.max_tokens) : 10;
         report.estimated_input_tokens += config.annotation_repeats * tokens(annotation);
         report.estimated_output_tokens += config.annotation_repeats * label_output;
-        for (const std::string& label : labels) {
-            const std::int64_t label_calls = calls_for(m, config.n);
-            for (std::int64_t c = 0; c < label_calls; ++c) {
-                const int count = std::min(config.n, m - static_cast<int>(c) * config.n);
-                const std::string prompt = task.render_simulation(label, count, passage.text, variables);
-                report.estimated_input_tokens += tokens(prompt);
+        // The simulation calls of one label's pool of `texts` texts: their input and output tokens.
+        const auto pool_tokens = [&](const std::string& label, int texts) {
+            std::pair<std::int64_t, std::int64_t> sum{0, 0};
+            for (int c = 0; c < calls_for(texts, config.n); ++c) {
+                const int count = std::min(config.n, texts - c * config.n);
+                sum.first += tokens(task.render_simulation(label, count, passage.text, variables));
                 std::int64_t out = 4 + count * (passage_tokens + 2);
                 if (config.max_tokens) out = std::min<std::int64_t>(out, *config.max_tokens);
-                report.estimated_output_tokens += out;
+                sum.second += out;
             }
+            return sum;
+        };
+        // The paper's tests draw B reference texts more for some labels (β̂'s, the others'):
+        // with both paper tests every label, else one of K, whose label β̂ decides; its tokens
+        // are then the labels' average.
+        const std::int64_t labels_with_reference = per_passage_reference_labels(config, k);
+        for (const std::string& label : labels) {
+            const auto pool = pool_tokens(label, m);
+            report.estimated_input_tokens += pool.first;
+            report.estimated_output_tokens += pool.second;
+            if (labels_with_reference == 0) continue;
+            const auto with_reference = pool_tokens(label, m + config.paper_b);
+            report.estimated_input_tokens +=
+                (with_reference.first - pool.first) * labels_with_reference / k;
+            report.estimated_output_tokens +=
+                (with_reference.second - pool.second) * labels_with_reference / k;
         }
         // Backtranslation prompts quote texts not written yet: the template with a generated
         // passage in place of y.

@@ -51,6 +51,12 @@ void check_config(const ValidationConfig& config) {
     }
 }
 
+int per_passage_reference_labels(const ValidationConfig& config, int label_count) {
+    const int for_validation = config.tests.validation_method == "paper" ? 1 : 0;
+    const int for_separation = config.tests.separation_method == "paper" ? label_count - 1 : 0;
+    return for_validation + for_separation;
+}
+
 CallCounts expected_calls_per_passage(const ValidationConfig& config, int label_count) {
     const int m = pool_size(config);
     CallCounts counts;
@@ -58,9 +64,7 @@ CallCounts expected_calls_per_passage(const ValidationConfig& config, int label_
     // Reference draws: β̂'s for the paper validation test, every other label's for the paper
     // separation test. They continue the pool's calls, so a label with references costs
     // ⌈(M + B)/n⌉ calls instead of ⌈M/n⌉.
-    const int with_reference_validation = config.tests.validation_method == "paper" ? 1 : 0;
-    const int with_reference_separation = config.tests.separation_method == "paper" ? label_count - 1 : 0;
-    const int with_reference = with_reference_validation + with_reference_separation;
+    const int with_reference = per_passage_reference_labels(config, label_count);
     const int without_reference = label_count - with_reference;
     counts.simulation_calls = static_cast<std::int64_t>(without_reference) * calls_for(m, config.n) +
                               static_cast<std::int64_t>(with_reference) * calls_for(m + config.paper_b, config.n);
@@ -285,6 +289,7 @@ BatchSummary summarize(const std::vector<PassageResult>& results,
         }
     }
     summary.p_bh = stats::benjamini_hochberg(summary.p_values);
+    input.id = summary.ids;  // Table 11 names its passages
     if (!input.llm_label.empty()) summary.summary = stats::summarize_passages(input, label_set);
     return summary;
 }

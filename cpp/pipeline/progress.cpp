@@ -79,6 +79,7 @@ BatchSummary ProgressReporter::summary(const std::vector<std::string>& labels) {
     compact_.clear();
     compact_.shrink_to_fit();
     summary.p_bh = stats::benjamini_hochberg(summary.p_values);
+    input.id = summary.ids;  // Table 11 names its passages
     if (!input.llm_label.empty()) summary.summary = stats::summarize_passages(input, labels);
     return summary;
 }

@@ -69,7 +69,8 @@ Task task_for_passage(const Task& task, const TaskPassage& passage) {
     return accepted.empty() ? out : out.with_variables(accepted);
 }
 
-pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passage) {
+pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passage,
+                                     const TaskVariables& given) {
     pipeline::PassageInput input;
     input.id = passage.id;
     input.text = passage.text;
@@ -77,6 +78,25 @@ pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passag
     if (found != passage.simulation_templates.end()) input.simulation_template = found->second;
     for (const auto& [name, value] : passage.variables)
         if (task.accepts_variable(name)) input.variables[name] = value;
+    // A run's variable given as "@NAME" takes each passage's own NAME, e.g. Table 6's
+    // topic=@topic_not_discussed; it wins over the passage's value of the same variable.
+    for (const auto& [name, value] : given) {
+        if (value.size() < 2 || value[0] != '@') continue;
+        const std::string wanted = value.substr(1);
+        const auto own = passage.variables.find(wanted);
+        if (own == passage.variables.end()) {
+            std::string names;
+            for (const auto& entry : passage.variables)
+                names += (names.empty() ? "" : ", ") + entry.first;
+            throw_invalid(
+                code::task_invalid, "variables",
+                name + "=" + value + " (passage " + in_quotes(passage.id) + ")",
+                names.empty()
+                    ? "a literal value: the passage has no variables"
+                    : "a literal value or @ and one of the passage's variables: " + names);
+        }
+        input.variables[name] = own->second;
+    }
     return input;
 }
 
@@ -86,7 +106,8 @@ std::vector<pipeline::PassageInput> passage_inputs(const pipeline::ValidationCon
     const Task task = task_of(config, source_origin);
     std::vector<pipeline::PassageInput> inputs;
     inputs.reserve(passages.size());
-    for (const TaskPassage& passage : passages) inputs.push_back(passage_input(task, passage));
+    for (const TaskPassage& passage : passages)
+        inputs.push_back(passage_input(task, passage, config.variables));
     return inputs;
 }
 

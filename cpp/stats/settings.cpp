@@ -120,35 +120,34 @@ std::vector<Setting> build_table() {
         integer("repeats", {"--repeats", "-R", "repeats", "repeats", "R"}, 1, 1000,
                 "Annotations of each passage; its label is the modal answer.",
                 LLMV_NUMBER_FIELD(annotation_repeats)),
-        statistics(number("alpha", {"--alpha", "", "alpha", "alpha", "LEVEL"}, 0, true, 0.5,
-                          false, "Level of every test.", LLMV_NUMBER_FIELD(tests.alpha))),
-        statistics(number("threshold", {"--threshold", "", "threshold", "threshold", "ACCURACY"},
-                          0, false, 1, false, "Backtranslation accuracy needed.",
+        statistics(number("alpha", {"--alpha", "", "alpha", "alpha", "LEVEL"}, 0, true, 0.5, false,
+                          "Level of every test.", LLMV_NUMBER_FIELD(tests.alpha))),
+        statistics(number("threshold", {"--threshold", "", "threshold", "threshold", "ACCURACY"}, 0,
+                          false, 1, false, "Backtranslation accuracy needed.",
                           LLMV_NUMBER_FIELD(tests.threshold))),
-        statistics(choice("validation_method",
-                          {"--validation-method", "", "methods[[\"validation\"]]", "vmethod",
-                           "METHOD"},
-                          registry_names(stats::validation_methods()),
-                          "Validation test: exact (exact p-value) or paper (the paper's "
-                          "bootstrap).",
-                          LLMV_TEXT_FIELD(tests.validation_method))),
-        statistics(choice("separation_method",
-                          {"--separation-method", "", "methods[[\"separation\"]]", "smethod",
-                           "METHOD"},
-                          registry_names(stats::separation_methods()),
-                          "Separation test: permutation (exact) or paper (the paper's "
-                          "bootstrap).",
-                          LLMV_TEXT_FIELD(tests.separation_method))),
+        statistics(
+            choice("validation_method",
+                   {"--validation-method", "", "methods[[\"validation\"]]", "vmethod", "METHOD"},
+                   registry_names(stats::validation_methods()),
+                   "Validation test: exact (exact p-value) or paper (the paper's "
+                   "bootstrap).",
+                   LLMV_TEXT_FIELD(tests.validation_method))),
+        statistics(
+            choice("separation_method",
+                   {"--separation-method", "", "methods[[\"separation\"]]", "smethod", "METHOD"},
+                   registry_names(stats::separation_methods()),
+                   "Separation test: permutation (exact) or paper (the paper's "
+                   "bootstrap).",
+                   LLMV_TEXT_FIELD(tests.separation_method))),
         statistics(choice("backtranslation_rule",
                           {"--rule", "", "methods[[\"backtranslation\"]]", "rule", "RULE"},
                           {"point", "bound"},
                           "Backtranslation pass rule: the accuracy (point, the paper's) or its "
                           "lower confidence bound (bound).",
                           LLMV_TEXT_FIELD(tests.backtranslation_rule))),
-        statistics(integer("permutations", {"--permutations", "", "permutations", "permutations",
-                                            "R"},
-                           1, 1000000, "Permutations of the separation test.",
-                           LLMV_NUMBER_FIELD(tests.permutations))),
+        statistics(integer(
+            "permutations", {"--permutations", "", "permutations", "permutations", "R"}, 1, 1000000,
+            "Permutations of the separation test.", LLMV_NUMBER_FIELD(tests.permutations))),
         statistics(entry("seed", {"--seed", "", "seed", "seed", "SEED"}, Kind::seed,
                          "Seed of the permutation and bootstrap draws.",
                          LLMV_SEED_FIELD(tests.seed))),
@@ -167,8 +166,8 @@ std::vector<Setting> build_table() {
                "Tokens per minute (0: no limit).", LLMV_NUMBER_FIELD(tpm)),
         number("temperature", {"--temperature", "", "temperature", "", "T"}, 0, false, 2, false,
                "Sampling temperature (1, as in the paper).", LLMV_NUMBER_FIELD(temperature)),
-        choice("structured_output",
-               {"--structured", "", "structured", "structured", "HOW"}, {"schema", "prompt", "none"},
+        choice("structured_output", {"--structured", "", "structured", "structured", "HOW"},
+               {"schema", "prompt", "none"},
                "How the answer's JSON is asked for: schema (the API's structured output), prompt "
                "(the schema in the prompt) or none (the paper's way: the prompt alone).",
                LLMV_TEXT_FIELD(structured_output)),
@@ -177,25 +176,29 @@ std::vector<Setting> build_table() {
         optional(integer("max_tokens", {"--max-tokens", "", "", "", "N"}, 1, 1000000,
                          "Answer length cap (unset: the provider's).",
                          LLMV_OPTIONAL_FIELD(max_tokens))),
-        integer("parse_retries", {"--parse-retries", "", "", "", "N"}, 0, 100,
-                "Redraws of an unparseable or out-of-set answer.",
+        integer("parse_retries", {"--parse-retries", "", "parse_retries", "parseretries", "N"}, 0,
+                100,
+                "Redraws of an unparseable or out-of-set answer (the paper preset: 0, a bad "
+                "backtranslation answer counts as wrong).",
                 LLMV_NUMBER_FIELD(parse_retry_limit)),
         integer("max_retries", {"--max-retries", "", "max_retries", "maxretries", "N"}, 0, 100,
                 "Retries of a request after HTTP 429/5xx or a transport failure.",
                 LLMV_NUMBER_FIELD(max_transport_retries)),
-        number("timeout", {"--timeout", "", "timeout", "timeout", "SECONDS"}, 0, true, 86400, false,
-               "Time limit of one request, retries apart, in seconds.",
-               [](const ValidationConfig& c) {
-                   return Value{true, static_cast<double>(c.total_timeout_ms) / 1000.0, {}};
-               },
-               [](ValidationConfig& c, const Value& v) {
-                   c.total_timeout_ms = static_cast<long>(std::ceil(v.number * 1000));
-               }),
+        number(
+            "timeout", {"--timeout", "", "timeout", "timeout", "SECONDS"}, 0, true, 86400, false,
+            "Time limit of one request, retries apart, in seconds.",
+            [](const ValidationConfig& c) {
+                return Value{true, static_cast<double>(c.total_timeout_ms) / 1000.0, {}};
+            },
+            [](ValidationConfig& c, const Value& v) {
+                c.total_timeout_ms = static_cast<long>(std::ceil(v.number * 1000));
+            }),
         number("drain", {"--drain", "", "drain", "drain", "SECONDS"}, 0, false, 3600, false,
                "On Ctrl-C or SIGTERM: how long the requests in flight may finish and be cached "
                "before the run stops, in seconds.",
                LLMV_NUMBER_FIELD(drain_seconds)),
-        choice("input_encoding", {"--encoding", "", "encoding", "encoding", "ENCODING"}, {"utf-8", "latin1"},
+        choice("input_encoding", {"--encoding", "", "encoding", "encoding", "ENCODING"},
+               {"utf-8", "latin1"},
                "How the passages' bytes are read: utf-8, or latin1 (ISO 8859-1, e.g. the original "
                "Financial PhraseBank files).",
                LLMV_TEXT_FIELD(input_encoding)),
@@ -215,8 +218,9 @@ std::vector<Setting> build_table() {
                          LLMV_NUMBER_FIELD(simulated.label_signal))),
         simulated(number("annotator_accuracy",
                          {"--accuracy", "", "annotator_accuracy", "accuracy", "P"}, 0, false, 1,
-                         false, "Simulated provider: probability that the annotator returns a "
-                                "text's latent label.",
+                         false,
+                         "Simulated provider: probability that the annotator returns a "
+                         "text's latent label.",
                          LLMV_NUMBER_FIELD(simulated.annotator_accuracy))),
         simulated(number("unparseable_probability",
                          {"--unparseable", "", "unparseable_probability", "unparseable", "P"}, 0,
@@ -419,8 +423,12 @@ const std::vector<Preset>& presets() {
     static const std::vector<Preset> all = {
         {"paper",
          "The paper's way (docs/paper-fidelity.md): its bootstrap validation and separation tests, "
-         "and each prompt sent alone as one user message, the JSON read from the free-text answer.",
-         {{"validation_method", "paper"}, {"separation_method", "paper"}, {"structured_output", "none"}}},
+         "each prompt sent alone as one user message, the JSON read from the free-text answer, and "
+         "no redraw of an unusable answer (a bad backtranslation answer counts as wrong).",
+         {{"validation_method", "paper"},
+          {"separation_method", "paper"},
+          {"structured_output", "none"},
+          {"parse_retries", "0"}}},
     };
     return all;
 }

@@ -85,6 +85,10 @@ PassageSummary summarize_passages(const PassageSummaryInput& input,
             CrossCell& cell = cells[llm_index[i] * columns + human_index[i]];
             ++cell.n;
             cell.n_valid += valid;
+            if (valid && !agree)
+                summary.table11.push_back(
+                    {i < input.id.size() ? input.id[i] : std::to_string(i + 1),
+                     llm_order.names[llm_index[i]], human_order.names[human_index[i]]});
         }
     }
     for (ShareRow& row : by_label) {

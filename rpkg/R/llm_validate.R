@@ -74,7 +74,8 @@
 #'   resumes an interrupted run without submitting anything twice, and a later
 #'   run without `batch` reads every answer free), `poll_interval` (seconds
 #'   between two polls of a batch, default 30), `preset = "paper"` (the paper's way: its
-#'   bootstrap tests, `methods` paper/paper, and `structured = "none"`; what
+#'   bootstrap tests, `methods` paper/paper, `structured = "none"` and
+#'   `parse_retries = 0`; what
 #'   the call gives explicitly still wins), `structured` (how the answer's
 #'   JSON is asked for: `"schema"`, the API's structured output, the default;
 #'   `"prompt"`, the schema in the prompt; `"none"`, the prompt alone as the
@@ -84,7 +85,9 @@
 #'   how the passages' bytes are read), `permutations` (default 999), `repeats`
 #'   (annotations of each passage, default 1), `temperature` (default 1),
 #'   `max_retries` (retries of a request after HTTP 429/5xx or a transport
-#'   failure, honouring Retry-After; default 5), `variables` (a named character
+#'   failure, honouring Retry-After; default 5), `parse_retries` (redraws of an
+#'   unparseable or out-of-set answer; default 3, 0 under `preset = "paper"`,
+#'   where a bad backtranslation answer counts as wrong), `variables` (a named character
 #'   vector of the task's placeholders, e.g. `c(topic = "inflation")` for the
 #'   `"topic"` task).
 #' @param labels Deprecated: the human labels, now `human`. (Elsewhere in the
@@ -178,7 +181,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   }
   extra <- check_settings(list(...), c("permutations", "repeats", "temperature", "max_retries",
                                        "variables", "structured", "preset", "timeout", "drain",
-                                       "encoding", "batch", "poll_interval"), call)
+                                       "encoding", "batch", "poll_interval", "parse_retries"),
+                          call)
   batch <- extra$batch %||% FALSE
   if (!is.logical(batch) || length(batch) != 1 || is.na(batch)) {
     abort_argument("batch", "TRUE or FALSE", batch, call)
@@ -196,11 +200,16 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   encoding <- check_choice_setting(extra$encoding %||% setting_default("input_encoding"),
                                    "input_encoding", "encoding", call)
   structured <- extra$structured
+  parse_retries <- extra$parse_retries
   if (!is.null(extra$preset)) {
-    preset <- apply_preset(extra$preset, methods, !missing(methods), structured, call)
+    preset <- apply_preset(extra$preset, methods, !missing(methods), structured, call,
+                           parse_retries)
     methods <- preset$methods
     structured <- preset$structured
+    parse_retries <- preset$parse_retries
   }
+  parse_retries <- check_setting(parse_retries %||% setting_default("parse_retries"),
+                                 "parse_retries", call = call)
   structured <- check_choice_setting(structured %||% setting_default("structured_output"),
                                      "structured_output", "structured", call)
   methods <- check_methods(methods, call)
@@ -234,7 +243,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     price_table = price_table_path(),
     batch_api = batch, poll_interval = as.numeric(poll_interval),
     timeout = timeout, drain = drain, input_encoding = encoding,
-    max_retries = as.integer(max_retries),
+    max_retries = as.integer(max_retries), parse_retries = as.integer(parse_retries),
     variables = variables,
     simulated = if (!is.null(provider$simulated)) c(provider$simulated, seed = seed)
   )
@@ -265,8 +274,10 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                                          templates, passage_variables, NULL), secrets),
                             call = call)
     report$synthetic <- isTRUE(resolved$synthetic)
-    report$dollars <- report$cost$dollars
-    report$batch_dollars <- report$cost$batch_dollars
+    # A total missing a model's price is unknown (NA), not the priced part's sum.
+    priced <- isTRUE(report$cost$complete)
+    report$dollars <- if (priced) report$cost$dollars else NA_real_
+    report$batch_dollars <- if (priced) report$cost$batch_dollars else NA_real_
     report$price_note <- report$cost$note
     report$cost <- cost_tibble(report$cost)
     report$providers <- resolved$description  # with what "auto" read, as resolved above

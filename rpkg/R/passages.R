@@ -1,10 +1,13 @@
 #' The paper's Section 4 passages, with their own simulation prompts
 #'
 #' Reads a passages file: the five passages of Hansen (2026), Section 4 (a 10-K
-#' filing, an FOMC statement, a speech, a news article and a review, as shipped
-#' in `prompts/passages/section4.toml`), each with the simulation prompt written
-#' for it per task and the topics of Section 4.5. Pass the result as `text` to
-#' [llm_validate()].
+#' filing, an earnings call, a news article, a Federal Reserve governor's speech
+#' and a Reddit comment, as shipped in `prompts/passages/section4.toml`), each
+#' with the simulation prompt written for it per task and its values of the
+#' tasks' variables: `topic` (the Section 4.5 topic it discusses, Table 5),
+#' `topic_not_discussed` (Table 6: `variables = c(topic = "@topic_not_discussed")`
+#' takes each passage's own) and `genre` (for `general_sentiment`). Pass the
+#' result as `text` to [llm_validate()].
 #'
 #' @param path `NULL` for the shipped file, or the path of a passages file in
 #'   the same format.

@@ -39,7 +39,9 @@ print.llm_dry_run <- function(x, ...) {
   cat(sprintf("  tokens (estimated): %s in, %s out, %s embedded\n",
               format(x$estimated_input_tokens), format(x$estimated_output_tokens),
               format(x$estimated_embedding_tokens %||% 0)))
-  if (!is.null(x$dollars)) {
+  if (!is.null(x$dollars) && is.na(x$dollars)) {
+    cat("  price (estimated, calls still to make): unknown, not every model is priced\n")
+  } else if (!is.null(x$dollars)) {
     cat(sprintf("  price (estimated, calls still to make): $%s synchronous, $%s batch API\n",
                 formatC(x$dollars, format = "f", digits = 4),
                 formatC(x$batch_dollars, format = "f", digits = 4)))

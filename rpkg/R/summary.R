@@ -4,7 +4,8 @@
 #' prerequisites pass (verdict `"valid"` or `"invalid"`), the share that is
 #' valid, overall and by LLM label, and the share whose LLM label agrees with
 #' the human one. Table 10: the cross-table of LLM against human labels with the
-#' number of passages and the share valid in each cell. And the
+#' number of passages and the share valid in each cell. Table 11: the
+#' disagreements with the human label that pass. And the
 #' Benjamini-Hochberg adjusted p-values of the validation tests across passages.
 #'
 #' @param x An `llm_validations` data frame from [llm_validate()] (passages
@@ -18,8 +19,10 @@
 #'   order of appearance.
 #' @return An object of class `llm_validation_summary`: a list with `by_label`
 #'   (Table 9, overall row first), `cross` (Table 10; `NULL` without human
-#'   labels), `n_total`, `n_inconclusive` and `p_adjusted` (`NULL` without
-#'   p-values).
+#'   labels), `disagreements` (Table 11: `id`, `llm_label` and `human_label` of
+#'   the passages whose LLM label differs from the human one and whose
+#'   annotation is valid; `NULL` without human labels), `n_total`,
+#'   `n_inconclusive` and `p_adjusted` (`NULL` without p-values).
 #' @inherit validation_test references
 #' @export
 #' @examples
@@ -34,7 +37,7 @@ llm_validation_summary <- function(x, human = NULL, labels = NULL) {
   if (inherits(x, "llm_validations")) {
     kept <- x$verdict != "error"
     if (is.null(human) && !is.null(x$human)) human <- x$human[kept]
-    x <- as.data.frame(unclass(x)[c("label", "verdict", "p.value")],
+    x <- as.data.frame(unclass(x)[c("id", "label", "verdict", "p.value")],
                        stringsAsFactors = FALSE)[kept, , drop = FALSE]
   }
   x <- summary_input(x)
@@ -49,7 +52,7 @@ llm_validation_summary <- function(x, human = NULL, labels = NULL) {
 
   result <- engine_result(
     .Call(llmv_summarize_passages, x$label, x$verdict, if (is.null(human)) character() else human,
-                            labels)
+          labels, as.character(x$id %||% seq_len(nrow(x))))
   )
   by_label <- as.data.frame(result$table9, stringsAsFactors = FALSE)
   by_label$label[by_label$label == ""] <- "(all)"
@@ -58,6 +61,7 @@ llm_validation_summary <- function(x, human = NULL, labels = NULL) {
     by_label$share_human <- NULL
   }
   cross <- if (is.null(human)) NULL else as.data.frame(result$table10, stringsAsFactors = FALSE)
+  disagreements <- if (is.null(human)) NULL else as.data.frame(result$table11, stringsAsFactors = FALSE)
   p_adjusted <- if (is.null(x$p.value)) {
     NULL
   } else {
@@ -67,6 +71,7 @@ llm_validation_summary <- function(x, human = NULL, labels = NULL) {
     list(
       by_label = by_label,
       cross = cross,
+      disagreements = disagreements,
       n_total = result$n_total,
       n_inconclusive = result$n_inconclusive,
       p_adjusted = p_adjusted
@@ -109,6 +114,11 @@ print.llm_validation_summary <- function(x, digits = 3, ...) {
   if (!is.null(x$cross)) {
     cat("\nLLM label x human label (prerequisites passing):\n")
     print(x$cross, digits = digits, row.names = FALSE)
+  }
+  if (!is.null(x$disagreements)) {
+    cat(sprintf("\nDisagreements with the human label that pass (Table 11): %d\n",
+                nrow(x$disagreements)))
+    if (nrow(x$disagreements) > 0) print(x$disagreements, row.names = FALSE)
   }
   if (!is.null(x$p_adjusted)) {
     cat(sprintf("\nBenjamini-Hochberg adjusted p-values: %d of %d at or below 0.05\n",

@@ -104,11 +104,14 @@ new_validation_test <- function(result, data_name) {
 #' texts are permuted `permutations` times and \eqn{\xi} is recomputed each
 #' time; the p-value is \eqn{(1 + \#\{\xi_{perm} \le \xi\}) / (R + 1)}. When the
 #' two labels share one distribution, separation passes with probability at most
-#' `alpha`. With `method = "paper"` the author's bootstrap is reproduced: \eqn{B}
-#' further texts from the second label (`reference`) give \eqn{\bar\xi_b}, and
-#' separation fails when \eqn{\xi} exceeds their \eqn{(1-\alpha)}-quantile. That
-#' test can hardly fail (\eqn{\xi} is an average of the draws that make up its
-#' null distribution), which is why it is not the default; it reports no p-value.
+#' `alpha`. With `method = "paper"` the bootstrap of the author's reference code
+#' is reproduced: \eqn{B} further single texts from the second label
+#' (`reference`) give \eqn{\bar\xi_b}, and separation fails when \eqn{\xi}
+#' exceeds their \eqn{(1-\alpha)}-quantile. That variant can hardly fail
+#' (\eqn{\xi} is an average of the draws that make up its null distribution),
+#' which is why it is not the default; it reports no p-value. (The paper's text
+#' draws \eqn{N} texts per replicate instead; `docs/method.md` compares the
+#' variants.)
 #'
 #' @param pool_a,pool_b Embeddings of texts simulated from two labels
 #'   (\eqn{\beta} and \eqn{\gamma}), numeric matrices with one row per text.

@@ -58,7 +58,8 @@ check_methods <- function(methods, call) {
 }
 
 # preset = "paper": the engine's bundle of settings; what the call gives explicitly wins.
-apply_preset <- function(preset, methods, methods_given, structured, call) {
+apply_preset <- function(preset, methods, methods_given, structured, call,
+                         parse_retries = NULL) {
   presets <- .Call(llmv_presets)
   preset <- check_choice(preset, names(presets), "preset", call)
   values <- presets[[preset]]
@@ -71,7 +72,10 @@ apply_preset <- function(preset, methods, methods_given, structured, call) {
   if (is.null(structured) && "structured_output" %in% names(values)) {
     structured <- values[["structured_output"]]
   }
-  list(methods = methods, structured = structured)
+  if (is.null(parse_retries) && "parse_retries" %in% names(values)) {
+    parse_retries <- as.numeric(values[["parse_retries"]])
+  }
+  list(methods = methods, structured = structured, parse_retries = parse_retries)
 }
 
 # The price table the engine reads: the user's (option llmvalidate.price_table, or the

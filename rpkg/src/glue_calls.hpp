@@ -25,7 +25,8 @@ SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP 
                     SEXP paper_reference_, SEXP alpha_, SEXP threshold_, SEXP seed_,
                     SEXP permutations_, SEXP validation_method_, SEXP separation_method_,
                     SEXP backtranslation_rule_);
-SEXP llmv_summarize_passages(SEXP llm_label_, SEXP verdict_, SEXP human_label_, SEXP labels_);
+SEXP llmv_summarize_passages(SEXP llm_label_, SEXP verdict_, SEXP human_label_, SEXP labels_,
+                             SEXP ids_);
 SEXP llmv_benjamini_hochberg(SEXP p_values_);
 SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP templates_,
                        SEXP variables_, SEXP progress_);

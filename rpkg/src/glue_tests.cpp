@@ -111,10 +111,12 @@ SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP 
     END_RCPP
 }
 
-SEXP llmv_summarize_passages(SEXP llm_label_, SEXP verdict_, SEXP human_label_, SEXP labels_) {
+SEXP llmv_summarize_passages(SEXP llm_label_, SEXP verdict_, SEXP human_label_, SEXP labels_,
+                             SEXP ids_) {
     BEGIN_RCPP
     stats::PassageSummaryInput input;
     input.llm_label = Rcpp::as<std::vector<std::string>>(llm_label_);
+    input.id = Rcpp::as<std::vector<std::string>>(ids_);
     input.human_label = Rcpp::as<std::vector<std::string>>(human_label_);
     const auto verdicts = Rcpp::as<std::vector<std::string>>(verdict_);
     const auto labels = Rcpp::as<std::vector<std::string>>(labels_);

@@ -287,10 +287,12 @@ int command_vars_variables(Api& api, int argc, char* argv[]) {
 
 int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
-    args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
-                     "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun",
-                     "matrix", "matrixmax", "structured", "preset", "continue", "maxretries",
-                     "timeout", "drain", "encoding", "varstart", "simprompt", "batchapi"});
+    args.allow_only({"text",       "human",     "generate",    "m",           "n",
+                     "repeats",    "alpha",     "threshold",   "seed",        "permutations",
+                     "vmethod",    "smethod",   "rule",        "concurrency", "dryrun",
+                     "matrix",     "matrixmax", "structured",  "preset",      "continue",
+                     "maxretries", "timeout",   "drain",       "encoding",    "varstart",
+                     "simprompt",  "batchapi",  "parseretries"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
@@ -403,8 +405,11 @@ int command_validate(Api& api, int argc, char* argv[]) {
         results.scalar("embedding_tokens", static_cast<double>(report.estimated_embedding_tokens));
         // Dollars only when a price table was found (LLMV_PRICE_TABLE, or the build's prompts/).
         if (!report.cost.table.empty()) {
-            results.scalar("dollars", report.cost.dollars);
-            results.scalar("batch_dollars", report.cost.batch_dollars);
+            // A total missing a model's price is unknown: missing, not the priced part's sum.
+            const bool priced = report.cost.complete;
+            results.scalar("dollars", priced ? report.cost.dollars : api.missing_value());
+            results.scalar("batch_dollars",
+                           priced ? report.cost.batch_dollars : api.missing_value());
             results.macro("price_table", report.cost.table);
         }
         if (!report.cost.note.empty()) results.macro("price_note", report.cost.note);

@@ -79,9 +79,9 @@ std::string render_all(const llmv::Task& task, const std::string& text,
 
 TEST_CASE("every shipped task renders as its golden file") {
     const auto names = llmv::list_tasks(kPromptsDir);
-    const std::vector<std::string> expected = {"clarity",          "detailed_sentiment",
-                                               "financial_phrasebank", "general_sentiment",
-                                               "simple_sentiment", "temporal_focus", "topic"};
+    const std::vector<std::string> expected = {
+        "clarity",           "clarity_undefined", "detailed_sentiment", "financial_phrasebank",
+        "general_sentiment", "simple_sentiment",  "temporal_focus",     "topic"};
     REQUIRE(names == expected);
     for (const auto& name : names) {
         INFO("task " << name);
@@ -112,7 +112,7 @@ TEST_CASE("the Section 4 passages render their own simulation prompts as golden 
             CHECK(for_passage.simulation_template() != "");
             llmv::TaskVariables variables;
             if (task.accepts_variable("topic")) {
-                variables["topic"] = passage.variables.at("topic_discussed");
+                variables["topic"] = passage.variables.at("topic");
                 REQUIRE_FALSE(passage.variables.at("topic_not_discussed").empty());
             }
             out += "##### passage " + passage.id + "\n";
@@ -196,6 +196,17 @@ TEST_CASE("the verbatim prompts match the paper's text") {
             CHECK(paper.find(part) != std::string::npos);
         }
     }
+    // The extended Reddit conversation of Section 4.1 (p. 16), which carries the paper's
+    // footnote marker "13" after "lucky." and ends the quotation after "2092.".
+    const auto conversation =
+        llmv::load_passages(kPromptsDir + "/passages/reddit_conversation.toml");
+    REQUIRE(conversation.size() == 1);
+    std::string text = squeeze(conversation[0].text);
+    const auto lucky = text.find("lucky.");
+    REQUIRE(lucky != std::string::npos);
+    text.insert(lucky + 6, "13");
+    INFO("the Reddit conversation: " << text);
+    CHECK(paper.find(text) != std::string::npos);
 }
 
 TEST_CASE("passage_input: the passage's template for this task and the variables it accepts") {

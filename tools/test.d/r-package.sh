@@ -83,6 +83,10 @@ if [ -z "${LLMV_PHRASEBANK:-}" ] && [ -f "$phrasebank" ]; then
   export LLMV_PHRASEBANK="$phrasebank"
 fi
 
+# The routes of docs/paper-fidelity.md are run by the tests from the repository's doc, which
+# the package does not ship.
+export LLMV_REPO_ROOT="$root"
+
 # --as-cran looks up missing Suggests (modelsummary) in CRAN's package list to report
 # orphaned ones. Offline, it gets an empty list: nothing is reported orphaned.
 mkdir -p "$work/offline-cran/web/packages"

@@ -421,6 +421,9 @@ std::string cache_warning(const ValidationConfig& config);
 // The per-passage cost formula of METHOD.md, for the given configuration and label-set size K:
 // R + K·⌈M/n⌉ + M chat calls (paper methods add their reference draws), K·M + 1 texts.
 CallCounts expected_calls_per_passage(const ValidationConfig& config, int label_count);
+// Of the K labels, how many draw B reference texts besides their pool: β̂ for the paper's
+// validation test, the K - 1 others for the paper's separation test.
+int per_passage_reference_labels(const ValidationConfig& config, int label_count);
 
 // Summaries over finished passages (Table 9/10, BH). Failed passages are counted, not summarised.
 BatchSummary summarize(const std::vector<PassageResult>& results,

@@ -476,11 +476,20 @@ void visit(const stats::CrossCell& x, Visitor& v) {
     v(Field{"share_valid", "share_valid"}, x.share_valid);
 }
 
+// A row of Table 11: a disagreement with the human label that passes.
+template <class Visitor>
+void visit(const stats::Disagreement& x, Visitor& v) {
+    v(Field{"id"}, x.id);
+    v(Field{"llm_label"}, x.llm_label);
+    v(Field{"human_label"}, x.human_label);
+}
+
 // R's summary of passages (llm_validation_summary()).
 template <class Visitor>
 void visit(const stats::PassageSummary& x, Visitor& v) {
     v(Field{"table9"}, Table<stats::ShareRow>{x.table9});
     v(Field{"table10"}, Table<stats::CrossCell>{x.table10});
+    v(Field{"table11"}, Table<stats::Disagreement>{x.table11});
     v(Field{"n_total"}, x.n_total);
     v(Field{"n_inconclusive"}, x.n_inconclusive);
 }
@@ -509,6 +518,7 @@ void visit(const pipeline::BatchSummary& x, Visitor& v) {
     v(Field{"inconclusive"}, x.n_inconclusive);
     v(Field{"table9"}, Table<stats::ShareRow>{x.summary.table9});
     v(Field{"table10"}, Table<stats::CrossCell>{x.summary.table10});
+    v(Field{"table11"}, Table<stats::Disagreement>{x.summary.table11});
     std::vector<AdjustedP> adjusted;
     for (std::size_t i = 0; i < x.ids.size(); ++i)
         adjusted.push_back(AdjustedP{x.ids[i], x.p_values[i], x.p_bh[i]});

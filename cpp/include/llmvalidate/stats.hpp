@@ -231,6 +231,7 @@ struct PassageSummaryInput {
     std::vector<std::string> llm_label;
     std::vector<Verdict> verdict;
     std::vector<std::string> human_label;  // empty when not given
+    std::vector<std::string> id;           // names Table 11's rows; empty: positions from 1
 };
 
 struct ShareRow {
@@ -250,9 +251,18 @@ struct CrossCell {
     double share_valid = 0;  // NaN when n = 0
 };
 
+// A row of Table 11: a passage whose LLM label differs from its human label and whose
+// annotation is nevertheless valid.
+struct Disagreement {
+    std::string id;
+    std::string llm_label;
+    std::string human_label;
+};
+
 struct PassageSummary {
     std::vector<ShareRow> table9;    // overall first, then by LLM label
     std::vector<CrossCell> table10;  // LLM label x human label, prerequisites passing only
+    std::vector<Disagreement> table11;  // in input order; empty without human labels
     int n_total = 0;
     int n_inconclusive = 0;
 };

@@ -184,8 +184,10 @@ struct ValidationConfig;  // pipeline.hpp
 Task task_of(const pipeline::ValidationConfig& config, const std::string& source_origin);
 // `passage` as the pipeline's input for `task` (`llmvalidate run --passages`, R's passages):
 // id and text, its simulation template for this task (by the task's name) and the variables
-// the task accepts; no human label.
-pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passage);
+// the task accepts; no human label. A value "@NAME" in `given` (the run's variables) takes the
+// passage's own variable NAME for that variable (e.g. topic=@topic_not_discussed, Table 6).
+pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passage,
+                                     const TaskVariables& given = {});
 // The passages of a run of `config` as its inputs: passage_input() of each for the run's task
 // (task_of(config, source_origin), read once); no human labels.
 std::vector<pipeline::PassageInput> passage_inputs(const pipeline::ValidationConfig& config,

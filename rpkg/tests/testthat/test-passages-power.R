@@ -8,7 +8,8 @@ test_that("llm_passages() reads the five Section 4 passages with their prompts",
   expect_false(anyDuplicated(passages$id) > 0)
   expect_true(all(vapply(passages$simulation, function(s) "simple_sentiment" %in% names(s),
                          logical(1))))
-  expect_true(all(vapply(passages$variables, function(v) "topic_discussed" %in% names(v),
+  expect_true(all(vapply(passages$variables,
+                         function(v) all(c("topic", "topic_not_discussed", "genre") %in% names(v)),
                          logical(1))))
   expect_snapshot(error = TRUE, llm_passages("no/such/file.toml"))
 })
