@@ -10,18 +10,11 @@ program define estadd_llmvalidate, eclass
         exit 301
     }
     if "`prefix'" == "" local prefix llmv_
-    * One passage: its statistics; many passages: the counts and the share valid; power: the
-    * shares of replications.
-    local names tau crit p reject accuracy acc_lb bt_pass sep_p sep_pass M verdict_code ///
-        N N_valid N_invalid N_inconclusive share_valid alpha threshold                 ///
-        replications p_correct p_valid p_invalid p_inconclusive p_valid_correct        ///
-        p_invalid_wrong se_valid
-    local scalars
-    foreach name of local names {
-        if "`r(`name')'" != "" local scalars `scalars' `name'
-    }
+    * Every scalar the plugin returned (one passage: its statistics; many passages: the
+    * counts; power: the shares), as Stata lists them: no list here to fall behind the plugin.
+    local scalars : r(scalars)
     local macros
-    foreach name in verdict label seed vmethod smethod rule {
+    foreach name in verdict label seed vmethod smethod rule provider model embedding_model {
         if `"`r(`name')'"' != "" local macros `macros' `name'
     }
     if "`replace'" == "" {

@@ -144,6 +144,8 @@ program define Version, rclass
     return local version `"`llmv_version'"'
     return local spi `"`llmv_spi'"'
     return scalar validate_available = `llmv_pipeline'
+    return local cmd "llmvalidate"
+    return local subcmd "version"
 end
 
 * A string copy of a label variable: string variables as they are, numeric ones through their
@@ -222,6 +224,8 @@ program define RunPlugin, rclass
     * The key goes from the environment to the plugin in a local that is never expanded here,
     * so it is not shown even under -set trace on-.
     if "`keyenv'" != "" local llmv_apikey : environment `keyenv'
+    * The variable's name too: the plugin refuses keyenv() naming a variable that is not set.
+    local llmv_keyenv `keyenv'
     * power and cache read no data: no varlist, no sample.
     local sample
     if "`touse'" != "" local sample if `touse'
@@ -848,7 +852,7 @@ program define ShowCache
         display as text %34s "provider/model" " {c |}   Entries        OK   Input tok.  Output tok."
         display as text "{hline 35}{c +}{hline 44}"
         local i 0
-        local names `"`r(models)'"'
+        local names `"`r(model_names)'"'
         foreach name of local names {
             local ++i
             display as text %34s abbrev(`"`name'"', 34) " {c |}" as result                 ///

@@ -240,8 +240,9 @@ the JSON answer to both prompts.
 through its value labels), so that, e.g., the paper's Tables 5 and 6 run with each passage's
 own topic: {cmd:vars(topic=topic_discussed)} and {cmd:vars(topic=topic_not_discussed)};
 {it:name}{cmd:="}{it:text}{cmd:"} gives every passage the same value. A variable the task
-requires but {opt vars()} does not give, or a name the task does not have, is an error before
-any call. With {opt labels()}, {opt annotation()} and {opt simulation()}, the names of
+requires but {opt vars()} does not give, a name the task does not have, or an observation
+whose value is empty or blank (rc 459, naming the observation, as for an empty passage) is an
+error before any call. With {opt labels()}, {opt annotation()} and {opt simulation()}, the names of
 {opt vars()} are the task's variables.
 
 {phang}
@@ -286,6 +287,9 @@ key. Without it, each provider reads its own variable ({cmd:ANTHROPIC_API_KEY} f
 {cmd:bedrock}), as in R and the command-line tool. A key named by {opt keyenv()} is read from
 the environment and handed to the plugin; it is never displayed, not even under
 {cmd:set trace on}. Keys cannot be typed as options.
+If the variable {opt keyenv()} names is not set (or is empty), {cmd:llmvalidate} stops
+with an error naming it before any call (rc 198): it never falls back to the provider's own
+variable, which may belong to another account.
 This key is the chat provider's only: an embedding provider of another vendor (e.g.
 {cmd:provider(anthropic) embedding(openai)}) reads its own variable ({cmd:OPENAI_API_KEY}),
 so one vendor's key is never sent to another vendor.
@@ -514,10 +518,20 @@ observation. Embeddings of many dimensions (3,072 for OpenAI's large model) need
 variables, whose number Stata limits (2,048 in Stata/BE): {opt embmatrix(name)} reads them
 from a matrix and {opt embfile(filename)} from a CSV file (numbers separated by commas, an
 optional header line), with one row per observation of the data in memory, row i for
-observation i (rows of observations outside {ifin} are read but not used). The numbers are
+observation i (rows of observations outside {ifin} are skipped whatever they hold, e.g. the
+empty fields or {cmd:.} that {cmd:export delimited} writes for missing values; a header line is
+a first line with a field that is neither a number nor missing). The numbers are
 read as doubles. {bf:Store embeddings as double} ({cmd:import delimited ..., asdouble}, or
 {cmd:generate double}): a float keeps about 7 digits, which changes the similarities and the
 results, so that they no longer equal those of R or the command-line tool.
+
+{pstd}
+{bf:Passages as Stata holds them.} The passages, and the values of {opt human()},
+{opt simprompt()} and {opt vars()}, are read from str# or strL variables at their full length.
+An empty or blank passage or {opt vars()} value stops the command before any call (rc 459,
+naming the observation). So does a strL that holds a NUL byte (binary data, e.g. from
+{cmd:fileread()} of a file that is not text): read as text it would end at the NUL, and the
+rest would never be sent.
 
 {pstd}
 {bf:Break.} {cmd:llmvalidate} checks for {hi:Break} between passages and between requests.
@@ -604,11 +618,24 @@ real provider to validate for real:{p_end}
 
 {phang2}{cmd:llmvalidate sentence if all_agree, labels(Positive Neutral Negative) annotation("Is this financial news sentence Positive, Neutral or Negative for the company? SENTENCE: {c -(}text{c )-}") simulation("Write {c -(}n{c )-} sentences from financial news about a company, one sentence each, whose news is {c -(}label{c )-} for the company.") provider(simulated) m(20) generate(w_)}{p_end}
 
-{pstd}The paper's Tables 5 and 6 (a topic per passage): with each passage's topic in a
-variable,{p_end}
+{pstd}The paper's Section 4, Tables 1 to 6: the five passages of the paper (a 10-K filing, an
+earnings call, a news article, a Federal Reserve governor's speech and a Reddit comment), each
+with its own simulation prompt for each task ({cmd:sim_}{it:task}, for {opt simprompt()}) and
+the two topics of Section 4.5 ({cmd:topic_discussed}, {cmd:topic_not_discussed}, for
+{opt vars()}). {cmd:net get llmvalidate} copies {cmd:llmv_section4.csv} into the current
+folder (made by the repository's {cmd:stata/tools/make_section4_data.py} from
+{cmd:prompts/passages/section4.toml}). {opt paper} uses the paper's methods. These run offline
+with the {cmd:simulated} provider, a synthetic data-generating process, not an LLM; for the
+paper's results name its LLM ({cmd:provider(anthropic)}) instead:{p_end}
 
-{phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_discussed) provider(anthropic) generate(t5_)}{p_end}
-{phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_not_discussed) provider(anthropic) generate(t6_)}{p_end}
+{phang2}{cmd:import delimited using llmv_section4.csv, clear varnames(1) encoding("utf-8") bindquote(strict)}{p_end}
+{phang2}{cmd:llmvalidate text, task(simple_sentiment) simprompt(sim_simple_sentiment) paper provider(simulated) generate(t1_)}{p_end}
+{phang2}{cmd:llmvalidate text, task(detailed_sentiment) simprompt(sim_detailed_sentiment) paper provider(simulated) generate(t2_)}{p_end}
+{phang2}{cmd:llmvalidate text, task(clarity) simprompt(sim_clarity) paper provider(simulated) generate(t3_)}{p_end}
+{phang2}{cmd:llmvalidate text, task(temporal_focus) simprompt(sim_temporal_focus) paper provider(simulated) generate(t4_)}{p_end}
+{phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_discussed) simprompt(sim_topic) paper provider(simulated) generate(t5_)}{p_end}
+{phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_not_discussed) simprompt(sim_topic) paper provider(simulated) generate(t6_)}{p_end}
+{phang2}{cmd:list id t1_label t1_verdict t5_verdict t6_verdict}{p_end}
 
 {pstd}Validating passages with LLM calls, with a cache:{p_end}
 
@@ -636,6 +663,8 @@ variable,{p_end}
 {synopt:{cmd:r(threshold)}}backtranslation threshold{p_end}
 {synopt:{cmd:r(permutations)}}permutations R{p_end}
 {synopt:{cmd:r(K)}}number of labels{p_end}
+{synopt:{cmd:r(calls)}}({cmd:llmvalidate} {varname}) chat calls made (answers from the cache not counted){p_end}
+{synopt:{cmd:r(cache_hits)}}({cmd:llmvalidate} {varname}) answers served from the cache{p_end}
 
 {p2col 5 22 26 2: Scalars (one passage)}{p_end}
 {synopt:{cmd:r(tau)}}validation statistic tau{p_end}
@@ -660,8 +689,12 @@ variable,{p_end}
 {synopt:{cmd:r(labels)}}the label set{p_end}
 {synopt:{cmd:r(seed)}}the seed used{p_end}
 {synopt:{cmd:r(vmethod)}, {cmd:r(smethod)}, {cmd:r(rule)}}the methods{p_end}
-{synopt:{cmd:r(synthetic)}}{cmd:yes} when the {cmd:simulated} provider produced the texts{p_end}
-{synopt:{cmd:r(cache)}}the cache file of {cmd:llmvalidate} {varname} (empty with {opt nocache}){p_end}
+{synopt:{cmd:r(synthetic)}}({cmd:llmvalidate} {varname}) {cmd:yes} when the {cmd:simulated} provider produced the texts, else {cmd:no}{p_end}
+{synopt:{cmd:r(cache)}}({cmd:llmvalidate} {varname}) the cache file (empty with {opt nocache}){p_end}
+{synopt:{cmd:r(task)}}({cmd:llmvalidate} {varname}) the task file (empty for a task from {opt labels()}, {opt annotation()} and {opt simulation()}){p_end}
+{synopt:{cmd:r(provider)}, {cmd:r(model)}}({cmd:llmvalidate} {varname}) the chat provider and the model used (the provider's default model when {opt model()} is not given){p_end}
+{synopt:{cmd:r(embedding_provider)}, {cmd:r(embedding_model)}}({cmd:llmvalidate} {varname}) the embedding provider and model used{p_end}
+{synopt:{cmd:r(bt_given)}}({cmd:llmvalidate test}) {cmd:yes} when {opt backtranslation()} was given, else {cmd:no}{p_end}
 
 {p2col 5 22 26 2: Matrices}{p_end}
 {synopt:{cmd:r(results)}}one row per passage: obs, tau, crit, p, reject, accuracy, acc_lb, bt_pass, sep_p, sep_pass, verdict, and for {cmd:llmvalidate} {varname} p_bh (Benjamini-Hochberg); left out with {opt nomatrix} or past Stata's matrix limit{p_end}
@@ -671,6 +704,15 @@ variable,{p_end}
 {synopt:{cmd:r(separation)}}one row per other label: xi, crit, p, pass, M_beta, M_gamma, reps (one passage){p_end}
 {synopt:{cmd:r(counts)}}the labels the LLM gave the pool of b (one passage){p_end}
 {synopt:{cmd:r(backtranslation)}}accuracy, lower_bound, pass, M, correct by label (one passage){p_end}
+
+{pstd}
+{cmd:llmvalidate} {varname}{cmd:, dryrun} stores the scalars {cmd:r(N)} (passages),
+{cmd:r(calls)} (chat calls it would make), {cmd:r(cached_calls)} (answers already in the
+cache), {cmd:r(embedded_texts)}, {cmd:r(input_tokens)}, {cmd:r(output_tokens)} and
+{cmd:r(embedding_tokens)} (estimates), and, when a price table was found, {cmd:r(dollars)} and
+{cmd:r(batch_dollars)}; the macros {cmd:r(dryrun)} ({cmd:yes}), {cmd:r(note)},
+{cmd:r(warnings)}, {cmd:r(price_table)} and {cmd:r(price_note)}, besides {cmd:r(cmd)},
+{cmd:r(subcmd)} and {cmd:r(task)}.
 
 {pstd}
 {cmd:llmvalidate power} stores in {cmd:r()}: the scalars {cmd:r(replications)},
@@ -693,13 +735,23 @@ passes), {cmd:r(p_sep_pass)} (every separation test passes), {cmd:r(p_not_reject
 {cmd:llmvalidate cache} stores the scalars {cmd:r(entries)}, {cmd:r(ok_entries)},
 {cmd:r(other_entries)}, {cmd:r(size_bytes)}, {cmd:r(N_models)} and, after {cmd:clear},
 {cmd:r(removed)}; the macros {cmd:r(using)}, {cmd:r(action)}, {cmd:r(model)} and
-{cmd:r(models)} (the {it:provider}/{it:model} of each row of the matrix); and the matrix
+{cmd:r(model_names)} (the {it:provider}/{it:model} of each row of the matrix); and the matrix
 {cmd:r(models)}: per provider and model the entries, the entries that parsed, and the input
 and output tokens they cost.
 
 {pstd}
-{cmd:estadd llmvalidate} adds the scalars and macros of {cmd:llmvalidate} and
-{cmd:llmvalidate test} (and the shares of {cmd:llmvalidate power}) to the stored estimates with the prefix
+{cmd:llmvalidate sample} stores the scalars {cmd:r(N)} (rows drawn) and {cmd:r(N_population)}
+(rows it drew from) and the macros {cmd:r(seed)} and {cmd:r(where)}. {cmd:llmvalidate version}
+stores the macros {cmd:r(version)} and {cmd:r(spi)} and the scalar
+{cmd:r(validate_available)}. Every subcommand stores {cmd:r(cmd)} ({cmd:llmvalidate}) and
+{cmd:r(subcmd)}.
+
+{pstd}
+{cmd:estadd llmvalidate} adds every scalar in {cmd:r()} (all those of {cmd:llmvalidate},
+{cmd:llmvalidate test} or {cmd:llmvalidate power} above, e.g. {cmd:r(N_failed)}, {cmd:r(K)},
+{cmd:r(B)}) and the macros {cmd:r(verdict)}, {cmd:r(label)}, {cmd:r(seed)}, {cmd:r(vmethod)},
+{cmd:r(smethod)}, {cmd:r(rule)}, {cmd:r(provider)}, {cmd:r(model)} and
+{cmd:r(embedding_model)} to the stored estimates with the prefix
 {cmd:llmv_}, e.g. {cmd:e(llmv_tau)}, {cmd:e(llmv_p)}, {cmd:e(llmv_verdict)}. Run it right
 after {cmd:llmvalidate}, while {cmd:r()} holds its results.
 
@@ -717,9 +769,9 @@ reached), unless {opt continue} is given:
 {p2colset 5 12 14 2}{...}
 {p2col:{bf:1}}{hi:Break} was pressed; nothing was stored{p_end}
 {p2col:{bf:109}}a variable of the wrong type (e.g. numeric passages){p_end}
-{p2col:{bf:198}}an invalid option value ({opt alpha()} outside (0, 0.5], an unknown method, a malformed task, a missing key){p_end}
+{p2col:{bf:198}}an invalid option value ({opt alpha()} outside (0, 0.5], an unknown method, a value with a space in {opt vmethod()}, {opt smethod()}, {opt rule()}, {opt structured()} or {opt encoding()}, a malformed task, a missing key, {opt keyenv()} naming an environment variable that is not set){p_end}
 {p2col:{bf:111}}the matrix of {opt embmatrix()} does not exist{p_end}
-{p2col:{bf:459}}the data are not as required: a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
+{p2col:{bf:459}}the data are not as required: an empty or blank passage, an empty per-observation value of {opt vars()}, a strL holding a NUL byte (binary data), a {opt human()} label outside the task's label set, a {opt simprompt()} prompt the task cannot use, a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
 {p2col:{bf:498}}an internal error of llmvalidate (please report it){p_end}
 {p2col:{bf:601}}the task file (an unknown task name), the cache file ({cmd:llmvalidate cache}), the file of {opt embfile()} or the plugin was not found{p_end}
 {p2col:{bf:603}}a file (the cache, the task) could not be opened or written{p_end}

@@ -32,6 +32,9 @@ if [ "$need" = all ]; then
     # its libcurl from Debian's source package, checked against the archive key.
     g++-mingw-w64-x86-64-posix
     wine64 dpkg-dev debian-archive-keyring
+    # The Stata plugin on the oldest glibc the Debian archive serves
+    # (tools/test.d/stata-old-glibc.sh).
+    debootstrap
   )
   # npm builds the offline llama-server (tools/build-llama-server.sh). Machines whose Node.js
   # comes from NodeSource already have npm inside it, and Debian's npm conflicts with that

@@ -13,13 +13,22 @@ Arguments::Arguments(int argc, char* argv[]) {
                            "validate, power, cache, task, cachepath, sample, wherecolumns, "
                            "varsvariables");
     subcommand_ = argv[0];
+    std::string last_key;
     for (int i = 1; i < argc; ++i) {
         const std::string word = argv[i] == nullptr ? "" : argv[i];
         const auto pair = key_value::split(word);
+        // A word without = after key=value is the rest of an option's value that held a space
+        // (vmethod(exact test) reaches the plugin as vmethod=exact test): kept with it, so that
+        // the option's own check names the option and the whole value it received.
+        if (!pair && !last_key.empty()) {
+            values_[last_key] += " " + word;
+            continue;
+        }
         if (!pair)
             throw StataFailure(kRcSyntax, "llmvalidate plugin: argument `" + word +
                                               "' is not of the form key=value");
         values_[pair->first] = pair->second;
+        last_key = pair->first;
     }
 }
 

@@ -85,7 +85,8 @@ int command_cache(Api& api, int argc, char* argv[]) {
                  {row.entries, row.ok_entries, row.input_tokens, row.output_tokens})
                 table.values.push_back(static_cast<double>(value));
         }
-        results.macro("models", join_stata_list(names));
+        // The names are r(model_names): r(models) is the matrix (one name, one kind of result).
+        results.macro("model_names", join_stata_list(names));
         results.matrices.push_back(std::move(table));
     }
     announce(api, std::move(results));

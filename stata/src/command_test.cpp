@@ -224,9 +224,34 @@ std::map<int, Eigen::VectorXd> outside_embeddings(const Api& api, const Layout& 
             if (comma == std::string::npos) break;
             start = comma + 1;
         }
-        // A first line that is not all numbers is a header (e1,e2,...).
+        // A first line that is not all numbers is a header (e1,e2,...), unless what is not a
+        // number is a missing value (empty, `.' or .a-.z, as export delimited writes them):
+        // then it is the first observation's line.
         if (bad_column != 0 && data_row == 0 && dim == 0) {
-            dim = -1;  // the header was read; the next line starts the data
+            bool header = false;
+            std::size_t at = 0;
+            while (!header) {
+                const auto comma = line.find(',', at);
+                const std::string field = trim(
+                    line.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+                char* end = nullptr;
+                (void)std::strtod(field.c_str(), &end);
+                const bool missing =
+                    field.empty() || field == "." ||
+                    (field.size() == 2 && field[0] == '.' && field[1] >= 'a' && field[1] <= 'z');
+                if (!missing && (field.empty() || *end != '\0')) header = true;
+                if (comma == std::string::npos) break;
+                at = comma + 1;
+            }
+            if (header) {
+                dim = -1;  // the header was read; the next line starts the data
+                continue;
+            }
+        }
+        // The line of an observation that is not used (excluded by if or in) is skipped
+        // whatever it holds: the help says such lines are read but not used.
+        if (data_row + 1 > observations || !want[static_cast<std::size_t>(data_row + 1)]) {
+            ++data_row;
             continue;
         }
         if (bad_column != 0)
@@ -242,8 +267,7 @@ std::map<int, Eigen::VectorXd> outside_embeddings(const Api& api, const Layout& 
                                             " numbers; the lines before it have " +
                                             std::to_string(dim));
         ++data_row;
-        if (data_row <= observations && want[static_cast<std::size_t>(data_row)])
-            rows[data_row] = Eigen::Map<const Eigen::VectorXd>(values.data(), dim);
+        rows[data_row] = Eigen::Map<const Eigen::VectorXd>(values.data(), dim);
     }
     if (data_row != observations)
         throw StataFailure(kRcData, "embfile(): " + path + " has " + std::to_string(data_row) +
@@ -418,7 +442,8 @@ int command_test(Api& api, int argc, char* argv[]) {
         table.push_back({outcomes[k].obs, passages[k]->label, &outcomes[k].output, ""});
     Results results;
     fill_results(results, table, options, input.labels, generate, false);
-    results.macro("backtranslation", layout.backtranslation != 0 ? "yes" : "no");
+    // r(bt_given), not r(backtranslation): that is the matrix of one passage's backtranslation.
+    results.macro("bt_given", layout.backtranslation != 0 ? "yes" : "no");
     announce(api, std::move(results));
     return 0;
 }

@@ -24,11 +24,12 @@
 #include "commands.hpp"
 #include "return_codes.hpp"
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "arguments.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/task.hpp"
 #include "messages.hpp"
@@ -343,7 +345,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
         throw StataFailure(kRcSyntax, "llmvalidate: option task() is required (or labels(), "
                                       "annotation() and simulation() together)");
     config.variables = vars.constants;
-    check_task_variables(task_of(config, "from options"), vars);
+    const Task task = task_of(config, "from options");
+    check_task_variables(task, vars);
     config.provider = local_or(api, "llmv_provider", config.provider);
     config.model = local_or(api, "llmv_model", "");
     config.embedding_provider = local_or(api, "llmv_embedding", "");
@@ -352,6 +355,19 @@ int command_validate(Api& api, int argc, char* argv[]) {
     config.embedding_base_url = local_or(api, "llmv_embedding_base_url", "");
     config.cache_path = local_or(api, "llmv_cache", "");
     config.api_key = local_or(api, "llmv_apikey", "");
+    // keyenv(NAME) names the variable that must hold the key: unset, it is an error, never a
+    // silent fall back to the provider's own variable (another account).
+    if (const std::string key_variable = local_or(api, "llmv_keyenv", "");
+        !key_variable.empty() && config.api_key.empty())
+        throw StataFailure(kRcSyntax,
+                           "option keyenv(" + key_variable + "): the environment variable " +
+                               key_variable +
+                               " is not set or is empty; set it before starting "
+                               "Stata (e.g. export " +
+                               key_variable +
+                               "=... in the shell), or "
+                               "leave out keyenv() to use the provider's own variable. No call "
+                               "was made.");
     // The price table net install put on the ado-path (the ado's findfile), unless the user
     // chose one with LLMV_PRICE_TABLE: the build's prompts/ is not on a user's machine.
     if (const char* chosen = std::getenv("LLMV_PRICE_TABLE"); !(chosen && *chosen))
@@ -366,6 +382,9 @@ int command_validate(Api& api, int argc, char* argv[]) {
     const std::string generations_path = local_or(api, "llmv_generations", "");
     config.keep_texts = !generations_path.empty();
     pipeline::check_config(config);
+    // The models that will run, defaults included, so that r(model) and r(embedding_model)
+    // name them even when model() and embmodel() were not given.
+    pipeline::apply_resolution(config, pipeline::resolve_providers(config));
 
     std::vector<pipeline::PassageInput> inputs;
     std::vector<int> input_obs;
@@ -375,9 +394,43 @@ int command_validate(Api& api, int argc, char* argv[]) {
         input.text = api.string(text_var, obs);
         input.id = std::to_string(obs);
         if (human_var != 0) input.human_label = api.string(human_var, obs);
-        for (const auto& [name, position] : variable_positions)
-            input.variables[name] = api.string(position, obs);
+        for (const auto& [name, position] : variable_positions) {
+            std::string value = api.string(position, obs);
+            const auto variable =
+                std::find_if(vars.per_passage.begin(), vars.per_passage.end(),
+                             [&name = name](const auto& entry) { return entry.first == name; })
+                    ->second;
+            // An empty value would put an empty topic into the prompt: refused as an empty
+            // passage is.
+            if (value.find_first_not_of(" \t\r\n") == std::string::npos)
+                throw StataFailure(kRcData, "llmvalidate: observation " + std::to_string(obs) +
+                                                ": vars(" + name + "=" + variable +
+                                                ") is empty or only white "
+                                                "space; every passage needs a value of " +
+                                                name +
+                                                " (leave such "
+                                                "observations out with if, e.g. if strtrim(" +
+                                                variable + ") != \"\"). No call was made.");
+            input.variables[name] = std::move(value);
+        }
         if (simulation_var != 0) input.simulation_template = api.string(simulation_var, obs);
+        // A simulation prompt the task cannot use is the simprompt() variable's fault, not the
+        // task file's: checked here, before any call, as the engine would check it later.
+        if (input.simulation_template.find_first_not_of(" \t\r\n") != std::string::npos) {
+            try {
+                (void)task.with_simulation_template(input.simulation_template);
+            } catch (const Error& error) {
+                std::string why = error.what();
+                if (const auto colon = why.find(": ");
+                    why.rfind("task ", 0) == 0 && colon != std::string::npos)
+                    why.erase(0, colon + 2);
+                why = std::regex_replace(why, std::regex("simulation\\.template"),
+                                         "the simulation prompt");
+                throw StataFailure(kRcData, "option simprompt(): observation " +
+                                                std::to_string(obs) + ": " + why +
+                                                " No call was made.");
+            }
+        }
         // An empty or blank passage stops the command before any call (the engine's check).
         try {
             pipeline::check_passage_text(input, inputs.size());
@@ -503,6 +556,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
     results.scalar("cache_hits", static_cast<double>(batch.calls.cache_hits));
     results.macro("provider", config.provider);
     results.macro("model", config.model);
+    results.macro("embedding_provider", config.embedding_provider);
+    results.macro("embedding_model", config.embedding_model);
     results.macro("cache", config.cache_path);
     results.macro("synthetic", batch.synthetic ? "yes" : "no");
     for (const auto& outcome : outcomes)

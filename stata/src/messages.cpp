@@ -4,6 +4,7 @@
 
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
+#include "return_codes.hpp"
 
 namespace llmv::stata {
 
@@ -124,6 +125,10 @@ std::string validate_passage_message(const std::string& error_code, const std::s
         const std::string prefix = "passage " + id + separator;
         if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
     }
+    // The encoding of the data is Stata's encoding() option.
+    if (error_code == code::invalid_encoding)
+        return std::regex_replace(message, std::regex("input_encoding takes"),
+                                  "option encoding() takes");
     std::smatch variable;
     const bool required_variable_missing =
         error_code == code::task_invalid &&
@@ -157,11 +162,33 @@ std::string validate_passage_message(const std::string& error_code, const std::s
            ".";
 }
 
+std::optional<StataMessage> human_label_message(const Error& error) {
+    const EngineMessage m = read_message(error.what());
+    const std::string field = "human label of passage ";
+    if (error.code() != code::unknown_label || !m.read || m.field.rfind(field, 0) != 0)
+        return std::nullopt;
+    // The passage's id is its observation (command_validate.cpp).
+    return StataMessage{kRcData, "option human(): observation " + m.field.substr(field.size()) +
+                                     " holds " + m.received + "; allowed: " + m.allowed +
+                                     ". No call was made."};
+}
+
 std::string in_stata_options(const std::string& error_code, const std::string& message) {
     const ErrorCategory category = error_category(error_code);
     if (category != ErrorCategory::usage && category != ErrorCategory::invalid_input &&
         error_code != code::provider_config)
         return message;
+    // A missing key or endpoint: the engine names its fields api_key and base_url, which Stata
+    // sets through keyenv() (the name of an environment variable) and baseurl().
+    if (error_code == code::provider_config) {
+        std::string text = std::regex_replace(message, std::regex("set `api_key` or "),
+                                              "set keyenv(NAME) (an environment variable that "
+                                              "holds the key) or ");
+        text = std::regex_replace(text, std::regex("`api_key`"), "keyenv()");
+        text = std::regex_replace(text, std::regex("`embedding_base_url`"), "embbaseurl()");
+        text = std::regex_replace(text, std::regex("`base_url`"), "baseurl()");
+        if (text != message) return text;
+    }
     // The provider and model fields: the engine's own translation (resolution.hpp).
     const std::string resolved =
         pipeline::in_front_end_terms(Error(error_code, message), settings::FrontEnd::stata).what();

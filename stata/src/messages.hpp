@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,17 @@ std::string test_error_message(const Error& error, const TestContext& context);
 // task variable Stata cannot give explained; the caller puts "observation N: " in front.
 std::string validate_passage_message(const std::string& error_code, const std::string& id,
                                      const std::string& engine_message);
+
+// An error and the return code Stata gets for it.
+struct StataMessage {
+    int rc = 0;
+    std::string text;
+};
+
+// A human() label outside the task's label set (the engine's unknown_label error for "human
+// label of passage N") in Stata's terms: the option and the observation, rc 459 (the data),
+// not the engine's rc for a bad argument; nullopt for any other error.
+std::optional<StataMessage> human_label_message(const Error& error);
 
 // Any engine error as Stata shows it: a message "`field` must be ..." about a configuration
 // field the user set through an option names the option instead (`embedding_provider` ->

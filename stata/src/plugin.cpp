@@ -79,6 +79,8 @@ extern "C" LLMV_PLUGIN_EXPORT ST_retcode stata_call(int argc, char* argv[]) {
     } catch (const llmv::stata::StataFailure& failure) {
         return report(failure.rc(), failure.what());
     } catch (const llmv::Error& error) {
+        if (const auto human = llmv::stata::human_label_message(error))
+            return report(human->rc, human->text);
         return report(llmv::stata::return_code_for(error.code()),
                       llmv::stata::in_stata_options(error.code(), error.what()));
     } catch (const std::bad_alloc&) {

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <vector>
 
+#include "return_codes.hpp"
+
 namespace llmv::stata {
 
 namespace {
@@ -90,7 +92,17 @@ std::string Api::string(int var, int obs) const {
         if (rc < 0)
             throw StataFailure(-rc,
                                "could not read the strL in observation " + std::to_string(obs));
-        return std::string(buffer.data(), std::strlen(buffer.data()));
+        // A NUL byte (a binary strL) would cut the text there without a word: refused.
+        if (const void* nul = std::memchr(buffer.data(), '\0', static_cast<std::size_t>(length)))
+            throw StataFailure(
+                kRcData, "observation " + std::to_string(obs) +
+                             ": the strL value holds a NUL "
+                             "byte (binary data) at byte " +
+                             std::to_string(static_cast<const char*>(nul) - buffer.data() + 1) +
+                             " of " + std::to_string(length) +
+                             "; llmvalidate reads text only. "
+                             "Remove the NUL bytes, or leave such observations out with if.");
+        return std::string(buffer.data(), static_cast<std::size_t>(length));
     }
     std::vector<char> buffer(kStrBufferBytes, '\0');
     const int rc = t_->string_data(var, obs, buffer.data());

@@ -7,26 +7,35 @@
 #   are linked in, libcurl is loaded at run time), and no symbol version (objdump -T) is above
 #   the glibc floor: no GLIBC_ version above --glibc-floor, no GLIBCXX_, CXXABI_, GCC_ or
 #   CURL_ version at all, and nothing that stops dlopen() elsewhere (text relocations, static
-#   TLS, an executable stack).
+#   TLS, an executable stack, a run path); every pthread_* and dl* reference names the library
+#   that defined it before glibc 2.34 (readelf -V: libpthread.so.0, libdl.so.2), not libc.so.6;
+# - with --stripped, no symbol table or debug sections beyond the dynamic ones (the copy that
+#   is installed).
 # --expect-failure inverts the portable check, for the test that the check can fail: it passes
-# only when both the version check and the allow-list reject the binary.
+# only when both the version check and the allow-list reject the binary. --expect-failure-of
+# REASON passes only when the check named REASON (libraries, stripped, ...) rejects it.
 # --windows checks the Windows plugin instead (x86_64-w64-mingw32-objdump -p): a PE32+ DLL that
 # exports exactly pginit and stata_call and imports only DLLs that every Windows has (the
 # allow-list below); with --expect-failure it passes only when the import allow-list rejects it.
 #
-# usage: check_plugin_binary.sh [--portable --glibc-floor X.Y [--expect-failure]] PLUGIN
+# usage: check_plugin_binary.sh [--portable --glibc-floor X.Y] [--stripped]
+#                               [--expect-failure | --expect-failure-of REASON] PLUGIN
 #        check_plugin_binary.sh --windows [--expect-failure] PLUGIN
 set -euo pipefail
 windows=0
 portable=0
 floor=""
 expect_failure=0
+stripped=0
+expect_reason=""
 while [ $# -gt 1 ]; do
   case "$1" in
     --portable) portable=1 ;;
     --windows) windows=1 ;;
     --glibc-floor) floor=$2; shift ;;
     --expect-failure) expect_failure=1 ;;
+    --stripped) stripped=1 ;;
+    --expect-failure-of) expect_failure=1; expect_reason=$2; shift ;;
     *) echo "check_plugin_binary.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -91,6 +100,13 @@ if [ $expect_failure = 0 ]; then
   fi
 fi
 
+# --stripped: the copy users install keeps no symbol table beyond the dynamic one.
+if [ $stripped = 1 ] && readelf -S -W "$plugin" | grep -Eq ' \.(symtab|strtab|debug_[a-z]+) '; then
+  echo "FAIL: the plugin is not stripped: $(readelf -S -W "$plugin" |
+    grep -Eo ' \.(symtab|strtab|debug_[a-z]+) ' | tr -d ' ' | tr '\n' ' ')"
+  failed+=(stripped)
+fi
+
 needed=$(readelf -d "$plugin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 glibc_libraries='libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|ld-linux-x86-64\.so\.2'
 if [ $portable = 1 ]; then
@@ -143,6 +159,40 @@ if [ $portable = 1 ]; then
 fi
 
 if [ $portable = 1 ]; then
+  # Which library each versioned reference names (readelf -V: the "File:" of its version
+  # index). Before glibc 2.34 the pthread and dl functions are defined in libpthread.so.0 and
+  # libdl.so.2, not in libc.so.6, and glibc 2.17-2.33 look a reference up in the library it
+  # names: one that names libc.so.6 stops dlopen() in a host that has not loaded libpthread.so.0
+  # ("symbol pthread_create, version GLIBC_2.2.5 not defined in file libc.so.6 with link time
+  # reference").
+  library_of_index=$(readelf -V -W "$plugin" |
+    awk '/Version needs section/ {on = 1} /Version symbols section|Version definition section/ {on = 0}
+         on && / File: / {for (i = 1; i < NF; ++i) if ($i == "File:") file = $(i + 1)}
+         on && / Name: / {for (i = 1; i < NF; ++i) if ($i == "Version:") print $(i + 1), file}')
+  misbound=()
+  while read -r name index; do
+    case "$name" in
+      pthread_*|__pthread_*|sem_*) wanted=libpthread.so.0 ;;
+      dlopen|dlsym|dlvsym|dlclose|dlerror|dladdr|dladdr1|dlinfo|dlmopen) wanted=libdl.so.2 ;;
+      shm_open|shm_unlink|timer_*|mq_*|aio_*|lio_listio) wanted=librt.so.1 ;;
+      *) continue ;;
+    esac
+    named=$(awk -v i="$index" '$1 == i {print $2}' <<<"$library_of_index")
+    [ "$named" = "$wanted" ] || misbound+=("$name -> ${named:-no library} (wanted $wanted)")
+  done < <(readelf --dyn-syms -W "$plugin" |
+           awk '$7 == "UND" && $8 ~ /@/ {name = $8; sub(/@.*/, "", name); index_ = $9;
+                gsub(/[()]/, "", index_); print name, index_}')
+  if [ ${#misbound[@]} -gt 0 ]; then
+    echo "FAIL: ${#misbound[@]} references name the wrong library for glibc before 2.34" \
+         "(readelf -V), e.g. ${misbound[*]:0:3}"
+    failed+=(libraries)
+  fi
+  # A run path would let a build folder's libraries shadow the system's.
+  if readelf -d "$plugin" | grep -Eq '\((RPATH|RUNPATH)\)'; then
+    echo "FAIL: the plugin has a run path: $(readelf -d "$plugin" | grep -E '\((RPATH|RUNPATH)\)')"
+    failed+=(loading)
+  fi
+
   # What can keep dlopen() from loading a library on another system: text relocations, the
   # static TLS model (a fixed reserve that other libraries may have used up), an executable stack.
   dynamic=$(readelf -d "$plugin")
@@ -163,6 +213,15 @@ if ldd "$plugin" | grep -q 'not found'; then
 fi
 
 if [ $expect_failure = 1 ]; then
+  if [ -n "$expect_reason" ]; then
+    if [[ " ${failed[*]} " == *" $expect_reason "* ]]; then
+      echo "OK: the check rejects $plugin ($expect_reason)"
+      exit 0
+    fi
+    echo "FAIL: the check should have rejected $plugin ($expect_reason); it failed:" \
+         "${failed[*]:-nothing}"
+    exit 1
+  fi
   if [[ " ${failed[*]} " == *" versions "* && " ${failed[*]} " == *" needed "* ]]; then
     echo "OK: the portable check rejects $plugin (symbol versions and dependencies)"
     exit 0

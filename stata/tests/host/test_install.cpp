@@ -115,9 +115,11 @@ TEST_CASE("net install from the folder the build filled: every file is there and
         REQUIRE(stata.local("llmv_spi") == "3.0");
         REQUIRE(stata.output.empty());
     }
-    // The example dataset is ancillary: net get puts it in the current folder.
-    CHECK(exists(std::string(current) + "/llmv_phrasebank.dta"));
-    CHECK_FALSE(exists(ado + "/llmv_phrasebank.dta"));
+    // The example datasets are ancillary: net get puts them in the current folder.
+    for (const std::string data : {"llmv_phrasebank.dta", "llmv_section4.csv"}) {
+        CHECK(exists(std::string(current) + "/" + data));
+        CHECK_FALSE(exists(ado + "/" + data));
+    }
     for (const auto& name : installed) std::remove((ado + "/" + name).c_str());
     for (const auto& name : ancillary) std::remove((std::string(current) + "/" + name).c_str());
     REQUIRE(rmdir(ado.c_str()) == 0);

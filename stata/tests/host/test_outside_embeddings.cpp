@@ -178,3 +178,68 @@ TEST_CASE("test: embmatrix() and embfile() errors name the option, the value and
     CHECK(stata.find("v_tau") == -1);
     std::remove(path.c_str());
 }
+
+TEST_CASE("test: embfile() skips the lines of observations outside the sample, whatever they hold",
+          "[test][embeddings]") {
+    Design design;
+    design.dim = 4;
+    const auto texts = make_texts(design, {"Positive", "Negative"}, {"Positive", "Negative"});
+    Stata stata;
+    load_plugin(stata);
+    load_texts(stata, texts);
+    const int n = stata.nobs;
+    std::vector<std::string> varlist = {"label", "passage", "bt"};
+    for (const auto& e : embedding_names(design.dim)) varlist.push_back(e);
+    const std::string path = temporary_path(".csv");
+    // Observation 1 (first line, so no header can be mistaken for it) and observation 4 are
+    // left out by if; their lines hold what export delimited writes for missing values.
+    for (const std::string excluded : {".,.,.,.", ",,,", ".a,,.,"}) {
+        for (const bool header : {true, false}) {
+            INFO("excluded lines `" << excluded << "', header " << header);
+            stata.if_mask = std::vector<bool>(static_cast<std::size_t>(n), true);
+            stata.if_mask[0] = false;
+            stata.if_mask[3] = false;
+            stata.set_local("llmv_embfile", "");
+            stata.errors.clear();
+            const RunResult reference = run_like_ado(stata, varlist, words(true, design.dim), "v_");
+            INFO(stata.errors);
+            REQUIRE(reference.rc == 0);
+            {
+                std::ofstream file(path);
+                if (header) file << "e1,e2,e3,e4\n";
+                for (int obs = 1; obs <= n; ++obs) {
+                    if (obs == 1 || obs == 4) {
+                        file << excluded << "\n";
+                        continue;
+                    }
+                    const auto& embedding = texts[static_cast<std::size_t>(obs - 1)].embedding;
+                    for (std::size_t k = 0; k < embedding.size(); ++k)
+                        file << (k ? "," : "") << exact(embedding[k]);
+                    file << "\n";
+                }
+            }
+            stata.set_local("llmv_embfile", path);
+            const RunResult from_file =
+                run_like_ado(stata, {"label", "passage", "bt"}, words(false, 0), "f_");
+            INFO(stata.errors);
+            REQUIRE(from_file.rc == 0);
+            for (int obs = 2; obs <= n; ++obs) {
+                if (obs == 4) continue;
+                const auto at = static_cast<std::size_t>(obs - 1);
+                CHECK(same_bits(stata.var("v_tau").numbers[at], stata.var("f_tau").numbers[at]));
+                CHECK(same_bits(stata.var("v_p").numbers[at], stata.var("f_p").numbers[at]));
+            }
+            // Inside the sample, the same line is still refused.
+            stata.if_mask[3] = true;
+            stata.errors.clear();
+            CHECK(run_like_ado(stata, {"label", "passage", "bt"}, words(false, 0), "g_").rc == 459);
+            CHECK(stata.errors.find("line " + std::to_string(header ? 5 : 4) + " of " + path) !=
+                  std::string::npos);
+            for (const std::string prefix : {"v_", "f_", "g_"})
+                for (const std::string suffix :
+                     {"label", "verdict", "tau", "crit", "p", "bt_acc", "sep_p"})
+                    stata.drop(prefix + suffix);
+        }
+    }
+    std::remove(path.c_str());
+}

@@ -291,7 +291,7 @@ TEST_CASE("cache: describe equals the CLI's cache report, clear by model and the
     const Matrix& table = described.matrices.at("models");
     REQUIRE(table.rows == static_cast<int>(models.size()));
     REQUIRE(table.cols == 4);
-    const auto names = split_list(described.macros.at("models"));
+    const auto names = split_list(described.macros.at("model_names"));
     REQUIRE(names.size() == models.size());
     for (std::size_t i = 0; i < models.size(); ++i) {
         const auto& row = models[i];

@@ -1,0 +1,163 @@
+// The help's Section 4 examples (Tables 1 to 6 of the paper) run through the host: the data
+// are the shipped stata/llmv_section4.csv (what `import delimited` reads after `net get`), and
+// every `llmvalidate text, ...` line of the help that uses simprompt() is read from
+// llmvalidate.sthlp and turned into the plugin calls the ado-file makes, so the help cannot show
+// a command that does not run. An option the runner does not know fails the test.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fake_stata.hpp"
+#include "host_test_helpers.hpp"
+
+using namespace host;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE(in);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// A CSV file whose fields are all quoted ("" inside a field is one "), one row per line.
+std::vector<std::vector<std::string>> read_quoted_csv(const std::string& path) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(read_file(path));
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<std::string> row;
+        std::size_t i = 0;
+        while (i < line.size()) {
+            REQUIRE(line[i] == '"');
+            std::string field;
+            for (++i; i < line.size(); ++i) {
+                if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                    field += '"';
+                    ++i;
+                } else if (line[i] == '"') {
+                    break;
+                } else {
+                    field += line[i];
+                }
+            }
+            row.push_back(field);
+            i += 2;  // the closing quote and the comma
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+// The dataset import delimited makes: one string variable per column (strL for long text).
+void load_section4(Stata& stata) {
+    const auto rows = read_quoted_csv(std::string(LLMV_SOURCE_DIR) + "/stata/llmv_section4.csv");
+    REQUIRE(rows.size() == 6);
+    stata.clear();
+    for (std::size_t column = 0; column < rows[0].size(); ++column) {
+        std::vector<std::string> values;
+        for (std::size_t row = 1; row < rows.size(); ++row) values.push_back(rows[row].at(column));
+        stata.add_string(rows[0][column], values, /*strl=*/true);
+    }
+    stata.select_all();
+}
+
+struct Example {
+    std::string line, varname;
+    std::map<std::string, std::string> options;  // name -> argument ("" for a bare word)
+};
+
+// `llmvalidate VARNAME, opt(arg) word ...` taken apart.
+Example parse_example(const std::string& line) {
+    Example example;
+    example.line = line;
+    std::smatch head;
+    REQUIRE(std::regex_match(line, head, std::regex(R"(llmvalidate (\w+), (.*))")));
+    example.varname = head[1].str();
+    const std::string rest = head[2].str();
+    const std::regex option(R"((\w+)(?:\(([^()]*)\))?)");
+    for (auto it = std::sregex_iterator(rest.begin(), rest.end(), option);
+         it != std::sregex_iterator(); ++it)
+        example.options[(*it)[1].str()] = (*it)[2].str();
+    return example;
+}
+
+}  // namespace
+
+TEST_CASE("the help's Section 4 examples (Tables 1-6) run on the shipped data",
+          "[validate][examples][section4]") {
+    const std::string help = read_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.sthlp");
+    // The data step the help shows, and the file net get installs.
+    REQUIRE(help.find("{cmd:import delimited using llmv_section4.csv, clear varnames(1) "
+                      "encoding(\"utf-8\") bindquote(strict)}") != std::string::npos);
+    REQUIRE(read_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.pkg")
+                .find("\nf llmv_section4.csv\n") != std::string::npos);
+
+    std::vector<Example> examples;
+    const std::regex command(
+        R"(\{phang2\}\{cmd:(llmvalidate text, [^}]*simprompt\([^}]*)\}\{p_end\})");
+    for (auto it = std::sregex_iterator(help.begin(), help.end(), command);
+         it != std::sregex_iterator(); ++it)
+        examples.push_back(parse_example((*it)[1].str()));
+    REQUIRE(examples.size() == 6);
+
+    std::vector<std::string> prefixes;
+    for (const Example& example : examples) {
+        INFO(example.line);
+        for (const auto& [name, argument] : example.options)
+            if (name != "task" && name != "simprompt" && name != "vars" && name != "paper" &&
+                name != "provider" && name != "generate")
+                FAIL("the runner does not know option " << name << "()");
+        REQUIRE(example.options.at("provider") == "simulated");
+        Stata stata;
+        load_plugin(stata);
+        load_section4(stata);
+        stata.set_local("llmv_task", std::string(LLMV_SOURCE_DIR) + "/prompts/" +
+                                         example.options.at("task") + ".toml");
+        stata.set_local("llmv_provider", "simulated");
+        stata.set_local("llmv_cache", "");
+        // The ado's varlist: the passages, simprompt(), then a copy of each vars() variable.
+        std::vector<std::string> varlist = {example.varname, example.options.at("simprompt")};
+        if (example.options.count("vars")) {
+            std::smatch pair;
+            const std::string spec = example.options.at("vars");
+            REQUIRE(std::regex_match(spec, pair, std::regex(R"((\w+)=(\w+))")));
+            stata.set_local("llmv_taskvars", spec);
+            stata.set_local("llmv_taskvars_found", pair[2].str());
+            varlist.push_back(pair[2].str());
+        }
+        // The ado's words with its defaults (m(100) n(10) ...); paper is the preset.
+        std::vector<std::string> words = {
+            "validate",         "text=1",         "human=0",       "simprompt=2",
+            "varstart=3",       "generate=1",     "m=100",         "n=10",
+            "repeats=1",        "alpha=0.05",     "threshold=0.9", "seed=20260101",
+            "permutations=999", "concurrency=16", "maxretries=5",  "timeout=300",
+            "drain=10",         "dryrun=0",       "continue=0",    "matrix=1",
+            "matrixmax=11000"};
+        if (example.options.count("paper")) words.push_back("preset=paper");
+        const std::string prefix = example.options.at("generate");
+        const RunResult r = run_like_ado(stata, varlist, words, prefix);
+        INFO(stata.errors << stata.output);
+        REQUIRE(r.rc == 0);
+        REQUIRE(r.store_rc == 0);
+        CHECK(r.scalars.at("N") == 5);
+        CHECK(r.scalars.at("N_failed") == 0);
+        CHECK(r.macros.at("vmethod") == "paper");
+        REQUIRE(r.matrices.count("results") == 1);
+        CHECK(r.matrices.at("results").rows == 5);
+        // The variables the help's `list` shows.
+        for (const std::string suffix : {"label", "verdict"})
+            CHECK(stata.find(prefix + suffix) >= 0);
+        prefixes.push_back(prefix);
+    }
+    CHECK(prefixes == std::vector<std::string>({"t1_", "t2_", "t3_", "t4_", "t5_", "t6_"}));
+    CHECK(help.find("{cmd:list id t1_label t1_verdict t5_verdict t6_verdict}") !=
+          std::string::npos);
+}
