@@ -105,8 +105,17 @@ foreach(stub pthread dl)
     set(previous " ${version}")
   endforeach()
   set(stub_name old_glibc_${stub})
-  file(WRITE ${stub_folder}/${stub_name}.c "${source}")
-  file(WRITE ${stub_folder}/${stub_name}.map "${script}")
+  # Written only when they change, so that a new configure does not relink the plugin.
+  foreach(kind c map)
+    if(kind STREQUAL "c")
+      set(content "${source}")
+    else()
+      set(content "${script}")
+    endif()
+    file(WRITE ${stub_folder}/${stub_name}.${kind}.new "${content}")
+    configure_file(${stub_folder}/${stub_name}.${kind}.new ${stub_folder}/${stub_name}.${kind}
+                   COPYONLY)
+  endforeach()
   add_library(llmv_stub_${stub_name} SHARED ${stub_folder}/${stub_name}.c)
   set_target_properties(llmv_stub_${stub_name} PROPERTIES NO_SONAME ON
     LIBRARY_OUTPUT_DIRECTORY ${stub_folder} OUTPUT_NAME ${stub_name}

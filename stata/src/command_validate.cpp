@@ -384,7 +384,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
     pipeline::check_config(config);
     // The models that will run, defaults included, so that r(model) and r(embedding_model)
     // name them even when model() and embmodel() were not given.
-    pipeline::apply_resolution(config, pipeline::resolve_providers(config));
+    const pipeline::ResolvedProviders resolved = pipeline::resolve_providers(config);
+    pipeline::apply_resolution(config, resolved);
 
     std::vector<pipeline::PassageInput> inputs;
     std::vector<int> input_obs;
@@ -555,9 +556,9 @@ int command_validate(Api& api, int argc, char* argv[]) {
     results.scalar("calls", static_cast<double>(batch.calls.chat_calls));
     results.scalar("cache_hits", static_cast<double>(batch.calls.cache_hits));
     results.macro("provider", config.provider);
-    results.macro("model", config.model);
-    results.macro("embedding_provider", config.embedding_provider);
-    results.macro("embedding_model", config.embedding_model);
+    results.macro("model", resolved.chat_model);
+    results.macro("embedding_provider", resolved.embedding_provider);
+    results.macro("embedding_model", resolved.embedding_model);
     results.macro("cache", config.cache_path);
     results.macro("synthetic", batch.synthetic ? "yes" : "no");
     for (const auto& outcome : outcomes)

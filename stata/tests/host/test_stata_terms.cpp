@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,8 +125,6 @@ TEST_CASE("keyenv() naming a variable that is not set is an error naming it",
 TEST_CASE("a missing key or endpoint names keyenv() and baseurl(), not the engine's fields",
           "[validate][stata-terms]") {
     unsetenv("OPENAI_API_KEY");
-    unsetenv("AZURE_OPENAI_API_KEY");
-    unsetenv("AZURE_OPENAI_ENDPOINT");
     Stata stata;
     load_plugin(stata);
     load_passages(stata);
@@ -133,19 +132,14 @@ TEST_CASE("a missing key or endpoint names keyenv() and baseurl(), not the engin
     stata.set_local("llmv_provider", "openai");
     stata.set_local("llmv_model", "gpt-4o-mini");
     stata.set_local("llmv_cache", "");
-    RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
     INFO(stata.errors);
     CHECK(r.rc == 198);
     CHECK(has(stata.errors, "keyenv("));
     CHECK(has(stata.errors, "OPENAI_API_KEY"));
     CHECK_FALSE(has(stata.errors, "`api_key`"));
 
-    stata.errors.clear();
-    stata.set_local("llmv_provider", "azure");
-    stata.set_local("llmv_apikey", "sk-host-secret");
-    r = run_like_ado(stata, {"text"}, words(), "v_");
-    INFO(stata.errors);
-    CHECK(r.rc == 198);
+    // The endpoint is named as Stata spells it too.
     CHECK(has(stata.errors, "baseurl()"));
     CHECK_FALSE(has(stata.errors, "`base_url`"));
 }
@@ -241,4 +235,30 @@ TEST_CASE("an option value with a space names the option and the whole value",
         CHECK(has(stata.errors, extra[0].substr(extra[0].find('=') + 1) + " " + extra[1]));
         CHECK_FALSE(has(stata.errors, "is not of the form key=value"));
     }
+}
+
+TEST_CASE("r(model) and r(embedding_model) name the models used when model() is not given",
+          "[validate][results][server]") {
+    FakeServerProcess server;
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    set_server_locals(stata, server);
+    stata.set_local("llmv_task", kSentiment);
+    stata.set_local("llmv_model", "");
+    stata.set_local("llmv_embedding_model", "");
+    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+    INFO(stata.errors);
+    REQUIRE(r.rc == 0);
+    std::set<std::string> chat_models, embedding_models;
+    for (const auto& answer : server.control("/_control/served")) {
+        const auto request = nlohmann::json::parse(answer["request"].get<std::string>());
+        if (!request.contains("model")) continue;
+        (answer["endpoint"] == "openai.chat" ? chat_models : embedding_models)
+            .insert(request["model"].get<std::string>());
+    }
+    CHECK(chat_models == std::set<std::string>{r.macros.at("model")});
+    CHECK(embedding_models == std::set<std::string>{r.macros.at("embedding_model")});
+    CHECK_FALSE(r.macros.at("model").empty());
+    CHECK(r.macros.at("embedding_provider") == "openai");
 }
