@@ -564,25 +564,31 @@ with return code 601 and says so.
 {marker examples}{...}
 {title:Examples}
 
-{pstd}An example do-file (also in the repository as {cmd:stata/tests/example.do}):{p_end}
+{pstd}The example do-file {cmd:llmv_example.do}, an ancillary file of the package:
+{cmd:net get llmvalidate} copies it into the current folder. It builds a small dataset any
+Stata can make (3 labels with 20 pool texts each and 4 passages, 6 embedding dimensions; the
+embeddings are computed by the do-file, not by an LLM), runs the commands below and
+{cmd:assert}s their results:{p_end}
 
-{phang2}{cmd:* embeddings computed elsewhere: one text per observation}{p_end}
-{phang2}{cmd:use sentiment_embeddings, clear}{p_end}
-{phang2}{cmd:describe label passage llm_back e1 e768}{p_end}
-{phang2}{cmd:set seed 20260101}{p_end}
-{phang2}{cmd:llmvalidate test e1-e768, label(label) passage(passage) backtranslation(llm_back)}{p_end}
+{phang2}{cmd:net get llmvalidate}{p_end}
+{phang2}{cmd:do llmv_example.do}{p_end}
+
+{pstd}One passage:{p_end}
+
+{phang2}{cmd:llmvalidate test e1-e6 if id <= 61, label(label) passage(passage) backtranslation(llm_back) labels(Positive Neutral Negative) seed(12345)}{p_end}
 {phang2}{cmd:return list}{p_end}
 {phang2}{cmd:matrix list r(separation)}{p_end}
 
 {pstd}Many passages at once, with new variables:{p_end}
 
-{phang2}{cmd:llmvalidate test e1-e768, label(label) passage(passage) backtranslation(llm_back) generate(v_)}{p_end}
+{phang2}{cmd:llmvalidate test e1-e6, label(label) passage(passage) backtranslation(llm_back) labels(Positive Neutral Negative) seed(12345) generate(v_)}{p_end}
 {phang2}{cmd:tabulate v_verdict}{p_end}
 
-{pstd}Beside a regression, for {cmd:esttab}:{p_end}
+{pstd}Beside a regression, for {cmd:esttab} ({cmd:estadd} and {cmd:esttab} are from the
+{cmd:estout} package on SSC):{p_end}
 
-{phang2}{cmd:regress y x}{p_end}
-{phang2}{cmd:llmvalidate test e1-e768 if id == 17, label(label) passage(passage) backtranslation(llm_back)}{p_end}
+{phang2}{cmd:regress e1 e2}{p_end}
+{phang2}{cmd:llmvalidate test e1-e6 if id <= 61, label(label) passage(passage) backtranslation(llm_back) seed(12345) notable}{p_end}
 {phang2}{cmd:estadd llmvalidate}{p_end}
 {phang2}{cmd:esttab, stats(N llmv_tau llmv_p llmv_accuracy)}{p_end}
 

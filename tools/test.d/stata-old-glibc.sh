@@ -45,7 +45,7 @@ if [ ! -x "$rootfs/bin/sh" ]; then
                                         fail "debootstrap $suite failed"; }
   mv "$rootfs.tmp" "$rootfs"
 fi
-glibc=$(chroot "$rootfs" /usr/bin/ldd --version | head -n 1 | grep -o '[0-9]\+\.[0-9]\+$')
+glibc=$(chroot "$rootfs" /usr/bin/ldd --version | sed -n 1p | grep -o '[0-9]\+\.[0-9]\+$')
 log "Debian $suite, glibc $glibc, in $rootfs"
 
 cmake --build "$build_dir" -j "${JOBS:-2}" --target llmvalidate_plugin fake_provider_server \
@@ -70,7 +70,7 @@ lib=$rootfs/usr/lib/x86_64-linux-gnu
 sys=$rootfs/lib/x86_64-linux-gnu
 loader=$(readlink -f "$rootfs/lib64/ld-linux-x86-64.so.2")
 loader=$rootfs${loader#"$rootfs"}  # an absolute link points outside the rootfs
-[ -f "$loader" ] || loader=$(ls "$sys"/ld-*.so | head -n 1)
+[ -f "$loader" ] || loader=$(ls "$sys"/ld-*.so | sed -n 1p)
 flags=(-std=c99 -O1 -Wall -Wextra -Werror -DSYSTEM=OPUNIX -Istata/spi)
 gcc "${flags[@]}" --sysroot="$rootfs" -fno-pie -c stata/tests/old_glibc/tiny_host.c \
   -o "$work/tiny_host.o"

@@ -1,4 +1,4 @@
-// stata/tests/example.do (the help file's example) as far as the host can run it: the same
+// stata/llmv_example.do (the help file's example) as far as the host can run it: the same
 // data, built the same way, through the same plugin calls; the values the do-file asserts
 // are read from the do-file and must be what the plugin returns, to the bit.
 #include <catch2/catch.hpp>
@@ -57,7 +57,7 @@ void build_example_data(Stata& stata) {
 }
 
 std::string read_do_file() {
-    std::ifstream in(std::string(LLMV_SOURCE_DIR) + "/stata/tests/example.do");
+    std::ifstream in(std::string(LLMV_SOURCE_DIR) + "/stata/llmv_example.do");
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
@@ -136,4 +136,30 @@ TEST_CASE("example.do: every passage at once, with new variables", "[example]") 
     REQUIRE(stata.var("v_p").numbers[61] == std::strtod(match[1].str().c_str(), nullptr));
     for (int i = 0; i < 60; ++i)
         REQUIRE(stata.var("v_tau").numbers[static_cast<std::size_t>(i)] == missing());
+}
+
+TEST_CASE("the help's llmvalidate test examples are commands llmv_example.do runs",
+          "[example][help]") {
+    std::ifstream help_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.sthlp");
+    std::stringstream help;
+    help << help_file.rdbuf();
+    // The do-file's commands, continuation lines (///) joined.
+    const std::string joined = std::regex_replace(
+        std::regex_replace(read_do_file(), std::regex(R"([ \t]*///[ \t]*\r?\n[ \t]*)"), " "),
+        std::regex(R"(\n[ \t]+)"), "\n");
+    const std::string text = help.str();
+    const std::regex command(R"(\{cmd:(llmvalidate test [^}]*)\}\{p_end\})");
+    int found = 0;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), command);
+         it != std::sregex_iterator(); ++it) {
+        INFO((*it)[1].str());
+        CHECK(joined.find("\n" + (*it)[1].str() + "\n") != std::string::npos);
+        ++found;
+    }
+    CHECK(found == 3);
+    // The do-file is in the package (net get copies it).
+    std::ifstream pkg(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.pkg");
+    std::stringstream lines;
+    lines << pkg.rdbuf();
+    CHECK(lines.str().find("\nf llmv_example.do\n") != std::string::npos);
 }

@@ -237,28 +237,39 @@ TEST_CASE("an option value with a space names the option and the whole value",
     }
 }
 
-TEST_CASE("r(model) and r(embedding_model) name the models used when model() is not given",
+TEST_CASE("r(model) and r(embedding_model) name the models the run used",
           "[validate][results][server]") {
+    // Given: the models the server was asked for.
     FakeServerProcess server;
-    Stata stata;
-    load_plugin(stata);
-    load_passages(stata);
-    set_server_locals(stata, server);
-    stata.set_local("llmv_task", kSentiment);
-    stata.set_local("llmv_model", "");
-    stata.set_local("llmv_embedding_model", "");
-    const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
-    INFO(stata.errors);
-    REQUIRE(r.rc == 0);
-    std::set<std::string> chat_models, embedding_models;
-    for (const auto& answer : server.control("/_control/served")) {
-        const auto request = nlohmann::json::parse(answer["request"].get<std::string>());
-        if (!request.contains("model")) continue;
-        (answer["endpoint"] == "openai.chat" ? chat_models : embedding_models)
-            .insert(request["model"].get<std::string>());
+    {
+        Stata stata;
+        load_plugin(stata);
+        load_passages(stata);
+        set_server_locals(stata, server);
+        stata.set_local("llmv_task", kSentiment);
+        const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+        INFO(stata.errors);
+        REQUIRE(r.rc == 0);
+        std::set<std::string> chat_models, embedding_models;
+        for (const auto& answer : server.control("/_control/served")) {
+            const auto request = nlohmann::json::parse(answer["request"].get<std::string>());
+            if (!request.contains("model")) continue;
+            (answer["endpoint"] == "openai.chat" ? chat_models : embedding_models)
+                .insert(request["model"].get<std::string>());
+        }
+        CHECK(chat_models == std::set<std::string>{r.macros.at("model")});
+        CHECK(embedding_models == std::set<std::string>{r.macros.at("embedding_model")});
+        CHECK(r.macros.at("embedding_provider") == "openai");
     }
-    CHECK(chat_models == std::set<std::string>{r.macros.at("model")});
-    CHECK(embedding_models == std::set<std::string>{r.macros.at("embedding_model")});
-    CHECK_FALSE(r.macros.at("model").empty());
-    CHECK(r.macros.at("embedding_provider") == "openai");
+    // Not given: the provider's own model, not an empty r(model).
+    Stata simulated;
+    load_plugin(simulated);
+    load_passages(simulated);
+    simulated.set_local("llmv_task", kSentiment);
+    simulated.set_local("llmv_provider", "simulated");
+    simulated.set_local("llmv_cache", "");
+    const RunResult s = run_like_ado(simulated, {"text"}, words(), "v_");
+    REQUIRE(s.rc == 0);
+    CHECK(s.macros.at("model") == "simulated-dgp-1");
+    CHECK(s.macros.at("embedding_model") == "hashed-bow-64");
 }

@@ -1,5 +1,6 @@
-* example.do: the example of -help llmvalidate-, on data that any Stata can build.
-* Run it after -net install llmvalidate- with: do example.do
+* llmv_example.do: the example of -help llmvalidate-, on data that any Stata can build.
+* Run it after -net install llmvalidate- and -net get llmvalidate- (which copies this file
+* into the current folder) with: do llmv_example.do
 * The numbers asserted below are those of the command-line tool (llmvalidate test) on the same
 * inputs and seed; the C++ test host (stata/tests/host/test_example.cpp) checks that the plugin
 * returns exactly these values on exactly these data, so a Stata user should see them too.
@@ -107,4 +108,4 @@ capture noisily llmvalidate test e1-e6, label(label) passage(passage) alpha(1.5)
 assert _rc == 198
 capture noisily llmvalidate test e1-e6 if id > 100, label(label) passage(passage)
 assert _rc == 2000
-display as result "example.do: all checks passed"
+display as result "llmv_example.do: all checks passed"
