@@ -32,7 +32,8 @@ def rows():
         if "variables" not in passage or "simulation" not in passage:
             continue  # a passage outside Section 4's tables (no topics, no prompts)
         row = [passage["id"], passage["title"], passage["text"].strip()]
-        row += [passage["variables"]["topic_discussed"], passage["variables"]["topic_not_discussed"]]
+        variables = passage["variables"]  # `topic` is the topic the passage discusses
+        row += [variables["topic"], variables["topic_not_discussed"]]
         row += [passage["simulation"][task].strip() for task in TASKS]
         for field in row:
             if "\n" in field or "\r" in field:
