@@ -15,6 +15,7 @@
 #include "llmvalidate/accounting.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/interrupt.hpp"
 #include "llm/provider.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "transport/transport.hpp"
@@ -155,7 +156,7 @@ class Engine : private PassageFlow::Requests {
 
     // ---- admission and the queue ----------------------------------------------------------------
     bool needs_transport() const { return !deferred_ && (!synthetic_chat() || !local_embedding()); }
-    bool cancelled() const { return callbacks_.cancel && callbacks_.cancel->load(); }
+    bool cancelled() const { return cancel_requested(callbacks_.cancel); }
 
     std::optional<Job> next_job() {
         while (true) {
