@@ -311,12 +311,12 @@ struct FakeServer::Impl {
     std::map<std::string, std::size_t> custom_id_uses;  // custom id -> batches created with it
 
     // A download's text as served: cut mid-line at its first GET when so configured.
-    std::string download(const std::string& key, const std::string& text) {
-        if (!options.truncate_first_downloads || !downloaded.insert(key).second || text.size() < 2) return text;
+    std::string download(const std::string& key, const std::string& content) {
+        if (!options.truncate_first_downloads || !downloaded.insert(key).second || content.size() < 2) return content;
         // Half of the text, and never at a line's end: the cut line cannot parse.
-        std::size_t cut = text.size() / 2;
-        while (cut > 0 && (text[cut - 1] == '\n' || text[cut] == '\n')) --cut;
-        return text.substr(0, std::max<std::size_t>(cut, 1));
+        std::size_t cut = content.size() / 2;
+        while (cut > 0 && (content[cut - 1] == '\n' || content[cut] == '\n')) --cut;
+        return content.substr(0, std::max<std::size_t>(cut, 1));
     }
 
     // The caps of one batch (FakeServerOptions; 0: the vendor's documented ones).

@@ -104,7 +104,9 @@ ValidationConfig vendor_config(const fake::FakeServer& server, const std::string
     return config;
 }
 
-void check_same_rows(const BatchResult& synchronous, const BatchResult& batched) {
+// Labels and verdicts; the statistics too where the fake server's answers are reproducible
+// (OpenAI: two synchronous Anthropic runs of the fake server already differ in their pools).
+void check_same_rows(const BatchResult& synchronous, const BatchResult& batched, bool exact = true) {
     REQUIRE(synchronous.passages.size() == batched.passages.size());
     for (std::size_t i = 0; i < synchronous.passages.size(); ++i) {
         const PassageResult& x = synchronous.passages[i];
@@ -114,8 +116,9 @@ void check_same_rows(const BatchResult& synchronous, const BatchResult& batched)
         REQUIRE(y.ok);
         CHECK(x.label == y.label);
         CHECK(x.verdict_name == y.verdict_name);
+        if (!exact) continue;
         CHECK(x.tests.validation.statistic == y.tests.validation.statistic);
-        CHECK(x.tests.separation.p_value == y.tests.separation.p_value);
+        CHECK(x.tests.validation.p_value == y.tests.validation.p_value);
         CHECK(x.tests.backtranslation.accuracy == y.tests.backtranslation.accuracy);
     }
 }
@@ -193,8 +196,9 @@ std::string slurp(const std::string& path) {
     return text.str();
 }
 
-// id -> label, verdict and tests, from `--format jsonl` rows.
-std::map<std::string, std::string> result_rows(const std::string& jsonl) {
+// id -> label, verdict and tests, from `--format jsonl` rows (not `exact`: label and verdict,
+// as for check_same_rows()).
+std::map<std::string, std::string> result_rows(const std::string& jsonl, bool exact = true) {
     std::map<std::string, std::string> rows;
     std::istringstream lines(jsonl);
     std::string line;
@@ -203,7 +207,7 @@ std::map<std::string, std::string> result_rows(const std::string& jsonl) {
         const auto row = nlohmann::json::parse(line);
         nlohmann::json kept = {
             {"status", row["status"]}, {"label", row["label"]}, {"verdict", row["verdict"]}};
-        if (row.contains("tests")) kept["tests"] = row["tests"];
+        if (exact && row.contains("tests")) kept["tests"] = row["tests"];
         rows[row["id"].get<std::string>()] = kept.dump();
     }
     return rows;
@@ -286,6 +290,7 @@ TEST_CASE(
     "batch faults: result downloads cut short at every first GET are read again; nothing is "
     "submitted twice",
     "[batch]") {
+    const VendorKeys keys;  // the embeddings' OpenAI key
     const std::string vendor = GENERATE(as<std::string>{}, "openai", "anthropic");
     INFO(vendor);
     fake::FakeServerOptions options;
@@ -300,7 +305,7 @@ TEST_CASE(
     const BatchResult batched =
         validate_with_batch_api(vendor_config(server, vendor, batch_dir("cut") + "/c.sqlite"),
                                 passages(3), {}, batch_options, &report);
-    check_same_rows(synchronous, batched);
+    check_same_rows(synchronous, batched, vendor == "openai");
     CHECK(paid_twice(server) == 0);
     CHECK(report.synchronous_requests == 0);
     bool said = false;
@@ -313,6 +318,7 @@ TEST_CASE(
     "batch faults: a line missing from a whole results file is asked again alone, once, and said "
     "so",
     "[batch]") {
+    const VendorKeys keys;  // the embeddings' OpenAI key
     const std::string vendor = GENERATE(as<std::string>{}, "openai", "anthropic");
     INFO(vendor);
     fake::FakeServer server;
@@ -327,7 +333,7 @@ TEST_CASE(
     const BatchResult batched =
         validate_with_batch_api(vendor_config(server, vendor, batch_dir("miss") + "/c.sqlite"),
                                 passages(3), {}, batch_options);
-    check_same_rows(synchronous, batched);
+    check_same_rows(synchronous, batched, vendor == "openai");
     // Only the line the vendor's file lacks was asked again (alone: synchronously, or in a
     // batch of its own), and only once.
     std::size_t again = 0;
@@ -350,19 +356,19 @@ TEST_CASE(
     "each within the cap",
     "[batch]") {
     fake::FakeServerOptions options;
-    options.batch_max_embedding_inputs = 40;  // as OpenAI's 50,000, scaled down
+    options.batch_max_embedding_inputs = 10;  // as OpenAI's 50,000, scaled down
     fake::FakeServer server(options);
     server.start();
     const BatchResult synchronous = synchronous_reference(server, "openai", 3);
     BatchApiOptions batch_options;
-    batch_options.max_embedding_inputs_per_batch = 40;
+    batch_options.max_embedding_inputs_per_batch = 10;
     const BatchResult batched =
         validate_with_batch_api(vendor_config(server, "openai", batch_dir("cap") + "/c.sqlite"),
                                 passages(3), {}, batch_options);
     check_same_rows(synchronous, batched);
     std::size_t over_one_batch = 0;
     for (std::size_t inputs : server.embedding_batch_inputs()) {
-        CHECK(inputs <= 40);
+        CHECK(inputs <= 10);
         over_one_batch += inputs > 0 ? 1 : 0;
     }
     CHECK(over_one_batch > 2);
@@ -381,7 +387,7 @@ TEST_CASE(
     "[batch][cli]") {
     const VendorKeys keys;
     fake::FakeServerOptions options;
-    options.batch_max_embedding_inputs = 40;
+    options.batch_max_embedding_inputs = 10;
     options.api_key = "test-key";
     fake::FakeServer server(options);
     server.start();
@@ -392,7 +398,7 @@ TEST_CASE(
                                         dir);
     REQUIRE(wait_cli(reference) == 0);
     server.reset_counters();
-    const ScopedEnv caps("LLMV_DEBUG_BATCH_CAPS", "0,40,0");
+    const ScopedEnv caps("LLMV_DEBUG_BATCH_CAPS", "0,10,0");
     {
         // Killed after the third batch recorded: some are done or out, the rest not yet made.
         const ScopedEnv kill("LLMV_DEBUG_KILL_AT", "after_record:3");
@@ -409,9 +415,10 @@ TEST_CASE(
     REQUIRE(wait_cli(resumed) == 0);
     CHECK(server.batches().size() > before);
     CHECK(paid_twice(server) == 0);
-    for (std::size_t inputs : server.embedding_batch_inputs()) CHECK(inputs <= 40);
+    for (std::size_t inputs : server.embedding_batch_inputs()) CHECK(inputs <= 10);
     CHECK(server.embedding_batch_inputs().size() > 2);
-    CHECK(result_rows(slurp(dir + "/out.jsonl")) == result_rows(slurp(dir + "/sync.jsonl")));
+    CHECK(result_rows(slurp(dir + "/out.jsonl")) ==
+          result_rows(slurp(dir + "/sync.jsonl")));
 }
 
 TEST_CASE(
@@ -450,7 +457,8 @@ TEST_CASE(
     INFO(err);
     REQUIRE(code == 0);
     CHECK(paid_twice(server) == 0);
-    CHECK(result_rows(slurp(dir + "/out.jsonl")) == result_rows(slurp(dir + "/sync.jsonl")));
+    CHECK(result_rows(slurp(dir + "/out.jsonl"), vendor == "openai") ==
+          result_rows(slurp(dir + "/sync.jsonl"), vendor == "openai"));
     if (point == "after_create")
         CHECK_THAT(err,
                    Catch::Matchers::Contains("created by a run that stopped before recording it"));
@@ -500,7 +508,8 @@ TEST_CASE(
         dir);
     REQUIRE(wait_cli(again) == 0);
     CHECK(paid_twice(server) == 0);
-    CHECK(result_rows(slurp(dir + "/out.jsonl")) == result_rows(slurp(dir + "/sync.jsonl")));
+    CHECK(result_rows(slurp(dir + "/out.jsonl"), vendor == "openai") ==
+          result_rows(slurp(dir + "/sync.jsonl"), vendor == "openai"));
 }
 
 TEST_CASE(
@@ -563,3 +572,4 @@ TEST_CASE(
     CHECK_FALSE(interrupt_requested());  // removed with its scope
     CHECK(interruptible_wait(0.01));
 }
+
