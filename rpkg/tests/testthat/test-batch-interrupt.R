@@ -45,8 +45,7 @@ test_that("Ctrl-C during the first poll of batch = TRUE stops with llmvalidate_e
       interrupt = function(e) "a bare interrupt",
       error = function(e) paste("another error:", conditionMessage(e)))
     },
-    args = list(server$base_url, cache, batch_texts), libpath = .libPaths(),
-    env = c(callr::rcmd_safe_env(), LLMV_PROMPTS_DIR = Sys.getenv("LLMV_PROMPTS_DIR"))
+    args = list(server$base_url, cache, batch_texts), libpath = .libPaths()
   )
   withr::defer(child$kill())
   # Created and polled once: the child is in its poll wait.
