@@ -384,7 +384,7 @@ program define Validate, rclass
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
           CONCurrency(integer 16) MAXRetries(integer 5) KEYenv(name) GENerate(name)  ///
           TIMEout(real 300) DRAIN(real 10) ENCoding(string) PARSERetries(string)      ///
-          REPLACE DRYrun NOTABle BATCHapi                                             ///
+          REPLACE DRYrun NOTABle BATCHapi NOWAIT POLLinterval(real 30)                ///
           SAVing(string asis) NOMATrix continue ]
 
     capture confirm string variable `varlist'
@@ -477,6 +477,13 @@ program define Validate, rclass
     if `"`parseretries'"' != "" local words `words' parseretries=`parseretries'
     local words `words' dryrun=`=("`dryrun'" != "")'
     if "`batchapi'" != "" local words `words' batchapi=1
+    if "`nowait'" != "" & "`batchapi'" == "" {
+        display as error "option nowait requires batchapi (only provider batches can be collected later)"
+        exit 198
+    }
+    if "`nowait'" != "" local words `words' nowait=1
+    RealText `pollinterval'
+    local words `words' pollinterval=`r(text)'
     * Without continue, a run in which no passage could be validated is an error (its rc).
     local words `words' continue=`=("`continue'" != "")'
     * r(results) has a row per passage: no larger than this Stata's matrices can be.
@@ -513,6 +520,8 @@ program define Validate, rclass
     return local cmd "llmvalidate"
     return local subcmd "validate"
     return local task `"`taskfile'"'
+    * nowait: the batches are out; r(waiting) says so and there is no result yet.
+    if "`return(waiting)'" == "1" exit
     if "`notable'" == "" {
         if "`dryrun'" != "" ShowDryRun
         else ShowResults

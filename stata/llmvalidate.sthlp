@@ -391,7 +391,12 @@ the build's prompts/prices.csv or the file named by the environment variable
 LLMV_PRICE_TABLE), and makes no call. {opt batchapi} sends the requests through the
 provider's batch API (openai or anthropic, at half the price): one provider batch per phase,
 kept in {opt cache()}; running the same command again resumes a stopped run without
-submitting anything twice. When the chosen
+submitting anything twice. {opt pollinterval(#)} sets the seconds between two polls of a
+batch in progress (the engine's default, 30); Break is seen within a second during the wait,
+no batch is submitted after it, and the command stops with rc 1. {opt nowait} (with
+{opt batchapi}) submits the next phase's batches, or polls those out once, and returns at once
+with {cmd:r(waiting)} = 1 and the batch ids in {cmd:r(batches)}; running the same command
+again collects them. When the chosen
 {opt m()}, {opt permutations()} or B cannot reach a decision at {opt alpha()} (the smallest
 attainable p-value 1/(size + 1) exceeds alpha, e.g. M <= 18 at 0.05), it displays a warning,
 also kept in {cmd:r(warnings)}; {cmd:llmvalidate power} displays the same warning before it

@@ -59,7 +59,6 @@ CommandSpec batch_spec() {
             {"--sample", "", "N", "Validate N rows drawn at random (after --where); the same seed draws the same rows in R (llm_sample()) and Stata."},
             {"--sample-seed", "", "SEED", "Seed of --sample (default " + std::to_string(default_sample_seed) + ")."},
             {"--batch-api", "", "", "Send the requests through the provider's batch API (openai, anthropic) at its batch price: one provider batch per phase, resumable with the same command (the batch ids are kept in the cache file)."},
-            {"--poll-interval", "", "SECONDS", "With --batch-api: seconds between two polls of a batch in progress (default 30)."},
             {"--submit-only", "", "", "With --batch-api: submit the next phase's batches (or poll those out, once) and exit; run the same command again to go on."},
         },
         0,
@@ -335,14 +334,6 @@ int command_batch(const std::vector<std::string>& args) {
         while (next_passage(input)) passages.push_back(input);
         pipeline::BatchApiOptions batch_options;
         batch_options.submit_only = parsed.has("--submit-only");
-        if (parsed.has("--poll-interval")) {
-            const std::string value = parsed.value("--poll-interval");
-            char* end = nullptr;
-            batch_options.poll_interval_seconds = std::strtod(value.c_str(), &end);
-            if (end == value.c_str() || *end != '\0' || !(batch_options.poll_interval_seconds >= 0)) {
-                throw_invalid(code::invalid_argument, "--poll-interval", value, "a number of seconds >= 0");
-            }
-        }
         batch_options.on_status = [](const std::string& line) { std::cerr << "Batch API: " << line << "\n"; };
         pipeline::BatchApiReport report;
         batch = pipeline::validate_with_batch_api(config, passages, callbacks, batch_options, &report, false);

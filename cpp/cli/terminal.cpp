@@ -10,6 +10,7 @@
 
 #include "cli/cli.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/interrupt.hpp"
 
 namespace llmv::cli {
 
@@ -37,6 +38,8 @@ std::atomic<bool>* install_interrupt_flag() {
     action.sa_flags = SA_RESTART;
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
+    // The engine's waits (batch polls, back-off) read the same flag through its interrupt check.
+    set_interrupt_check([] { return interrupt_flag.load(); });
     return &interrupt_flag;
 }
 

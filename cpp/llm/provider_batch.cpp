@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <sstream>
 
 #include "llmvalidate/error.hpp"
@@ -96,20 +97,45 @@ BatchApiKind batch_api_for(const HttpRequest& synchronous) {
     return BatchApiKind::openai;
 }
 
+namespace {
+
+json line_body(const BatchLine& line) {
+    json body = json::parse(line.request.body, nullptr, false);
+    if (body.is_discarded()) throw Error(code::internal, "a batch line's body is not JSON");
+    return body;
+}
+
+// One line of an OpenAI input file, newline included.
+std::string openai_line(const BatchLine& line) {
+    return json({{"custom_id", line.custom_id},
+                 {"method", "POST"},
+                 {"url", url_path(line.request.url)},
+                 {"body", line_body(line)}})
+               .dump() +
+           "\n";
+}
+
+json anthropic_item(const BatchLine& line) {
+    return {{"custom_id", line.custom_id}, {"params", line_body(line)}};
+}
+
+}  // namespace
+
+BatchCaps vendor_batch_caps(BatchApiKind kind) {
+    if (kind == BatchApiKind::anthropic) return {100000, 0, 256000000};
+    return {50000, 50000, 200000000};
+}
+
+std::size_t batch_line_bytes(BatchApiKind kind, const BatchLine& line) {
+    if (kind == BatchApiKind::anthropic) return anthropic_item(line).dump().size() + 1;  // the comma
+    return openai_line(line).size();
+}
+
 HttpRequest openai_batch_upload(const std::vector<BatchLine>& lines) {
     if (lines.empty()) throw Error(code::internal, "a provider batch needs at least one line");
     const HttpRequest& first = lines.front().request;
     std::string content;
-    for (const BatchLine& line : lines) {
-        json body = json::parse(line.request.body, nullptr, false);
-        if (body.is_discarded()) throw Error(code::internal, "a batch line's body is not JSON");
-        content += json({{"custom_id", line.custom_id},
-                         {"method", "POST"},
-                         {"url", url_path(line.request.url)},
-                         {"body", body}})
-                       .dump() +
-                   "\n";
-    }
+    for (const BatchLine& line : lines) content += openai_line(line);
     // The boundary cannot occur in JSON lines (a JSON string escapes no '-', but no line starts
     // with it either: every line starts with '{').
     const std::string boundary = "llmvalidate-batch-upload-4f1c9e";
@@ -185,11 +211,7 @@ HttpRequest anthropic_batch_create(const std::vector<BatchLine>& lines) {
     HttpRequest request = derived(first, "POST", first.url + "/batches");
     request.headers.emplace_back("Content-Type", "application/json");
     json requests = json::array();
-    for (const BatchLine& line : lines) {
-        json params = json::parse(line.request.body, nullptr, false);
-        if (params.is_discarded()) throw Error(code::internal, "a batch line's body is not JSON");
-        requests.push_back({{"custom_id", line.custom_id}, {"params", params}});
-    }
+    for (const BatchLine& line : lines) requests.push_back(anthropic_item(line));
     request.body = json({{"requests", requests}}).dump();
     return request;
 }
@@ -241,6 +263,35 @@ HttpRequest batch_results_request(const HttpRequest& synchronous, const BatchSta
     return openai_file_content(synchronous, status.output_file);
 }
 
+HttpRequest batch_list(const HttpRequest& synchronous, const std::string& after) {
+    if (batch_api_for(synchronous) == BatchApiKind::anthropic) {
+        return derived(synchronous, "GET",
+                       synchronous.url + "/batches?limit=100" + (after.empty() ? "" : "&after_id=" + after));
+    }
+    return derived(synchronous, "GET",
+                   openai_base(synchronous) + "/batches?limit=100" + (after.empty() ? "" : "&after=" + after));
+}
+
+BatchList parse_batch_list(BatchApiKind kind, const HttpResponse& response) {
+    const json body = parse_object(response, "batch list");
+    if (response.status / 100 != 2 || !body.contains("data") || !body["data"].is_array()) {
+        throw Error(response.status == 429 ? code::provider_rate_limited : code::provider_server,
+                    "listing the provider's batches was refused (HTTP " + std::to_string(response.status) +
+                        "): " + abbreviate(response.body, 200));
+    }
+    BatchList list;
+    for (const json& item : body["data"]) {
+        HttpResponse one;
+        one.status = 200;
+        one.body = item.dump();
+        list.batches.push_back(parse_batch_status(kind, one));
+    }
+    list.has_more = body.contains("has_more") && body["has_more"].is_boolean() && body["has_more"].get<bool>();
+    list.last_id = string_of(body, "last_id");
+    if (list.last_id.empty() && !list.batches.empty()) list.last_id = list.batches.back().id;
+    return list;
+}
+
 BatchStatus parse_batch_status(BatchApiKind kind, const HttpResponse& response) {
     const json body = parse_object(response, "batch");
     if (response.status / 100 != 2) {
@@ -262,6 +313,7 @@ BatchStatus parse_batch_status(BatchApiKind kind, const HttpResponse& response) 
             count_of(counts, "errored") + count_of(counts, "canceled") + count_of(counts, "expired");
         status.total = status.succeeded + status.failed_lines + count_of(counts, "processing");
         status.results_url = string_of(body, "results_url");
+        status.created_at = string_of(body, "created_at");
     } else {
         status.status = string_of(body, "status");
         status.ended = status.status == "completed" || status.status == "expired" ||
@@ -272,6 +324,11 @@ BatchStatus parse_batch_status(BatchApiKind kind, const HttpResponse& response) 
         status.failed_lines = count_of(counts, "failed");
         status.output_file = string_of(body, "output_file_id");
         status.error_file = string_of(body, "error_file_id");
+        status.input_file = string_of(body, "input_file_id");
+        if (body.contains("metadata") && body["metadata"].is_object())
+            status.intent = string_of(body["metadata"], batch_intent_metadata_key);
+        if (body.contains("created_at") && body["created_at"].is_number())
+            status.created_at = std::to_string(body["created_at"].get<std::int64_t>());
         if (body.contains("errors") && body["errors"].is_object() && body["errors"].contains("data")) {
             for (const auto& error : body["errors"]["data"]) {
                 if (error.is_object())

@@ -39,6 +39,16 @@ struct BatchStatus {
     std::string error_file;   // OpenAI: the error file's id
     std::string results_url;  // Anthropic
     std::string message;      // why a batch failed
+    std::string input_file;   // OpenAI: the uploaded file it runs on
+    std::string intent;       // OpenAI: metadata.llmvalidate_intent (see openai_batch_create)
+    std::string created_at;   // OpenAI: Unix seconds as text; Anthropic: RFC 3339
+};
+
+// A page of the vendor's list of batches (most recent first, as both document it).
+struct BatchList {
+    std::vector<BatchStatus> batches;
+    bool has_more = false;
+    std::string last_id;  // the cursor of the next page (OpenAI `after`, Anthropic `after_id`)
 };
 
 // One line's outcome.
@@ -58,6 +68,25 @@ struct BatchResults {
 
 enum class BatchApiKind { openai, anthropic };
 
+// What one provider batch may hold, as the vendors document it:
+//   OpenAI (API reference, "Create batch": input_file_id and endpoint; platform.openai.com/
+//   docs/api-reference/batch/create): up to 50,000 requests and 200 MB per input file, and
+//   /v1/embeddings batches at most 50,000 embedding inputs across all their requests.
+//   Anthropic (docs "Batch processing", batch limitations; docs.anthropic.com/en/docs/
+//   build-with-claude/batch-processing): 100,000 Message requests or 256 MB, whichever is
+//   reached first. No embeddings.
+// The bytes are counted as decimal megabytes, the smaller reading, framing included.
+struct BatchCaps {
+    std::size_t requests = 0;
+    std::size_t embedding_inputs = 0;  // summed over the lines of one embeddings batch
+    std::size_t bytes = 0;             // the upload (OpenAI) or the create request's body
+};
+BatchCaps vendor_batch_caps(BatchApiKind kind);
+// The bytes one line adds to its batch's upload or request body.
+std::size_t batch_line_bytes(BatchApiKind kind, const BatchLine& line);
+// The bytes a batch has besides its lines (multipart framing, the JSON envelope), at most.
+constexpr std::size_t batch_framing_bytes = 1024;
+
 // The batch API of a provider's synchronous request (its URL decides): OpenAI-compatible
 // ".../chat/completions" and ".../embeddings", Anthropic ".../v1/messages". Throws
 // llmv::Error (llmv.input.invalid_argument) for any other endpoint (Bedrock, Ollama, Azure).
@@ -69,6 +98,8 @@ HttpRequest openai_batch_upload(const std::vector<BatchLine>& lines);
 std::string openai_uploaded_file_id(const HttpResponse& response);  // throws llmv::Error
 HttpRequest openai_batch_create(const HttpRequest& synchronous, const std::string& file_id,
                                 const std::string& metadata = "");
+// The metadata key a run puts its intent's id under (found again by the list endpoint).
+inline constexpr const char* batch_intent_metadata_key = "llmvalidate_intent";
 HttpRequest openai_file_content(const HttpRequest& synchronous, const std::string& file_id);
 BatchResults openai_batch_results(const std::string& output_file, const std::string& error_file);
 
@@ -81,5 +112,10 @@ HttpRequest batch_poll(const HttpRequest& synchronous, const std::string& batch_
 HttpRequest batch_cancel(const HttpRequest& synchronous, const std::string& batch_id);
 HttpRequest batch_results_request(const HttpRequest& synchronous, const BatchStatus& status);
 BatchStatus parse_batch_status(BatchApiKind kind, const HttpResponse& response);  // throws
+
+// The vendor's list of batches, newest first: GET {base}/batches?limit=100[&after=ID]
+// (OpenAI), GET .../v1/messages/batches?limit=100[&after_id=ID] (Anthropic).
+HttpRequest batch_list(const HttpRequest& synchronous, const std::string& after);
+BatchList parse_batch_list(BatchApiKind kind, const HttpResponse& response);  // throws
 
 }  // namespace llmv

@@ -1,6 +1,7 @@
 // Environment switches for benchmarks and debugging (debug_env.hpp).
 #include "pipeline/debug_env.hpp"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -47,6 +48,30 @@ void add_encoding_override(HttpRequest& request) {
 bool cache_inline_writes() {
     const char* inline_writes = std::getenv("LLMV_CACHE_INLINE_WRITES");
     return inline_writes && *inline_writes == '1';
+}
+
+void debug_kill_point(const char* point) {
+    const char* wanted = std::getenv("LLMV_DEBUG_KILL_AT");
+    if (!wanted || !*wanted) return;
+    const std::string spec(wanted);
+    const std::size_t colon = spec.find(':');
+    if (spec.substr(0, colon) != point) return;
+    static int passes = 0;
+    const int at = colon == std::string::npos ? 1 : std::atoi(spec.c_str() + colon + 1);
+    if (++passes >= at) ::raise(SIGKILL);
+}
+
+DebugBatchCaps debug_batch_caps() {
+    DebugBatchCaps caps;
+    const char* text = std::getenv("LLMV_DEBUG_BATCH_CAPS");
+    if (!text || !*text) return caps;
+    unsigned long long requests = 0, inputs = 0, bytes = 0;
+    if (std::sscanf(text, "%llu,%llu,%llu", &requests, &inputs, &bytes) >= 1) {
+        caps.requests = static_cast<std::size_t>(requests);
+        caps.embedding_inputs = static_cast<std::size_t>(inputs);
+        caps.bytes = static_cast<std::size_t>(bytes);
+    }
+    return caps;
 }
 
 }  // namespace llmv::pipeline

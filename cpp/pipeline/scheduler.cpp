@@ -16,6 +16,7 @@
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llm/model_rules.hpp"
+#include "llmvalidate/interrupt.hpp"
 #include "llm/provider.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "transport/transport.hpp"
@@ -156,7 +157,7 @@ class Engine : private PassageFlow::Requests {
 
     // ---- admission and the queue ----------------------------------------------------------------
     bool needs_transport() const { return !deferred_ && (!synthetic_chat() || !local_embedding()); }
-    bool cancelled() const { return callbacks_.cancel && callbacks_.cancel->load(); }
+    bool cancelled() const { return cancel_requested(callbacks_.cancel); }
 
     std::optional<Job> next_job() {
         // The run's first network request goes alone: a model the vendor does not serve (404)

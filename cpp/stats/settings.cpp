@@ -197,6 +197,11 @@ std::vector<Setting> build_table() {
                "On Ctrl-C or SIGTERM: how long the requests in flight may finish and be cached "
                "before the run stops, in seconds.",
                LLMV_NUMBER_FIELD(drain_seconds)),
+        number("poll_interval", {"--poll-interval", "", "poll_interval", "pollinterval", "SECONDS"}, 0,
+               false, 86400, false,
+               "Batch API: seconds between two polls of a provider batch in progress (Ctrl-C "
+               "and Break are seen at once, whatever the interval).",
+               LLMV_NUMBER_FIELD(poll_interval_seconds)),
         choice("input_encoding", {"--encoding", "", "encoding", "encoding", "ENCODING"},
                {"utf-8", "latin1"},
                "How the passages' bytes are read: utf-8, or latin1 (ISO 8859-1, e.g. the original "

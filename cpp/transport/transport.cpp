@@ -21,6 +21,7 @@
 #include <mutex>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/interrupt.hpp"
 
 namespace llmv {
 namespace {
@@ -477,7 +478,9 @@ struct Transport::Impl {
         double drain_deadline = 0;
         try {
             for (;;) {
-                if (options.cancel && options.cancel->load()) {
+                // The front end's interrupt check (R, Stata) as well as the flag: this loop
+                // turns at least every poll_interval_seconds, back-off and rate-limit waits included.
+                if (cancel_requested(options.cancel)) {
                     if (!draining) {
                         draining = true;
                         drain_deadline = now() + options.drain_seconds;

@@ -88,7 +88,7 @@ struct TransportOptions {
     RetryPolicy retry;
     RateLimits rate_limits;
     // The caller sets *cancel (Ctrl-C, SIGTERM, R interrupt, Stata Break); checked every poll
-    // tick. From then on no request starts and jobs waiting for a retry are dropped; the
+    // tick, with the front end's interrupt check (llmvalidate/interrupt.hpp). From then on no request starts and jobs waiting for a retry are dropped; the
     // requests in flight (paid for by then) get `drain_seconds` to finish and are delivered
     // as usual, then the rest are aborted. *abort (a second signal) ends the drain at once.
     const std::atomic<bool>* cancel = nullptr;

@@ -72,8 +72,13 @@
 #'   batch per phase, each covering every passage; the batches' ids and answers
 #'   are kept in `cache`, so calling `llm_validate()` again with the same cache
 #'   resumes an interrupted run without submitting anything twice, and a later
-#'   run without `batch` reads every answer free), `poll_interval` (seconds
-#'   between two polls of a batch, default 30), `preset = "paper"` (the paper's way: its
+#'   run without `batch` reads every answer free; Ctrl-C while it waits stops
+#'   at once with an `llmvalidate_error_cancelled` condition, submitting
+#'   nothing more), `wait = FALSE` (with `batch = TRUE`: submit the next
+#'   phase's batches, or poll those out once, and return an
+#'   `llm_batch_pending` handle at once; the same call later collects),
+#'   `poll_interval` (seconds between two polls of a batch, default 30),
+#'   `preset = "paper"` (the paper's way: its
 #'   bootstrap tests, `methods` paper/paper, `structured = "none"` and
 #'   `parse_retries = 0`; what
 #'   the call gives explicitly still wins), `structured` (how the answer's
@@ -181,16 +186,21 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   }
   extra <- check_settings(list(...), c("permutations", "repeats", "temperature", "max_retries",
                                        "variables", "structured", "preset", "timeout", "drain",
-                                       "encoding", "batch", "poll_interval", "parse_retries"),
-                          call)
+                                       "encoding", "batch", "poll_interval", "parse_retries",
+                                       "wait"), call)
   batch <- extra$batch %||% FALSE
   if (!is.logical(batch) || length(batch) != 1 || is.na(batch)) {
     abort_argument("batch", "TRUE or FALSE", batch, call)
   }
-  poll_interval <- extra$poll_interval %||% 30
-  if (!is.numeric(poll_interval) || length(poll_interval) != 1 || is.na(poll_interval) ||
-      poll_interval < 0) {
-    abort_argument("poll_interval", "a number of seconds >= 0", poll_interval, call)
+  poll_interval <- check_setting(extra$poll_interval %||% setting_default("poll_interval"),
+                                 "poll_interval", call = call)
+  wait <- extra$wait %||% TRUE
+  if (!is.logical(wait) || length(wait) != 1 || is.na(wait)) {
+    abort_argument("wait", "TRUE or FALSE", wait, call)
+  }
+  if (!wait && !batch) {
+    abort_argument("wait", "TRUE, unless batch = TRUE (only provider batches can be collected later)",
+                   wait, call)
   }
   if (batch && is.null(cache)) {
     abort_argument("cache", "a cache file: a batch run (batch = TRUE) keeps its batches there and resumes from them", "NULL", call)
@@ -241,7 +251,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     seed = seed, cache_path = cache %||% "", concurrency = concurrency,
     temperature = temperature, structured_output = structured, dry_run = dry_run,
     price_table = price_table_path(),
-    batch_api = batch, poll_interval = as.numeric(poll_interval),
+    batch_api = batch, poll_interval = poll_interval, wait = wait,
     timeout = timeout, drain = drain, input_encoding = encoding,
     max_retries = as.integer(max_retries), parse_retries = as.integer(parse_retries),
     variables = variables,
@@ -291,6 +301,13 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                                        templates, passage_variables, bar$update), secrets),
                           call = call)
   bar$done()
+  if (isTRUE(result$waiting)) {
+    # wait = FALSE: the batches are out; the same call collects them (from the cache).
+    pending <- structure(list(submitted = unlist(result$submitted) %||% character(),
+                              batch_requests = result$batch_requests, cache = cache),
+                         class = "llm_batch_pending")
+    return(pending)
+  }
   if (nzchar(result$unwritten_file %||% "")) {
     side_file <- result$unwritten_file
     cli::cli_warn(
@@ -338,4 +355,14 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   validations <- new_llm_validations(result, validations, human = human)
   attr(validations, "run") <- run
   validations
+}
+
+#' @export
+print.llm_batch_pending <- function(x, ...) {
+  cli::cli_inform(c(
+    "Provider batches are in progress (cache {.file {x$cache}}).",
+    i = if (length(x$submitted)) "Submitted by this call: {.val {x$submitted}}.",
+    i = "Run the same {.fn llm_validate} call again to collect the answers and go on; nothing is submitted twice."
+  ))
+  invisible(x)
 }

@@ -80,7 +80,7 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     config.structured_output =
         list_get<std::string>(list, "structured_output", config.structured_output);
     // Settings R offers through `...`, set through the table (its units: timeout in seconds).
-    for (const char* name : {"timeout", "drain", "parse_retries"}) {
+    for (const char* name : {"timeout", "drain", "parse_retries", "poll_interval"}) {
         if (list.containsElementNamed(name) && !Rf_isNull(list[name]))
             settings::setting(name).set(config, settings::Value{true, Rcpp::as<double>(list[name]), {}});
     }

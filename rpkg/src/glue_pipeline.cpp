@@ -9,6 +9,7 @@
 
 #include "glue_convert.hpp"
 #include "glue_results.hpp"
+#include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/sample.hpp"
 
@@ -49,6 +50,9 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         std::atomic<bool> cancel{false};
         pipeline::BatchCallbacks callbacks;
         callbacks.cancel = &cancel;
+        // Every wait of the engine (batch polls, back-off) checks R's interrupt at least once a
+        // second, through R_ToplevelExec (interrupt_pending()): no C++ frame is skipped.
+        const llmv::ScopedInterruptCheck interrupt_check([] { return interrupt_pending(); });
         const bool has_progress = !Rf_isNull(progress_);
         callbacks.on_progress = [&](const pipeline::Progress& progress) {
             if (interrupt_pending()) cancel = true;
@@ -67,12 +71,20 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         pipeline::BatchResult batch;
         if (list_get<bool>(config_list, "batch_api", false)) {
             // Provider batches, one per phase; resumable from the cache (batch_run.cpp).
+            // wait = FALSE: submit (or poll once) and return; the same call collects later.
             pipeline::BatchApiOptions options;
-            options.poll_interval_seconds = list_get<double>(config_list, "poll_interval", 30.0);
+            options.submit_only = !list_get<bool>(config_list, "wait", true);
             options.on_status = [](const std::string& line) {
                 Rcpp::Rcout << "Batch API: " << line << "\n";
             };
-            batch = pipeline::validate_with_batch_api(config, passages, callbacks, options);
+            pipeline::BatchApiReport report;
+            batch = pipeline::validate_with_batch_api(config, passages, callbacks, options, &report);
+            if (report.waiting) {
+                return Rcpp::List::create(Rcpp::Named("waiting") = true,
+                                          Rcpp::Named("submitted") = Rcpp::wrap(report.submitted),
+                                          Rcpp::Named("batch_requests") =
+                                              static_cast<double>(report.batch_requests));
+            }
         } else {
             batch = pipeline::validate_batch(config, passages, callbacks);
         }

@@ -36,6 +36,7 @@
 
 #include "arguments.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
@@ -289,12 +290,11 @@ int command_vars_variables(Api& api, int argc, char* argv[]) {
 
 int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
-    args.allow_only({"text",       "human",     "generate",    "m",           "n",
-                     "repeats",    "alpha",     "threshold",   "seed",        "permutations",
-                     "vmethod",    "smethod",   "rule",        "concurrency", "dryrun",
-                     "matrix",     "matrixmax", "structured",  "preset",      "continue",
-                     "maxretries", "timeout",   "drain",       "encoding",    "varstart",
-                     "simprompt",  "batchapi",  "parseretries"});
+    args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
+                     "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun",
+                     "matrix", "matrixmax", "structured", "preset", "continue", "maxretries",
+                     "timeout", "drain", "encoding", "varstart", "simprompt", "batchapi",
+                     "parseretries", "nowait", "pollinterval"});
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
@@ -489,13 +489,31 @@ int command_validate(Api& api, int argc, char* argv[]) {
     if (!no_cache.empty()) api.text("Warning: " + no_cache + "\n");
 
     ProgressDots progress(api);
-    // batchapi: the provider's batch API, one batch per phase, resumable from the cache.
+    // Every wait of the engine (batch polls, back-off) reads Break at least once a second.
+    const ScopedInterruptCheck break_check([&api] { return api.poll(); });
+    // batchapi: the provider's batch API, one batch per phase, resumable from the cache;
+    // nowait: submit (or poll once) and return; the same command collects later.
     pipeline::BatchApiOptions batch_options;
+    batch_options.submit_only = args.integer("nowait", 0) != 0;
     batch_options.on_status = [&api](const std::string& line) { api.text("Batch API: " + line + "\n"); };
+    pipeline::BatchApiReport batch_report;
     const auto batch = args.integer("batchapi", 0) != 0
                            ? pipeline::validate_with_batch_api(config, inputs, progress.callbacks(),
-                                                               batch_options)
+                                                               batch_options, &batch_report)
                            : pipeline::validate_batch(config, inputs, progress.callbacks(), true);
+    if (batch_report.waiting) {
+        progress.finish(false);
+        api.text("Batch API: provider batches are in progress; run the same command again to "
+                 "collect the answers (nothing is submitted twice).\n");
+        Results waiting;
+        waiting.scalar("waiting", 1);
+        std::string ids;
+        for (const std::string& id : batch_report.submitted) ids += (ids.empty() ? "" : " ") + id;
+        waiting.macro("batches", ids);
+        waiting.macro("cache", config.cache_path);
+        announce(api, std::move(waiting));
+        return 0;
+    }
     progress.finish(batch.cancelled);
 
     if (!generations_path.empty()) write_generations(generations_path, batch);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <deque>
 #include <fstream>
 #include <mutex>
@@ -297,12 +298,80 @@ struct FakeServer::Impl {
         std::string errors;  // OpenAI: the error file's text
         std::string output_file_id, error_file_id;
         json validation_errors = json::array();
+        json metadata;                 // OpenAI: as given at creation
+        std::int64_t created_unix = 0;
+        std::size_t embedding_inputs = 0;
     };
     std::map<std::string, std::string> files;  // id -> content
     std::map<std::string, Batch> batches;
     std::vector<std::string> batch_order;
     std::deque<BatchScript> batch_scripts;
     std::size_t next_object = 0;
+    std::set<std::string> downloaded;                   // files / results read once (truncate_first_downloads)
+    std::map<std::string, std::size_t> custom_id_uses;  // custom id -> batches created with it
+
+    // A download's text as served: cut mid-line at its first GET when so configured.
+    std::string download(const std::string& key, const std::string& content) {
+        if (!options.truncate_first_downloads || !downloaded.insert(key).second || content.size() < 2) return content;
+        // Half of the text, and never at a line's end: the cut line cannot parse.
+        std::size_t cut = content.size() / 2;
+        while (cut > 0 && (content[cut - 1] == '\n' || content[cut] == '\n')) --cut;
+        return content.substr(0, std::max<std::size_t>(cut, 1));
+    }
+
+    // The caps of one batch (FakeServerOptions; 0: the vendor's documented ones).
+    std::size_t cap(std::size_t configured, std::size_t vendor) const { return configured > 0 ? configured : vendor; }
+
+    // The batch's line count, ids and embedding inputs counted when it is created.
+    void count_created(Batch& batch) {
+        for (const Line& line : batch.lines) {
+            ++custom_id_uses[line.custom_id];
+            if (!batch.anthropic && batch.endpoint == "/v1/embeddings" && line.body.contains("input")) {
+                const json& input = line.body["input"];
+                batch.embedding_inputs += input.is_array() ? input.size() : 1;
+            }
+        }
+    }
+
+    static std::string rfc3339(std::int64_t unix_seconds) {
+        const std::time_t time = static_cast<std::time_t>(unix_seconds);
+        std::tm utc{};
+        gmtime_r(&time, &utc);
+        char buffer[32];
+        std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+        return buffer;
+    }
+
+    // GET list of this vendor's batches, newest first, paged as the vendor documents it.
+    json list_batches(bool anthropic, const httplib::Request& req, const std::string& base) {
+        std::size_t limit = 20;
+        if (req.has_param("limit")) limit = std::max<std::size_t>(1, std::stoul(req.get_param_value("limit")));
+        const std::string after = req.get_param_value(anthropic ? "after_id" : "after");
+        const std::string before = anthropic ? req.get_param_value("before_id") : "";
+        std::vector<std::string> ids;
+        for (auto it = batch_order.rbegin(); it != batch_order.rend(); ++it)
+            if (batches.at(*it).anthropic == anthropic) ids.push_back(*it);
+        std::size_t from = 0, to = ids.size();
+        if (!after.empty()) {
+            const auto at = std::find(ids.begin(), ids.end(), after);
+            from = at == ids.end() ? ids.size() : static_cast<std::size_t>(at - ids.begin()) + 1;
+        }
+        if (!before.empty()) {
+            const auto at = std::find(ids.begin(), ids.end(), before);
+            to = at == ids.end() ? 0 : static_cast<std::size_t>(at - ids.begin());
+            from = to > limit ? to - limit : 0;
+        }
+        json data = json::array();
+        std::size_t end = std::min(to, from + limit);
+        for (std::size_t i = from; i < end; ++i)
+            data.push_back(anthropic ? anthropic_batch_json(batches.at(ids[i]), base) : openai_batch_json(batches.at(ids[i])));
+        json body = {{"data", data},
+                     {"has_more", end < to},
+                     {"first_id", data.empty() ? json(nullptr) : json(ids[from])},
+                     {"last_id", data.empty() ? json(nullptr) : json(ids[end - 1])}};
+        if (!anthropic) body["object"] = "list";
+        return body;
+    }
 
     void arrive(const std::string& endpoint, const httplib::Request& req) {
         RecordedRequest record;
@@ -1003,6 +1072,26 @@ struct FakeServer::Impl {
             }
             res.set_content(body.dump(), "application/json");
         });
+        server.Get("/_control/batches", [this](const Request&, Response& res) {
+            std::lock_guard<std::mutex> lock(mutex);
+            json list = json::array();
+            for (const std::string& id : batch_order) list.push_back({{"id", id}, {"lines", batches.at(id).lines.size()}});
+            json uses = json::object();
+            for (const auto& [id, times] : custom_id_uses) uses[id] = times;
+            res.set_content(json({{"batches", list}, {"custom_ids", uses}}).dump(), "application/json");
+        });
+        server.Post("/_control/batch_polls", [this](const Request& req, Response& res) {
+            const json request = json::parse(req.body, nullptr, false);
+            if (!request.is_object() || !request.contains("polls") || !request["polls"].is_number_integer()) {
+                res.status = 400;
+                res.set_content(json({{"error", "body must be {\"polls\": N}"}}).dump(), "application/json");
+                return;
+            }
+            std::lock_guard<std::mutex> lock(mutex);
+            options.batch_polls_in_progress = request["polls"].get<int>();
+            for (auto& entry : batches) entry.second.script.polls_in_progress = options.batch_polls_in_progress;
+            res.set_content("{}", "application/json");
+        });
         server.Post("/_control/reset", [this](const Request&, Response& res) {
             std::lock_guard<std::mutex> lock(mutex);
             counts.clear();
@@ -1010,6 +1099,7 @@ struct FakeServer::Impl {
             faults.clear();
             recorded.clear();
             served.clear();
+            custom_id_uses.clear();
             res.set_content("{}", "application/json");
         });
     }
@@ -1164,12 +1254,13 @@ struct FakeServer::Impl {
                 {"input_file_id", batch.input_file_id},
                 {"completion_window", "24h"},
                 {"status", batch.status},
+                {"created_at", batch.created_unix},
+                {"metadata", batch.metadata.is_object() ? batch.metadata : json(nullptr)},
                 {"output_file_id", batch.output_file_id.empty() ? json(nullptr) : json(batch.output_file_id)},
                 {"error_file_id", batch.error_file_id.empty() ? json(nullptr) : json(batch.error_file_id)},
                 {"errors", batch.validation_errors.empty()
                                ? json(nullptr)
                                : json({{"object", "list"}, {"data", batch.validation_errors}})},
-                {"created_at", 1767225600},
                 {"request_counts",
                  {{"total", batch.lines.size()},
                   {"completed", batch.succeeded},
@@ -1189,15 +1280,19 @@ struct FakeServer::Impl {
                   {"errored", batch.errored},
                   {"canceled", batch.canceled},
                   {"expired", batch.expired}}},
-                {"created_at", "2026-01-01T00:00:00Z"},
-                {"expires_at", "2026-01-02T00:00:00Z"},
+                {"created_at", rfc3339(batch.created_unix)},
+                {"expires_at", rfc3339(batch.created_unix + 86400)},
                 {"ended_at", ended ? json("2026-01-01T01:00:00Z") : json(nullptr)},
                 {"cancel_initiated_at", batch.cancel_requested ? json("2026-01-01T00:30:00Z") : json(nullptr)},
                 {"results_url", ended ? json(base + "/v1/messages/batches/" + batch.id + "/results") : json(nullptr)}};
     }
 
     BatchScript next_script() {
-        if (batch_scripts.empty()) return BatchScript{};
+        if (batch_scripts.empty()) {
+            BatchScript script;
+            script.polls_in_progress = options.batch_polls_in_progress;
+            return script;
+        }
         BatchScript script = batch_scripts.front();
         batch_scripts.pop_front();
         return script;
@@ -1245,7 +1340,7 @@ struct FakeServer::Impl {
                 send_error(res, Protocol::openai, 404, "No such File object: " + req.matches[1].str());
                 return;
             }
-            res.set_content(found->second, "application/octet-stream");
+            res.set_content(download(found->first, found->second), "application/octet-stream");
         });
         server.Post("/v1/batches", [this](const Request& req, Response& res) {
             if (!batch_frame("openai.batches", Protocol::openai, req, res)) return;
@@ -1268,6 +1363,8 @@ struct FakeServer::Impl {
             batch.input_file_id = file->first;
             batch.script = next_script();
             batch.status = "validating";
+            batch.created_unix = static_cast<std::int64_t>(std::time(nullptr));
+            if (request.contains("metadata") && request["metadata"].is_object()) batch.metadata = request["metadata"];
             std::istringstream in(file->second);
             std::string raw;
             std::set<std::string> ids;
@@ -1291,10 +1388,36 @@ struct FakeServer::Impl {
                 }
                 batch.lines.push_back({line["custom_id"].get<std::string>(), line["body"]});
             }
-            if (!batch.validation_errors.empty()) batch.status = "failed";
+            count_created(batch);
+            // The vendor's caps: a batch over one fails as a whole (no line runs).
+            const auto over = [&](const std::string& what) {
+                batch.validation_errors.push_back({{"code", "batch_too_large"}, {"message", what}, {"line", nullptr}});
+            };
+            if (batch.lines.size() > cap(options.batch_max_requests, 50000))
+                over("a batch holds at most " + std::to_string(cap(options.batch_max_requests, 50000)) + " requests");
+            if (batch.embedding_inputs > cap(options.batch_max_embedding_inputs, 50000))
+                over("an embeddings batch holds at most " + std::to_string(cap(options.batch_max_embedding_inputs, 50000)) +
+                     " embedding inputs; this one has " + std::to_string(batch.embedding_inputs));
+            if (file->second.size() > cap(options.batch_max_bytes, 200000000))
+                over("the input file is larger than " + std::to_string(cap(options.batch_max_bytes, 200000000)) + " bytes");
+            if (!batch.validation_errors.empty()) {
+                batch.status = "failed";
+                // Refused: nothing of it runs or is paid.
+                for (const Line& line : batch.lines) --custom_id_uses[line.custom_id];
+            }
             batches[batch.id] = batch;
             batch_order.push_back(batch.id);
             res.set_content(openai_batch_json(batch).dump(), "application/json");
+        });
+        server.Get("/v1/batches", [this](const Request& req, Response& res) {
+            if (!batch_frame("openai.batches", Protocol::openai, req, res)) return;
+            std::lock_guard<std::mutex> lock(mutex);
+            res.set_content(list_batches(false, req, "").dump(), "application/json");
+        });
+        server.Get("/v1/messages/batches", [this](const Request& req, Response& res) {
+            if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
+            std::lock_guard<std::mutex> lock(mutex);
+            res.set_content(list_batches(true, req, "http://" + req.get_header_value("Host")).dump(), "application/json");
         });
         server.Get(R"(/v1/batches/([^/]+))", [this](const Request& req, Response& res) {
             if (!batch_frame("openai.batches", Protocol::openai, req, res)) return;
@@ -1323,6 +1446,16 @@ struct FakeServer::Impl {
                 return;
             }
             static const std::regex custom_id_pattern("^[a-zA-Z0-9_-]{1,64}$");
+            if (request["requests"].size() > cap(options.batch_max_requests, 100000)) {
+                send_error(res, Protocol::anthropic, 400,
+                           "requests: at most " + std::to_string(cap(options.batch_max_requests, 100000)) + " items");
+                return;
+            }
+            if (req.body.size() > cap(options.batch_max_bytes, 256000000)) {
+                send_error(res, Protocol::anthropic, 413, "request_too_large: the batch is larger than " +
+                                                              std::to_string(cap(options.batch_max_bytes, 256000000)) + " bytes");
+                return;
+            }
             Batch batch;
             batch.anthropic = true;
             std::set<std::string> ids;
@@ -1344,6 +1477,8 @@ struct FakeServer::Impl {
             batch.id = new_id("msgbatch_");
             batch.script = next_script();
             batch.status = "in_progress";
+            batch.created_unix = static_cast<std::int64_t>(std::time(nullptr));
+            count_created(batch);
             batches[batch.id] = batch;
             batch_order.push_back(batch.id);
             res.set_content(anthropic_batch_json(batch, "http://" + req.get_header_value("Host")).dump(),
@@ -1367,7 +1502,7 @@ struct FakeServer::Impl {
                 send_error(res, Protocol::anthropic, 400, "the batch has not ended; its results are not ready");
                 return;
             }
-            res.set_content(batch->output, "application/binary");
+            res.set_content(download(batch->id, batch->output), "application/binary");
         });
         server.Post(R"(/v1/messages/batches/([^/]+)/cancel)", [this](const Request& req, Response& res) {
             if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
@@ -1470,6 +1605,7 @@ void FakeServer::reset_counters() {
     impl_->total = 0;
     impl_->recorded.clear();
     impl_->served.clear();
+    impl_->custom_id_uses.clear();
 }
 
 std::vector<ServedAnswer> FakeServer::served() const {
@@ -1489,6 +1625,27 @@ const FakeServerOptions& FakeServer::options() const { return impl_->options; }
 void FakeServer::push_batch_scripts(const std::vector<BatchScript>& scripts) {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->batch_scripts.insert(impl_->batch_scripts.end(), scripts.begin(), scripts.end());
+}
+
+void FakeServer::set_batch_polls_in_progress(int polls) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->options.batch_polls_in_progress = polls;
+    for (auto& entry : impl_->batches) entry.second.script.polls_in_progress = polls;
+}
+
+std::map<std::string, std::size_t> FakeServer::submitted_custom_ids() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->custom_id_uses;
+}
+
+std::vector<std::size_t> FakeServer::embedding_batch_inputs() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    std::vector<std::size_t> list;
+    for (const std::string& id : impl_->batch_order) {
+        const auto& batch = impl_->batches.at(id);
+        if (!batch.anthropic && batch.endpoint == "/v1/embeddings") list.push_back(batch.embedding_inputs);
+    }
+    return list;
 }
 
 std::vector<std::pair<std::string, std::size_t>> FakeServer::batches() const {

@@ -13,8 +13,10 @@
 //   "ollama.embed"       POST /api/embed
 //   "openai.files"       POST /v1/files (multipart upload), GET /v1/files/{id}/content
 //   "openai.batches"     POST /v1/batches, GET /v1/batches/{id}, POST /v1/batches/{id}/cancel
+//   "openai.batches"     also GET /v1/batches?limit=&after= (the list, newest first)
 //   "anthropic.batches"  POST /v1/messages/batches, GET .../{id}, GET .../{id}/results,
-//                        POST .../{id}/cancel
+//                        POST .../{id}/cancel; GET /v1/messages/batches?limit=&after_id=&before_id=
+//                        (the list, newest first)
 //   "openai.models"      GET /v1/models (without an anthropic-version header)
 //   "anthropic.models"   GET /v1/models (with one)
 //   "bedrock.models"     GET /foundation-models, GET /inference-profiles (control plane)
@@ -37,6 +39,8 @@
 //   GET  /_control/counters {"total": n, "openai.chat": n, ...}
 //   GET  /_control/served   [{"endpoint": ..., "request": body, "response": body}, ...]: every
 //                            answer given without a fault, in order (prompts and what was served)
+//   GET  /_control/batches  {"batches": [{"id", "lines"}...], "custom_ids": {id: times submitted}}
+//   POST /_control/batch_polls {"polls": N}: every batch (those out too) ends after N in-progress polls
 //   POST /_control/reset    counters and fault queues cleared
 #pragma once
 
@@ -128,6 +132,18 @@ struct FakeServerOptions {
         "us.anthropic.claude-sonnet-4-6", "meta.llama3-8b-instruct-v1:0",
         "amazon.titan-embed-text-v2:0"};
     std::vector<std::string> unavailable_models;
+    // Provider batches. Polls answered "in progress" before a batch ends, unless its
+    // BatchScript says otherwise (a delay for interrupt tests).
+    int batch_polls_in_progress = 1;
+    // The first GET of every output/error file (OpenAI) and results stream (Anthropic) stops
+    // mid-line (a 200 with the text cut short, as a dropped download reads); later GETs are whole.
+    bool truncate_first_downloads = false;
+    // The vendors' caps on one batch (0: the vendor's documented one: OpenAI 50,000 requests,
+    // 50,000 embedding inputs, 200 MB; Anthropic 100,000 requests, 256 MB). A batch over a cap
+    // is refused as the vendor would: OpenAI's ends "failed", Anthropic's create is a 400/413.
+    std::size_t batch_max_requests = 0;
+    std::size_t batch_max_embedding_inputs = 0;
+    std::size_t batch_max_bytes = 0;
 };
 
 // How the next provider batch created behaves; scripts are consumed one per batch, in order.
@@ -190,8 +206,15 @@ class FakeServer {
     const FakeServerOptions& options() const;
 
     void push_batch_scripts(const std::vector<BatchScript>& scripts);
+    // From now on every batch (those already created too) ends after `polls` in-progress polls.
+    void set_batch_polls_in_progress(int polls);
     // Batches created so far (ids, in order of creation) and how many lines each had.
     std::vector<std::pair<std::string, std::size_t>> batches() const;
+    // How many times each custom id was submitted in a batch the server accepted (created):
+    // a value above 1 is a request paid twice.
+    std::map<std::string, std::size_t> submitted_custom_ids() const;
+    // Embedding inputs of each embeddings batch created (OpenAI), in order of creation.
+    std::vector<std::size_t> embedding_batch_inputs() const;
 
   private:
     struct Impl;

@@ -1,6 +1,7 @@
 // fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K] [--labels A,B,C]
 //                      [--error-rate X] [--seed N] [--dimensions D] [--credential-log FILE]
-//                      [--follow-length 0|1]
+//                      [--follow-length 0|1] [--batch-polls N] [--truncate-first-downloads 0|1]
+//                      [--batch-max-requests N] [--batch-max-embedding-inputs N]
 // Prints the port it listens on (one line) and serves on 127.0.0.1 until SIGINT or SIGTERM.
 #include <csignal>
 #include <cstdlib>
@@ -17,7 +18,10 @@ namespace {
         << "usage: fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K]\n"
         << "       [--labels A,B,C] [--error-rate X] [--seed N] [--dimensions D]\n"
         << "       [--follow-length 0|1] (passages of the length the prompt asks for)\n"
-        << "       [--credential-log FILE]\n";
+        << "       [--credential-log FILE]\n"
+        << "       [--batch-polls N] (polls a provider batch answers \"in progress\", default 1)\n"
+        << "       [--truncate-first-downloads 0|1] (the first GET of each batch result is cut mid-line)\n"
+        << "       [--batch-max-requests N] [--batch-max-embedding-inputs N] (0: the vendors' caps)\n";
     std::exit(2);
 }
 
@@ -48,6 +52,14 @@ int main(int argc, char** argv) {
             options.threads = static_cast<int>(whole_number(flag, value, 1, 4096));
         } else if (flag == "--follow-length") {
             options.follow_length = whole_number(flag, value, 0, 1) == 1;
+        } else if (flag == "--batch-polls") {
+            options.batch_polls_in_progress = static_cast<int>(whole_number(flag, value, 0, 1000000));
+        } else if (flag == "--truncate-first-downloads") {
+            options.truncate_first_downloads = whole_number(flag, value, 0, 1) == 1;
+        } else if (flag == "--batch-max-requests") {
+            options.batch_max_requests = static_cast<std::size_t>(whole_number(flag, value, 0, 100000000));
+        } else if (flag == "--batch-max-embedding-inputs") {
+            options.batch_max_embedding_inputs = static_cast<std::size_t>(whole_number(flag, value, 0, 100000000));
         } else if (flag == "--credential-log") {
             options.credential_log = value;
         } else if (flag == "--api-key") {

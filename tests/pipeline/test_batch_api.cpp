@@ -65,6 +65,7 @@ ValidationConfig config_for(const fake::FakeServer& server, const std::string& c
     config.n = 5;
     config.tests.permutations = 99;
     config.tests.seed = 7;
+    config.poll_interval_seconds = 0;
     return config;
 }
 
@@ -107,7 +108,6 @@ TEST_CASE("a batch-API run gives the synchronous run's results from the same req
     server.reset_counters();
 
     BatchApiOptions options;
-    options.poll_interval_seconds = 0;
     BatchApiReport report;
     const std::string cache = temp_cache("batch");
     const BatchResult batched = validate_with_batch_api(config_for(server, cache), passages, {}, options, &report);
@@ -146,7 +146,6 @@ TEST_CASE("a batch-API run stopped after its second phase was submitted resumes 
 
     const std::string cache = temp_cache("batch");
     BatchApiOptions options;
-    options.poll_interval_seconds = 0;
     options.submit_only = true;
     BatchApiReport first, second;
     const BatchResult none = validate_with_batch_api(config_for(server, cache), passages, {}, options, &first);
@@ -196,7 +195,6 @@ TEST_CASE("lines that fail inside a batch are asked again, and the results stay 
     server.push_batch_scripts({errored, expired, cut});
     server.push_faults("openai.batches", {fake::Fault::http(429, "0"), fake::Fault::http(429, "0")});
     BatchApiOptions options;
-    options.poll_interval_seconds = 0;
     options.sync_retry_max = 3;
     BatchApiReport report;
     const BatchResult batched =

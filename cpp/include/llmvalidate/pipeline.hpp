@@ -140,6 +140,9 @@ struct ValidationConfig {
     // starts, and the requests in flight get this long to finish and be cached (they are paid
     // for); then the rest are aborted.
     double drain_seconds = 10;
+    // Batch-API runs: seconds between two polls of a provider batch in progress (the wait
+    // looks at the interrupt check several times a second, whatever this is).
+    double poll_interval_seconds = 30;
     // How the passages' bytes are read: "utf-8" (a passage that is not valid UTF-8 fails on its
     // own row, llmv.input.invalid_encoding) or "latin1" (each byte is one ISO 8859-1 character).
     std::string input_encoding = "utf-8";
@@ -338,7 +341,7 @@ BatchResult validate_stream(const ValidationConfig& config, const PassageSource&
 // under the synchronous requests' keys: the same command resumes a stopped run without
 // submitting any request twice, and a later synchronous run reads everything free.
 struct BatchApiOptions {
-    double poll_interval_seconds = 30;  // between two polls of a batch in progress
+    // (The poll interval is a setting: ValidationConfig::poll_interval_seconds.)
     // Submit the next phase's batches (or poll those already submitted, once) and return:
     // BatchApiReport::waiting says a batch is still out; run again to continue.
     bool submit_only = false;
@@ -346,6 +349,13 @@ struct BatchApiOptions {
     // a results file cut short) and redraws of unusable answers are sent in the next phase's
     // batch, or synchronously when no first request is waiting and at most this many remain.
     int sync_retry_max = 10;
+    // Each provider batch stays within the vendor's documented caps (OpenAI: 50,000 requests,
+    // 50,000 embedding inputs, 200 MB; Anthropic: 100,000 requests, 256 MB; see
+    // llm/provider_batch.hpp); a run that needs more submits several. Smaller caps (0: the
+    // vendor's) split a small run the same way, for tests.
+    std::size_t max_requests_per_batch = 0;
+    std::size_t max_embedding_inputs_per_batch = 0;
+    std::size_t max_bytes_per_batch = 0;
     std::function<void(const std::string&)> on_status;  // one line per phase and state
 };
 

@@ -739,3 +739,69 @@ TEST_CASE("validate: timeout(), drain() and encoding() outside their range name 
     stata.errors.clear();
     CHECK(run_like_ado(stata, {"text"}, words("timeout=60"), "v_").rc == 0);
 }
+
+// Issue 24/30: Break while batchapi waits for a provider batch. The batch stays in progress and
+// the poll interval is an hour, so only Break can end the wait: the command returns rc 1, and
+// the same command then collects the batch without submitting anything again.
+TEST_CASE("validate batchapi: Break during the poll wait returns rc 1; the re-run collects without resubmitting",
+          "[validate][break][server][batch]") {
+    FakeServerProcess server({"--api-key", "sk-host-secret", "--batch-polls", "1000000"});
+    const std::string cache = temporary_path(".sqlite");
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    server_locals(stata, server, cache);
+    std::vector<std::string> w = words("batchapi=1");
+    w.push_back("pollinterval=3600");
+    // The engine's wait calls SF_poll about ten times a second: Break comes into the wait.
+    stata.break_after_polls = 30;
+    const auto before = stata.data;
+    const RunResult broken = run_like_ado(stata, {"text"}, w, "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(broken.rc == 1);
+    REQUIRE(stata.data == before);
+    const nlohmann::json at_break = server.control("/_control/batches");
+    REQUIRE(at_break["batches"].size() >= 1);
+
+    server.control("/_control/batch_polls", "{\"polls\": 0}");
+    stata.break_after_polls = -1;
+    stata.stop_flag = 0;
+    w.back() = "pollinterval=0";
+    const RunResult resumed = run_like_ado(stata, {"text"}, w, "v_");
+    INFO(stata.errors << stata.output);
+    REQUIRE(resumed.rc == 0);
+    REQUIRE(resumed.store_rc == 0);
+    const nlohmann::json after = server.control("/_control/batches");
+    for (const auto& [id, times] : after["custom_ids"].items()) {
+        INFO(id);
+        REQUIRE(times.get<int>() == 1);  // nothing submitted twice
+    }
+    REQUIRE(after["batches"].size() > at_break["batches"].size());
+    std::remove(cache.c_str());
+}
+
+TEST_CASE("validate batchapi nowait: returns r(waiting) at once; the same command collects later",
+          "[validate][server][batch]") {
+    FakeServerProcess server({"--api-key", "sk-host-secret"});
+    const std::string cache = temporary_path(".sqlite");
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    server_locals(stata, server, cache);
+    std::vector<std::string> w = words("batchapi=1");
+    w.push_back("nowait=1");
+    int calls = 0;
+    RunResult step;
+    do {
+        step = run_like_ado(stata, {"text"}, w, "v_");
+        INFO(stata.errors << stata.output);
+        REQUIRE(step.rc == 0);
+    } while (step.scalars.count("waiting") && ++calls < 30);
+    REQUIRE(calls >= 2);
+    REQUIRE(step.scalars.at("N_succeeded") == 4);
+    for (const auto& [id, times] : server.control("/_control/batches")["custom_ids"].items()) {
+        INFO(id);
+        REQUIRE(times.get<int>() == 1);
+    }
+    std::remove(cache.c_str());
+}

@@ -1,0 +1,91 @@
+# batch = TRUE as a researcher uses it (issues 24 and 29): Ctrl-C while the run waits for a
+# provider batch, and submit now / collect later (wait = FALSE). The fake provider server keeps
+# its batches in progress for as long as a test asks; the poll interval is an hour, so that only
+# the interrupt can end the wait (no assertion on wall time).
+batch_texts <- c(up = "Revenue grew strongly this year.", down = "Losses widened sharply.")
+
+batch_run <- function(server, cache, ...) {
+  llm_validate(
+    batch_texts, task = "sentiment",
+    provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
+                                   api_key = "test-key"),
+    embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
+    M = 24, n = 6, permutations = 199, seed = 2, cache = cache, concurrency = 4, batch = TRUE, ...
+  )
+}
+
+custom_id_uses <- function(server) {
+  unlist(fake_control(server, "GET", "/_control/batches")$custom_ids)
+}
+
+batches_created <- function(server) {
+  batches <- fake_control(server, "GET", "/_control/batches")$batches
+  if (is.data.frame(batches)) nrow(batches) else length(batches)
+}
+
+test_that("Ctrl-C during the first poll of batch = TRUE stops with llmvalidate_error_cancelled; the same call then collects without resubmitting", {
+  skip_if_not_installed("callr")
+  server <- local_fake_server(args = c("--batch-polls", "1000000"))
+  cache <- withr::local_tempfile(fileext = ".sqlite")
+  child <- callr::r_bg(
+    function(base_url, cache, texts) {
+      library(llmvalidate)
+      tryCatch({
+        llm_validate(
+          texts, task = "sentiment",
+          provider = llm_provider_openai(model = "fake-chat", base_url = base_url,
+                                         api_key = "test-key"),
+          embedding = llm_embedding_openai(model = "fake-embedding", base_url = base_url),
+          M = 24, n = 6, permutations = 199, seed = 2, cache = cache, concurrency = 4,
+          batch = TRUE, poll_interval = 3600
+        )
+        "finished"
+      },
+      llmvalidate_error_cancelled = function(e) "llmvalidate_error_cancelled",
+      interrupt = function(e) "a bare interrupt",
+      error = function(e) paste("another error:", conditionMessage(e)))
+    },
+    args = list(server$base_url, cache, batch_texts), libpath = .libPaths()
+  )
+  withr::defer(child$kill())
+  # Created and polled once: the child is in its poll wait.
+  for (i in 1:600) {
+    polls <- fake_control(server, "GET", "/_control/counters")[["openai.batches"]] %||% 0
+    if (polls >= 2 || !child$is_alive()) break
+    Sys.sleep(0.1)
+  }
+  expect_true(child$is_alive())
+  Sys.sleep(0.3)
+  at_signal <- batches_created(server)
+  child$interrupt()
+  child$wait(60000)
+  expect_false(child$is_alive())
+  expect_identical(child$get_result(), "llmvalidate_error_cancelled")
+  expect_equal(batches_created(server), at_signal)  # nothing submitted after the interrupt
+
+  fake_control(server, "POST", "/_control/batch_polls", "{\"polls\": 0}")
+  expect_output(collected <- batch_run(server, cache, poll_interval = 0), "Batch API")
+  expect_s3_class(collected, "llm_validations")
+  expect_true(all(custom_id_uses(server) == 1))
+})
+
+test_that("batch = TRUE, wait = FALSE returns a pending handle at once; the same call collects later", {
+  server <- local_fake_server()
+  cache <- withr::local_tempfile(fileext = ".sqlite")
+  expect_output(pending <- batch_run(server, cache, wait = FALSE), "submitted")
+  expect_s3_class(pending, "llm_batch_pending")
+  expect_true(length(pending$submitted) >= 1)
+  expect_message(print(pending), "same")
+  result <- pending
+  for (i in 1:30) {
+    capture.output(result <- batch_run(server, cache, wait = FALSE))
+    if (!inherits(result, "llm_batch_pending")) break
+  }
+  expect_s3_class(result, "llm_validations")
+  expect_true(all(custom_id_uses(server) == 1))
+  expect_error(batch_run(server, cache, wait = "no"), class = "llmvalidate_error_invalid_argument")
+  expect_error(
+    llm_validate(batch_texts, task = "sentiment", provider = llm_provider_simulated(), wait = FALSE),
+    class = "llmvalidate_error"
+  )
+})

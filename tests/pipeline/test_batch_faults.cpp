@@ -1,0 +1,575 @@
+// The batch path's fault suite (issue 24): provider batches through the fake server's OpenAI
+// Batch API and Anthropic Message Batches, with the server's batch faults (downloads cut
+// short, lines missing, the vendors' caps) and with the run killed (kill -9, through
+// LLMV_DEBUG_KILL_AT) or interrupted at each point: after the upload, after the intent, right
+// after the provider's "created" reply, after the record, while polling, while downloading and
+// between phases. In every case the rows equal a synchronous run's, and no custom id is
+// submitted twice (the count paid twice is 0). No assertion on wall time: the interrupt tests
+// wait with a poll interval of an hour, so that only the interrupt can end the wait.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fake_server/fake_server.hpp"
+#include "llm/provider_batch.hpp"
+#include "llm/synthetic_text.hpp"
+#include "llmvalidate/cache.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/interrupt.hpp"
+#include "llmvalidate/pipeline.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using namespace llmv;
+using namespace llmv::pipeline;
+
+namespace {
+
+struct MadeDirs {
+    std::vector<fs::path> made;
+    ~MadeDirs() {
+        std::error_code ignored;
+        for (const fs::path& dir : made) fs::remove_all(dir, ignored);
+    }
+};
+
+std::string batch_dir(const std::string& name) {
+    static MadeDirs dirs;
+    static int counter = 0;
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    fs::path dir =
+        fs::temp_directory_path() / ("llmv-batchfaults-" + name + "-" + std::to_string(stamp) +
+                                     "-" + std::to_string(++counter));
+    fs::create_directories(dir);
+    dirs.made.push_back(dir);
+    return dir.string();
+}
+
+struct ScopedEnv {
+    std::string name;
+    ScopedEnv(std::string key, const std::string& value) : name(std::move(key)) {
+        ::setenv(name.c_str(), value.c_str(), 1);
+    }
+    ~ScopedEnv() { ::unsetenv(name.c_str()); }
+};
+
+std::vector<PassageInput> passages(int count) {
+    std::vector<PassageInput> list;
+    for (int i = 0; i < count; ++i) {
+        PassageInput passage;
+        passage.id = "p" + std::to_string(i + 1);
+        passage.text =
+            SyntheticText(0).passages(i % 2 ? "positive" : "negative", 1, 500 + i).front();
+        list.push_back(passage);
+    }
+    return list;
+}
+
+// Chat from `vendor` (openai or anthropic), embeddings from OpenAI's Batch API.
+ValidationConfig vendor_config(const fake::FakeServer& server, const std::string& vendor,
+                               const std::string& cache) {
+    ValidationConfig config;
+    config.task_path = "simple_sentiment";
+    config.provider = vendor;
+    config.model = vendor == "anthropic" ? "fake-claude" : "fake-chat";
+    config.base_url = vendor == "anthropic" ? server.base_url() : server.base_url() + "/v1";
+    config.api_key = "test-key";
+    config.embedding_provider = "openai";
+    config.embedding_model = "fake-embedding";
+    config.embedding_base_url = server.base_url() + "/v1";
+    config.cache_path = cache;
+    config.m = 10;
+    config.n = 5;
+    config.tests.permutations = 99;
+    config.tests.seed = 11;
+    config.poll_interval_seconds = 0;
+    return config;
+}
+
+// Labels and verdicts; the statistics too where the fake server's answers are reproducible
+// (OpenAI: two synchronous Anthropic runs of the fake server already differ in their pools).
+void check_same_rows(const BatchResult& synchronous, const BatchResult& batched, bool exact = true) {
+    REQUIRE(synchronous.passages.size() == batched.passages.size());
+    for (std::size_t i = 0; i < synchronous.passages.size(); ++i) {
+        const PassageResult& x = synchronous.passages[i];
+        const PassageResult& y = batched.passages[i];
+        INFO("passage " << x.id << ": " << x.error_message << " / " << y.error_message);
+        REQUIRE(x.ok);
+        REQUIRE(y.ok);
+        CHECK(x.label == y.label);
+        CHECK(x.verdict_name == y.verdict_name);
+        if (!exact) continue;
+        CHECK(x.tests.validation.statistic == y.tests.validation.statistic);
+        CHECK(x.tests.validation.p_value == y.tests.validation.p_value);
+        CHECK(x.tests.backtranslation.accuracy == y.tests.backtranslation.accuracy);
+    }
+}
+
+// Custom ids the server accepted in more than one batch: requests paid twice.
+std::size_t paid_twice(const fake::FakeServer& server) {
+    std::size_t twice = 0;
+    for (const auto& [id, times] : server.submitted_custom_ids())
+        twice += times > 1 ? times - 1 : 0;
+    return twice;
+}
+
+BatchResult synchronous_reference(fake::FakeServer& server, const std::string& vendor, int count) {
+    const BatchResult result = validate_batch(
+        vendor_config(server, vendor, batch_dir("sync") + "/c.sqlite"), passages(count));
+    server.reset_counters();
+    return result;
+}
+
+// ---- the CLI as a subprocess --------------------------------------------------------------------
+
+struct Spawned {
+    pid_t pid = 0;
+    std::string out, err;
+};
+
+Spawned spawn_cli(const std::vector<std::string>& args, const std::string& dir) {
+    ::setenv("LLMV_PROMPTS_DIR", LLMV_SOURCE_DIR "/prompts", 0);
+    Spawned spawned;
+    spawned.out = dir + "/stdout";
+    spawned.err = dir + "/stderr";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, spawned.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&actions, 2, spawned.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    std::vector<std::string> strings = {LLMV_CLI};
+    strings.insert(strings.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& arg : strings) argv.push_back(&arg[0]);
+    argv.push_back(nullptr);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    const int started =
+        ::posix_spawn(&spawned.pid, LLMV_CLI, &actions, &attributes, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    REQUIRE(started == 0);
+    return spawned;
+}
+
+int wait_cli(const Spawned& spawned) {
+    int status = 0;
+    REQUIRE(::waitpid(spawned.pid, &status, 0) == spawned.pid);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+// id -> label, verdict and tests, from `--format jsonl` rows (not `exact`: label and verdict,
+// as for check_same_rows()).
+std::map<std::string, std::string> result_rows(const std::string& jsonl, bool exact = true) {
+    std::map<std::string, std::string> rows;
+    std::istringstream lines(jsonl);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.empty()) continue;
+        const auto row = nlohmann::json::parse(line);
+        nlohmann::json kept = {
+            {"status", row["status"]}, {"label", row["label"]}, {"verdict", row["verdict"]}};
+        if (exact && row.contains("tests")) kept["tests"] = row["tests"];
+        rows[row["id"].get<std::string>()] = kept.dump();
+    }
+    return rows;
+}
+
+void write_input(const std::string& path, int count) {
+    std::ofstream input(path);
+    input << "id,text\n";
+    for (const PassageInput& passage : passages(count))
+        input << passage.id << ",\"" << passage.text << "\"\n";
+}
+
+std::vector<std::string> cli_args(const fake::FakeServer& server, const std::string& vendor,
+                                  const std::string& input, const std::string& cache,
+                                  const std::string& output, bool batch_api,
+                                  const std::string& poll_interval = "0") {
+    std::vector<std::string> args = {
+        "batch",
+        "--task",
+        "simple_sentiment",
+        "--input",
+        input,
+        "--id-column",
+        "id",
+        "--text-column",
+        "text",
+        "--provider",
+        vendor,
+        "--model",
+        vendor == "anthropic" ? "fake-claude" : "fake-chat",
+        "--base-url",
+        vendor == "anthropic" ? server.base_url() : server.base_url() + "/v1",
+        "--embedding-provider",
+        "openai",
+        "--embedding-model",
+        "fake-embedding",
+        "--embedding-base-url",
+        server.base_url() + "/v1",
+        "--cache",
+        cache,
+        "-M",
+        "10",
+        "-n",
+        "5",
+        "--permutations",
+        "99",
+        "--seed",
+        "11",
+        "--quiet",
+        "--format",
+        "jsonl",
+        "--output",
+        output};
+    if (batch_api) {
+        args.insert(args.end(), {"--batch-api", "--poll-interval", poll_interval});
+    }
+    return args;
+}
+
+// The keys the CLI reads (the fake server accepts "test-key").
+struct VendorKeys {
+    ScopedEnv openai{"OPENAI_API_KEY", "test-key"};
+    ScopedEnv anthropic{"ANTHROPIC_API_KEY", "test-key"};
+};
+
+}  // namespace
+
+TEST_CASE("batch faults: the vendors' documented caps are the engine's constants", "[batch]") {
+    // OpenAI API reference, Create batch; Anthropic docs, Batch processing (limitations).
+    const BatchCaps openai = vendor_batch_caps(BatchApiKind::openai);
+    CHECK(openai.requests == 50000);
+    CHECK(openai.embedding_inputs == 50000);
+    CHECK(openai.bytes == 200000000);
+    const BatchCaps anthropic = vendor_batch_caps(BatchApiKind::anthropic);
+    CHECK(anthropic.requests == 100000);
+    CHECK(anthropic.bytes == 256000000);
+}
+
+TEST_CASE(
+    "batch faults: result downloads cut short at every first GET are read again; nothing is "
+    "submitted twice",
+    "[batch]") {
+    const VendorKeys keys;  // the embeddings' OpenAI key
+    const std::string vendor = GENERATE(as<std::string>{}, "openai", "anthropic");
+    INFO(vendor);
+    fake::FakeServerOptions options;
+    options.truncate_first_downloads = true;
+    fake::FakeServer server(options);
+    server.start();
+    const BatchResult synchronous = synchronous_reference(server, vendor, 3);
+    std::vector<std::string> lines;
+    BatchApiOptions batch_options;
+    batch_options.on_status = [&](const std::string& line) { lines.push_back(line); };
+    BatchApiReport report;
+    const BatchResult batched =
+        validate_with_batch_api(vendor_config(server, vendor, batch_dir("cut") + "/c.sqlite"),
+                                passages(3), {}, batch_options, &report);
+    check_same_rows(synchronous, batched, vendor == "openai");
+    CHECK(paid_twice(server) == 0);
+    CHECK(report.synchronous_requests == 0);
+    bool said = false;
+    for (const std::string& line : lines)
+        said = said || line.find("cut short") != std::string::npos;
+    CHECK(said);  // the cut was seen, and read again
+}
+
+TEST_CASE(
+    "batch faults: a line missing from a whole results file is asked again alone, once, and said "
+    "so",
+    "[batch]") {
+    const VendorKeys keys;  // the embeddings' OpenAI key
+    const std::string vendor = GENERATE(as<std::string>{}, "openai", "anthropic");
+    INFO(vendor);
+    fake::FakeServer server;
+    server.start();
+    const BatchResult synchronous = synchronous_reference(server, vendor, 3);
+    fake::BatchScript cut;  // the vendor's own file lacks its last lines, at every read
+    cut.kind = fake::BatchScript::Kind::truncated_results;
+    server.push_batch_scripts({cut});
+    std::vector<std::string> lines;
+    BatchApiOptions batch_options;
+    batch_options.on_status = [&](const std::string& line) { lines.push_back(line); };
+    const BatchResult batched =
+        validate_with_batch_api(vendor_config(server, vendor, batch_dir("miss") + "/c.sqlite"),
+                                passages(3), {}, batch_options);
+    check_same_rows(synchronous, batched, vendor == "openai");
+    // Only the line the vendor's file lacks was asked again (alone: synchronously, or in a
+    // batch of its own), and only once.
+    std::size_t again = 0;
+    for (const auto& [id, times] : server.submitted_custom_ids()) {
+        INFO(id);
+        CHECK(times <= 2);
+        again += times - 1;
+    }
+    for (const auto& answer : server.served()) again += answer.batch_id.empty() ? 1 : 0;
+    CHECK(again == 1);
+    bool said = false;
+    for (const std::string& line : lines)
+        said = said || line.find("asked again, alone and once") != std::string::npos;
+    CHECK(said);
+}
+
+TEST_CASE(
+    "batch faults: more embedding inputs than an embeddings batch may hold go into several "
+    "batches, "
+    "each within the cap",
+    "[batch]") {
+    fake::FakeServerOptions options;
+    options.batch_max_embedding_inputs = 10;  // as OpenAI's 50,000, scaled down
+    fake::FakeServer server(options);
+    server.start();
+    const BatchResult synchronous = synchronous_reference(server, "openai", 3);
+    BatchApiOptions batch_options;
+    batch_options.max_embedding_inputs_per_batch = 10;
+    const BatchResult batched =
+        validate_with_batch_api(vendor_config(server, "openai", batch_dir("cap") + "/c.sqlite"),
+                                passages(3), {}, batch_options);
+    check_same_rows(synchronous, batched);
+    std::size_t over_one_batch = 0;
+    for (std::size_t inputs : server.embedding_batch_inputs()) {
+        CHECK(inputs <= 10);
+        over_one_batch += inputs > 0 ? 1 : 0;
+    }
+    CHECK(over_one_batch > 2);
+    CHECK(paid_twice(server) == 0);
+    // Without the split the server refuses the batch, as OpenAI does.
+    batch_options.max_embedding_inputs_per_batch = 0;
+    CHECK_THROWS_WITH(
+        validate_with_batch_api(vendor_config(server, "openai", batch_dir("cap") + "/c.sqlite"),
+                                passages(3), {}, batch_options),
+        Catch::Matchers::Contains("embedding inputs"));
+}
+
+TEST_CASE(
+    "batch faults: a split run killed after its first embeddings batch resumes without "
+    "resubmitting it",
+    "[batch][cli]") {
+    const VendorKeys keys;
+    fake::FakeServerOptions options;
+    options.batch_max_embedding_inputs = 10;
+    options.api_key = "test-key";
+    fake::FakeServer server(options);
+    server.start();
+    const std::string dir = batch_dir("capkill");
+    write_input(dir + "/in.csv", 3);
+    const Spawned reference = spawn_cli(cli_args(server, "openai", dir + "/in.csv",
+                                                 dir + "/sync.sqlite", dir + "/sync.jsonl", false),
+                                        dir);
+    REQUIRE(wait_cli(reference) == 0);
+    server.reset_counters();
+    const ScopedEnv caps("LLMV_DEBUG_BATCH_CAPS", "0,10,0");
+    {
+        // Killed after the third batch recorded: some are done or out, the rest not yet made.
+        const ScopedEnv kill("LLMV_DEBUG_KILL_AT", "after_record:3");
+        const Spawned killed = spawn_cli(cli_args(server, "openai", dir + "/in.csv",
+                                                  dir + "/c.sqlite", dir + "/cut.jsonl", true),
+                                         dir);
+        CHECK(wait_cli(killed) == 128 + SIGKILL);
+    }
+    const std::size_t before = server.batches().size();
+    const Spawned resumed = spawn_cli(
+        cli_args(server, "openai", dir + "/in.csv", dir + "/c.sqlite", dir + "/out.jsonl", true),
+        dir);
+    INFO(slurp(resumed.err));
+    REQUIRE(wait_cli(resumed) == 0);
+    CHECK(server.batches().size() > before);
+    CHECK(paid_twice(server) == 0);
+    for (std::size_t inputs : server.embedding_batch_inputs()) CHECK(inputs <= 10);
+    CHECK(server.embedding_batch_inputs().size() > 2);
+    CHECK(result_rows(slurp(dir + "/out.jsonl")) ==
+          result_rows(slurp(dir + "/sync.jsonl")));
+}
+
+TEST_CASE(
+    "batch faults: kill -9 at each point of a batch run; the resume pays nothing twice and gives "
+    "the "
+    "synchronous rows",
+    "[batch][cli]") {
+    const VendorKeys keys;
+    const std::string vendor = GENERATE(as<std::string>{}, "openai", "anthropic");
+    const std::string point =
+        GENERATE(as<std::string>{}, "after_upload", "after_intent", "after_create", "after_record",
+                 "polling", "downloading", "between_phases");
+    if (vendor == "anthropic" && point == "after_upload") return;  // Anthropic uploads no file
+    INFO(vendor << ", killed at " << point);
+    fake::FakeServer server;
+    server.start();
+    const std::string dir = batch_dir("kill");
+    write_input(dir + "/in.csv", 2);
+    const Spawned reference = spawn_cli(
+        cli_args(server, vendor, dir + "/in.csv", dir + "/sync.sqlite", dir + "/sync.jsonl", false),
+        dir);
+    REQUIRE(wait_cli(reference) == 0);
+    server.reset_counters();
+    {
+        const ScopedEnv kill("LLMV_DEBUG_KILL_AT", point + ":2");  // the second time: mid-run
+        const Spawned killed = spawn_cli(
+            cli_args(server, vendor, dir + "/in.csv", dir + "/c.sqlite", dir + "/cut.jsonl", true),
+            dir);
+        CHECK(wait_cli(killed) == 128 + SIGKILL);
+    }
+    const Spawned resumed = spawn_cli(
+        cli_args(server, vendor, dir + "/in.csv", dir + "/c.sqlite", dir + "/out.jsonl", true),
+        dir);
+    const int code = wait_cli(resumed);
+    const std::string err = slurp(resumed.err);
+    INFO(err);
+    REQUIRE(code == 0);
+    CHECK(paid_twice(server) == 0);
+    CHECK(result_rows(slurp(dir + "/out.jsonl"), vendor == "openai") ==
+          result_rows(slurp(dir + "/sync.jsonl"), vendor == "openai"));
+    if (point == "after_create")
+        CHECK_THAT(err,
+                   Catch::Matchers::Contains("created by a run that stopped before recording it"));
+}
+
+TEST_CASE(
+    "batch faults: SIGINT during a poll wait ends the CLI with 130, submits nothing after it, and "
+    "the "
+    "same command then completes without resubmitting",
+    "[batch][cli]") {
+    const VendorKeys keys;
+    const std::string vendor = GENERATE(as<std::string>{}, "openai", "anthropic");
+    INFO(vendor);
+    fake::FakeServerOptions options;
+    options.batch_polls_in_progress = 1000000;  // the batch stays in progress
+    fake::FakeServer server(options);
+    server.start();
+    const std::string dir = batch_dir("sigint");
+    write_input(dir + "/in.csv", 2);
+    const Spawned reference = spawn_cli(
+        cli_args(server, vendor, dir + "/in.csv", dir + "/sync.sqlite", dir + "/sync.jsonl", false),
+        dir);
+    REQUIRE(wait_cli(reference) == 0);
+    server.reset_counters();
+    const std::string batches_endpoint =
+        vendor == "anthropic" ? "anthropic.batches" : "openai.batches";
+    // An hour between polls: only the interrupt can end the wait.
+    const Spawned run = spawn_cli(cli_args(server, vendor, dir + "/in.csv", dir + "/c.sqlite",
+                                           dir + "/cut.jsonl", true, "3600"),
+                                  dir);
+    while (server.count(batches_endpoint) < 2)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));  // created, polled
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));     // in the wait
+    const std::size_t batches_at_signal = server.batches().size();
+    ::kill(run.pid, SIGINT);
+    const int code = wait_cli(run);
+    const std::string err = slurp(run.err);
+    INFO(err);
+    CHECK(code == 130);
+    CHECK_THAT(err, Catch::Matchers::Contains("llmv.cancelled") &&
+                        Catch::Matchers::Contains("waiting for batch"));
+    CHECK(err.find("not a JSON object") == std::string::npos);  // not a provider failure
+    CHECK(server.batches().size() == batches_at_signal);        // nothing submitted after it
+    server.set_batch_polls_in_progress(0);
+    const Spawned again = spawn_cli(
+        cli_args(server, vendor, dir + "/in.csv", dir + "/c.sqlite", dir + "/out.jsonl", true),
+        dir);
+    REQUIRE(wait_cli(again) == 0);
+    CHECK(paid_twice(server) == 0);
+    CHECK(result_rows(slurp(dir + "/out.jsonl"), vendor == "openai") ==
+          result_rows(slurp(dir + "/sync.jsonl"), vendor == "openai"));
+}
+
+TEST_CASE(
+    "batch faults: the front end's interrupt check ends a poll wait in-process (as R and Stata's "
+    "do); "
+    "the same call then collects without resubmitting",
+    "[batch]") {
+    fake::FakeServerOptions options;
+    options.batch_polls_in_progress = 1000000;
+    fake::FakeServer server(options);
+    server.start();
+    const BatchResult synchronous = synchronous_reference(server, "openai", 2);
+    const std::string cache = batch_dir("hook") + "/c.sqlite";
+    ValidationConfig config = vendor_config(server, "openai", cache);
+    config.poll_interval_seconds = 3600;
+    std::atomic<int> checks{0};
+    std::size_t batches_at_break = 0;
+    {
+        // Break once the batch has been polled (as Stata's SF_poll would return it).
+        const ScopedInterruptCheck check([&] {
+            ++checks;
+            if (server.count("openai.batches") < 2) return false;
+            if (batches_at_break == 0) batches_at_break = server.batches().size();
+            return true;
+        });
+        try {
+            validate_with_batch_api(config, passages(2), {}, {});
+            FAIL("the run was not interrupted");
+        } catch (const Error& error) {
+            CHECK(error.code() == std::string(code::cancelled));
+            CHECK_THAT(error.what(),
+                       Catch::Matchers::Contains("resumes without submitting anything twice"));
+        }
+    }
+    CHECK(checks.load() > 0);
+    CHECK(server.batches().size() == batches_at_break);
+    server.set_batch_polls_in_progress(0);
+    config.poll_interval_seconds = 0;
+    const BatchResult collected = validate_with_batch_api(config, passages(2), {}, {});
+    check_same_rows(synchronous, collected);
+    CHECK(paid_twice(server) == 0);
+}
+
+TEST_CASE(
+    "batch faults: interruptible_wait looks at the check several times a second, on its thread "
+    "only",
+    "[batch]") {
+    int calls = 0;
+    {
+        const ScopedInterruptCheck check([&] { return ++calls >= 3; });
+        CHECK_FALSE(interruptible_wait(3600));  // ends by the check, not the hour
+        CHECK(calls == 3);
+        CHECK(interrupt_requested());  // latched
+        bool seen_elsewhere = false;
+        std::thread other([&] { seen_elsewhere = interrupt_requested(); });
+        other.join();
+        CHECK(seen_elsewhere);  // the latch is read by every thread
+        CHECK(calls == 3);      // the check itself ran on its own thread only
+    }
+    CHECK_FALSE(interrupt_requested());  // removed with its scope
+    CHECK(interruptible_wait(0.01));
+}
+
