@@ -287,7 +287,10 @@ the environment and handed to the plugin; it is never displayed, not even under
 {cmd:set trace on}. Keys cannot be typed as options.
 This key is the chat provider's only: an embedding provider of another vendor (e.g.
 {cmd:provider(anthropic) embedding(openai)}) reads its own variable ({cmd:OPENAI_API_KEY}),
-so one vendor's key is never sent to another vendor.
+so one vendor's key is never sent to another vendor. {cmd:OPENAI_API_KEY} goes to OpenAI's
+hosts only: a server of your own ({opt baseurl()}, {cmd:LLMV_BASE_URL}) gets a key only when
+one is named for it: {opt keyenv()}, else {cmd:LLMV_API_KEY}; an embedding server other than
+the chat server ({opt embbaseurl()}) reads {cmd:LLMV_EMBEDDING_API_KEY}.
 
 {dlgtab:Method}
 
@@ -715,7 +718,7 @@ reached), unless {opt continue} is given:
 {p2colset 5 12 14 2}{...}
 {p2col:{bf:1}}{hi:Break} was pressed; nothing was stored{p_end}
 {p2col:{bf:109}}a variable of the wrong type (e.g. numeric passages){p_end}
-{p2col:{bf:198}}an invalid option value ({opt alpha()} outside (0, 0.5], an unknown method, a malformed task, a missing key){p_end}
+{p2col:{bf:198}}an invalid option value ({opt alpha()} outside [1e-06, 0.5], an unknown method, a malformed task, a missing key){p_end}
 {p2col:{bf:111}}the matrix of {opt embmatrix()} does not exist{p_end}
 {p2col:{bf:459}}the data are not as required: a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
 {p2col:{bf:498}}an internal error of llmvalidate (please report it){p_end}

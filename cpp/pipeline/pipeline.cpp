@@ -123,7 +123,8 @@ void check_human_labels(const ValidationConfig& config, const std::vector<Passag
 }
 
 void check_passage_text(const PassageInput& passage, std::size_t index) {
-    if (!is_blank(passage.text)) return;
+    // A row the reader could not read fails alone, with its own message, in the run.
+    if (!passage.input_error.empty() || !is_blank(passage.text)) return;
     const std::string name =
         "passage " + (passage.id.empty() ? std::to_string(index + 1) : "\"" + passage.id + "\"") +
         " (row " + std::to_string(index + 1) + ")";

@@ -134,7 +134,7 @@ TEST_CASE("alpha outside 0 to 0.5 (the engine range everywhere) and threshold ou
         std::ostringstream received;  // "0", "1", "1.5", "-0.1": in any number format
         received << alpha;
         expect_error(run_test(input), invalid_argument,
-                     {"`alpha`", "received " + received.str(), "a number in (0, 0.5]"});
+                     {"`alpha`", "received " + received.str(), "a number in [1e-06, 0.5]"});
     }
     for (double threshold : {1.2, -0.1}) {
         json input = make_input();

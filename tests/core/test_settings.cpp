@@ -100,13 +100,13 @@ TEST_CASE("check() refuses a value outside the range of every setting, naming th
     }
 }
 
-TEST_CASE("alpha is in (0, 0.5] and permutations in 1..10^6 for the pipeline and for the tests "
+TEST_CASE("alpha is in [1e-06, 0.5] and permutations in 1..10^6 for the pipeline and for the tests "
           "alike",
           "[settings]") {
     stats::TestOptions options;
     options.alpha = 0.6;
     CHECK(message_of([&] { settings::check(options); }) ==
-          "`alpha` must be a number in (0, 0.5]; received 0.6.");
+          "`alpha` must be a number in [1e-06, 0.5]; received 0.6.");
     options.alpha = 0.5;
     CHECK_NOTHROW(settings::check(options));
     options.permutations = 1000000000;
@@ -115,7 +115,7 @@ TEST_CASE("alpha is in (0, 0.5] and permutations in 1..10^6 for the pipeline and
     pipeline::ValidationConfig config;
     config.tests.alpha = 0.6;
     CHECK(message_of([&] { settings::check(config, settings::FrontEnd::stata); }) ==
-          "`alpha()` must be a number in (0, 0.5]; received 0.6.");
+          "`alpha()` must be a number in [1e-06, 0.5]; received 0.6.");
 }
 
 TEST_CASE("parse() reads what a user typed and names the setting when it is not a number",
@@ -123,7 +123,7 @@ TEST_CASE("parse() reads what a user typed and names the setting when it is not 
     const settings::Setting& alpha = settings::setting("alpha");
     CHECK(settings::parse(alpha, "0.1", settings::FrontEnd::cli).number == 0.1);
     CHECK(message_of([&] { settings::parse(alpha, "abc", settings::FrontEnd::cli); }) ==
-          "`--alpha` must be a number in (0, 0.5]; received \"abc\".");
+          "`--alpha` must be a number in [1e-06, 0.5]; received \"abc\".");
     const settings::Setting& seed = settings::setting("seed");
     pipeline::ValidationConfig config;
     seed.set(config, settings::parse(seed, "18446744073709551615", settings::FrontEnd::cli));
