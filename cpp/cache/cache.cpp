@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
@@ -267,11 +268,57 @@ Cache::Cache(const std::string& path, int busy_timeout_ms) : impl_(std::make_uni
                 impl_->exec("INSERT INTO llmv_meta(name, value) VALUES('schema', '1')");
             }
         });
+    } catch (const Error& error) {
+        sqlite3_close(impl_->db);
+        impl_->db = nullptr;
+        // On a read-only medium (a mounted archive, a CD, a read-only share) the WAL switch and
+        // the schema write fail; the answers can still be read. Writes then fail as read-only.
+        if (!open_read_only(error)) throw;
     } catch (...) {
         sqlite3_close(impl_->db);
         impl_->db = nullptr;
         throw;
     }
+}
+
+bool Cache::open_read_only(const Error& original) {
+    const std::string text = original.what();
+    if (text.find("has schema version") != std::string::npos) return false;
+    // "file:" URI, percent-encoded: immutable=1 reads a WAL file without its -shm, which a
+    // read-only folder cannot hold.
+    std::string uri = "file:";
+    for (unsigned char c : impl_->path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+            uri += static_cast<char>(c);
+        } else {
+            static const char* hex = "0123456789ABCDEF";
+            uri += '%';
+            uri += hex[c >> 4];
+            uri += hex[c & 15];
+        }
+    }
+    uri += "?immutable=1";
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX,
+                        nullptr) != SQLITE_OK) {
+        sqlite3_close(db);
+        return false;
+    }
+    sqlite3_stmt* statement = nullptr;
+    bool ours = false;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM llmv_meta WHERE name = 'schema'", -1, &statement, nullptr) ==
+            SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+        const auto* value = sqlite3_column_text(statement, 0);
+        ours = value && std::string(reinterpret_cast<const char*>(value)) == schema_version;
+    }
+    sqlite3_finalize(statement);
+    if (!ours) {
+        sqlite3_close(db);
+        return false;
+    }
+    impl_->db = db;
+    return true;
 }
 
 Cache::~Cache() {

@@ -55,7 +55,7 @@ CommandSpec batch_spec() {
             {"--format", "-f", "csv|jsonl", "Output format (default csv)."},
             {"--output", "-o", "PATH", "Write the rows to PATH instead of standard output."},
             {"--summary", "", "PATH", "Write the summaries (JSON) to PATH; they are printed on standard error too."},
-            {"--where", "", "COND", "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), e.g. agreement=50|66."},
+            {"--where", "", "COND", "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), e.g. agreement=50|66; keeping no row is an error (exit 3)."},
             {"--sample", "", "N", "Validate N rows drawn at random (after --where); the same seed draws the same rows in R (llm_sample()) and Stata."},
             {"--sample-seed", "", "SEED", "Seed of --sample (default " + std::to_string(default_sample_seed) + ")."},
             {"--batch-api", "", "", "Send the requests through the provider's batch API (openai, anthropic) at its batch price: one provider batch per phase, resumable with the same command (the batch ids are kept in the cache file)."},
@@ -79,8 +79,9 @@ class PassageReader {
 public:
     PassageReader(const std::string& path, std::string text_column, std::string id_column,
                   std::string human_column, std::vector<std::string> variable_columns,
-                  std::string simulation_column, RowFilter filter = {})
+                  std::string simulation_column, RowFilter filter = {}, std::string filter_text = {})
         : filter_(std::move(filter)),
+          filter_text_(std::move(filter_text)),
           text_column_(std::move(text_column)),
           id_column_(std::move(id_column)),
           human_column_(std::move(human_column)),
@@ -130,8 +131,17 @@ public:
     bool next(pipeline::PassageInput& out) {
         while (next_row(out)) {
             // A row that could not be read is reported whatever --where says: its values are unknown.
-            if (!out.input_error.empty() || filter_.empty() || filter_.matches([&](const std::string& column) { return value_of(column); }))
+            if (!out.input_error.empty() || filter_.empty() || filter_.matches([&](const std::string& column) { return value_of(column); })) {
+                ++kept_;
                 return true;
+            }
+        }
+        // A --where that keeps nothing is an error (nothing was sent): a run of no rows that
+        // exits 0 reads like success.
+        if (!filter_.empty() && kept_ == 0) {
+            throw_invalid(code::invalid_argument, "--where", "\"" + filter_text_ + "\"",
+                          "a condition some row of " + source_ + " meets (none of its " + std::to_string(row_ - 1) +
+                              " rows does)");
         }
         return false;
     }
@@ -250,6 +260,8 @@ private:
     }
 
     RowFilter filter_;
+    std::string filter_text_;  // as the user wrote it
+    std::size_t kept_ = 0;
     nlohmann::json object_;            // the current JSON line
     std::vector<std::string> fields_;  // the current CSV row
     std::string text_column_, id_column_, human_column_, simulation_column_;
@@ -288,7 +300,7 @@ int command_batch(const std::vector<std::string>& args) {
     const RowFilter filter = parsed.has("--where") ? RowFilter::parse(parsed.value("--where"), "--where") : RowFilter();
     PassageReader reader(parsed.value("--input"), parsed.value("--text-column", "text"),
                          parsed.value("--id-column"), parsed.value("--human-label-column"), variable_columns,
-                         parsed.value("--simulation-column"), filter);
+                         parsed.value("--simulation-column"), filter, parsed.value("--where"));
     std::cerr << choice.banner << "\n";
     if (!choice.cache_note.empty()) std::cerr << choice.cache_note << "\n";
     // --sample: every kept row is read first (rows are small next to a run), then n are drawn.

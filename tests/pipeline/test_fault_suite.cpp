@@ -869,3 +869,30 @@ TEST_CASE("faults: ten kill -9 at random points re-pay at most the requests in f
     CHECK(extra <= 8LL * kills);  // the requests in flight at each kill (--concurrency 8)
     CHECK(result_rows(slurp(dir + "/resumed.jsonl")) == result_rows(slurp(dir + "/reference.jsonl")));
 }
+
+// Issue 25: a cache on a read-only medium (here a tmpfs remounted read-only) is still read: the
+// same command is served from it, with no call.
+TEST_CASE("faults: a cache on a read-only medium can still be read") {
+    fake::FakeServerOptions options;
+    options.api_key = "";
+    fake::FakeServer server(options);
+    server.start();
+    const std::string dir = fault_dir("read-only");
+    const SmallDisk disk(dir + "/medium", "4m");
+    if (!disk.mounted) {
+        WARN("not root, or mount(2) is not permitted here: the read-only case is not run");
+        return;
+    }
+    write_input(dir + "/in.csv", 2, 950);
+    const std::string cache = disk.dir + "/cache.sqlite";
+    const Spawned first = spawn_cli(batch_args(server, dir + "/in.csv", cache, dir + "/first.jsonl"), dir);
+    REQUIRE(wait_cli(first) == 0);
+    REQUIRE(::mount("tmpfs", disk.dir.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0);
+    server.reset_counters();
+    const Spawned again = spawn_cli(batch_args(server, dir + "/in.csv", cache, dir + "/again.jsonl"), dir);
+    const int code = wait_cli(again);
+    INFO(slurp(again.err));
+    CHECK(code == 0);
+    CHECK(server.total_count() == 0);
+    CHECK(result_rows(slurp(dir + "/again.jsonl")) == result_rows(slurp(dir + "/first.jsonl")));
+}

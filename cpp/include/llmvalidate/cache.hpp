@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llmvalidate/error.hpp"
+
 namespace llmv {
 
 struct CacheKey {
@@ -158,6 +160,7 @@ class Cache {
     std::vector<ProviderBatchRecord> provider_batches(const std::string& state = "");
 
   private:
+    bool open_read_only(const Error& original);  // a cache on a read-only medium: reads only
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
