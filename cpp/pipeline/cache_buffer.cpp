@@ -49,18 +49,22 @@ bool process_may_run(long pid) {
 
 // SQLite's message, in the words of the issue a user can act on; *lock: another process holds it.
 std::string describe_failure(const std::string& message, bool* lock) {
+    // SQLite's own words come last ("cache <path>: step failed: database or disk is full"): the
+    // path itself may hold any word.
+    const auto colon = message.rfind(": ");
+    const std::string sqlite_words = colon == std::string::npos ? message : message.substr(colon + 2);
     std::string lower;
-    for (char c : message) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char c : sqlite_words) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     *lock = false;
     if (lower.find("locked") != std::string::npos || lower.find("busy") != std::string::npos) {
         *lock = true;
-        return "locked by another process (" + message + ")";
+        return "locked by another process (" + sqlite_words + ")";
     }
-    if (lower.find("full") != std::string::npos) return "disk full (" + message + ")";
+    if (lower.find("full") != std::string::npos) return "disk full (" + sqlite_words + ")";
     if (lower.find("readonly") != std::string::npos || lower.find("read-only") != std::string::npos)
-        return "read-only (" + message + ")";
-    if (lower.find("i/o") != std::string::npos) return "I/O error (" + message + ")";
-    return "failed (" + message + ")";
+        return "read-only (" + sqlite_words + ")";
+    if (lower.find("i/o") != std::string::npos) return "I/O error (" + sqlite_words + ")";
+    return "failed (" + sqlite_words + ")";
 }
 
 }  // namespace
@@ -68,6 +72,8 @@ std::string describe_failure(const std::string& message, bool* lock) {
 CacheBuffer::CacheBuffer(const ValidationConfig& config, bool needed,
                          const std::vector<std::string>& secrets, const std::atomic<bool>* cancel)
     : config_(config), secrets_(secrets) {
+    static std::atomic<unsigned> runs{0};
+    journal_id_ = process_id() + "-" + std::to_string(++runs);
     if (!needed || config_.cache_path.empty()) return;
     prepare_cache_directory(config_.cache_path);
     cache_ = std::make_unique<Cache>(config_.cache_path, config_.cache_busy_timeout_ms);
@@ -145,7 +151,7 @@ void CacheBuffer::journal(const CacheKey& key, const CacheEntry& entry) {
     const bool first = journal_paths_.empty();
     if (journal_) std::fclose(journal_);
     journal_ = nullptr;
-    const std::string name = ".journal-" + process_id() + ".jsonl";
+    const std::string name = ".journal-" + journal_id_ + ".jsonl";
     std::vector<std::string> places;
     if (first) places.push_back(config_.cache_path + name);
     for (const std::string& folder : elsewhere_folders()) places.push_back(folder + "/" + elsewhere_name(name));
@@ -175,7 +181,9 @@ void CacheBuffer::fold_old_journals() {
             if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
                 name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
                 continue;
-            const std::string pid = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+            // <pid>-<run>: several runs of one process (an R session) keep journals of their own.
+            std::string pid = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+            pid = pid.substr(0, pid.find('-'));
             if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid == own ||
                 pid.size() > 9 || process_may_run(std::stol(pid)))
                 continue;

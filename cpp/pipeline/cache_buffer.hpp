@@ -4,7 +4,7 @@
 // its answers are in the cache), when it holds `batch_size` entries, after `batch_seconds`,
 // and when the run ends, also by cancellation or an error. Lookups see the buffer first.
 //
-// Every answer is first appended to a journal beside the cache (<cache>.journal-<pid>.jsonl,
+// Every answer is first appended to a journal beside the cache (<cache>.journal-<pid>-<n>.jsonl,
 // one side_file_line() each, handed to the kernel before the answer counts as received), so a
 // SIGKILL or a second Ctrl-C loses no answer: the next run with that cache folds the journals of
 // ended processes into it. A run that ends with everything written removes its journal.
@@ -112,6 +112,7 @@ class CacheBuffer {
     std::string failure_;   // what failed last, in words (see failure())
     bool stopped_ = false;  // a write failed for a reason other than a lock
     bool locked_only_ = true;
+    std::string journal_id_;  // <pid>-<run of this process>
     std::FILE* journal_ = nullptr;
     std::vector<std::string> journal_paths_;  // this run's journals (the first beside the cache)
     std::unique_ptr<Cache> cache_;

@@ -533,6 +533,19 @@ TEST_CASE("faults: batch: malformed JSON lines and texts that are not strings fa
     CHECK_THAT(error_of(rows, "f"), Catch::Matchers::Contains("line 7: `text` (--text-column) is missing"));
 }
 
+TEST_CASE("faults: batch: a human label outside the task's labels fails its row alone") {
+    const std::string dir = fault_dir("cli-human");
+    const CliRun run = run_batch_file(dir, "in.csv", "id,text,human\na,Profits rose.,Positive\nb,Losses widened.,Happy\n"
+                                                     "c,Demand fell.,negative\n",
+                                      {"--id-column", "id", "--human-label-column", "human"});
+    INFO(run.err);
+    CHECK(run.code == 3);
+    const JsonlRows rows = jsonl_rows(run.out);
+    CHECK(rows.ok == 2);
+    CHECK(error_of(rows, "b") == "llmv.input.unknown_label: `human label of passage b` must be a label of the task "
+                                 "('Positive', 'Neutral', 'Negative') or empty; received 'Happy'.");
+}
+
 TEST_CASE("faults: batch: a text of NUL bytes is refused as blank, before any call") {
     const std::string dir = fault_dir("cli-nul");
     const CliRun run = run_batch_file(dir, "in.csv", "id,text\na,Profits rose.\nb," + std::string(3, '\0') + "\n",
