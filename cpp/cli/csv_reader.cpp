@@ -47,10 +47,11 @@ bool CsvReader::next(std::vector<std::string>& fields) {
                 // CRLF line ends: the '\n' that follows ends the record. A lone CR (old Mac line
                 // ends) would make the whole file one record.
                 if (in_.peek() != '\n') {
-                    throw Error(code::invalid_argument,
-                                source_ + ", line " + std::to_string(line_ + 1) +
-                                    ": a line ends with a lone carriage return (CR-only line ends); "
-                                    "save the file with LF or CRLF line ends");
+                    throw Error(
+                        code::invalid_argument,
+                        source_ + ", line " + std::to_string(line_ + 1) +
+                            ": a line ends with a lone carriage return (CR-only line ends); "
+                            "save the file with LF or CRLF line ends");
                 }
             } else if (c == '\n') {
                 ++line_;

@@ -13,7 +13,7 @@ namespace llmv::cli {
 // record: next() reports it (error()) and, when the stream can seek, goes on reading at the
 // line after the one the quote opened on.
 class CsvReader {
-public:
+  public:
     CsvReader(std::istream& in, std::string source);
     bool next(std::vector<std::string>& fields);  // false at the end
     std::size_t line() const { return line_; }
@@ -22,7 +22,7 @@ public:
     // line; empty when it was read.
     const std::string& error() const { return error_; }
 
-private:
+  private:
     std::istream& in_;
     std::string source_;
     std::size_t line_ = 0;
