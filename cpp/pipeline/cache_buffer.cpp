@@ -49,10 +49,12 @@ bool process_may_run(long pid) {
 
 // SQLite's message, in the words of the issue a user can act on; *lock: another process holds it.
 std::string describe_failure(const std::string& message, bool* lock) {
-    // SQLite's own words come last ("cache <path>: step failed: database or disk is full"): the
-    // path itself may hold any word.
-    const auto colon = message.rfind(": ");
-    const std::string sqlite_words = colon == std::string::npos ? message : message.substr(colon + 2);
+    // SQLite's own words come last ("cache <path>: step failed: database or disk is full", or
+    // "cache <path>: database or disk is full (in: COMMIT)"): the path itself may hold any word.
+    std::string text = message;
+    if (const auto statement = text.rfind(" (in: "); statement != std::string::npos) text.resize(statement);
+    const auto colon = text.rfind(": ");
+    const std::string sqlite_words = colon == std::string::npos ? text : text.substr(colon + 2);
     std::string lower;
     for (char c : sqlite_words) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     *lock = false;

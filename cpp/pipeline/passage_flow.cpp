@@ -346,8 +346,8 @@ void PassageFlow::end_run(bool cancelled, const std::string& cache_failure) {
     for (const PassagePtr& passage : open) {
         if (!cache_failure.empty() && !cancelled) {
             fail(passage, code::cache,
-                 "passage " + passage->input.id + ": not finished: the cache could not be written (" +
-                     cache_failure + "), so no new request was sent");
+                 "passage " + passage->input.id + ": not finished: the cache could not be written: " +
+                     cache_failure + "; no new request was sent after that");
             continue;
         }
         fail(passage, cancelled ? code::cancelled : code::internal,
