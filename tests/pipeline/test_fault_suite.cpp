@@ -490,7 +490,7 @@ TEST_CASE("faults: batch: short rows, an open quote, blank and trailing blank li
                             "b,Losses widened\n"                   // line 4: short
                             "c,\"Demand fell,x\n"                   // line 5: the quote never closes
                             "d,Revenue grew.,x\r\n"
-                            "e,\"Costs, as feared, rose.\",x\n"
+                            "e,Costs rose as feared.,x\n"  // no quote after the open one: it runs to the end
                             "\n";
     const CliRun run = run_batch_file(dir, "in.csv", csv, {"--id-column", "id"});
     INFO(run.err);
