@@ -292,7 +292,10 @@ with an error naming it before any call (rc 198): it never falls back to the pro
 variable, which may belong to another account.
 This key is the chat provider's only: an embedding provider of another vendor (e.g.
 {cmd:provider(anthropic) embedding(openai)}) reads its own variable ({cmd:OPENAI_API_KEY}),
-so one vendor's key is never sent to another vendor.
+so one vendor's key is never sent to another vendor. {cmd:OPENAI_API_KEY} goes to OpenAI's
+hosts only: a server of your own ({opt baseurl()}, {cmd:LLMV_BASE_URL}) gets a key only when
+one is named for it: {opt keyenv()}, else {cmd:LLMV_API_KEY}; an embedding server other than
+the chat server ({opt embbaseurl()}) reads {cmd:LLMV_EMBEDDING_API_KEY}.
 
 {dlgtab:Method}
 
@@ -780,7 +783,7 @@ reached), unless {opt continue} is given:
 {p2colset 5 12 14 2}{...}
 {p2col:{bf:1}}{hi:Break} was pressed; nothing was stored{p_end}
 {p2col:{bf:109}}a variable of the wrong type (e.g. numeric passages){p_end}
-{p2col:{bf:198}}an invalid option value ({opt alpha()} outside (0, 0.5], an unknown method, a value with a space in {opt vmethod()}, {opt smethod()}, {opt rule()}, {opt structured()} or {opt encoding()}, a malformed task, a missing key, {opt keyenv()} naming an environment variable that is not set){p_end}
+{p2col:{bf:198}}an invalid option value ({opt alpha()} outside [1e-06, 0.5], an unknown method, a value with a space in {opt vmethod()}, {opt smethod()}, {opt rule()}, {opt structured()} or {opt encoding()}, a malformed task, a missing key, {opt keyenv()} naming an environment variable that is not set){p_end}
 {p2col:{bf:111}}the matrix of {opt embmatrix()} does not exist{p_end}
 {p2col:{bf:459}}the data are not as required: an empty or blank passage, an empty per-observation value of {opt vars()}, a strL holding a NUL byte (binary data), a {opt human()} label outside the task's label set, a {opt simprompt()} prompt the task cannot use, a missing embedding value, an empty label, a zero embedding, embeddings of different sizes, a pool of fewer than two texts, a label outside {opt labels()}{p_end}
 {p2col:{bf:498}}an internal error of llmvalidate (please report it){p_end}

@@ -7,10 +7,13 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <system_error>
+#include <set>
 #include <thread>
 
 #include "llmvalidate/error.hpp"
@@ -106,9 +109,33 @@ std::string CacheKey::canonical() const {
 
 std::string CacheKey::hash() const { return sha256_hex(canonical()); }
 
+namespace {
+
+struct BusyWait {
+    const std::atomic<bool>* cancel = nullptr;
+    int timeout_ms = 0;
+    std::chrono::steady_clock::time_point start;
+};
+
+// SQLite's busy timeout, in steps of at most 50 ms that look at the cancel flag.
+int wait_while_busy(void* data, int count) {
+    auto* wait = static_cast<BusyWait*>(data);
+    const auto now = std::chrono::steady_clock::now();
+    if (count == 0) wait->start = now;
+    if (wait->cancel && wait->cancel->load()) return 0;
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - wait->start).count();
+    if (waited >= wait->timeout_ms) return 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<long long>(50, wait->timeout_ms - waited)));
+    return 1;
+}
+
+}  // namespace
+
 struct Cache::Impl {
     std::string path;
     sqlite3* db = nullptr;
+    int busy_timeout_ms = 0;
+    std::unique_ptr<BusyWait> busy_wait;  // end_waits_on()
     std::mutex mutex;
     // Prepared once: a batch looks up and stores every response, and compiling the SQL each
     // time was a visible share of the client thread's CPU.
@@ -202,6 +229,7 @@ Cache::Cache(const std::string& path, int busy_timeout_ms) : impl_(std::make_uni
     }
     try {
         sqlite3_busy_timeout(impl_->db, busy_timeout_ms);
+        impl_->busy_timeout_ms = busy_timeout_ms;
         // Switching to WAL needs a moment of exclusive access; another process opening the
         // same new file at the same instant can hold it, so retry briefly.
         for (int tries = 0;; ++tries) {
@@ -240,11 +268,57 @@ Cache::Cache(const std::string& path, int busy_timeout_ms) : impl_(std::make_uni
                 impl_->exec("INSERT INTO llmv_meta(name, value) VALUES('schema', '1')");
             }
         });
+    } catch (const Error& error) {
+        sqlite3_close(impl_->db);
+        impl_->db = nullptr;
+        // On a read-only medium (a mounted archive, a CD, a read-only share) the WAL switch and
+        // the schema write fail; the answers can still be read. Writes then fail as read-only.
+        if (!open_read_only(error)) throw;
     } catch (...) {
         sqlite3_close(impl_->db);
         impl_->db = nullptr;
         throw;
     }
+}
+
+bool Cache::open_read_only(const Error& original) {
+    const std::string text = original.what();
+    if (text.find("has schema version") != std::string::npos) return false;
+    // "file:" URI, percent-encoded: immutable=1 reads a WAL file without its -shm, which a
+    // read-only folder cannot hold.
+    std::string uri = "file:";
+    for (unsigned char c : impl_->path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+            uri += static_cast<char>(c);
+        } else {
+            static const char* hex = "0123456789ABCDEF";
+            uri += '%';
+            uri += hex[c >> 4];
+            uri += hex[c & 15];
+        }
+    }
+    uri += "?immutable=1";
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX,
+                        nullptr) != SQLITE_OK) {
+        sqlite3_close(db);
+        return false;
+    }
+    sqlite3_stmt* statement = nullptr;
+    bool ours = false;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM llmv_meta WHERE name = 'schema'", -1, &statement, nullptr) ==
+            SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+        const auto* value = sqlite3_column_text(statement, 0);
+        ours = value && std::string(reinterpret_cast<const char*>(value)) == schema_version;
+    }
+    sqlite3_finalize(statement);
+    if (!ours) {
+        sqlite3_close(db);
+        return false;
+    }
+    impl_->db = db;
+    return true;
 }
 
 Cache::~Cache() {
@@ -483,15 +557,19 @@ std::string side_file_line(const CacheKey& key, const CacheEntry& entry,
     return line.dump();
 }
 
-std::uint64_t Cache::import_side_file(const std::string& side_file, const std::string& argument) {
+std::uint64_t Cache::import_side_file(const std::string& side_file, const std::string& argument,
+                                     ImportReport* report) {
     std::ifstream in(side_file, std::ios::binary);
     if (!in) throw_invalid(code::io, argument, side_file, "a readable side file of answers");
+    ImportReport counts;
     std::vector<std::pair<CacheKey, CacheEntry>> entries;
     std::string text;
     std::size_t line_number = 0;
     while (std::getline(in, text)) {
         ++line_number;
         if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+        // getline() stopped at the end of the file, not at a line end: the writer was cut off.
+        const bool last_without_end = in.eof();
         try {
             const nlohmann::json line = nlohmann::json::parse(text);
             const nlohmann::json& key_json = line.at("key");
@@ -513,13 +591,37 @@ std::uint64_t Cache::import_side_file(const std::string& side_file, const std::s
             entry.output_tokens = entry_json.at("output_tokens").get<std::uint64_t>();
             entries.emplace_back(std::move(key), std::move(entry));
         } catch (const nlohmann::json::exception& error) {
+            if (last_without_end) {
+                counts.cut_last_line = true;
+                break;
+            }
             throw_invalid(code::invalid_argument, argument,
                           side_file + ", line " + std::to_string(line_number) + " (" + error.what() + ")",
                           "lines {\"key\": {...}, \"entry\": {...}} as a run writes them");
         }
     }
-    put_many(entries);
-    return entries.size();
+    std::vector<std::string> hashes;
+    hashes.reserve(entries.size());
+    std::set<std::string> seen;
+    for (const auto& [key, entry] : entries) {
+        hashes.push_back(key.hash());
+        // A key given twice in the file, or already in the cache, is not new.
+        if (!seen.insert(hashes.back()).second || get(hashes.back()))
+            ++counts.already_present;
+        else
+            ++counts.added;
+    }
+    put_many(entries, {}, hashes);
+    if (report) *report = counts;
+    return counts.added;
+}
+
+void Cache::end_waits_on(const std::atomic<bool>* cancel) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->busy_wait = std::make_unique<BusyWait>();
+    impl_->busy_wait->cancel = cancel;
+    impl_->busy_wait->timeout_ms = impl_->busy_timeout_ms;
+    sqlite3_busy_handler(impl_->db, wait_while_busy, impl_->busy_wait.get());
 }
 
 }  // namespace llmv

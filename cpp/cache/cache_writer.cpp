@@ -4,8 +4,9 @@
 
 namespace llmv {
 
-CacheWriter::CacheWriter(const std::string& path, int busy_timeout_ms)
+CacheWriter::CacheWriter(const std::string& path, int busy_timeout_ms, const std::atomic<bool>* cancel)
     : cache_(path, busy_timeout_ms) {
+    if (cancel) cache_.end_waits_on(cancel);
     thread_ = std::thread([this] { loop(); });
 }
 

@@ -6,6 +6,7 @@
 // reports the batch written (the writer's connection commits; the caller's reads then see it).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -40,7 +41,9 @@ class CacheWriter {
 
     // Opens its own connection to `path` (not ":memory:", which would be another database);
     // throws llmv::Error like Cache's constructor. busy_timeout_ms as for Cache.
-    explicit CacheWriter(const std::string& path, int busy_timeout_ms = 30000);
+    // `cancel` (may be null): a wait for another process's lock ends when it turns true.
+    explicit CacheWriter(const std::string& path, int busy_timeout_ms = 30000,
+                         const std::atomic<bool>* cancel = nullptr);
     // Writes every batch already submitted, then stops.
     ~CacheWriter();
     CacheWriter(const CacheWriter&) = delete;

@@ -55,7 +55,7 @@ CommandSpec batch_spec() {
             {"--format", "-f", "csv|jsonl", "Output format (default csv)."},
             {"--output", "-o", "PATH", "Write the rows to PATH instead of standard output."},
             {"--summary", "", "PATH", "Write the summaries (JSON) to PATH; they are printed on standard error too."},
-            {"--where", "", "COND", "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), e.g. agreement=50|66."},
+            {"--where", "", "COND", "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), e.g. agreement=50|66; keeping no row is an error (exit 3)."},
             {"--sample", "", "N", "Validate N rows drawn at random (after --where); the same seed draws the same rows in R (llm_sample()) and Stata."},
             {"--sample-seed", "", "SEED", "Seed of --sample (default " + std::to_string(default_sample_seed) + ")."},
             {"--batch-api", "", "", "Send the requests through the provider's batch API (openai, anthropic) at its batch price: one provider batch per phase, resumable with the same command (the batch ids are kept in the cache file)."},
@@ -78,8 +78,9 @@ class PassageReader {
 public:
     PassageReader(const std::string& path, std::string text_column, std::string id_column,
                   std::string human_column, std::vector<std::string> variable_columns,
-                  std::string simulation_column, RowFilter filter = {})
+                  std::string simulation_column, RowFilter filter = {}, std::string filter_text = {})
         : filter_(std::move(filter)),
+          filter_text_(std::move(filter_text)),
           text_column_(std::move(text_column)),
           id_column_(std::move(id_column)),
           human_column_(std::move(human_column)),
@@ -96,11 +97,14 @@ public:
             }
             in_ = file_.get();
         }
+        refuse_utf16();
         if (!jsonl_) {
             csv_ = std::make_unique<CsvReader>(*in_, source_);
             std::vector<std::string> header;
-            if (!csv_->next(header)) {
-                throw_invalid(code::invalid_argument, "--input", source_ + " (empty)", "a CSV file with a header row");
+            if (!csv_->next(header) || !csv_->error().empty()) {
+                throw_invalid(code::invalid_argument, "--input",
+                              source_ + (csv_->error().empty() ? " (empty)" : " (" + csv_->error() + ")"),
+                              "a CSV file with a header row");
             }
             if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0] = header[0].substr(3);
             for (std::size_t i = 0; i < header.size(); ++i) columns_[header[i]] = i;
@@ -125,13 +129,48 @@ public:
     // so that a sample names the same rows as the file does.
     bool next(pipeline::PassageInput& out) {
         while (next_row(out)) {
-            if (filter_.empty() || filter_.matches([&](const std::string& column) { return value_of(column); }))
+            // A row that could not be read is reported whatever --where says: its values are unknown.
+            if (!out.input_error.empty() || filter_.empty() || filter_.matches([&](const std::string& column) { return value_of(column); })) {
+                ++kept_;
                 return true;
+            }
+        }
+        // A --where that keeps nothing is an error (nothing was sent): a run of no rows that
+        // exits 0 reads like success.
+        if (!filter_.empty() && kept_ == 0) {
+            throw_invalid(code::invalid_argument, "--where", "\"" + filter_text_ + "\"",
+                          "a condition some row of " + source_ + " meets (none of its " + std::to_string(row_ - 1) +
+                              " rows does)");
         }
         return false;
     }
 
 private:
+    // A UTF-16 file (Excel's "Unicode text") would read as bytes with NULs between them.
+    void refuse_utf16() {
+        char head[2] = {0, 0};
+        in_->read(head, 2);
+        const std::streamsize got = in_->gcount();
+        for (std::streamsize i = got; i > 0; --i) in_->putback(head[i - 1]);
+        in_->clear();
+        const bool bom = got == 2 && ((head[0] == '\xFF' && head[1] == '\xFE') || (head[0] == '\xFE' && head[1] == '\xFF'));
+        const bool nul = got == 2 && (head[0] == '\0' || head[1] == '\0');
+        if (bom || nul) {
+            throw_invalid(code::invalid_encoding, "--input", source_ + " (UTF-16 text, or NUL bytes)",
+                          "a file in UTF-8 (or latin1 with --encoding latin1): save it as UTF-8 CSV");
+        }
+    }
+
+    // A row that cannot be read fails alone: it becomes a passage that carries the reason and
+    // is never sent; the rows after it are read on.
+    void refuse_row(pipeline::PassageInput& out, const std::string& id, const std::string& reason,
+                    const char* error_code = code::invalid_argument) {
+        out.id = id.empty() ? std::to_string(row_) : id;
+        out.text.clear();
+        out.input_error = reason;
+        out.input_error_code = error_code;
+    }
+
     std::string value_of(const std::string& column) const {
         if (jsonl_) {
             if (!object_.is_object() || !object_.contains(column)) return "";
@@ -151,45 +190,60 @@ private:
                 ++line_;
                 if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
                 nlohmann::json& object = object_;
+                const std::string where = source_ + ", line " + std::to_string(line_);
                 try {
                     object = nlohmann::json::parse(line);
                 } catch (const std::exception& error) {
-                    throw Error(code::malformed_json, source_ + ", line " + std::to_string(line_) +
-                                                          ": not a JSON object (" + error.what() + ")");
+                    object = nullptr;
+                    refuse_row(out, "", where + ": not a JSON object (" + std::string(error.what()) + ")",
+                               code::malformed_json);
+                    return true;
                 }
-                const auto field = [&](const std::string& name, bool required) -> std::string {
-                    if (name.empty()) return "";
-                    if (!object.is_object() || !object.contains(name)) {
-                        if (required) {
-                            throw_invalid(code::invalid_argument, "--text-column",
-                                          "\"" + name + "\" (missing on line " + std::to_string(line_) + ")",
-                                          "a field of every JSON line of " + source_);
-                        }
-                        return "";
-                    }
+                if (!object.is_object()) {
+                    const std::string kind = object.type_name();
+                    object = nullptr;
+                    refuse_row(out, "", where + ": a JSON " + kind + " where a JSON object is needed");
+                    return true;
+                }
+                const auto field = [&](const std::string& name) -> std::string {
+                    if (name.empty() || !object.contains(name)) return "";
                     const auto& value = object[name];
                     return value.is_string() ? value.get<std::string>() : value.dump();
                 };
-                out.text = field(text_column_, true);
-                out.id = id_column_.empty() ? std::to_string(row_) : field(id_column_, false);
-                out.human_label = field(human_column_, false);
-                out.simulation_template = field(simulation_column_, false);
-                for (const auto& name : variable_columns_) out.variables[name] = field(name, false);
+                out.id = id_column_.empty() ? std::to_string(row_) : field(id_column_);
+                const auto text = object.find(text_column_);
+                if (text == object.end() || !text->is_string()) {
+                    // null or 42 is no passage: it would be paid for as the text "null" or "42".
+                    refuse_row(out, out.id,
+                               where + ": `" + text_column_ + "` (--text-column) is " +
+                                   (text == object.end() ? "missing" : "not a string but " + text->dump()) +
+                                   "; every line needs its passage as a JSON string");
+                    return true;
+                }
+                out.text = text->get<std::string>();
+                out.human_label = field(human_column_);
+                out.simulation_template = field(simulation_column_);
+                for (const auto& name : variable_columns_) out.variables[name] = field(name);
                 return true;
             }
             return false;
         }
         std::vector<std::string>& fields = fields_;
-        const std::size_t first_line = csv_->line() + 1;
         if (!csv_->next(fields)) return false;
+        const std::size_t first_line = csv_->record_line();
+        if (!csv_->error().empty()) {
+            refuse_row(out, "", csv_->error());
+            return true;
+        }
         if (fields.size() != columns_.size()) {
-            // The rows before are finished and cached: a re-run of the mended file pays nothing
-            // for them.
-            throw Error(code::invalid_argument,
-                        source_ + ", line " + std::to_string(first_line) + " (row " + std::to_string(row_) +
-                            "): " + std::to_string(fields.size()) + " field(s) where the header has " +
-                            std::to_string(columns_.size()) +
-                            "; every row needs one field per column (quote fields that contain commas)");
+            // Named by its id when the id column is there, else by its row number.
+            const auto id_at = id_column_.empty() ? fields.size() : columns_.at(id_column_);
+            refuse_row(out, id_at < fields.size() ? fields[id_at] : std::string(),
+                       source_ + ", line " + std::to_string(first_line) + " (row " + std::to_string(row_) +
+                           "): " + std::to_string(fields.size()) + " field(s) where the header has " +
+                           std::to_string(columns_.size()) +
+                           "; every row needs one field per column (quote fields that contain commas)");
+            return true;
         }
         const auto get = [&](const std::string& name) -> std::string {
             if (name.empty()) return "";
@@ -205,6 +259,8 @@ private:
     }
 
     RowFilter filter_;
+    std::string filter_text_;  // as the user wrote it
+    std::size_t kept_ = 0;
     nlohmann::json object_;            // the current JSON line
     std::vector<std::string> fields_;  // the current CSV row
     std::string text_column_, id_column_, human_column_, simulation_column_;
@@ -243,7 +299,7 @@ int command_batch(const std::vector<std::string>& args) {
     const RowFilter filter = parsed.has("--where") ? RowFilter::parse(parsed.value("--where"), "--where") : RowFilter();
     PassageReader reader(parsed.value("--input"), parsed.value("--text-column", "text"),
                          parsed.value("--id-column"), parsed.value("--human-label-column"), variable_columns,
-                         parsed.value("--simulation-column"), filter);
+                         parsed.value("--simulation-column"), filter, parsed.value("--where"));
     std::cerr << choice.banner << "\n";
     if (!choice.cache_note.empty()) std::cerr << choice.cache_note << "\n";
     // --sample: every kept row is read first (rows are small next to a run), then n are drawn.
@@ -281,7 +337,13 @@ int command_batch(const std::vector<std::string>& args) {
         // Counting needs every row once; the rows are small next to a run's memory.
         std::vector<pipeline::PassageInput> passages;
         pipeline::PassageInput input;
-        while (next_passage(input)) passages.push_back(input);
+        while (next_passage(input)) {
+            // A row that cannot be read costs nothing: named here, left out of the count.
+            if (input.input_error.empty())
+                passages.push_back(input);
+            else
+                std::cerr << "llmvalidate: warning: " << input.input_error << " (not counted)\n";
+        }
         write_output(parsed.value("--output"), format_dry_run(pipeline::dry_run(config, passages)));
         return exit_ok;
     }

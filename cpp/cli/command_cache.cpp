@@ -54,9 +54,14 @@ int command_cache(const std::vector<std::string>& args) {
     if (parsed.has("--import")) {
         pipeline::prepare_cache_directory(path);
         Cache cache(path);
-        const std::uint64_t added = cache.import_side_file(parsed.value("--import"), "--import");
-        std::cout << "Imported " << added << " answers from " << parsed.value("--import") << " into " << path
-                  << ".\n";
+        Cache::ImportReport report;
+        cache.import_side_file(parsed.value("--import"), "--import", &report);
+        std::cout << "Imported " << report.added << " new answers from " << parsed.value("--import") << " into "
+                  << path;
+        if (report.already_present > 0) std::cout << " (" << report.already_present << " were there already)";
+        std::cout << ".\n";
+        if (report.cut_last_line)
+            std::cout << "The last line was cut short (the file was still being written) and was skipped.\n";
         return exit_ok;
     }
     struct stat info;

@@ -20,9 +20,17 @@ std::atomic<bool> interrupt_flag{false};
 volatile std::sig_atomic_t interrupt_signal = 0;
 
 // The first SIGINT or SIGTERM starts the drain (the flag); a second one ends the process at
-// once, with the exit status of the first.
+// once, with the exit status of the first. Nothing received is lost by that: every answer is
+// in the cache's journal before it counts (cache_buffer.hpp), and the next run adds it.
 extern "C" void on_interrupt(int signal_number) {
-    if (interrupt_signal != 0) ::_exit(128 + interrupt_signal);
+    if (interrupt_signal != 0) {
+        static const char note[] =
+            "\nllmvalidate: stopped at once; the answers received are kept in the cache's journal, "
+            "which the next run with this cache adds to it\n";
+        const ssize_t ignored = ::write(STDERR_FILENO, note, sizeof note - 1);  // async-signal-safe
+        (void)ignored;
+        ::_exit(128 + interrupt_signal);
+    }
     interrupt_signal = signal_number;
     interrupt_flag.store(true);
 }
@@ -76,10 +84,18 @@ void ProgressBar::finish() {
 
 void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path) {
     if (batch.unwritten_file.empty()) return;
-    std::cerr << "Warning: the cache " << cache_path << " stayed locked by another process, so "
-              << batch.unwritten_answers << " answers paid for were written to " << batch.unwritten_file
+    const std::string& reason = batch.unwritten_reason;
+    const std::string what = reason.empty() || reason.rfind("locked", 0) == 0
+                                 ? "stayed " + (reason.empty() ? std::string("locked by another process") : reason)
+                                 : "could not be written: " + reason;
+    std::cerr << "Warning: the cache " << cache_path << " " << what << ", so " << batch.unwritten_answers
+              << " answers paid for were written to " << batch.unwritten_file
               << " instead; add them with: llmvalidate cache --cache " << cache_path << " --import "
               << batch.unwritten_file << "\n";
+    if (batch.cache_stopped) {
+        std::cerr << "No new request was sent after that write failed; once the cache can be written, "
+                     "the import and the same command again pay only for what is missing.\n";
+    }
 }
 
 void Failures::add(const pipeline::PassageResult& result) {

@@ -75,7 +75,9 @@ std::string utf8_replace_invalid(const std::string& text) {
 }
 
 bool is_blank(const std::string& text) {
-    return text.find_first_not_of(" \t\r\n\f\v") == std::string::npos;
+    // NUL bytes count as blank: a text of NULs (a broken export) carries nothing to annotate.
+    static const std::string blank(" \t\r\n\f\v\0", 7);
+    return text.find_first_not_of(blank) == std::string::npos;
 }
 
 }  // namespace llmv

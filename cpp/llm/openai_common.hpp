@@ -9,6 +9,10 @@
 
 namespace llmv::detail {
 
+// True for https URLs of OpenAI's own hosts (openai.com and its subdomains): the only ones
+// OPENAI_API_KEY (or the api_key_env default) is sent to.
+bool is_openai_host(const std::string& base_url);
+
 class OpenAIEndpoint {
   public:
     // Reads options "flavor" ("openai" | "azure"), "api_version", "api_key_env" and the

@@ -2,9 +2,20 @@
 #include "pipeline/cache_buffer.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
+#ifdef _WIN32
+#include <process.h>
+#else
+#include <signal.h>
+#include <unistd.h>
+#endif
 
+#include "core/sha256.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "pipeline/debug_env.hpp"
@@ -12,15 +23,181 @@
 
 namespace llmv::pipeline {
 
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string process_id() {
+#ifdef _WIN32
+    return std::to_string(::_getpid());
+#else
+    return std::to_string(::getpid());
+#endif
+}
+
+// Whether the process that wrote a journal may still be writing it. Windows: assumed so (its
+// journals are folded by no run; the message of the run that left them names them).
+bool process_may_run(long pid) {
+#ifdef _WIN32
+    (void)pid;
+    return true;
+#else
+    if (pid <= 0) return true;
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
+#endif
+}
+
+// SQLite's message, in the words of the issue a user can act on; *lock: another process holds it.
+std::string describe_failure(const std::string& message, bool* lock) {
+    // SQLite's own words come last ("cache <path>: step failed: database or disk is full", or
+    // "cache <path>: database or disk is full (in: COMMIT)"): the path itself may hold any word.
+    std::string text = message;
+    if (const auto statement = text.rfind(" (in: "); statement != std::string::npos) text.resize(statement);
+    const auto colon = text.rfind(": ");
+    const std::string sqlite_words = colon == std::string::npos ? text : text.substr(colon + 2);
+    std::string lower;
+    for (char c : sqlite_words) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    *lock = false;
+    if (lower.find("locked") != std::string::npos || lower.find("busy") != std::string::npos) {
+        *lock = true;
+        return "locked by another process (" + sqlite_words + ")";
+    }
+    if (lower.find("full") != std::string::npos) return "disk full (" + sqlite_words + ")";
+    if (lower.find("readonly") != std::string::npos || lower.find("read-only") != std::string::npos)
+        return "read-only (" + sqlite_words + ")";
+    if (lower.find("i/o") != std::string::npos) return "I/O error (" + sqlite_words + ")";
+    return "failed (" + sqlite_words + ")";
+}
+
+}  // namespace
+
 CacheBuffer::CacheBuffer(const ValidationConfig& config, bool needed,
-                         const std::vector<std::string>& secrets)
+                         const std::vector<std::string>& secrets, const std::atomic<bool>* cancel)
     : config_(config), secrets_(secrets) {
+    static std::atomic<unsigned> runs{0};
+    journal_id_ = process_id() + "-" + std::to_string(++runs);
     if (!needed || config_.cache_path.empty()) return;
     prepare_cache_directory(config_.cache_path);
     cache_ = std::make_unique<Cache>(config_.cache_path, config_.cache_busy_timeout_ms);
+    if (cancel) cache_->end_waits_on(cancel);
     // A second connection to ":memory:" would be another database: written inline.
     if (config_.cache_path != ":memory:" && !cache_inline_writes())
-        writer_ = std::make_unique<CacheWriter>(config_.cache_path, config_.cache_busy_timeout_ms);
+        writer_ = std::make_unique<CacheWriter>(config_.cache_path, config_.cache_busy_timeout_ms, cancel);
+    if (config_.cache_path != ":memory:") fold_old_journals();
+}
+
+CacheBuffer::~CacheBuffer() {
+    // Removed only when nothing can be missing from the cache; else the next run folds it in.
+    close_journal(pending_.empty() && unwritten_.empty() && batches_written_ == batches_submitted_ &&
+                  !stopped_);
+}
+
+std::vector<std::string> CacheBuffer::elsewhere_folders() const {
+    std::vector<std::string> folders;
+    std::error_code ignored;
+    const fs::path own = fs::weakly_canonical(fs::absolute(config_.cache_path, ignored).parent_path(), ignored);
+    const auto add = [&](const std::string& folder) {
+        if (folder.empty()) return;
+        const fs::path canonical = fs::weakly_canonical(fs::path(folder), ignored);
+        if (canonical == own) return;
+        for (const std::string& known : folders)
+            if (fs::weakly_canonical(fs::path(known), ignored) == canonical) return;
+        folders.push_back(folder);
+    };
+    for (const char* name : {"TMPDIR", "TEMP", "TMP"}) {
+        const char* value = std::getenv(name);
+        if (value && *value) add(value);
+    }
+#ifndef _WIN32
+    add("/tmp");
+#endif
+    const fs::path user_cache = fs::path(default_cache_path()).parent_path();
+    fs::create_directories(user_cache, ignored);
+    add(user_cache.string());
+    return folders;
+}
+
+// Off the cache's folder, a name that says which cache (several may be called cache.sqlite).
+std::string CacheBuffer::elsewhere_name(const std::string& suffix) const {
+    std::error_code ignored;
+    const std::string absolute = fs::absolute(config_.cache_path, ignored).string();
+    return fs::path(config_.cache_path).filename().string() + "-" + sha256_hex(absolute).substr(0, 12) + suffix;
+}
+
+bool CacheBuffer::open_journal(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "ab");
+    if (!file) return false;
+    journal_ = file;
+    journal_paths_.push_back(path);
+    return true;
+}
+
+void CacheBuffer::close_journal(bool remove_files) {
+    if (journal_) std::fclose(journal_);
+    journal_ = nullptr;
+    if (remove_files)
+        for (const std::string& path : journal_paths_) std::remove(path.c_str());
+    journal_paths_.clear();
+}
+
+// Before the answer counts as received, it is handed to the kernel: a SIGKILL after this
+// loses nothing. When this disk fails (full, read-only) the journal goes on in another folder;
+// the lines before stay where they were (a cut last line is skipped when they are folded in).
+void CacheBuffer::journal(const CacheKey& key, const CacheEntry& entry) {
+    if (config_.cache_path == ":memory:") return;
+    const std::string line = side_file_line(key, entry, secrets_) + "\n";
+    const auto append = [&] {
+        return std::fwrite(line.data(), 1, line.size(), journal_) == line.size() && std::fflush(journal_) == 0;
+    };
+    if (journal_ && append()) return;
+    const bool first = journal_paths_.empty();
+    if (journal_) std::fclose(journal_);
+    journal_ = nullptr;
+    const std::string name = ".journal-" + journal_id_ + ".jsonl";
+    std::vector<std::string> places;
+    if (first) places.push_back(config_.cache_path + name);
+    for (const std::string& folder : elsewhere_folders()) places.push_back(folder + "/" + elsewhere_name(name));
+    for (const std::string& path : places) {
+        if (std::find(journal_paths_.begin(), journal_paths_.end(), path) != journal_paths_.end()) continue;
+        if (!open_journal(path)) continue;
+        if (append()) return;
+        std::fclose(journal_);
+        journal_ = nullptr;
+    }
+}
+
+// The journals of runs that ended without writing them (SIGKILL, a second Ctrl-C, a crash):
+// their answers go into the cache, then the files go.
+void CacheBuffer::fold_old_journals() {
+    std::error_code ignored;
+    std::vector<std::pair<fs::path, std::string>> places = {
+        {fs::absolute(config_.cache_path, ignored).parent_path(),
+         fs::path(config_.cache_path).filename().string() + ".journal-"}};
+    for (const std::string& folder : elsewhere_folders()) places.emplace_back(folder, elsewhere_name(".journal-"));
+    const std::string own = process_id();
+    for (const auto& [folder, prefix] : places) {
+        fs::directory_iterator entries(folder, ignored), end;
+        for (; !ignored && entries != end; entries.increment(ignored)) {
+            const std::string name = entries->path().filename().string();
+            const std::string suffix = ".jsonl";
+            if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+                name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+                continue;
+            // <pid>-<run>: several runs of one process (an R session) keep journals of their own.
+            std::string pid = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+            pid = pid.substr(0, pid.find('-'));
+            if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid == own ||
+                pid.size() > 9 || process_may_run(std::stol(pid)))
+                continue;
+            try {
+                cache_->import_side_file(entries->path().string(), "journal");
+                std::remove(entries->path().string().c_str());
+            } catch (const Error&) {
+                // Left in place (the cache locked, a damaged line): a later run tries again.
+            }
+        }
+        ignored.clear();
+    }
 }
 
 std::optional<CacheEntry> CacheBuffer::lookup(const std::string& hash) {
@@ -40,6 +217,11 @@ std::optional<CacheEntry> CacheBuffer::lookup(const std::string& hash) {
 
 void CacheBuffer::store(CacheKey key, std::string hash, CacheEntry entry) {
     if (!cache_) return;
+    journal(key, entry);
+    enqueue(std::move(key), std::move(hash), std::move(entry));
+}
+
+void CacheBuffer::enqueue(CacheKey key, std::string hash, CacheEntry entry) {
     if (pending_.empty()) first_pending_time_ = now_seconds();
     pending_by_hash_[hash] = pending_.size();
     pending_.push_back(PendingWrite{std::move(key), std::move(hash), std::move(entry)});
@@ -47,7 +229,7 @@ void CacheBuffer::store(CacheKey key, std::string hash, CacheEntry entry) {
 }
 
 void CacheBuffer::maybe_flush() {
-    if (!unwritten_.empty() && now_seconds() >= unwritten_retry_at_) retry_unwritten();
+    if (!unwritten_.empty() && !stopped_ && now_seconds() >= unwritten_retry_at_) retry_unwritten();
     if (!pending_.empty() && now_seconds() - first_pending_time_ >= batch_seconds) flush();
 }
 
@@ -59,6 +241,12 @@ void CacheBuffer::keep_unwritten(std::vector<std::pair<CacheKey, CacheEntry>> en
                                           std::move(entries[i].second)});
     }
     last_write_error_ = message;
+    bool lock = false;
+    failure_ = describe_failure(message, &lock);
+    if (!lock) {
+        stopped_ = true;
+        locked_only_ = false;
+    }
     unwritten_retry_at_ = now_seconds() + unwritten_backoff_;
     unwritten_backoff_ = std::min(8.0, unwritten_backoff_ * 2);
 }
@@ -67,30 +255,63 @@ void CacheBuffer::retry_unwritten() {
     std::vector<PendingWrite> retry = std::move(unwritten_);
     unwritten_.clear();
     unwritten_by_hash_.clear();
-    for (PendingWrite& write : retry) store(std::move(write.key), std::move(write.hash), std::move(write.entry));
+    for (PendingWrite& write : retry) enqueue(std::move(write.key), std::move(write.hash), std::move(write.entry));
     flush();
 }
 
-void CacheBuffer::write_side_file(BatchResult& batch) {
-    if (unwritten_.empty()) return;
-    retry_unwritten();
-    collect_written(/*wait=*/true);
-    if (unwritten_.empty()) return;
-    const std::string path = config_.cache_path + ".unwritten-" +
-                             std::to_string(static_cast<long long>(std::time(nullptr))) + "-" +
-                             std::to_string(unwritten_.size()) + ".jsonl";
-    std::ofstream out(path, std::ios::binary | std::ios::app);
-    for (const PendingWrite& write : unwritten_) out << side_file_line(write.key, write.entry, secrets_) << "\n";
-    out.flush();
-    if (!out) {
-        throw Error(code::cache, "the cache " + config_.cache_path + " stayed locked (" + last_write_error_ +
-                                     ") and the side file " + path + " could not be written: " +
-                                     std::to_string(unwritten_.size()) + " answers are lost");
+void CacheBuffer::write_side_file(BatchResult& batch, bool cancelled) {
+    if (unwritten_.empty()) {
+        close_journal(true);  // everything is in the cache
+        return;
     }
-    batch.unwritten_file = path;
-    batch.unwritten_answers = unwritten_.size();
-    unwritten_.clear();
-    unwritten_by_hash_.clear();
+    // A lock may be gone by now; a full or read-only disk, or a Ctrl-C, is not waited for.
+    if (!cancelled && !stopped_) {
+        retry_unwritten();
+        collect_written(/*wait=*/true);
+        if (unwritten_.empty()) {
+            close_journal(true);
+            return;
+        }
+    }
+    const std::string name = ".unwritten-" + std::to_string(static_cast<long long>(std::time(nullptr))) + "-" +
+                             std::to_string(unwritten_.size()) + ".jsonl";
+    std::vector<std::string> places;
+    if (locked_only_) places.push_back(config_.cache_path + name);  // its disk takes files
+    for (const std::string& folder : elsewhere_folders()) places.push_back(folder + "/" + elsewhere_name(name));
+    std::string tried;
+    for (const std::string& path : places) {
+        bool ok = false;
+        {
+            std::ofstream out(path, std::ios::binary | std::ios::trunc);
+            for (const PendingWrite& write : unwritten_)
+                out << side_file_line(write.key, write.entry, secrets_) << "\n";
+            out.flush();
+            ok = static_cast<bool>(out);
+            out.close();
+            ok = ok && !out.fail();
+        }
+        if (ok) {
+            batch.unwritten_file = path;
+            batch.unwritten_answers = unwritten_.size();
+            batch.unwritten_reason = failure_;
+            batch.cache_stopped = stopped_;
+            unwritten_.clear();
+            unwritten_by_hash_.clear();
+            close_journal(true);  // the side file holds what the cache lacks
+            return;
+        }
+        std::remove(path.c_str());  // no empty or cut side file is left behind
+        tried += (tried.empty() ? "" : ", ") + path;
+    }
+    std::string journals;
+    for (const std::string& path : journal_paths_) journals += (journals.empty() ? "" : ", ") + path;
+    close_journal(false);
+    throw Error(code::cache, "the cache " + config_.cache_path + " could not be written (" + failure_ +
+                                 ") and no side file could be written either (tried " + tried + "): the " +
+                                 std::to_string(unwritten_.size()) + " answers not in the cache are in " +
+                                 (journals.empty() ? std::string("no file: they are lost")
+                                                   : "the journal " + journals +
+                                                         ", which the next run with this cache adds to it"));
 }
 
 void CacheBuffer::flush() {
@@ -98,6 +319,14 @@ void CacheBuffer::flush() {
     std::vector<PendingWrite> writes = std::move(pending_);
     pending_.clear();
     pending_by_hash_.clear();
+    if (stopped_) {
+        // The disk failed: nothing more is written to it. Kept in memory (and the journal).
+        for (PendingWrite& write : writes) {
+            unwritten_by_hash_[write.hash] = unwritten_.size();
+            unwritten_.push_back(std::move(write));
+        }
+        return;
+    }
     if (writer_) {
         submit(std::move(writes));
         return;

@@ -4,13 +4,24 @@
 // its answers are in the cache), when it holds `batch_size` entries, after `batch_seconds`,
 // and when the run ends, also by cancellation or an error. Lookups see the buffer first.
 //
-// A write that fails (another process holds the file's lock past cache_busy_timeout_ms) loses
-// nothing: its answers stay in memory, visible to lookups, and are written again with
-// exponential backoff (0.5 s doubling to 8 s). Whatever is still unwritten when the run ends
-// goes to a side file that `llmvalidate cache --import` adds later (BatchResult says where).
+// Every answer is first appended to a journal beside the cache (<cache>.journal-<pid>-<n>.jsonl,
+// one side_file_line() each, handed to the kernel before the answer counts as received), so a
+// SIGKILL or a second Ctrl-C loses no answer: the next run with that cache folds the journals of
+// ended processes into it. A run that ends with everything written removes its journal.
+//
+// A write that fails because another process holds the file's lock (past
+// cache_busy_timeout_ms, or until the run is cancelled) loses nothing: its answers stay in
+// memory, visible to lookups, and are written again with exponential backoff (0.5 s doubling to
+// 8 s). A write that fails for another reason (disk full, read-only, I/O error) stops the
+// spending: stopped() turns true and the run sends no new request. Whatever is still unwritten
+// when the run ends goes to a side file that `llmvalidate cache --import` adds later (BatchResult
+// says where and why): beside the cache when it was locked, else in another writable folder
+// ($TMPDIR, the per-user cache folder); the journal moves there too when its own disk fails.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,7 +40,12 @@ class CacheBuffer {
   public:
     // Opens config.cache_path when `needed` and a path is given (else nothing is stored).
     // `secrets` are redacted from every write; the caller may add to them later.
-    CacheBuffer(const ValidationConfig& config, bool needed, const std::vector<std::string>& secrets);
+    // `cancel` (may be null) ends a wait for another process's lock early.
+    CacheBuffer(const ValidationConfig& config, bool needed, const std::vector<std::string>& secrets,
+                const std::atomic<bool>* cancel = nullptr);
+    ~CacheBuffer();
+    CacheBuffer(const CacheBuffer&) = delete;
+    CacheBuffer& operator=(const CacheBuffer&) = delete;
 
     bool enabled() const { return cache_ != nullptr; }
     // With a writer thread, a finished passage is reported only once batches_written() reaches
@@ -47,9 +63,14 @@ class CacheBuffer {
     // Takes the writer's news: written entries leave the lookup map (the cache file has them
     // now), a failed write keeps its answers in memory to be written again.
     void collect_written(bool wait);
-    // At the end of the run: one last write, then the side file for what is left (named in
-    // `batch`). Throws when the side file cannot be written either.
-    void write_side_file(BatchResult& batch);
+    // At the end of the run: one last write (none after a cancellation or a failure that is not
+    // a lock), then the side file for what is left (named in `batch`, with the reason). Throws
+    // when the side file cannot be written anywhere (the journals then keep the answers).
+    void write_side_file(BatchResult& batch, bool cancelled = false);
+    // A write failed for a reason other than a lock: no new request may be sent.
+    bool stopped() const { return stopped_; }
+    // What failed, for messages: "disk full (database or disk is full)", ...; empty when none.
+    const std::string& failure() const { return failure_; }
 
     static constexpr std::size_t batch_size = 256;
     static constexpr double batch_seconds = 0.25;
@@ -64,6 +85,13 @@ class CacheBuffer {
                         std::vector<std::string> hashes, const std::string& message);
     void retry_unwritten();
     void submit(std::vector<PendingWrite> writes);
+    void enqueue(CacheKey key, std::string hash, CacheEntry entry);  // store() without the journal
+    void journal(const CacheKey& key, const CacheEntry& entry);
+    bool open_journal(const std::string& path);
+    void close_journal(bool remove_files);
+    void fold_old_journals();
+    std::vector<std::string> elsewhere_folders() const;  // writable folders off the cache's disk
+    std::string elsewhere_name(const std::string& suffix) const;
 
     const ValidationConfig& config_;
     const std::vector<std::string>& secrets_;
@@ -81,6 +109,12 @@ class CacheBuffer {
     double unwritten_retry_at_ = 0;
     double unwritten_backoff_ = 0.5;
     std::string last_write_error_;
+    std::string failure_;   // what failed last, in words (see failure())
+    bool stopped_ = false;  // a write failed for a reason other than a lock
+    bool locked_only_ = true;
+    std::string journal_id_;  // <pid>-<run of this process>
+    std::FILE* journal_ = nullptr;
+    std::vector<std::string> journal_paths_;  // this run's journals (the first beside the cache)
     std::unique_ptr<Cache> cache_;
 };
 

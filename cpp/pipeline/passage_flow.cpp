@@ -57,6 +57,12 @@ void PassageFlow::start(PassageInput input) {
     tally_.progress.calls_total += expected.annotation_calls + expected.simulation_calls +
                                    expected.backtranslation_calls + expected.embedded_texts;
 
+    if (!passage->input.input_error.empty()) {
+        passage->result.id = utf8_replace_invalid(passage->input.id);
+        fail(passage, passage->input.input_error_code.empty() ? code::invalid_argument : passage->input.input_error_code,
+             passage->input.input_error);
+        return;
+    }
     if (!decode_input(passage)) return;
     // Checked before any request: a blank passage would pay for a pool it cannot use.
     if (is_blank(passage->input.text)) {
@@ -333,11 +339,17 @@ void PassageFlow::finish(const PassagePtr& passage) {
     requests_.finished(passage);
 }
 
-void PassageFlow::end_run(bool cancelled) {
+void PassageFlow::end_run(bool cancelled, const std::string& cache_failure) {
     std::vector<PassagePtr> open;
     for (auto& entry : open_) open.push_back(entry.second);
     std::sort(open.begin(), open.end(), [](const PassagePtr& a, const PassagePtr& b) { return a->index < b->index; });
     for (const PassagePtr& passage : open) {
+        if (!cache_failure.empty() && !cancelled) {
+            fail(passage, code::cache,
+                 "passage " + passage->input.id + ": not finished: the cache could not be written: " +
+                     cache_failure + "; no new request was sent after that");
+            continue;
+        }
         fail(passage, cancelled ? code::cancelled : code::internal,
              cancelled ? "cancelled before this passage finished; a re-run with the same cache resumes "
                          "without repeating any call"

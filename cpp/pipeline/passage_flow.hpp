@@ -115,8 +115,9 @@ class PassageFlow {
     void store_embedding(const EmbedTarget& target, const std::vector<double>& vector);
     void fail(const PassagePtr& passage, const std::string& error_code, const std::string& message);
     // Passages still open when the run ends were cut short: by a cancellation (`cancelled`),
+    // else by a cache write that failed (cache_failure: what failed; no new request was sent),
     // else by the transport's end. Failed in the order of their index.
-    void end_run(bool cancelled);
+    void end_run(bool cancelled, const std::string& cache_failure = std::string());
 
     std::size_t open_count() const { return open_.size(); }
     std::size_t admitted() const { return admitted_; }

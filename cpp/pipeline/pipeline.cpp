@@ -106,13 +106,22 @@ class HumanLabelCheck {
 BatchResult run_checked(const ValidationConfig& config, const PassageSource& source,
                         const BatchCallbacks& callbacks, bool keep_results, std::size_t total) {
     check_config(config);
-    // Streams are checked as they are read (like any malformed input line); passages given at
-    // once are checked before any call, in validate_batch().
+    // Streams are checked as they are read: like a malformed input line, a human label outside
+    // the task's labels fails its row alone (issue 25). Passages given at once are checked
+    // before any call, in validate_batch().
     const HumanLabelCheck check_human(config);
     std::size_t position = 0;
     const PassageSource checked = [&](PassageInput& out) {
         if (!source(out)) return false;
-        check_human(out, position++);
+        if (out.input_error.empty()) {
+            try {
+                check_human(out, position);
+            } catch (const Error& error) {
+                out.input_error = error.what();
+                out.input_error_code = error.code();
+            }
+        }
+        ++position;
         return true;
     };
     return run_engine(config, checked, callbacks, keep_results, total);
@@ -127,7 +136,8 @@ void check_human_labels(const ValidationConfig& config, const std::vector<Passag
 }
 
 void check_passage_text(const PassageInput& passage, std::size_t index) {
-    if (!is_blank(passage.text)) return;
+    // A row the reader could not read fails alone, with its own message, in the run.
+    if (!passage.input_error.empty() || !is_blank(passage.text)) return;
     const std::string name =
         "passage " + (passage.id.empty() ? std::to_string(index + 1) : "\"" + passage.id + "\"") +
         " (row " + std::to_string(index + 1) + ")";

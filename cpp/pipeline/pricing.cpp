@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -31,18 +32,38 @@ std::vector<std::string> split_fields(const std::string& line) {
     return fields;
 }
 
-// A price: empty is "not given" (false); otherwise a finite number >= 0.
+// Dollars per million tokens no model costs: a bigger number is a typo (1e308 made every cost
+// "$inf"), and the products and sums of a run's cost stay finite below it.
+constexpr double highest_price = 1e6;
+
+// A price: empty is "not given" (false); otherwise a number from 0 to highest_price.
 bool read_price(const std::string& value, double& into, const std::string& column,
                 const std::string& where) {
     if (value.empty()) return false;
     char* end = nullptr;
     const double number = std::strtod(value.c_str(), &end);
-    if (end == value.c_str() || *end != '\0' || !std::isfinite(number) || number < 0) {
+    if (end == value.c_str() || *end != '\0' || !std::isfinite(number) || number < 0 ||
+        number > highest_price) {
         throw_invalid(code::invalid_argument, column + " (" + where + ")", value,
-                      "a price in US dollars per million tokens (a number >= 0), or empty");
+                      "a price in US dollars per million tokens (a number from 0 to 1000000), or "
+                      "empty");
     }
     into = number;
     return true;
+}
+
+// YYYY-MM-DD, a day of the calendar.
+bool is_date(const std::string& text) {
+    if (text.size() != 10 || text[4] != '-' || text[7] != '-') return false;
+    for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+        if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+    const int year = std::stoi(text.substr(0, 4));
+    const int month = std::stoi(text.substr(5, 2));
+    const int day = std::stoi(text.substr(8, 2));
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (month < 1 || month > 12 || day < 1) return false;
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return day <= days[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
 bool file_exists(const std::string& path) {
@@ -79,6 +100,7 @@ PriceTable parse_price_table(const std::string& text, const std::string& source)
     std::istringstream in(text);
     std::string line;
     std::map<std::string, std::size_t> columns;
+    std::map<std::string, int> first_line;  // "provider,model" -> its line
     int number = 0;
     static const char* required[] = {"provider", "model",     "input",          "cached_input",
                                      "output",   "embedding", "batch_discount", "checked"};
@@ -138,6 +160,18 @@ PriceTable parse_price_table(const std::string& text, const std::string& source)
                           "the share taken off by the batch API, from 0 to below 1 (0.5: half)");
         }
         row.checked = field("checked");
+        if (!is_date(row.checked)) {
+            throw_invalid(code::invalid_argument, "checked (" + where + ")", row.checked,
+                          "the date the prices were compared with the vendor's, as YYYY-MM-DD");
+        }
+        // A second row for the same model would win or lose silently.
+        const std::string name = row.provider + "," + row.model;
+        if (const auto first = first_line.find(name); first != first_line.end()) {
+            throw_invalid(code::invalid_argument, "provider and model (" + where + ")", content,
+                          "one row per model: " + row.provider + " " + row.model + " is on line " +
+                              std::to_string(first->second) + " already");
+        }
+        first_line[name] = number;
         table.rows.push_back(std::move(row));
     }
     if (columns.empty()) {

@@ -220,8 +220,12 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
     if (resolved.embedding.base_url.empty() && same_vendor) {
         resolved.embedding.base_url = resolved.chat.base_url;
     }
+    // The chat server's key (given, or LLMV_API_KEY) reaches the embedder only when it is that
+    // same server; another one reads its own (docs/providers.md, "Keys").
+    const bool chat_server = same_vendor && resolved.embedding.base_url == resolved.chat.base_url;
     resolved.embedding.api_key = config.embedding_api_key;
-    if (resolved.embedding.api_key.empty() && same_vendor) resolved.embedding.api_key = config.api_key;
+    if (resolved.embedding.api_key.empty() && chat_server) resolved.embedding.api_key = config.api_key;
+    if (!chat_server) resolved.embedding.server_key_env = "LLMV_EMBEDDING_API_KEY";
     resolved.embedding.connect_timeout_ms = config.connect_timeout_ms;
     resolved.embedding.total_timeout_ms = config.total_timeout_ms;
     resolved.embedding.environment = environment;

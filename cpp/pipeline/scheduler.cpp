@@ -51,7 +51,7 @@ class Engine : private PassageFlow::Requests {
           task_(std::make_shared<const Task>(load_config_task(config_))),
           providers_(open_run_providers(config_, task_->labels())),
           keys_(config_, providers_, task_->labels()),
-          cache_(config_, cache_needed(), secrets_),
+          cache_(config_, cache_needed(), secrets_, callbacks_.cancel),
           reporter_(callbacks_, tally_),
           flow_(config_, task_, providers_.resolved, tally_, secrets_, *this),
           embeddings_(config_, providers_, keys_, cache_, tally_, accounting_, flow_, deferred_) {
@@ -68,13 +68,15 @@ class Engine : private PassageFlow::Requests {
     }
 
     BatchResult run(const PassageSource& source) {
+        // The tests computed on this thread stop too on a cancellation.
+        const stats::InterruptScope interrupts(callbacks_.cancel);
         try {
             return run_and_flush(source);
         } catch (...) {
             cache_.flush();  // what was paid for stays in the cache, whatever went wrong
             cache_.collect_written(/*wait=*/true);
             try {
-                cache_.write_side_file(batch_);
+                cache_.write_side_file(batch_, cancelled());
             } catch (...) {
                 // The original error is the one to report.
             }
@@ -136,9 +138,10 @@ class Engine : private PassageFlow::Requests {
         }
         cache_.flush();
         cache_.collect_written(/*wait=*/true);
-        cache_.write_side_file(batch_);
-        // Passages still open were cut short by a cancellation (or a transport shutdown).
-        flow_.end_run(batch_.cancelled);
+        cache_.write_side_file(batch_, batch_.cancelled);
+        // Passages still open were cut short by a cancellation, a cache that could not be
+        // written (or a transport shutdown).
+        flow_.end_run(batch_.cancelled, cache_.stopped() ? cache_.failure() : std::string());
         reporter_.report(true, flow_.admitted());
         batch_.progress = tally_.progress;
         batch_.calls = tally_.totals;
@@ -168,6 +171,9 @@ class Engine : private PassageFlow::Requests {
             reporter_.report(false, flow_.admitted());
             cache_.maybe_flush();
             cache_.collect_written(/*wait=*/false);
+            // A cache write failed for a reason other than a lock (disk full, read-only): no
+            // answer could be kept there, so nothing more is paid for.
+            if (cache_.stopped()) return std::nullopt;
             admit();
             // Embeddings must not starve behind a long chat queue: a passage holds its pools in
             // memory until its texts are embedded.

@@ -1,5 +1,6 @@
 // Passages files (prompts/passages/*.toml): passages with their own simulation prompts and
 // variables, as the paper's Section 4 gives them.
+#include <algorithm>
 #include <set>
 
 #include "core/text.hpp"
@@ -51,12 +52,45 @@ std::vector<TaskPassage> load_passages(const std::string& path) {
     return passages;
 }
 
+namespace {
+
+// A key of [passage.simulation] that names no task would be ignored without a word (a typo).
+// Known: the task of the run and the shipped tasks (aliases too).
+void check_simulation_names(const Task& task, const TaskPassage& passage) {
+    std::vector<std::string> known;
+    for (const auto& entry : passage.simulation_templates) {
+        const std::string name = canonical_task_name(entry.first);
+        if (name == task.name()) continue;
+        if (known.empty()) {
+            try {
+                known = list_tasks();
+            } catch (const Error&) {
+                // No shipped tasks to compare with: only the run's own task is known.
+            }
+        }
+        if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+        std::vector<std::string> names = known;
+        if (std::find(names.begin(), names.end(), task.name()) == names.end()) names.push_back(task.name());
+        throw Error(code::task_invalid, "passage " + in_quotes(passage.id) + ": simulation." + entry.first +
+                                            " names no task; the keys of [passage.simulation] are task "
+                                            "names: " + describe_task_names(names) + ".");
+    }
+}
+
+const std::string* simulation_template_for(const Task& task, const TaskPassage& passage) {
+    check_simulation_names(task, passage);
+    for (const auto& entry : passage.simulation_templates)
+        if (canonical_task_name(entry.first) == task.name()) return &entry.second;
+    return nullptr;
+}
+
+}  // namespace
+
 Task task_for_passage(const Task& task, const TaskPassage& passage) {
     Task out = task;
-    const auto it = passage.simulation_templates.find(task.name());
-    if (it != passage.simulation_templates.end()) {
+    if (const std::string* templ = simulation_template_for(task, passage)) {
         try {
-            out = out.with_simulation_template(it->second);
+            out = out.with_simulation_template(*templ);
         } catch (const Error& error) {
             throw Error(error.code(), "passage " + in_quotes(passage.id) + ", simulation." +
                                           task.name() + ": " + error.what());
@@ -74,8 +108,7 @@ pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passag
     pipeline::PassageInput input;
     input.id = passage.id;
     input.text = passage.text;
-    const auto found = passage.simulation_templates.find(task.name());
-    if (found != passage.simulation_templates.end()) input.simulation_template = found->second;
+    if (const std::string* templ = simulation_template_for(task, passage)) input.simulation_template = *templ;
     for (const auto& [name, value] : passage.variables)
         if (task.accepts_variable(name)) input.variables[name] = value;
     // A run's variable given as "@NAME" takes each passage's own NAME, e.g. Table 6's

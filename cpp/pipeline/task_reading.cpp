@@ -193,9 +193,20 @@ TomlValue parse_toml(const std::string& text, const std::string& origin) {
     try {
         return toml::parse<toml::discard_comments, std::map, std::vector>(stream, origin);
     } catch (const toml::exception& error) {
-        const auto line = error.location().line();
-        fail(origin, "not valid TOML" + (line > 0 ? " at line " + std::to_string(line) : "") +
-                         ":\n" + error.what());
+        // toml11's what() is a drawing of several lines; the message stays one line: the place,
+        // the line's text and the reason.
+        const toml::source_location& where = error.location();
+        std::string reason = error.what();
+        reason = reason.substr(0, reason.find('\n'));
+        if (reason.rfind("[error] ", 0) == 0) reason.erase(0, 8);
+        if (reason.rfind("toml::", 0) == 0 && reason.find(": ") != std::string::npos)
+            reason.erase(0, reason.find(": ") + 2);
+        std::string place;
+        if (where.line() > 0) {
+            place = " at line " + std::to_string(where.line()) + ", column " + std::to_string(where.column());
+            if (!where.line_str().empty()) place += " (" + abbreviate(where.line_str()) + ")";
+        }
+        fail(origin, "not valid TOML" + place + ": " + reason);
     } catch (const std::exception& error) {
         fail(origin, std::string("not valid TOML: ") + error.what());
     }

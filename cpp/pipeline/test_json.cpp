@@ -13,6 +13,7 @@
 #include "core/edit_distance.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/records.hpp"
+#include "llmvalidate/settings.hpp"
 #include "pipeline/record_json.hpp"
 
 namespace llmv {
@@ -76,7 +77,7 @@ const std::vector<FieldSpec>& input_fields() {
         {"pools", true, "an object mapping each label to an array of embeddings"},
         {"backtranslation", false,
          "an object mapping a label to the array of labels the LLM gave its pool"},
-        {"alpha", false, "a number in (0, 1)"},
+        {"alpha", false, "a number (range: the settings table)"},
         {"threshold", false, "a number in [0, 1]"},
         {"seed", false,
          "a whole number from 0 to 2^53, or a string of digits up to 18446744073709551615"},
@@ -444,9 +445,10 @@ stats::TestInput test_input_from_json(const json& document) {
 
     stats::TestOptions& options = input.options;
     if (const json* value = optional_field(document, "alpha"))
-        options.alpha = read_number(*value, "alpha", field_spec("alpha").allowed);
+        options.alpha = read_number(*value, "alpha", settings::allowed(settings::setting("alpha")));
     if (const json* value = optional_field(document, "threshold"))
-        options.threshold = read_number(*value, "threshold", field_spec("threshold").allowed);
+        options.threshold =
+            read_number(*value, "threshold", settings::allowed(settings::setting("threshold")));
     if (const json* value = optional_field(document, "seed"))
         options.seed = seed_from_json(*value, "seed");
     if (const json* value = optional_field(document, "permutations"))

@@ -50,12 +50,15 @@ int smallest_deciding_size(double alpha) {
     if (!(alpha > 0 && alpha < 1))
         throw_invalid(code::invalid_argument, "alpha", detail::format_number(alpha),
                       "a number strictly between 0 and 1");
-    // size + 1 >= 1/α, decided by p_at_most() itself so that the two rules cannot disagree.
-    double size = std::max(1.0, std::ceil(1.0 / alpha) - 1.0);
-    while (size > 1 && p_at_most(1.0 / size, alpha)) size -= 1;
-    while (!p_at_most(1.0 / (size + 1.0), alpha)) size += 1;
-    if (size > std::numeric_limits<int>::max())
-        return std::numeric_limits<int>::max();
+    // size + 1 >= 1/α, in closed form; then at most a few steps decided by p_at_most() itself,
+    // so that the two rules cannot disagree. Each loop is bounded: a size beyond int (α below
+    // about 5e-10, outside the settings' range) is reported as int's maximum.
+    constexpr double largest = std::numeric_limits<int>::max();
+    const double closed_form = std::ceil(1.0 / alpha) - 1.0;
+    if (!(closed_form < largest - 4)) return std::numeric_limits<int>::max();
+    double size = std::max(1.0, closed_form);
+    for (int step = 0; step < 4 && size > 1 && p_at_most(1.0 / size, alpha); ++step) size -= 1;
+    for (int step = 0; step < 4 && !p_at_most(1.0 / (size + 1.0), alpha); ++step) size += 1;
     return static_cast<int>(size);
 }
 

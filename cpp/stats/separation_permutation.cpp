@@ -163,6 +163,7 @@ void null_through_gram(const Eigen::MatrixXd& beta, const Eigen::MatrixXd& gamma
     stacked.bottomRows(gamma.rows()) = gamma;
     const Eigen::MatrixXd gram = stacked * stacked.transpose();
     for (int first = 0; first < result.permutations; first += permutations_per_block) {
+        check_interrupt();
         const int columns = std::min(permutations_per_block, result.permutations - first);
         Eigen::MatrixXd indicator = Eigen::MatrixXd::Zero(n, columns);
         for (int c = 0; c < columns; ++c)
@@ -197,6 +198,7 @@ void null_through_subset_sums(SimilarityBlocks& blocks, const std::string& pool_
     for (const std::string& gamma : gammas)
         totals.push_back(blocks.sum(pool_beta) + blocks.sum(gamma));
     for (int first = 0; first < permutations; first += permutations_per_block) {
+        check_interrupt();
         const int columns = std::min(permutations_per_block, permutations - first);
         prefix.assign(static_cast<std::size_t>(columns * padded), 0.0);
         const Eigen::MatrixXd& any_gamma = blocks.pool(gammas.front());

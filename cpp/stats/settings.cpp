@@ -120,10 +120,12 @@ std::vector<Setting> build_table() {
         integer("repeats", {"--repeats", "-R", "repeats", "repeats", "R"}, 1, 1000,
                 "Annotations of each passage; its label is the modal answer.",
                 LLMV_NUMBER_FIELD(annotation_repeats)),
-        statistics(number("alpha", {"--alpha", "", "alpha", "alpha", "LEVEL"}, 0, true, 0.5, false,
-                          "Level of every test.", LLMV_NUMBER_FIELD(tests.alpha))),
-        statistics(number("threshold", {"--threshold", "", "threshold", "threshold", "ACCURACY"}, 0,
-                          false, 1, false, "Backtranslation accuracy needed.",
+        // Below 1e-6 no test could decide: its deciding size (1/α - 1) would exceed every size
+        // the table allows (permutations up to 1e6).
+        statistics(number("alpha", {"--alpha", "", "alpha", "alpha", "LEVEL"}, 1e-6, false, 0.5,
+                          false, "Level of every test.", LLMV_NUMBER_FIELD(tests.alpha))),
+        statistics(number("threshold", {"--threshold", "", "threshold", "threshold", "ACCURACY"},
+                          0, false, 1, false, "Backtranslation accuracy needed.",
                           LLMV_NUMBER_FIELD(tests.threshold))),
         statistics(
             choice("validation_method",

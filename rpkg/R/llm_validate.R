@@ -310,8 +310,14 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   }
   if (nzchar(result$unwritten_file %||% "")) {
     side_file <- result$unwritten_file
+    reason <- result$unwritten_reason %||% ""
+    what <- if (!nzchar(reason) || startsWith(reason, "locked")) {
+      paste("stayed", if (nzchar(reason)) reason else "locked by another process")
+    } else {
+      paste0("could not be written (", reason, "), so no new request was sent after that")
+    }
     cli::cli_warn(
-      c("!" = "The cache {.file {cache}} stayed locked by another process: {result$unwritten_answers} answer{?s} paid for went to {.file {side_file}} instead.",
+      c("!" = "The cache {.file {cache}} {what}: {result$unwritten_answers} answer{?s} paid for went to {.file {side_file}} instead.",
         i = "Add them with {.code llm_cache_import({.str {side_file}}, cache = {.str {cache}})}; a re-run then pays nothing for them."),
       class = c("llmvalidate_warning_unwritten", "llmvalidate_warning"), call = call
     )

@@ -11,7 +11,11 @@
 #' Bedrock takes its region from `AWS_REGION` (or `AWS_DEFAULT_REGION`) and signs
 #' requests with AWS Signature Version 4 unless a bearer token is set; Azure
 #' OpenAI is `llm_provider_openai(base_url = , options = list(flavor = "azure"))`
-#' with `AZURE_OPENAI_API_KEY`.
+#' with `AZURE_OPENAI_API_KEY`. `OPENAI_API_KEY` is sent to OpenAI's hosts
+#' only: a server of your own (`base_url`, `LLMV_BASE_URL`) gets a key only
+#' when one is named for it: `api_key`, `options = list(api_key_env = )`, else
+#' `LLMV_API_KEY` (`LLMV_EMBEDDING_API_KEY` for an embedding server other than
+#' the chat server).
 #'
 #' Printing a provider never shows a key, and keys are removed from every
 #' error message the provider's answers lead to.

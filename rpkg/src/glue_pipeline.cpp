@@ -99,6 +99,8 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                                   Rcpp::Named("unwritten_file") = batch.unwritten_file,
                                   Rcpp::Named("unwritten_answers") =
                                       static_cast<double>(batch.unwritten_answers),
+                                  Rcpp::Named("unwritten_reason") = batch.unwritten_reason,
+                                  Rcpp::Named("cache_stopped") = batch.cache_stopped,
                                   Rcpp::Named("cost") = cost_to_r(batch.cost));
     });
     END_RCPP

@@ -134,7 +134,7 @@ TEST_CASE("alpha outside 0 to 0.5 (the engine range everywhere) and threshold ou
         std::ostringstream received;  // "0", "1", "1.5", "-0.1": in any number format
         received << alpha;
         expect_error(run_test(input), invalid_argument,
-                     {"`alpha`", "received " + received.str(), "a number in (0, 0.5]"});
+                     {"`alpha`", "received " + received.str(), "a number in [1e-06, 0.5]"});
     }
     for (double threshold : {1.2, -0.1}) {
         json input = make_input();
@@ -145,8 +145,26 @@ TEST_CASE("alpha outside 0 to 0.5 (the engine range everywhere) and threshold ou
     }
     json text_alpha = make_input();
     text_alpha["alpha"] = "0.05";
+    // A string is told the same range as a number out of it (issue 25: it was told "(0, 1)").
     expect_error(run_test(text_alpha), invalid_argument,
-                 {"`alpha`", "\"0.05\" (a string)", "a number"});
+                 {"`alpha`", "\"0.05\" (a string)", "a number in [1e-06, 0.5]"});
+}
+
+// Issue 25: so small an alpha that no size could decide hung `test` (the deciding-size search
+// counted up from 1/alpha) and `run` after paying; both now stop at once with the table's range.
+TEST_CASE("alpha 1e-20 is refused at once by test and by run, before any request", "[cli][errors]") {
+    json input = make_input();
+    input["alpha"] = 1e-20;
+    expect_error(run_test(input), invalid_argument,
+                 {"`alpha`", "received 1e-20", "a number in [1e-06, 0.5]"});
+    // The port is closed: had the run started, it would fail on the connection instead.
+    const CliResult run = run_cli({"run", "--task", "sentiment", "--text", "Revenue grew.", "--provider", "openai",
+                                   "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--alpha", "1e-20",
+                                   "--no-cache", "--quiet"});
+    INFO(run.err);
+    CHECK(run.exit_code == 3);
+    CHECK(contains(run.err, "`--alpha` must be a number in [1e-06, 0.5]; received 1e-20."));
+    CHECK(!contains(run.err, "127.0.0.1:9"));
 }
 
 TEST_CASE("unknown methods and rules", "[cli][errors]") {
@@ -314,6 +332,21 @@ TEST_CASE("batch --sample and --where: too many rows, an unknown column, a seed 
     CliResult kept = with({"--sample", "3", "--where", "agreement=100"});
     CHECK(kept.exit_code == 0);
     CHECK(contains(kept.err, "Sample: 3 of 3 rows"));
+    // Issue 25: a --where that keeps no row is an error, not a silent run of nothing.
+    for (const std::vector<std::string>& extra : {std::vector<std::string>{"--where", "agreement=66"},
+                                                  std::vector<std::string>{"--where", "agreement=66", "--sample", "1"}}) {
+        CliResult none = with(extra);
+        INFO(none.err);
+        CHECK(none.exit_code == 3);
+        CHECK(contains(none.err, "`--where` must be a condition some row of " + input +
+                                     " meets (none of its 6 rows does); received \"agreement=66\"."));
+    }
+    std::vector<std::string> no_dry_run = base;
+    no_dry_run.pop_back();
+    no_dry_run.insert(no_dry_run.end(), {"--where", "agreement=66", "--no-cache", "--quiet"});
+    const CliResult run_none = run_cli(no_dry_run);
+    CHECK(run_none.exit_code == 3);
+    CHECK(contains(run_none.err, "`--where` must be a condition some row of"));
     // Whole numbers only (core/key_value.hpp), of at most 9 digits (n) and 19 (the seed).
     for (const std::string bad : {"-1", "1.5", "1234567890"}) {
         CliResult n = with({"--sample=" + bad});
@@ -337,6 +370,32 @@ TEST_CASE("power --replications and --vars: malformed values are named", "[cli][
                               "--text", "A fine day.", "--vars", "genre=news,=x"});
     CHECK(vars.exit_code == 2);
     CHECK(contains(vars.err, "option `--vars` takes NAME=VALUE pairs separated by commas; received `=x`."));
+}
+
+// Issue 25: a side file cut mid-line (its writer was killed) gives its complete lines, and only
+// answers new to the cache are counted.
+TEST_CASE("cache --import: a cut last line is skipped and only new answers are counted", "[cli][errors]") {
+    const std::string stem = (std::filesystem::temp_directory_path() /
+                              ("llmv-import-cut-" + std::to_string(::getpid()))).string();
+    const std::string cache = stem + ".sqlite", side = stem + ".jsonl";
+    std::string lines;
+    for (int i = 0; i < 3; ++i) {
+        lines += "{\"key\": {\"provider\": \"openai\", \"endpoint\": \"chat\", \"model\": \"m\", "
+                 "\"parameters\": {}, \"prompt\": \"p" + std::to_string(i) + "\", \"draw_index\": 0, \"attempt\": 0}, "
+                 "\"entry\": {\"status\": \"ok\", \"body\": \"{}\", \"text\": \"a\", \"response_model\": \"m\", "
+                 "\"input_tokens\": 1, \"output_tokens\": 1}}\n";
+    }
+    std::ofstream(side, std::ios::binary) << lines << lines.substr(0, 70);  // cut mid-line
+    CliResult first = run_cli({"cache", "--cache", cache, "--import", side});
+    INFO(first.err);
+    CHECK(first.exit_code == 0);
+    CHECK(contains(first.out, "Imported 3 new answers from " + side));
+    CHECK(contains(first.out, "The last line was cut short"));
+    CliResult again = run_cli({"cache", "--cache", cache, "--import", side});
+    CHECK(again.exit_code == 0);
+    CHECK(contains(again.out, "Imported 0 new answers from " + side + " into " + cache + " (3 were there already)."));
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(cache + suffix);
+    std::filesystem::remove(side);
 }
 
 TEST_CASE("cache --import: a missing side file is named", "[cli][errors]") {

@@ -2,6 +2,7 @@
 // front end reads.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <set>
 
 #include "llmvalidate/error.hpp"
@@ -100,13 +101,13 @@ TEST_CASE("check() refuses a value outside the range of every setting, naming th
     }
 }
 
-TEST_CASE("alpha is in (0, 0.5] and permutations in 1..10^6 for the pipeline and for the tests "
+TEST_CASE("alpha is in [1e-06, 0.5] and permutations in 1..10^6 for the pipeline and for the tests "
           "alike",
           "[settings]") {
     stats::TestOptions options;
     options.alpha = 0.6;
     CHECK(message_of([&] { settings::check(options); }) ==
-          "`alpha` must be a number in (0, 0.5]; received 0.6.");
+          "`alpha` must be a number in [1e-06, 0.5]; received 0.6.");
     options.alpha = 0.5;
     CHECK_NOTHROW(settings::check(options));
     options.permutations = 1000000000;
@@ -115,7 +116,7 @@ TEST_CASE("alpha is in (0, 0.5] and permutations in 1..10^6 for the pipeline and
     pipeline::ValidationConfig config;
     config.tests.alpha = 0.6;
     CHECK(message_of([&] { settings::check(config, settings::FrontEnd::stata); }) ==
-          "`alpha()` must be a number in (0, 0.5]; received 0.6.");
+          "`alpha()` must be a number in [1e-06, 0.5]; received 0.6.");
 }
 
 TEST_CASE("parse() reads what a user typed and names the setting when it is not a number",
@@ -123,7 +124,7 @@ TEST_CASE("parse() reads what a user typed and names the setting when it is not 
     const settings::Setting& alpha = settings::setting("alpha");
     CHECK(settings::parse(alpha, "0.1", settings::FrontEnd::cli).number == 0.1);
     CHECK(message_of([&] { settings::parse(alpha, "abc", settings::FrontEnd::cli); }) ==
-          "`--alpha` must be a number in (0, 0.5]; received \"abc\".");
+          "`--alpha` must be a number in [1e-06, 0.5]; received \"abc\".");
     const settings::Setting& seed = settings::setting("seed");
     pipeline::ValidationConfig config;
     seed.set(config, settings::parse(seed, "18446744073709551615", settings::FrontEnd::cli));
@@ -151,4 +152,27 @@ TEST_CASE("every stable error code has a category, unknown codes are internal", 
     CHECK(error_category(code::cache) == ErrorCategory::io);
     CHECK(error_category(code::usage) == ErrorCategory::usage);
     CHECK(error_category("llmv.something.new") == ErrorCategory::internal);
+}
+
+// Issue 25: every size a user gives bounds a loop (pool size, per-call n, repeats, permutations,
+// reference texts, retries, concurrency, ...): each number of the table has a finite upper
+// bound, and the value just above it is refused by every front end's check.
+TEST_CASE("every number of the settings table has a finite range, enforced", "[settings]") {
+    for (const settings::Setting& setting : settings::table()) {
+        if (setting.kind != settings::Kind::integer && setting.kind != settings::Kind::number) continue;
+        INFO(setting.name);
+        CHECK(std::isfinite(setting.low));
+        CHECK(std::isfinite(setting.high));
+        const double above = setting.high + std::max(1.0, std::abs(setting.high) * 1e-9);
+        CHECK_THROWS(settings::check_value(setting, settings::Value{true, above, {}}, settings::FrontEnd::cli));
+        const double below = setting.low - std::max(1.0, std::abs(setting.low) * 1e-9);
+        CHECK_THROWS(settings::check_value(setting, settings::Value{true, below, {}}, settings::FrontEnd::cli));
+    }
+    // alpha's lower end is where a test can still decide: 1/(size + 1) <= alpha with the largest
+    // permutations the table allows.
+    const settings::Setting& alpha = settings::setting("alpha");
+    const settings::Setting& permutations = settings::setting("permutations");
+    CHECK(1.0 / (permutations.high + 1) <= alpha.low);
+    CHECK_THROWS_WITH(settings::check_value(alpha, settings::Value{true, 1e-20, {}}, settings::FrontEnd::r),
+                      "`alpha` must be a number in [1e-06, 0.5]; received 1e-20.");
 }

@@ -100,7 +100,7 @@ TEST_CASE("CLI: a setting outside its range is refused with the table's message"
         {"run", "--task", "simple_sentiment", "--provider", "simulated", "--text", "x",
          "--alpha", "0.6", "--no-cache"});
     CHECK(result.exit_code == 3);
-    CHECK(result.err.find("`--alpha` must be a number in (0, 0.5]; received 0.6.") !=
+    CHECK(result.err.find("`--alpha` must be a number in [1e-06, 0.5]; received 0.6.") !=
           std::string::npos);
 }
 

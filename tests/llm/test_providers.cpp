@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmvalidate/error.hpp"
+#include "llm/openai_common.hpp"
 #include "llm/provider.hpp"
 #include "llm/structured_output.hpp"
 
@@ -675,4 +676,49 @@ TEST_CASE("canonical JSON of a request covers every generation parameter") {
     CHECK(b.canonical_json() == c.canonical_json());
     const EmbeddingRequest e1{"m", {"x"}, std::nullopt, true}, e2{"m", {"y"}, std::nullopt, true};
     CHECK(e1.canonical_json() != e2.canonical_json());
+}
+
+// Issue 25: OPENAI_API_KEY goes to OpenAI's hosts only; another OpenAI-compatible server gets
+// the key named for it (api_key, option api_key_env, or LLMV_API_KEY), never OpenAI's.
+TEST_CASE("openai: OPENAI_API_KEY only to OpenAI's hosts; another server gets the key named for it") {
+    CHECK(detail::is_openai_host("https://api.openai.com/v1"));
+    CHECK(detail::is_openai_host("HTTPS://API.OpenAI.com:443/v1"));
+    CHECK(detail::is_openai_host("https://eu.api.openai.com/v1"));
+    CHECK_FALSE(detail::is_openai_host("http://api.openai.com/v1"));           // not TLS
+    CHECK_FALSE(detail::is_openai_host("https://api.openai.com.evil.test/v1"));
+    CHECK_FALSE(detail::is_openai_host("https://api.openai.com@evil.test/v1"));
+    CHECK_FALSE(detail::is_openai_host("https://notopenai.com/v1"));
+    CHECK_FALSE(detail::is_openai_host("http://127.0.0.1:8080/v1"));
+
+    const auto authorization = [](const ProviderConfig& config) {
+        return header(make_chat_provider("openai", config)->build_request(full_request()), "Authorization");
+    };
+    auto config = isolated({{"OPENAI_API_KEY", "sk-openai-vendor"}});
+    CHECK(authorization(config) == "Bearer sk-openai-vendor");  // OpenAI's own URL
+    config.base_url = "http://127.0.0.1:8080/v1";
+    CHECK(authorization(config).empty());
+    (*config.environment)["OPENAI_BASE_URL"] = "https://openrouter.example/api/v1";
+    config.base_url.clear();
+    CHECK(authorization(config).empty());  // OPENAI_BASE_URL elsewhere: not OpenAI's key either
+    (*config.environment)["LLMV_API_KEY"] = "sk-named-for-my-server";
+    CHECK(authorization(config) == "Bearer sk-named-for-my-server");
+    config.base_url = "http://127.0.0.1:8080/v1";
+    CHECK(authorization(config) == "Bearer sk-named-for-my-server");
+    config.options["api_key_env"] = "OPENROUTER_API_KEY";
+    (*config.environment)["OPENROUTER_API_KEY"] = "sk-or-named";
+    CHECK(authorization(config) == "Bearer sk-or-named");
+    config.options["api_key_env"] = "OPENAI_API_KEY";  // named by the user: sent
+    CHECK(authorization(config) == "Bearer sk-openai-vendor");
+    config.options.clear();
+    config.api_key = "sk-explicit";
+    CHECK(authorization(config) == "Bearer sk-explicit");
+    // The description says where the key came from, never the key.
+    config.api_key.clear();
+    const std::string described = make_chat_provider("openai", config)->description();
+    CHECK(described.find("$LLMV_API_KEY") != std::string::npos);
+    CHECK(described.find("sk-named") == std::string::npos);
+    // LLMV_API_KEY never goes to OpenAI's own URL.
+    config.base_url = "https://api.openai.com/v1";
+    config.environment->erase("OPENAI_API_KEY");
+    CHECK_THROWS_WITH(make_chat_provider("openai", config), Catch::Contains("OPENAI_API_KEY"));
 }

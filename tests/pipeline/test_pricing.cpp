@@ -133,6 +133,29 @@ TEST_CASE("a bad price table names the line, the column and the value") {
                       Catch::Matchers::Contains("batch_discount"));
     CHECK_THROWS_WITH(parse_price_table("provider,model\nopenai,gpt-4o\n", "t.csv"),
                       Catch::Matchers::Contains("the price table's header"));
+    // Issue 25: a price no model has (1e308 made every cost "$inf") and non-finite ones.
+    for (const char* price : {"1e308", "1000001", "inf", "nan"}) {
+        INFO(price);
+        CHECK_THROWS_WITH(parse_price_table(std::string(header) + "openai,gpt-4o," + price + ",,10,,0.5,2026-01-01\n",
+                                            "t.csv"),
+                          Catch::Matchers::Contains("input (t.csv, line 2)") &&
+                              Catch::Matchers::Contains("a number from 0 to 1000000") &&
+                              Catch::Matchers::Contains(std::string("received ") + price));
+    }
+    // A second row for a model would win silently.
+    CHECK_THROWS_WITH(parse_price_table(std::string(header) + "openai,gpt-4o,1,,2,,0.5,2026-01-01\n"
+                                                              "openai,gpt-4o,3,,4,,0.5,2026-01-01\n",
+                                        "t.csv"),
+                      Catch::Matchers::Contains("provider and model (t.csv, line 3)") &&
+                          Catch::Matchers::Contains("openai gpt-4o is on line 2 already"));
+    // `checked` is a date.
+    for (const char* date : {"yesterday", "2026-02-30", "2026-13-01", "26-01-01", ""}) {
+        INFO(date);
+        CHECK_THROWS_WITH(parse_price_table(std::string(header) + "openai,gpt-4o,1,,2,,0.5," + date + "\n", "t.csv"),
+                          Catch::Matchers::Contains("checked (t.csv, line 2)") &&
+                              Catch::Matchers::Contains("as YYYY-MM-DD"));
+    }
+    CHECK_NOTHROW(parse_price_table(std::string(header) + "openai,gpt-4o,1,,2,,0.5,2024-02-29\n", "t.csv"));
     try {
         load_price_table("/nonexistent/prices.csv");
         FAIL("no error");

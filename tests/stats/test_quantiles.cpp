@@ -1,9 +1,12 @@
 // Quantiles, rank critical values and the p-value comparisons.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/standalone.hpp"
 #include "llmvalidate/stats.hpp"
 
 using namespace llmv::stats;
@@ -56,4 +59,39 @@ TEST_CASE("count_at_most counts near-ties as ties") {
     values << 0.5, 0.5 + 1e-13, 0.5 + 1e-6, 0.4;
     CHECK(count_at_most(values, 0.5) == 3);
     CHECK(count_at_most(values, 0.39) == 0);
+}
+
+// Issue 25: the deciding size is computed in closed form; the search that counted up from
+// 1/alpha never ended at alpha = 1e-20. Every loop in it is bounded.
+TEST_CASE("smallest_deciding_size is exact at the boundaries and bounded for any alpha") {
+    CHECK(smallest_deciding_size(0.05) == 19);  // 1/20 counts as <= 0.05
+    CHECK(smallest_deciding_size(0.5) == 1);
+    CHECK(smallest_deciding_size(1.0 / 3) == 2);
+    CHECK(smallest_deciding_size(0.01) == 99);
+    CHECK(smallest_deciding_size(1e-6) == 999999);
+    for (double alpha : {0.049, 0.051, 0.1, 0.2, 0.001, 1e-5}) {
+        const int size = smallest_deciding_size(alpha);
+        INFO("alpha " << alpha << ": " << size);
+        CHECK(p_at_most(1.0 / (size + 1.0), alpha));
+        CHECK((size == 1 || !p_at_most(1.0 / size, alpha)));
+    }
+    CHECK(smallest_deciding_size(1e-20) == std::numeric_limits<int>::max());
+    CHECK(smallest_deciding_size(std::numeric_limits<double>::denorm_min()) == std::numeric_limits<int>::max());
+    CHECK_THROWS(smallest_deciding_size(0));
+}
+
+// The permutation blocks look at the calling thread's interrupt flag.
+TEST_CASE("a permutation test stops with llmv.cancelled once the interrupt flag is set") {
+    Eigen::MatrixXd a = Eigen::MatrixXd::Random(40, 8);
+    Eigen::MatrixXd b = Eigen::MatrixXd::Random(40, 8).array() + 0.5;
+    std::atomic<bool> flag{true};
+    const InterruptScope scope(&flag);
+    try {
+        separation_test(a, b, 0.05, SeparationTestMethod::permutation, 999);
+        FAIL("no interrupt");
+    } catch (const llmv::Error& error) {
+        CHECK(std::string(error.code()) == "llmv.cancelled");
+    }
+    flag = false;
+    CHECK_NOTHROW(separation_test(a, b, 0.05, SeparationTestMethod::permutation, 999));
 }

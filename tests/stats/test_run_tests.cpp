@@ -317,7 +317,7 @@ TEST_CASE("run_tests: every bad field gets a clear error") {
     for (double alpha : {0.0, 0.6, 1.0, -0.1, std::nan("")}) {
         input = example();
         input.options.alpha = alpha;
-        CHECK_THROWS_WITH(run_tests(input), Contains("`alpha`") && Contains("a number in (0, 0.5]"));
+        CHECK_THROWS_WITH(run_tests(input), Contains("`alpha`") && Contains("a number in [1e-06, 0.5]"));
     }
     input = example();
     input.options.threshold = 1.2;

@@ -89,6 +89,16 @@ TEST_CASE("bad TOML is an error with its line number") {
     CHECK_THAT(message, Contains("toy.toml: not valid TOML at line 3"));
     const auto unterminated = load_error("name = \"toy\"\n\nlabels = [\"Up\", \"Down\"\n");
     CHECK_THAT(unterminated, Contains("not valid TOML at line"));
+    // Issue 25: one line (toml11 draws the place over 5-9 lines), with the column and the text.
+    for (const std::string& error : {message, unterminated}) {
+        INFO(error);
+        CHECK(error.find('\n') == std::string::npos);
+        CHECK_THAT(error, Contains(", column "));
+        CHECK_THAT(error, !Contains("[error]"));
+        CHECK_THAT(error, !Contains(" --> "));
+    }
+    const auto missing_equals = load_error("name = \"toy\"\nlabels = [\"Up\", \"Down\"]\nfoo bar\n");
+    CHECK_THAT(missing_equals, Contains("not valid TOML at line 3, column") && Contains("(foo bar)"));
 }
 
 TEST_CASE("unknown keys and bad values name the key and what is allowed") {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -226,6 +227,17 @@ TEST_CASE("passage_input: the passage's template for this task and the variables
     CHECK(input.variables == std::map<std::string, std::string>{{"topic", "economic risks"}});
     passage.simulation_templates.erase("topic");
     CHECK(llmv::passage_input(task, passage).simulation_template.empty());
+    // Issue 25: a key that names no task (a typo) is refused, not ignored; an alias is a name.
+    passage.simulation_templates = {{"topik", "Write {n} passages about {label}."}};
+    for (const auto& call : {std::function<void()>([&] { llmv::passage_input(task, passage); }),
+                             std::function<void()>([&] { llmv::task_for_passage(task, passage); })}) {
+        CHECK_THROWS_WITH(call(), Catch::Matchers::Contains("passage \"p1\": simulation.topik names no task") &&
+                                      Catch::Matchers::Contains("topic") &&
+                                      Catch::Matchers::Contains("simple_sentiment (or sentiment)"));
+    }
+    passage.simulation_templates = {{"sentiment", "Write {n} passages, {label}."}};
+    CHECK(llmv::passage_input(llmv::load_task("simple_sentiment", kPromptsDir), passage).simulation_template ==
+          "Write {n} passages, {label}.");
 }
 
 TEST_CASE("passage_inputs: the task of the run read from the configuration, once for every passage") {

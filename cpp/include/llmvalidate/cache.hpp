@@ -6,6 +6,7 @@
 // credentials are never key material and are never stored.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "llmvalidate/error.hpp"
 
 namespace llmv {
 
@@ -136,17 +139,28 @@ class Cache {
     const std::string& path() const;
 
     // Adds every answer of a side file (see side_file_line()) in one transaction; returns how
-    // many. A line that is not such an answer is an error naming the file and the line, and
-    // nothing is added.
+    // many were not in the cache before (those already there are not counted). A last line cut
+    // short (no line end, not JSON: the file was being written) is skipped; any other line that
+    // is not such an answer is an error naming the file and the line, and nothing is added.
     // `argument` is how the front end's user named the file in messages (--import, side_file).
+    struct ImportReport {
+        std::uint64_t added = 0;            // answers new to the cache
+        std::uint64_t already_present = 0;  // lines whose key the cache held already
+        bool cut_last_line = false;         // a cut last line was skipped
+    };
     std::uint64_t import_side_file(const std::string& side_file,
-                                   const std::string& argument = "side_file");
+                                   const std::string& argument = "side_file",
+                                   ImportReport* report = nullptr);
+    // A wait for another process's lock (busy_timeout) also ends, within 50 ms, once *cancel is
+    // true (Ctrl-C, Break): the write then fails as locked and its answers are kept elsewhere.
+    void end_waits_on(const std::atomic<bool>* cancel);
 
     // Provider batches (table provider_batches, created when first used).
     void put_provider_batch(const ProviderBatchRecord& record);
     std::vector<ProviderBatchRecord> provider_batches(const std::string& state = "");
 
   private:
+    bool open_read_only(const Error& original);  // a cache on a read-only medium: reads only
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

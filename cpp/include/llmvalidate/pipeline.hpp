@@ -169,6 +169,11 @@ struct PassageInput {
     // A simulation template written for this passage (prompts/passages/*.toml, Section 4);
     // empty: the task's.
     std::string simulation_template;
+    // A row of the input that could not be read (a ragged CSV row, a malformed JSON line, a
+    // text that is not a string): why, with its line. Such a passage fails alone, with this
+    // message and code (default llmv.input.invalid_argument), before any request.
+    std::string input_error = {};
+    std::string input_error_code = {};
 };
 
 // Requests and texts of one passage (or of a whole batch / dry run).
@@ -296,10 +301,17 @@ struct BatchResult {
     bool cancelled = false;
     bool synthetic = false;
     // Answers the cache could not take (another process held its file's lock through every
-    // retry) are written to this JSON-lines side file instead; `llmvalidate cache --import`
-    // (R: llm_cache_import()) adds them to a cache. Empty when every answer reached the cache.
+    // retry, or its disk failed) are written to this JSON-lines side file instead;
+    // `llmvalidate cache --import` (R: llm_cache_import()) adds them to a cache. Empty when
+    // every answer reached the cache.
     std::string unwritten_file;
     std::size_t unwritten_answers = 0;
+    // Why, in words: "locked by another process (...)", "disk full (...)", "read-only (...)".
+    std::string unwritten_reason = {};
+    // A write failed for a reason other than a lock: no new request was sent after it, and the
+    // passages not finished then failed with llmv.cache.failed. A re-run after the import
+    // pays only for what is missing.
+    bool cache_stopped = false;
     // Tokens per model as the providers reported them (cache hits cost nothing), and what they
     // cost at the price table's prices (synchronous APIs).
     std::map<std::string, ModelUsage> usage;

@@ -16,6 +16,11 @@ struct ProviderConfig {
     // Explicit credential; empty: read from the provider's environment variable.
     // Bedrock: the Bedrock API key (bearer token); AWS keys go in `aws_*` below.
     std::string api_key;
+    // `openai` at a server that is not OpenAI's (a base URL of your own): the variable its key
+    // is read from when neither `api_key` nor option api_key_env names one. OPENAI_API_KEY
+    // never goes there. Provider resolution sets LLMV_EMBEDDING_API_KEY for an embedding
+    // server other than the chat server.
+    std::string server_key_env = "LLMV_API_KEY";
     // Bedrock only; empty: AWS_REGION, then AWS_DEFAULT_REGION, then "us-east-1".
     std::string region;
     std::string aws_access_key_id;

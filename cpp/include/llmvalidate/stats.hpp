@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <optional>
@@ -56,6 +57,21 @@ int count_at_most(const Eigen::VectorXd& null_values, double statistic);
 // smallest attainable p-value 1/(size + 1) must be at most α, i.e. size + 1 >= 1/α (19 at
 // α = 0.05). Uses p_at_most(), so the boundary case 1/20 at α = 0.05 counts as deciding.
 int smallest_deciding_size(double alpha);
+
+// The long loops of the tests (each block of permutations) look at the calling thread's
+// interrupt flag, set by an InterruptScope (the pipeline's cancel flag: Ctrl-C, SIGTERM, R's
+// interrupt, Stata's Break), and stop with llmv::Error(code::cancelled) once it is true.
+class InterruptScope {
+  public:
+    explicit InterruptScope(const std::atomic<bool>* flag);
+    ~InterruptScope();
+    InterruptScope(const InterruptScope&) = delete;
+    InterruptScope& operator=(const InterruptScope&) = delete;
+
+  private:
+    const std::atomic<bool>* previous_;
+};
+void check_interrupt();
 
 // The sentence fragment every front end shows when a size is too small (verdicts, dry run,
 // power): "<test phrase> at α = 0.05 with M = 10 <unit>: its smallest attainable p-value,

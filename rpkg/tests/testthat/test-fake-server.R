@@ -83,12 +83,24 @@ test_that("a re-run with the cache makes zero calls and gives identical numbers"
   expect_equal(fake_counters(server), paid)
 })
 
-test_that("the key comes from OPENAI_API_KEY when api_key is NULL", {
-  server <- local_fake_server()
-  withr::local_envvar(OPENAI_API_KEY = "test-key")
+test_that("a server of your own gets the key named for it (LLMV_API_KEY), never OPENAI_API_KEY", {
+  log <- withr::local_tempfile(fileext = ".log")
+  # Any key is accepted: the test reads the keys the server received from the log.
+  server <- local_fake_server(args = c("--credential-log", log, "--api-key", ""))
+  withr::local_envvar(OPENAI_API_KEY = "sk-openai-vendor-key-never-sent", LLMV_API_KEY = NA,
+                      LLMV_EMBEDDING_API_KEY = NA)
   validation <- fake_run(server, text = texts[[1]], key = NULL)
   expect_s3_class(validation, "llm_validation")
   expect_false(validation$synthetic)
+  entries <- readLines(log)
+  expect_gt(length(entries), 0)
+  expect_false(any(grepl("=", entries, fixed = TRUE)))  # no credential header at all
+  unlink(log)
+  withr::local_envvar(LLMV_API_KEY = "sk-named-for-this-server")
+  fake_run(server, text = texts[[2]], key = NULL)
+  entries <- readLines(log)
+  expect_gt(length(entries), 0)
+  expect_true(all(endsWith(entries, "\tauthorization=Bearer sk-named-for-this-server")))
 })
 
 test_that("an HTTP 429 is retried after Retry-After and costs one extra request", {
@@ -196,7 +208,9 @@ test_that("chat from Anthropic and embeddings from OpenAI: each request carries 
   log <- withr::local_tempfile(fileext = ".log")
   # Any key is accepted: the test reads the keys each endpoint received from the log.
   server <- local_fake_server(args = c("--credential-log", log, "--api-key", ""))
-  withr::local_envvar(OPENAI_API_KEY = "sk-openai-for-embeddings",
+  # The embedding server is not OpenAI's: it gets the key named for it, never OPENAI_API_KEY.
+  withr::local_envvar(LLMV_EMBEDDING_API_KEY = "sk-openai-for-embeddings",
+                      OPENAI_API_KEY = "sk-openai-vendor-key-never-sent",
                       ANTHROPIC_API_KEY = NA)
   result <- llm_validate(
     "Revenue grew strongly this quarter.", task = "sentiment",

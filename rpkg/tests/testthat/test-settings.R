@@ -63,17 +63,17 @@ test_that("alpha is refused above 0.5 by every function that takes it, as by the
   passage <- rnorm(4)
   pool <- matrix(rnorm(40), 10)
   expect_error(validation_test(passage, pool, alpha = 0.6),
-               "`alpha` must be a number in (0, 0.5]", fixed = TRUE,
+               "`alpha` must be a number in [1e-06, 0.5]", fixed = TRUE,
                class = "llmvalidate_error_invalid_argument")
   expect_error(separation_test(pool, pool + 1, alpha = 0.6),
-               "`alpha` must be a number in (0, 0.5]", fixed = TRUE,
+               "`alpha` must be a number in [1e-06, 0.5]", fixed = TRUE,
                class = "llmvalidate_error_invalid_argument")
   expect_error(separation_test(pool, pool + 1, permutations = 1e9),
                "`permutations` must be a whole number in 1..1000000", fixed = TRUE,
                class = "llmvalidate_error_invalid_argument")
   expect_error(llm_validate("Revenue grew.", task = "sentiment",
                             provider = llm_provider_simulated(), alpha = 0.6),
-               "`alpha` must be a number in (0, 0.5]", fixed = TRUE,
+               "`alpha` must be a number in [1e-06, 0.5]", fixed = TRUE,
                class = "llmvalidate_error_invalid_argument")
 })
 

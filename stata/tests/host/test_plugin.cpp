@@ -423,10 +423,10 @@ TEST_CASE("missing and empty inputs give a clear error and leave the data alone"
         REQUIRE(stata.errors.find("alpha()") != std::string::npos);
         REQUIRE(stata.errors.find("`alpha`") == std::string::npos);
         REQUIRE(stata.errors.find("1.5") != std::string::npos);
-        REQUIRE(stata.errors.find("(0, 0.5]") != std::string::npos);
+        REQUIRE(stata.errors.find("[1e-06, 0.5]") != std::string::npos);
         stata.errors.clear();
         bad = call;
-        bad.alpha = "0.6";  // inside (0, 1) but outside the table's (0, 0.5], as for validate
+        bad.alpha = "0.6";  // inside (0, 1) but outside the table's [1e-06, 0.5], as for validate
         r = run_like_ado(stata, bad.varlist(), bad.words(), "v_");
         REQUIRE(r.rc == 198);
         REQUIRE(stata.errors.find("alpha()") != std::string::npos);

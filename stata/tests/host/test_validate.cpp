@@ -609,13 +609,16 @@ TEST_CASE("validate: a store failing at the n-th call leaves the data alone and 
     std::remove(cache.c_str());
 }
 // Each credential goes only to its own vendor (issue 10): `provider(anthropic)
-// embedding(openai)` hands the plugin the Anthropic key (keyenv's default); the OpenAI
-// embeddings endpoint must get OPENAI_API_KEY, read by the engine itself, and never that key.
+// embedding(openai)` hands the plugin the Anthropic key (keyenv's default); the OpenAI-compatible
+// embeddings endpoint on 127.0.0.1 must get the key named for it (LLMV_EMBEDDING_API_KEY, read
+// by the engine itself), never that key, and never OPENAI_API_KEY, which goes to OpenAI's hosts
+// only (issue 25).
 TEST_CASE("validate: chat and embeddings from two vendors each get only their own key",
           "[validate][server][credentials]") {
     const std::string log = temporary_path(".credentials.log");
     FakeServerProcess server({"--credential-log", log, "--api-key", ""});  // keys checked from the log
-    ::setenv("OPENAI_API_KEY", "sk-openai-for-embeddings", 1);
+    ::setenv("OPENAI_API_KEY", "sk-openai-vendor-key-never-sent", 1);
+    ::setenv("LLMV_EMBEDDING_API_KEY", "sk-openai-for-embeddings", 1);
     Stata stata;
     load_plugin(stata);
     load_passages(stata);
@@ -630,6 +633,7 @@ TEST_CASE("validate: chat and embeddings from two vendors each get only their ow
     stata.set_local("llmv_cache", "");
     const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
     ::unsetenv("OPENAI_API_KEY");
+    ::unsetenv("LLMV_EMBEDDING_API_KEY");
     INFO(stata.errors << stata.output);
     REQUIRE(r.rc == 0);
     REQUIRE(r.scalars.at("N_failed") == 0);
@@ -655,6 +659,55 @@ TEST_CASE("validate: chat and embeddings from two vendors each get only their ow
     std::remove(log.c_str());
     CHECK(chat > 0);
     CHECK(embeddings > 0);
+}
+
+// Issue 25: with OPENAI_API_KEY set and baseurl() naming a server of your own, no request
+// carries that key; the key keyenv() names (or LLMV_API_KEY) does.
+TEST_CASE("validate: OPENAI_API_KEY never reaches baseurl(); the key named for it does",
+          "[validate][server][credentials]") {
+    const std::string log = temporary_path(".credentials.log");
+    FakeServerProcess server({"--credential-log", log, "--api-key", ""});
+    ::setenv("OPENAI_API_KEY", "sk-openai-vendor-key-never-sent", 1);
+    const auto run = [&](const std::string& named_key) {
+        Stata stata;
+        load_plugin(stata);
+        load_passages(stata);
+        stata.set_local("llmv_task", kTask);
+        stata.set_local("llmv_provider", "openai");
+        stata.set_local("llmv_model", "fake-chat");
+        stata.set_local("llmv_embedding_model", "fake-embed");
+        stata.set_local("llmv_base_url", server.base_url());
+        stata.set_local("llmv_apikey", named_key);  // what keyenv() hands the plugin
+        stata.set_local("llmv_cache", "");
+        const RunResult r = run_like_ado(stata, {"text"}, words(), "v_");
+        INFO(stata.errors << stata.output);
+        REQUIRE(r.rc == 0);
+    };
+    const auto entries = [&] {
+        std::vector<std::string> lines;
+        std::FILE* file = std::fopen(log.c_str(), "r");
+        REQUIRE(file != nullptr);
+        char line[4096];
+        while (std::fgets(line, sizeof line, file)) lines.emplace_back(line);
+        std::fclose(file);
+        std::remove(log.c_str());
+        return lines;
+    };
+    run("");
+    std::vector<std::string> seen = entries();
+    REQUIRE(!seen.empty());
+    for (const std::string& entry : seen) {
+        INFO(entry);
+        CHECK(entry.find('=') == std::string::npos);  // no credential header at all
+    }
+    run("sk-named-by-keyenv");
+    seen = entries();
+    REQUIRE(!seen.empty());
+    for (const std::string& entry : seen) {
+        INFO(entry);
+        CHECK(entry.find("\tauthorization=Bearer sk-named-by-keyenv\n") != std::string::npos);
+    }
+    ::unsetenv("OPENAI_API_KEY");
 }
 
 // Issue 10: one per-user cache for every front end. The ado-file's default cache is the one the
