@@ -48,8 +48,10 @@ validation_rows <- function(x) {
 #' test with its statistic, critical value, p-value and outcome, then the
 #' verdict. `summary()` adds the settings and the reason for the verdict.
 #' `as.data.frame()` and `glance()` give one row per validation (so that many
-#' validations stack into one data frame; `glance()` calls the pool size `M`,
-#' not `nobs`, and gives the seed as a string); `tidy()` gives one row per test,
+#' validations stack into one data frame); `glance()` gives the rows a
+#' \pkg{modelsummary} table shows below the estimates (label, verdict, the
+#' prerequisites, the pool size as `M`, not `nobs`, `alpha` and the seed as a
+#' string; the statistics are `tidy()`'s); `tidy()` gives one row per test,
 #' with the `term` (e.g. `"xi (Negative)"`) and `estimate` columns that
 #' \pkg{modelsummary} expects.
 #'
@@ -218,10 +220,14 @@ tidy.llm_validation <- function(x, ...) as_tidy_frame(validation_rows(x))
 #' @exportS3Method generics::glance
 glance.llm_validation <- function(x, ...) {
   frame <- validation_glance(x)
-  # The pool size is M, not the number of observations: under `nobs`, modelsummary would show
-  # it as Num.Obs. beside a regression's N. The seed is an identifier, not a number to round.
+  # The goodness-of-fit rows of a modelsummary table. The pool size is M, not the number of
+  # observations: under `nobs` it would show as Num.Obs. beside a regression's N. The
+  # statistics are tidy()'s rows (modelsummary prints these columns unformatted, 15 digits);
+  # the seed is an identifier.
   names(frame)[names(frame) == "nobs"] <- "M"
   frame$seed <- format(frame$seed, scientific = FALSE)
+  frame <- frame[setdiff(names(frame), c("tau", "critical.value", "p.value",
+                                         "backtranslation_accuracy"))]
   as_tidy_frame(frame)
 }
 

@@ -10,7 +10,9 @@
 #' tibble's printer (`n`, `width`). `tidy()` gives one row per passage with
 #' the numbers of every test, the Benjamini-Hochberg adjusted p-value and the
 #' `term`/`estimate` columns (\eqn{\tau} of each passage) that
-#' \pkg{modelsummary} reads; `glance()` one row for the run; `summary()` the
+#' \pkg{modelsummary} reads; `glance()` one row for the run (the counts of
+#' each verdict and `share_valid`, the share valid among the decided passages,
+#' to 3 decimals); `summary()` the
 #' tallies of the paper's Tables 9 and 10 (see [llm_validation_summary()]).
 #'
 #' @param x,object,data An `llm_validations` data frame from [llm_validate()].
@@ -71,7 +73,8 @@ dplyr_reconstruct.llm_validations <- function(data, template) {
 
 # A data frame without our class, as a tibble when tibble is installed.
 tibble_or_frame <- function(data) {
-  attributes_kept <- attributes(data)[c("synthetic", "run")]
+  attributes_kept <- Filter(Negate(is.null), list(synthetic = attr(data, "synthetic"),
+                                                  run = attr(data, "run")))
   class(data) <- setdiff(class(data), "llm_validations")
   if (requireNamespace("tibble", quietly = TRUE)) data <- tibble::as_tibble(data)
   for (name in names(attributes_kept)) attr(data, name) <- attributes_kept[[name]]
@@ -117,7 +120,8 @@ glance.llm_validations <- function(x, ...) {
   as_tidy_frame(data.frame(
     n = nrow(x), n_valid = count("valid"), n_invalid = count("invalid"),
     n_inconclusive = count("inconclusive"), n_error = count("error"),
-    share_valid = if (decided > 0) count("valid") / decided else NA_real_,
+    # Rounded: modelsummary prints a goodness-of-fit column as it is.
+    share_valid = if (decided > 0) round(count("valid") / decided, 3) else NA_real_,
     synthetic = isTRUE(attr(x, "synthetic")), stringsAsFactors = FALSE
   ))
 }

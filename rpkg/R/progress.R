@@ -14,12 +14,13 @@ new_progress_bar <- function(to_make = NULL) {
     # done and total: the engine's request units (cache hits and shared ones included), and
     # those served by the cache.
     update = function(done, total, cached = 0) {
-      made <- if (is.na(planned)) done else max(0, done - cached)
-      goal <- max(if (is.na(planned)) total else planned, made, 1)
+      position <- progress_position(done, total, cached, planned)
       if (is.null(env$id)) {
-        env$id <- cli::cli_progress_bar("Calls to make", total = goal, .envir = env)
+        env$id <- cli::cli_progress_bar("Calls to make", total = position[["total"]],
+                                        .envir = env)
       }
-      cli::cli_progress_update(id = env$id, set = min(made, goal), total = goal, .envir = env)
+      cli::cli_progress_update(id = env$id, set = position[["set"]],
+                               total = position[["total"]], .envir = env)
     },
     done = function() {
       if (!is.null(env$id)) cli::cli_progress_done(id = env$id, .envir = env)
@@ -39,4 +40,12 @@ calls_to_make <- function(config, text, ids, human_labels, templates, passage_va
     return(NULL)
   }
   unname(report$to_make[["chat_calls"]] + report$to_make[["texts_to_embed"]])
+}
+
+# Where the bar stands: with the dry run's count (`planned`), the calls made so far (request
+# units done less those the cache served) out of it; without, the engine's units.
+progress_position <- function(done, total, cached, planned) {
+  made <- if (is.na(planned)) done else max(0, done - cached)
+  goal <- max(if (is.na(planned)) total else planned, made, 1)
+  c(set = min(made, goal), total = goal)
 }

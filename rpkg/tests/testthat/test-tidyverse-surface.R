@@ -50,12 +50,13 @@ test_that("1: a server of your own without an embedding model stops before any c
 
 test_that("1, 10: llm_provider_openai() reads LLMV_BASE_URL, LLMV_MODEL and LLMV_EMBEDDING_MODEL", {
   clear_provider_environment()
+  withr::local_envvar(OPENAI_API_KEY = "test-key")
   server <- local_fake_server()
   withr::local_envvar(LLMV_BASE_URL = server$base_url, LLMV_MODEL = "chat-x",
                       LLMV_EMBEDDING_MODEL = "embed-x")
   res <- quietly_without_cache(
     llm_validate(three_passages[1:2], task = "sentiment", provider = llm_provider_openai(),
-                 M = 12, n = 6, permutations = 99, seed = 1, cache = FALSE)
+                 M = 20, n = 10, permutations = 99, seed = 1, cache = FALSE)
   )
   expect_s3_class(res, "llm_validations")
   served <- fake_served(server)
@@ -74,6 +75,7 @@ test_that("10: printing or str() of a provider never shows its key", {
 
 test_that("3: cache = FALSE and options(llmvalidate.cache = FALSE) write nothing to disk", {
   clear_provider_environment()
+  withr::local_envvar(OPENAI_API_KEY = "test-key")
   server <- local_fake_server()
   default_cache <- file.path(withr::local_tempdir(), "default", "cache.sqlite")
   withr::local_envvar(LLMV_CACHE = default_cache)
@@ -82,7 +84,7 @@ test_that("3: cache = FALSE and options(llmvalidate.cache = FALSE) write nothing
       three_passages[1:2], task = "sentiment",
       provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url),
       embedding = llm_embedding_openai(model = "fake-embedding"),
-      M = 12, n = 6, permutations = 99, seed = 1, ...
+      M = 20, n = 10, permutations = 99, seed = 1, ...
     ))
   }
   # The defect: options(llmvalidate.cache = NULL) removes the option, so the default file was
@@ -93,23 +95,30 @@ test_that("3: cache = FALSE and options(llmvalidate.cache = FALSE) write nothing
   withr::local_options(llmvalidate.cache = NULL)
   run(cache = FALSE)
   expect_false(file.exists(default_cache))
-  expect_warning(run(cache = FALSE), class = "llmvalidate_warning_no_cache")
   run()  # the option removed: the default per-user file, as documented
   expect_true(file.exists(default_cache))
   expect_error(run(cache = 3), class = "llmvalidate_error_invalid_input")
 })
 
-# Thirty sentences of one's own, with a simulation prompt that does not quote them: the pools
-# are shared across passages.
+# Thirty notes of one's own, with a simulation prompt that does not quote them: the pools are
+# shared across passages. About as long as the texts the fake server writes (24 words), as
+# the dry run assumes of generated texts.
 own_corpus <- function() {
-  positive <- sprintf("Sales at store %d grew strongly and profits improved.", 1:10)
-  negative <- sprintf("Losses at plant %d widened and the outlook darkened.", 1:10)
-  neutral <- sprintf("The meeting of committee %d was held on Tuesday.", 1:10)
+  positive <- sprintf(paste("Sales at store %d grew strongly this quarter, profits improved",
+                            "across every product line, and the managers expect these gains",
+                            "to continue well into next year."), 1:10)
+  negative <- sprintf(paste("Losses at plant %d widened sharply this quarter, orders fell",
+                            "across every product line, and the managers expect the outlook",
+                            "to darken well into next year."), 1:10)
+  neutral <- sprintf(paste("The quarterly meeting of committee %d was held on Tuesday in the",
+                           "main building, and the minutes list the members who attended",
+                           "and the next date."), 1:10)
   data.frame(id = sprintf("s%02d", 1:30), sentence = c(positive, negative, neutral))
 }
 
 test_that("4: the dry run of a 30-text own corpus predicts the calls and the price of the run", {
   clear_provider_environment()
+  withr::local_envvar(OPENAI_API_KEY = "test-key")
   server <- local_fake_server()
   cache <- withr::local_tempfile(fileext = ".sqlite")
   run <- function(...) {
@@ -140,18 +149,20 @@ test_that("4: the dry run of a 30-text own corpus predicts the calls and the pri
 })
 
 test_that("4: the progress bar's total is the dry run's count of calls to make", {
-  totals <- NULL
+  withr::local_options(llmvalidate.progress = NULL)
+  expect_false(new_progress_bar(to_make = 120)$shown)  # not interactive: no bar
+  # 400 request units done of the formula's 1000, 340 of them from the cache: 60 of the 120
+  # calls to make, not 40% (nor the 7% the formula's bound showed).
+  expect_equal(progress_position(done = 400, total = 1000, cached = 340, planned = 120),
+               c(set = 60, total = 120))
+  expect_equal(progress_position(400, 1000, 0, planned = NA), c(set = 400, total = 1000))
+  withr::local_options(llmvalidate.progress = TRUE)
   bar <- new_progress_bar(to_make = 120)
-  expect_false(bar$shown)  # not interactive and no option: no bar
-  withr::local_options(llmvalidate.progress = TRUE, cli.progress_show_after = 0,
-                       cli.dynamic = FALSE)
-  local_mocked_bindings(cli_progress_update = function(..., set, total) {
-    totals <<- rbind(totals, c(set = set, total = total))
-  }, cli_progress_bar = function(...) "bar", cli_progress_done = function(...) NULL,
-  .package = "cli")
-  bar <- new_progress_bar(to_make = 120)
-  bar$update(done = 400, total = 1000, cached = 340)  # units incl. cache hits
-  expect_equal(unname(totals[1, ]), c(60, 120))
+  expect_true(bar$shown)
+  expect_no_error(utils::capture.output(type = "message", {
+    bar$update(400, 1000, 340)
+    bar$done()
+  }))
 })
 
 test_that("5, 10: a many-passage result goes into modelsummary beside a regression", {
@@ -305,17 +316,17 @@ test_that("10: the verdict grid of 200 passages writes no words over its cells",
     name <- entry[[2]][[1]]
     if (is.list(name)) name$name else as.character(name)
   }, character(1))
-  expect_equal(sum(names == "C_text"), 0)
+  expect_lt(sum(names == "C_text"), 5)  # the legend's, not one a cell (600 before)
 })
 
 test_that("10: the getting-started example is a positive passage labelled Positive, valid", {
   # The vignette's first chunk, as it is written there.
-  set.seed(2026)
+  set.seed(1)
   validation <- llm_validate(
     "Revenue grew strongly and margins improved across every segment this year.",
     task = "sentiment",
     provider = llm_provider_simulated(),
-    M = 40, n = 10, permutations = 199
+    M = 20, n = 5, permutations = 199
   )
   expect_identical(validation$label, "Positive")
   expect_identical(validation$verdict, "valid")
