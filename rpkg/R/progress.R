@@ -16,7 +16,7 @@ new_progress_bar <- function(to_make = NULL) {
     update = function(done, total, cached = 0) {
       position <- progress_position(done, total, cached, planned)
       if (is.null(env$id)) {
-        env$id <- cli::cli_progress_bar("Calls to make", total = position[["total"]],
+        env$id <- cli::cli_progress_bar("Validating", total = position[["total"]],
                                         .envir = env)
       }
       cli::cli_progress_update(id = env$id, set = position[["set"]],

@@ -24,6 +24,7 @@ test_that("a paid run without a cache warns before the first call, one with a ca
     llm_validate(texts[1], task = "sentiment",
                  provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
                                                 api_key = "test-key"),
+                 embedding = llm_embedding_openai(model = "fake-embedding"),
                  M = 19, n = 6, permutations = 199, seed = 2, cache = NULL),
     class = "llmvalidate_warning_no_cache"
   )
@@ -134,7 +135,7 @@ test_that("with many passages a failed passage is a row and a classed warning", 
   # The first request (one passage's annotation) gets an HTTP 400, which is not retried.
   fake_faults(server, "openai.chat", list(list(kind = "http_error", status = 400)))
   expect_warning(
-    validations <- fake_run(server, concurrency = 1),
+    validations <- fake_run(server),
     class = "llmvalidate_warning_passages_failed"
   )
   expect_identical(sort(validations$verdict == "error"), c(FALSE, TRUE))

@@ -240,8 +240,9 @@ test_that("9: batch = TRUE with a provider without a batch API is refused", {
   clear_provider_environment()
   error <- expect_error(
     llm_validate(three_passages, task = "sentiment", batch = TRUE, cache = tempfile(),
-                 provider = llm_provider_ollama(model = "llama3"),
-                 embedding = llm_embedding_ollama()),
+                 # A closed port: nothing would answer if the request were not refused first.
+                 provider = llm_provider_ollama(model = "llama3", base_url = "http://127.0.0.1:9/v1"),
+                 embedding = llm_embedding_ollama(base_url = "http://127.0.0.1:9")),
     class = "llmvalidate_error_invalid_input"
   )
   expect_match(conditionMessage(error), "no batch API", fixed = TRUE)
@@ -292,8 +293,8 @@ test_that("10: help shows no raw LaTeX, and alpha's range is the engine's", {
 
 test_that("10: plot() keeps a statistic outside the null histogram on the axis", {
   set.seed(1)
-  pool <- matrix(rnorm(200), 40)
-  far <- validation_test(rep(10, 5), pool)
+  pool <- t(replicate(40, c(3, 0, 0, 0, 0) + rnorm(5)))
+  far <- validation_test(c(-3, 0.2, 0, 0, 0), pool)  # tau far left of the null histogram
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   plot(far)
@@ -320,16 +321,21 @@ test_that("10: the verdict grid of 200 passages writes no words over its cells",
 })
 
 test_that("10: the getting-started example is a positive passage labelled Positive, valid", {
-  # The vignette's first chunk, as it is written there.
-  set.seed(1)
-  validation <- llm_validate(
-    "Revenue grew strongly and margins improved across every segment this year.",
-    task = "sentiment",
-    provider = llm_provider_simulated(),
-    M = 20, n = 5, permutations = 199
-  )
-  expect_identical(validation$label, "Positive")
-  expect_identical(validation$verdict, "valid")
+  # The vignette's first llm_validate() chunk, as it is written there (installed in doc/ by
+  # R CMD build, else in the source tree).
+  vignette <- system.file("doc", "getting-started.Rmd", package = "llmvalidate")
+  if (!nzchar(vignette)) vignette <- test_path("..", "..", "..", "vignettes", "getting-started.Rmd")
+  skip_if_not(file.exists(vignette), "the getting-started vignette's source is not here")
+  lines <- readLines(vignette)
+  starts <- grep("^```\\{r\\}", lines)
+  ends <- grep("^```$", lines)
+  chunks <- lapply(starts, function(start) lines[(start + 1):(ends[ends > start][1] - 1)])
+  first <- Find(function(chunk) any(grepl("validation <- llm_validate(", chunk, fixed = TRUE)),
+                chunks)
+  env <- new.env()
+  utils::capture.output(eval(parse(text = first), envir = env))
+  expect_identical(env$validation$label, "Positive")
+  expect_identical(env$validation$verdict, "valid")
 })
 
 test_that("11: DESCRIPTION, NEWS and the pkgdown index are complete", {
