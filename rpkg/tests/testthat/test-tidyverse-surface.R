@@ -376,3 +376,22 @@ test_that("10: the package README shows llm_validate() on one's own texts, and i
   expect_s3_class(env$res, "llm_validations")
   expect_identical(env$res$id, c("q1", "q2", "q3"))
 })
+
+test_that("10: a provider's HTTP 404 or 501 body is shown once, not twice", {
+  clear_provider_environment()
+  withr::local_envvar(OPENAI_API_KEY = "test-key")
+  server <- local_fake_server()
+  for (status in c(404, 501)) {
+    fake_faults(server, "openai.chat", list(list(kind = "http_error", status = status)))
+    error <- expect_error(quietly_without_cache(llm_validate(
+      "Revenue grew.", task = "sentiment",
+      provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url),
+      embedding = llm_embedding_openai(model = "fake-embedding"),
+      M = 20, n = 10, cache = FALSE, max_retries = 0, concurrency = 1
+    )), class = "llmvalidate_error_provider")
+    message <- conditionMessage(error)
+    expect_length(gregexpr(paste0("scripted\\s+HTTP\\s+", status), message)[[1]], 1)
+    expect_match(message, paste0("HTTP\\s+", status, "\\s+\\w+_error:\\s+fake\\s+server"))
+    fake_reset(server)
+  }
+})
