@@ -278,7 +278,9 @@ choose the chat model, the embedding provider and model (one embedding model is 
 every text of a validation) and the address of the provider. {opt embbaseurl(string)} is
 the address of an embedding provider of another vendor (by default its own public address);
 {opt baseurl()} is used for the embeddings too only when the embedding provider is the chat
-provider's own ({cmd:openai} with {cmd:openai}).
+provider's own ({cmd:openai} with {cmd:openai}). A server of your own ({opt baseurl()} or
+{cmd:LLMV_BASE_URL}) needs {opt embmodel()} (or {cmd:LLMV_EMBEDDING_MODEL}): the chat model is
+never used for embeddings, and without one the command stops before any call.
 
 {phang}
 {opt keyenv(name)} names another environment variable that holds the chat provider's API

@@ -43,12 +43,19 @@ class CacheWalk {
         std::vector<std::string> passages;  // simulation: the passages
     };
 
+    // What a unit is, for pricing: each kind's tokens are priced by the share of its own calls
+    // still to make (a shared simulation call is not a shared annotation).
+    enum Kind { annotation = 0, simulation = 1, backtranslation = 2 };
+    std::int64_t not_made[3] = {0, 0, 0};  // cached or shared calls, by kind
+
     std::optional<Answer> unit(bool simulate, const std::string& prompt, int position, int count,
-                               std::string* identity = nullptr) {
+                               std::string* identity = nullptr, Kind kind = annotation) {
+        if (simulate) kind = simulation;
         const std::string first_hash = key(simulate, prompt, position, count, 0).hash();
         if (identity) *identity += first_hash;
         if (auto seen = seen_.find(first_hash); seen != seen_.end()) {
             ++report_.calls.shared;  // the same request as an earlier unit's: sent (or read) once
+            ++not_made[kind];
             return seen->second;
         }
         std::optional<Answer> outcome;
@@ -76,7 +83,10 @@ class CacheWalk {
                 break;
             }
         }
-        if (outcome) ++report_.cached_calls;
+        if (outcome) {
+            ++report_.cached_calls;
+            ++not_made[kind];
+        }
         seen_.emplace(first_hash, outcome);
         return outcome;
     }
@@ -84,7 +94,23 @@ class CacheWalk {
     // A request whose prompt is not known yet (it quotes an answer the cache does not hold),
     // named by what it derives from: the same identity twice is one request made once.
     void unknown_unit(const std::string& identity) {
-        if (!seen_unknown_.insert(identity).second) ++report_.calls.shared;
+        if (!seen_unknown_.insert(identity).second) {
+            ++report_.calls.shared;
+            ++not_made[backtranslation];
+        }
+    }
+
+    // A passage whose label β̂ is not known yet backtranslates the pool of one of the K labels.
+    // Passages with the same pools (a simulation prompt that does not quote the passage) share
+    // those backtranslations: among them at most K distinct ones are made, one per label, and
+    // the rest are counted shared. An estimate, exact when their labels cover the K labels.
+    void unknown_label_backtranslation(const std::string& pools, std::size_t k, int m) {
+        std::size_t& passages = unknown_labels_[pools];
+        if (passages >= k) {
+            report_.calls.shared += m;
+            not_made[backtranslation] += m;
+        }
+        ++passages;
     }
 
     void unknown_embedding(const std::string& identity) {
@@ -114,6 +140,7 @@ class CacheWalk {
     std::unordered_map<std::string, std::optional<Answer>> seen_;
     std::set<std::string> seen_texts_;
     std::set<std::string> seen_unknown_;
+    std::map<std::string, std::size_t> unknown_labels_;
 };
 
 // One passage through the cache: annotations, β̂, the pools, backtranslation of the pools whose
@@ -146,6 +173,7 @@ void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& t
         beta.empty() ? std::vector<std::string>() : reference_labels(config, labels, beta);
     const int m = pool_size(config);
     if (embeddings_cached) walk.embedding(passage.text);
+    std::string pools_identity;  // every label's pool requests
     for (const std::string& label : labels) {
         const bool with_reference =
             std::find(reference.begin(), reference.end(), label) != reference.end();
@@ -157,7 +185,7 @@ void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& t
             const int count = std::min(config.n, total - c * config.n);
             const auto answer =
                 walk.unit(true, task.render_simulation(label, count, passage.text, variables), c,
-                          count, &pool_identity);
+                          count, &pool_identity, CacheWalk::simulation);
             if (!answer || !answer->ok) {
                 pool_known = false;
                 continue;
@@ -166,6 +194,7 @@ void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& t
                 if (static_cast<int>(texts.size()) < total) texts.push_back(text);
             }
         }
+        pools_identity += label + "=" + pool_identity + ";";
         const bool backtranslated =
             config.backtranslate_all_labels || (!beta.empty() && label == beta);
         if (!pool_known) {
@@ -187,8 +216,11 @@ void walk_passage(CacheWalk& walk, const ValidationConfig& config, const Task& t
         if (!backtranslated) continue;
         for (int j = 0; j < m && j < static_cast<int>(texts.size()); ++j) {
             walk.unit(false, task.render_annotation(texts[static_cast<std::size_t>(j)], variables),
-                      j, 0);
+                      j, 0, nullptr, CacheWalk::backtranslation);
         }
+    }
+    if (!beta_known && !config.backtranslate_all_labels) {
+        walk.unknown_label_backtranslation(pools_identity, labels.size(), m);
     }
 }
 
@@ -284,6 +316,11 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         embeddings_cached = !resolved.local_embedding;
     }
     const int m = pool_size(config);
+    struct Tokens {
+        std::int64_t input = 0;
+        std::int64_t output = 0;
+    };
+    Tokens kind_tokens[3];  // annotation, simulation, backtranslation (CacheWalk::Kind)
     for (const PassageInput& passage : passages) {
         CallCounts& calls = report.calls;
         calls.annotation_calls += per_passage.annotation_calls;
@@ -306,6 +343,8 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
             config.max_tokens ? std::min<std::int64_t>(10, *config.max_tokens) : 10;
         report.estimated_input_tokens += config.annotation_repeats * tokens(annotation);
         report.estimated_output_tokens += config.annotation_repeats * label_output;
+        kind_tokens[0].input += config.annotation_repeats * tokens(annotation);
+        kind_tokens[0].output += config.annotation_repeats * label_output;
         // The simulation calls of one label's pool of `texts` texts: their input and output tokens.
         const auto pool_tokens = [&](const std::string& label, int texts) {
             std::pair<std::int64_t, std::int64_t> sum{0, 0};
@@ -326,18 +365,27 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
             const auto pool = pool_tokens(label, m);
             report.estimated_input_tokens += pool.first;
             report.estimated_output_tokens += pool.second;
+            kind_tokens[1].input += pool.first;
+            kind_tokens[1].output += pool.second;
             if (labels_with_reference == 0) continue;
             const auto with_reference = pool_tokens(label, m + config.paper_b);
-            report.estimated_input_tokens +=
+            const std::int64_t reference_input =
                 (with_reference.first - pool.first) * labels_with_reference / k;
-            report.estimated_output_tokens +=
+            const std::int64_t reference_output =
                 (with_reference.second - pool.second) * labels_with_reference / k;
+            report.estimated_input_tokens += reference_input;
+            report.estimated_output_tokens += reference_output;
+            kind_tokens[1].input += reference_input;
+            kind_tokens[1].output += reference_output;
         }
         // Backtranslation prompts quote texts not written yet: the template with a generated
         // passage in place of y.
         report.estimated_input_tokens +=
             per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + passage_tokens);
         report.estimated_output_tokens += per_passage.backtranslation_calls * label_output;
+        kind_tokens[2].input +=
+            per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + passage_tokens);
+        kind_tokens[2].output += per_passage.backtranslation_calls * label_output;
         report.estimated_embedding_tokens +=
             tokens(passage.text) + (per_passage.embedded_texts - 1) * passage_tokens;
         if (walk) walk_passage(*walk, config, task, labels, passage, variables, embeddings_cached);
@@ -352,15 +400,25 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         const auto share = [](std::int64_t part, std::int64_t whole) {
             return whole > 0 ? static_cast<double>(std::max<std::int64_t>(0, part)) / static_cast<double>(whole) : 0.0;
         };
-        const double chat_share = share(report.chat_calls_to_make, report.calls.chat_calls);
         const double text_share = share(report.texts_to_embed, report.calls.embedded_texts);
         const auto scaled = [](std::int64_t tokens, double by) {
             return static_cast<std::int64_t>(std::llround(static_cast<double>(tokens) * by));
         };
+        // Each kind of call by the share of its own calls still to make: the shared calls are
+        // mostly simulations, whose answers are the longest.
+        const std::int64_t kind_calls[3] = {report.calls.annotation_calls, report.calls.simulation_calls,
+                                            report.calls.backtranslation_calls};
+        std::int64_t input_to_make = 0;
+        std::int64_t output_to_make = 0;
+        for (int kind = 0; kind < 3; ++kind) {
+            const std::int64_t not_made = walk ? walk->not_made[kind] : 0;
+            const double kind_share = share(kind_calls[kind] - not_made, kind_calls[kind]);
+            input_to_make += scaled(kind_tokens[kind].input, kind_share);
+            output_to_make += scaled(kind_tokens[kind].output, kind_share);
+        }
         const auto table = price_table_for(config.price_table);
         report.cost = cost_of(table.get(), resolved.chat_provider, resolved.chat_model,
-                              scaled(report.estimated_input_tokens, chat_share), 0,
-                              scaled(report.estimated_output_tokens, chat_share),
+                              input_to_make, 0, output_to_make,
                               resolved.embedding_provider, resolved.embedding_model,
                               scaled(report.estimated_embedding_tokens, text_share));
     }
@@ -377,11 +435,10 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         "would follow it: cached annotations give the label whose pool is backtranslated, cached "
         "pools give the backtranslation prompts and the texts to embed. 'Shared' requests are "
         "identical to an earlier passage's (a simulation prompt that does not quote the passage) "
-        "and are made once; where a passage's label is not cached yet, its backtranslation may "
-        "still "
-        "turn out to be shared, so 'to be made' is then an upper bound. Tokens are estimates (4 "
-        "characters a token) for every call, made or "
-        "cached.";
+        "and are made once; where a passage's label is not cached yet, passages with the same "
+        "pools are taken to backtranslate at most one pool per label, so 'to be made' is then an "
+        "estimate. Tokens are estimates (4 characters a token) for every call, made or cached; "
+        "the price is of the calls and texts to be made.";
     return report;
 }
 

@@ -145,6 +145,12 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
                               "data-generating process) runs only when named");
         }
     }
+    if (resolved.chat_provider == "openai" && resolved.chat.base_url.empty()) {
+        // LLMV_BASE_URL is the base URL's environment variable for "openai" named explicitly
+        // too (R's llm_provider_openai(), the CLI's --provider openai), not only for "auto".
+        resolved.chat.base_url = env_value(environment, "LLMV_BASE_URL");
+        server_of_your_own_from_environment = !resolved.chat.base_url.empty();
+    }
     if (!find_defaults("chat", resolved.chat_provider)) {
         throw_invalid(code::invalid_argument, "provider", quoted(resolved.chat_provider),
                       "one of " + provider_names("chat", ", ", "\"") + ", or \"auto\"");
@@ -235,12 +241,13 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
     }
     if (resolved.embedding_model.empty()) {
         if (embedding == "openai" && !resolved.embedding.base_url.empty()) {
-            if (!same_vendor) {
-                throw_invalid(code::invalid_argument, "embedding_model", "none",
-                              "the name of the embedding model the server at " +
-                                  resolved.embedding.base_url + " serves");
-            }
-            resolved.embedding_model = resolved.chat_model;  // the chat server's own model
+            // A server of your own has no default embedding model, and the chat model is no
+            // stand-in: vLLM and OpenRouter refuse it, Ollama would embed with the chat LLM.
+            throw_invalid(code::invalid_argument, "embedding_model", "none",
+                          "the name of the embedding model the server at " +
+                              resolved.embedding.base_url +
+                              " serves, or LLMV_EMBEDDING_MODEL set (the chat model is never "
+                              "used for embeddings)");
         } else {
             resolved.embedding_model = find_defaults("embedding", embedding)->model;
         }

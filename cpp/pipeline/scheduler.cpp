@@ -19,6 +19,7 @@
 #include "llmvalidate/interrupt.hpp"
 #include "llm/provider.hpp"
 #include "llmvalidate/resolution.hpp"
+#include "core/text.hpp"
 #include "transport/transport.hpp"
 #include "pipeline/cache_buffer.hpp"
 #include "pipeline/debug_env.hpp"
@@ -467,7 +468,19 @@ class Engine : private PassageFlow::Requests {
             // is already in result.error_message.
             if (result.error_code != code::cancelled && result.response.status != 0) {
                 const ChatResult parsed = provider.parse_response(result.response);
-                if (!parsed.error.message.empty()) message += ": " + parsed.error.message;
+                if (!parsed.error.message.empty()) {
+                    // The provider's reading of the body ("HTTP 404 type: message") replaces
+                    // the transport's raw copy of it, so that the body is not shown twice.
+                    const std::string raw = "HTTP " + std::to_string(result.response.status) + ": " +
+                                            abbreviate(text::trim(result.response.body), 300);
+                    if (message.size() > raw.size() &&
+                        message.compare(message.size() - raw.size(), raw.size(), raw) == 0) {
+                        message.erase(message.size() - raw.size());
+                    } else {
+                        message += ": ";
+                    }
+                    message += parsed.error.message;
+                }
             }
             for (ChatUnit& unit : flight.units) {
                 flow_.fail(unit.passage, result.error_code,

@@ -20,11 +20,14 @@
 #' `llmvalidate_error_cancelled`) resumes where it stopped. A run that pays for
 #' answers without a cache warns before the first call.
 #'
-#' @param text A character vector of passages (names, if any, become their
-#'   ids), or a data frame with a `text` column and optionally `id`,
-#'   `simulation` and `variables` list columns, such as [llm_passages()] gives:
-#'   a passage's own simulation prompt for the task is then used, as in the
-#'   paper's Section 4, and its variables that the task accepts.
+#' @param text A character vector or factor of passages (names, if any, become
+#'   their ids, which must be distinct), or a data frame with a text column
+#'   (`text_column`, default `text`) and optionally an id column (`id_column`,
+#'   default `id`), a `human` column and `simulation` and `variables` list
+#'   columns, such as [llm_passages()] gives: a passage's own simulation prompt
+#'   for the task is then used, as in the paper's Section 4, and its variables
+#'   that the task accepts. Strings marked as latin1 (or in the native
+#'   encoding) are converted to UTF-8 with [enc2utf8()].
 #' @param task A task built with [llm_task()], a shipped task name
 #'   (`"sentiment"`, `"sentiment5"`, `"clarity"`, `"temporal"`, `"topic"`,
 #'   `"phrasebank"`, `"general_sentiment"`) or the path of a task file (TOML,
@@ -45,7 +48,11 @@
 #'   [llm_provider_defaults()]). A server of your own (`base_url`) needs one.
 #' @param embedding An embedding provider such as [llm_embedding_openai()];
 #'   `NULL` takes the chat provider's own vendor (OpenAI's for Anthropic, when
-#'   `OPENAI_API_KEY` is set), with its default model.
+#'   `OPENAI_API_KEY` is set), with its default model. A server of your own
+#'   (`base_url`, `LLMV_BASE_URL`, [llm_provider_ollama()]) has no default
+#'   embedding model, and the chat model is never used for embeddings: name it,
+#'   e.g. `llm_embedding_openai(model = "nomic-embed-text")`, or set
+#'   `LLMV_EMBEDDING_MODEL`; the run stops before any call otherwise.
 #' @param M Texts per label pool.
 #' @param n Texts asked for per simulation call.
 #' @param alpha Level of the tests.
@@ -53,10 +60,13 @@
 #' @param methods A named character vector: `validation` (`"exact"` or
 #'   `"paper"`), `separation` (`"permutation"` or `"paper"`) and
 #'   `backtranslation` (`"point"` or `"bound"`).
-#' @param cache The path of an SQLite cache file, or `NULL` (nothing cached: a
-#'   re-run pays again). Defaults to `getOption("llmvalidate.cache")`, else
-#'   [llm_cache_path()], the per-user cache shared with the command-line tool
-#'   and Stata.
+#' @param cache The path of an SQLite cache file, or `FALSE` (also `NULL`):
+#'   nothing is cached or written to disk, and a re-run pays again. Defaults to
+#'   `getOption("llmvalidate.cache")`, else [llm_cache_path()], the per-user
+#'   cache shared with the command-line tool and Stata. To keep every run of a
+#'   session off disk, set `options(llmvalidate.cache = FALSE)`; note that
+#'   `options(llmvalidate.cache = NULL)` *removes* the option, so the default
+#'   per-user file is used again.
 #' @param concurrency Requests in flight.
 #' @param seed `NULL` draws the seed from R's random number generator, so that
 #'   [set.seed()] makes the run reproducible; or a whole number.
@@ -68,7 +78,10 @@
 #'   table of your own with the same columns:
 #'   `options(llmvalidate.price_table = "<path>")`.
 #' @param ... Further settings: `batch = TRUE` (send the requests through the
-#'   provider's batch API, OpenAI or Anthropic, at half the price: one provider
+#'   provider's batch API, OpenAI or Anthropic, at half the price; refused for
+#'   a provider without one, such as [llm_provider_ollama()]; its status lines
+#'   are messages of class `llmvalidate_message_batch`, which
+#'   [suppressMessages()] silences: one provider
 #'   batch per phase, each covering every passage; the batches' ids and answers
 #'   are kept in `cache`, so calling `llm_validate()` again with the same cache
 #'   resumes an interrupted run without submitting anything twice, and a later
@@ -95,15 +108,21 @@
 #'   where a bad backtranslation answer counts as wrong), `variables` (a named character
 #'   vector of the task's placeholders, e.g. `c(topic = "inflation")` for the
 #'   `"topic"` task).
+#' @param text_column,id_column For a data frame `text`: the names of the
+#'   column of passages and of the column of their ids.
 #' @param labels Deprecated: the human labels, now `human`. (Elsewhere in the
 #'   package, `labels` is the label set of a task.)
-#' @return For one passage, an `llm_validation` object (see
-#'   [llm_validation_methods]). For several, an `llm_validations` data frame
-#'   (a tibble when tibble is installed) with one row per passage and the
-#'   `llm_validation` objects in the list column `validation`, and the
-#'   attribute `cost` (the tokens the providers reported per model and their
-#'   price at the price table's prices). With `dry_run = TRUE`, an
-#'   `llm_dry_run` object.
+#' @return For one string, an `llm_validation` object (see
+#'   [llm_validation_methods]). For several strings or a data frame (of any
+#'   number of rows), an `llm_validations` data frame (a tibble when tibble is
+#'   installed; see [llm_validations_methods]) with one row per passage
+#'   (`id`, `label`, `verdict`, `tau`, `critical.value`, `p.value`, `error`,
+#'   `human` when given) and the `llm_validation` objects in the list column
+#'   `validation`, and the attribute `cost` (the tokens the providers reported
+#'   per model and their price at the price table's prices). A passage that
+#'   fails has verdict `"error"`; when every passage fails for the same reason
+#'   (a key, a model, a server), `llm_validate()` raises that error instead.
+#'   With `dry_run = TRUE`, an `llm_dry_run` object.
 #' @references Hansen, A. L. (2026). Validating Large Language Model
 #'   Annotations. Finance and Economics Discussion Series 2026-020.
 #'   \doi{10.17016/FEDS.2026.020}
@@ -125,7 +144,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                                      backtranslation = "point"),
                          cache = getOption("llmvalidate.cache", llm_cache_path()),
                          concurrency = getOption("llmvalidate.concurrency", 16L),
-                         seed = NULL, dry_run = FALSE, ..., labels = NULL) {
+                         seed = NULL, dry_run = FALSE, ..., text_column = "text",
+                         id_column = "id", labels = NULL) {
   call <- rlang::current_env()
   if (!is.null(labels)) {
     if (!is.null(human)) {
@@ -141,22 +161,48 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   }
   templates <- NULL
   passage_variables <- NULL
-  if (is.data.frame(text)) {
-    if (!is.character(text$text) || nrow(text) == 0) {
-      abort_argument("text", "a data frame with a character column `text` (see `llm_passages()`)",
-                     text, call)
+  # A data frame always gives the table of validations, whatever its number of rows.
+  as_table <- is.data.frame(text)
+  if (as_table) {
+    text_column <- check_string(text_column, "text_column", call)
+    id_column <- check_string(id_column, "id_column", call)
+    columns <- names(text)
+    if (!text_column %in% columns || nrow(text) == 0 ||
+          !(is.character(text[[text_column]]) || is.factor(text[[text_column]]))) {
+      abort_argument("text", sprintf(paste0(
+        "a data frame with a character column `%s` (name another with `text_column`; see ",
+        "`llm_passages()`)"), text_column), text, call)
     }
-    templates <- if (is.list(text$simulation)) text$simulation
-    if (is.null(human) && !is.null(text$human)) human <- as.character(text$human)
-    passage_variables <- if (is.list(text$variables)) text$variables
-    ids_given <- if (!is.null(text$id)) as.character(text$id)
-    text <- text$text
+    if (!identical(id_column, "id") && !id_column %in% columns) {
+      abort_argument("id_column", paste0("the name of a column of `text`: ",
+                                         paste0("\"", columns, "\"", collapse = ", ")),
+                     id_column, call)
+    }
+    templates <- if (is.list(text[["simulation"]])) text[["simulation"]]
+    if (is.null(human) && "human" %in% columns) human <- as.character(text[["human"]])
+    passage_variables <- if (is.list(text[["variables"]])) text[["variables"]]
+    ids_given <- if (id_column %in% columns) as.character(text[[id_column]])
+    text <- as.character(text[[text_column]])
     names(text) <- ids_given
+  } else if (!identical(text_column, "text") || !identical(id_column, "id")) {
+    abort_argument(if (identical(text_column, "text")) "id_column" else "text_column",
+                   "left at its default unless `text` is a data frame",
+                   if (identical(text_column, "text")) id_column else text_column, call)
   }
+  if (is.factor(text)) text <- stats::setNames(as.character(text), names(text))
   if (!is.character(text) || length(text) == 0 || anyNA(text)) {
-    abort_argument("text", "a character vector of passages without missing values", text, call)
+    abort_argument("text", "a character vector (or factor) of passages without missing values",
+                   text, call)
   }
   task <- resolve_task(task, call)
+  if (!is.null(names(text)) && anyDuplicated(names(text)[!is.na(names(text)) & names(text) != ""])) {
+    given <- names(text)[!is.na(names(text)) & names(text) != ""]
+    duplicate <- given[anyDuplicated(given)]
+    where <- if (as_table) sprintf("the column `%s`", id_column) else "the names of `text`"
+    abort_llmv(c("The passages' ids must be distinct: each id names one row of the result.",
+                 x = "The id {.val {duplicate}} appears more than once in {where}."),
+               code = "llmv.input.invalid_argument", call = call)
+  }
   if (!is.null(human)) {
     human <- check_labels(human, "human", call)
     if (length(human) != length(text)) {
@@ -179,7 +225,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   n <- check_setting(n, "n", call = call)
   alpha <- check_alpha(alpha, call = call)
   threshold <- check_threshold(threshold, call = call)
-  if (!is.null(cache)) cache <- path.expand(check_string(cache, "cache", call))
+  cache <- check_cache(cache, call)
   concurrency <- check_setting(concurrency, "concurrency", call = call)
   if (!is.logical(dry_run) || length(dry_run) != 1 || is.na(dry_run)) {
     abort_argument("dry_run", "TRUE or FALSE", dry_run, call)
@@ -202,6 +248,12 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     abort_argument("wait", "TRUE, unless batch = TRUE (only provider batches can be collected later)",
                    wait, call)
   }
+  if (batch && isFALSE(provider$batch_api)) {
+    abort_llmv(c("{.arg batch} must be FALSE with this provider: {provider$display} has no batch API.",
+                 i = "Batch APIs: OpenAI's ({.fn llm_provider_openai}) and Anthropic's ({.fn llm_provider_anthropic}).",
+                 x = "Received {.code batch = TRUE}."),
+               code = "llmv.input.invalid_argument", call = call)
+  }
   if (batch && is.null(cache)) {
     abort_argument("cache", "a cache file: a batch run (batch = TRUE) keeps its batches there and resumes from them", "NULL", call)
   }
@@ -209,6 +261,13 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   drain <- check_setting(extra$drain %||% setting_default("drain"), "drain", call = call)
   encoding <- check_choice_setting(extra$encoding %||% setting_default("input_encoding"),
                                    "input_encoding", "encoding", call)
+  if (encoding == "utf-8") {
+    # R knows the encoding of marked strings (latin1 from a file read with
+    # `encoding = "latin1"`, or a native string elsewhere): the engine reads UTF-8 bytes.
+    text <- enc2utf8(text)
+    names(text) <- if (!is.null(names(text))) enc2utf8(names(text))
+    if (!is.null(human)) human <- enc2utf8(human)
+  }
   structured <- extra$structured
   parse_retries <- extra$parse_retries
   if (!is.null(extra$preset)) {
@@ -241,7 +300,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   config <- list(
     task_path = task$path, task_source = task$source, provider = provider$name,
     model = model %||% provider$model %||% "", base_url = provider$base_url %||% "",
-    api_key = provider$api_key %||% "", options = provider$options,
+    api_key = provider_key(provider) %||% "", options = provider$options,
     embedding_provider = if (is.null(embedding)) "" else embedding$name,
     embedding_model = if (is.null(embedding)) "" else embedding$model %||% "",
     embedding_base_url = if (is.null(embedding)) "" else embedding$base_url %||% "",
@@ -262,7 +321,17 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   human_labels <- human %||% rep("", length(text))
 
   # The engine decides provider, models and keys (as for the CLI and Stata), before any call.
-  resolved <- engine_result(.Call(llmv_resolve_providers, config), call = call)
+  resolution <- .Call(llmv_resolve_providers, config)
+  if (inherits(resolution, "llmvalidate_engine_error") &&
+        startsWith(resolution$message, "`embedding` must be the name of the embedding model")) {
+    engine_message <- resolution$message
+    abort_llmv(c("{engine_message}",
+                 i = paste0("Name it with {.code embedding = llm_embedding_openai(model = \"...\")} ",
+                            "(the chat provider's server is used), or set ",
+                            "{.envvar LLMV_EMBEDDING_MODEL}.")),
+               code = resolution$code, call = call)
+  }
+  resolved <- engine_result(resolution, call = call)
   config$provider <- resolved$provider
   if (!resolved$synthetic) {
     config$model <- resolved$model
@@ -284,6 +353,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                                          templates, passage_variables, NULL), secrets),
                             call = call)
     report$synthetic <- isTRUE(resolved$synthetic)
+    # The number of embedding requests depends on the provider's batch size: not known here.
+    report$calls[["embedding_requests"]] <- NA_real_
     # A total missing a model's price is unknown (NA), not the priced part's sum.
     priced <- isTRUE(report$cost$complete)
     report$dollars <- if (priced) report$cost$dollars else NA_real_
@@ -297,6 +368,10 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   }
 
   bar <- new_progress_bar()
+  if (bar$shown && !isTRUE(resolved$synthetic)) {
+    bar <- new_progress_bar(calls_to_make(config, text, ids, human_labels, templates,
+                                          passage_variables))
+  }
   result <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
                                        templates, passage_variables, bar$update), secrets),
                           call = call)
@@ -336,7 +411,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   run_config$api_key <- ""
   run <- list(config = run_config, text = unname(text), ids = ids, templates = templates,
               variables = passage_variables)
-  if (length(text) == 1) {
+  if (length(text) == 1 && !as_table) {
     passage <- result$passages[[1]]
     if (!isTRUE(passage$ok)) {
       passage_message <- passage$error_message
@@ -349,6 +424,17 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     return(validation)
   }
   failed <- !vapply(result$passages, function(p) isTRUE(p$ok), logical(1))
+  codes <- vapply(result$passages, function(p) p$error_code %||% "", character(1))
+  if (all(failed) && length(unique(codes)) == 1) {
+    # One cause failed every passage (a key, a model name, a server): an error, not a table of
+    # "error" rows that a script could carry on with.
+    passage <- result$passages[[1]]
+    passage_message <- passage$error_message
+    abort_llmv(c("Every passage ({length(failed)}) failed for the same reason: {passage_message}",
+                 provider_error_hint(passage$error_code, provider, cache),
+                 cache_note(cache, "rerun")),
+               code = passage$error_code, call = call)
+  }
   if (any(failed)) {
     first_error <- result$passages[[which(failed)[1]]]$error_message
     cli::cli_warn(

@@ -229,7 +229,9 @@ plot_null <- function(x, main, xlab, ...) {
   critical <- x$critical.value
   null <- x$null.distribution
   marks <- c(statistic, critical[is.finite(critical)])
-  xlim <- range(c(null, marks), finite = TRUE)
+  # Ticks that span the statistic too: a statistic outside the null histogram sits on the axis,
+  # not beyond its last tick at the plot's edge.
+  xlim <- range(pretty(range(c(null, marks), finite = TRUE)))
   graphics::hist(null, main = main, xlab = xlab, xlim = xlim, col = "grey85",
                  border = "white", ...)
   graphics::abline(v = statistic, col = "#D55E00", lwd = 2)

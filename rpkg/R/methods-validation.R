@@ -8,6 +8,11 @@ verdict_colour <- function(verdict) {
   )
 }
 
+# A term names the statistic and, in brackets, its label: "xi (Negative)". Not "xi: Negative",
+# which modelsummary renders as an interaction ("xi x Negative").
+term_of <- function(statistic, label) paste0(statistic, " (", label, ")")
+term_label <- function(term) sub("^[a-z]+ \\((.*)\\)$", "\\1", term)
+
 # One row per test, in the order of the paper's Table 1: backtranslation, separation,
 # validation.
 validation_rows <- function(x) {
@@ -25,13 +30,13 @@ validation_rows <- function(x) {
     )
   }
   if (!is.null(x$backtranslation)) {
-    add("backtranslation", paste0("accuracy: ", x$label), x$backtranslation)
+    add("backtranslation", term_of("accuracy", x$label), x$backtranslation)
   }
   for (label in names(x$backtranslation_other)) {
-    add("backtranslation", paste0("accuracy: ", label), x$backtranslation_other[[label]])
+    add("backtranslation", term_of("accuracy", label), x$backtranslation_other[[label]])
   }
   for (label in names(x$separation)) {
-    add("separation", paste0("xi: ", label), x$separation[[label]])
+    add("separation", term_of("xi", label), x$separation[[label]])
   }
   add("validation", "tau", x$validation)
   do.call(rbind, rows)
@@ -43,8 +48,12 @@ validation_rows <- function(x) {
 #' test with its statistic, critical value, p-value and outcome, then the
 #' verdict. `summary()` adds the settings and the reason for the verdict.
 #' `as.data.frame()` and `glance()` give one row per validation (so that many
-#' validations stack into one data frame); `tidy()` gives one row per test,
-#' with the `term` and `estimate` columns that \pkg{modelsummary} expects.
+#' validations stack into one data frame); `glance()` gives the rows a
+#' \pkg{modelsummary} table shows below the estimates (label, verdict, the
+#' prerequisites, the pool size as `M`, not `nobs`, `alpha` and the seed as a
+#' string; the statistics are `tidy()`'s); `tidy()` gives one row per test,
+#' with the `term` (e.g. `"xi (Negative)"`) and `estimate` columns that
+#' \pkg{modelsummary} expects.
 #'
 #' @param x,object An `llm_validation`, from [llm_validate_embeddings()].
 #' @param digits Digits after the decimal point.
@@ -89,8 +98,8 @@ format_validation_block <- function(x, digits) {
   table <- data.frame(
     Test = ifelse(rows$test == "validation", "Validation",
                   ifelse(rows$test == "separation",
-                         paste0("Separation vs ", sub("^xi: ", "", rows$term)),
-                         paste0("Backtranslation of ", sub("^accuracy: ", "", rows$term)))),
+                         paste0("Separation vs ", term_label(rows$term)),
+                         paste0("Backtranslation of ", term_label(rows$term)))),
     Statistic = vapply(rows$estimate, format_number, character(1), digits = digits),
     `Critical value` = vapply(rows$critical.value, format_number, character(1),
                               digits = digits),
@@ -209,7 +218,18 @@ tidy.llm_validation <- function(x, ...) as_tidy_frame(validation_rows(x))
 
 #' @rdname llm_validation_methods
 #' @exportS3Method generics::glance
-glance.llm_validation <- function(x, ...) as_tidy_frame(validation_glance(x))
+glance.llm_validation <- function(x, ...) {
+  frame <- validation_glance(x)
+  # The goodness-of-fit rows of a modelsummary table. The pool size is M, not the number of
+  # observations: under `nobs` it would show as Num.Obs. beside a regression's N. The
+  # statistics are tidy()'s rows (modelsummary prints these columns unformatted, 15 digits);
+  # the seed is an identifier.
+  names(frame)[names(frame) == "nobs"] <- "M"
+  frame$seed <- format(frame$seed, scientific = FALSE)
+  frame <- frame[setdiff(names(frame), c("tau", "critical.value", "p.value",
+                                         "backtranslation_accuracy"))]
+  as_tidy_frame(frame)
+}
 
 #' Plot a validation
 #'

@@ -1,21 +1,30 @@
 #' Methods for the validations of many passages
 #'
-#' [llm_validate()] on several passages returns an `llm_validations` data
-#' frame, one row per passage. It subsets like a data frame and keeps its
-#' class (`res[1:3, ]` prints the tally of those passages, and
-#' [llm_generations()] reads their texts). `tidy()` gives one row per passage
-#' with the numbers of every test and the Benjamini-Hochberg adjusted p-value;
-#' `glance()` one row for the run; `summary()` the tallies of the paper's
-#' Tables 9 and 10 (see [llm_validation_summary()]).
+#' [llm_validate()] on a data frame or several passages returns an
+#' `llm_validations` tibble, one row per passage. It subsets, filters and
+#' arranges like a tibble and keeps its class while the `id`, `verdict` and
+#' `validation` columns are there (`res[1:3, ]` and `dplyr::filter()` print
+#' the tally of those passages, and [llm_generations()] reads their texts);
+#' without them (`dplyr::count()`, `dplyr::select(res, id)`) the result is a
+#' plain tibble. `print()` shows the tally of verdicts, then the rows through
+#' tibble's printer (`n`, `width`). `tidy()` gives one row per passage with
+#' the numbers of every test, the Benjamini-Hochberg adjusted p-value and the
+#' `term`/`estimate` columns (\eqn{\tau} of each passage) that
+#' \pkg{modelsummary} reads; `glance()` one row for the run (the counts of
+#' each verdict and `share_valid`, the share valid among the decided passages,
+#' to 3 decimals); `summary()` the
+#' tallies of the paper's Tables 9 and 10 (see [llm_validation_summary()]).
 #'
-#' @param x,object An `llm_validations` data frame from [llm_validate()].
+#' @param x,object,data An `llm_validations` data frame from [llm_validate()].
 #' @param i,j,drop As for data frames.
-#' @param ... Passed on ([llm_validation_summary()] for `summary()`); else
-#'   ignored.
-#' @return `[` an `llm_validations` data frame while the rows keep their
-#'   `id`, `verdict` and `validation` columns (else what the data frame method
-#'   gives); `tidy()` and `glance()` tibbles (data frames when tibble is not
-#'   installed); `summary()` an `llm_validation_summary`.
+#' @param template The `llm_validations` data frame that `data` came from.
+#' @param n,width Rows and width to print, as for tibbles.
+#' @param ... Passed on ([llm_validation_summary()] for `summary()`, tibble's
+#'   printer for `print()`); else ignored.
+#' @return `[` and `dplyr_reconstruct()` an `llm_validations` data frame while
+#'   the rows keep their `id`, `verdict` and `validation` columns (else a plain
+#'   tibble or data frame); `tidy()` and `glance()` tibbles (data frames when
+#'   tibble is not installed); `summary()` an `llm_validation_summary`.
 #' @name llm_validations_methods
 #' @examples
 #' # The simulated provider is a synthetic data-generating process, not an LLM.
@@ -24,6 +33,7 @@
 #'   task = "sentiment", provider = llm_provider_simulated(), M = 20, n = 10,
 #'   permutations = 99, seed = 1)
 #' res[1:2, ]
+#' print(res, n = 2)
 #' if (requireNamespace("generics", quietly = TRUE)) {
 #'   generics::tidy(res)
 #'   generics::glance(res)
@@ -31,25 +41,50 @@
 #' summary(res)
 NULL
 
-#' @rdname llm_validations_methods
-#' @export
-`[.llm_validations` <- function(x, i, j, ..., drop = TRUE) {
-  out <- NextMethod()
+# The columns without which a table is no longer a table of validations.
+validations_key_columns <- c("id", "verdict", "validation")
+
+# `out` derived from the validations `template`: still validations (class and attributes of
+# the template) while the key columns are there, else a plain table without them.
+restore_validations <- function(out, template) {
   if (!is.data.frame(out)) return(out)
-  if (!all(c("id", "verdict", "validation") %in% names(out))) {
-    # Not a table of validations any more: a plain data frame.
+  if (!all(validations_key_columns %in% names(out))) {
     class(out) <- setdiff(class(out), "llm_validations")
-    attr(out, "synthetic") <- attr(out, "calls") <- attr(out, "run") <- NULL
+    for (name in c("synthetic", "calls", "run", "cost")) attr(out, name) <- NULL
     return(out)
   }
-  for (name in c("synthetic", "run")) attr(out, name) <- attr(x, name)
-  class(out) <- class(x)
+  for (name in c("synthetic", "run")) attr(out, name) <- attr(template, name)
+  class(out) <- unique(c("llm_validations", setdiff(class(out), "llm_validations")))
   out
 }
 
+#' @rdname llm_validations_methods
+#' @export
+`[.llm_validations` <- function(x, i, j, ..., drop = TRUE) {
+  restore_validations(NextMethod(), x)
+}
+
+#' @rdname llm_validations_methods
+#' @exportS3Method dplyr::dplyr_reconstruct
+dplyr_reconstruct.llm_validations <- function(data, template) {
+  # dplyr's own default keeps every attribute of the template; the class is ours to decide.
+  restore_validations(tibble_or_frame(data), template)
+}
+
+# A data frame without our class, as a tibble when tibble is installed.
+tibble_or_frame <- function(data) {
+  attributes_kept <- Filter(Negate(is.null), list(synthetic = attr(data, "synthetic"),
+                                                  run = attr(data, "run")))
+  class(data) <- setdiff(class(data), "llm_validations")
+  if (requireNamespace("tibble", quietly = TRUE)) data <- tibble::as_tibble(data)
+  for (name in names(attributes_kept)) attr(data, name) <- attributes_kept[[name]]
+  data
+}
+
 validations_tidy <- function(x) {
+  validations <- x[["validation"]]
   rows <- lapply(seq_len(nrow(x)), function(k) {
-    v <- x$validation[[k]]
+    v <- validations[[k]]
     if (is.null(v)) {
       return(data.frame(label = NA_character_, tau = NA_real_, critical.value = NA_real_,
                         p.value = NA_real_, separation_pass = NA,
@@ -63,8 +98,11 @@ validations_tidy <- function(x) {
   p_adjusted <- rep(NA_real_, nrow(x))
   ok <- !is.na(frame$p.value)
   if (any(ok)) p_adjusted[ok] <- engine_result(.Call(llmv_benjamini_hochberg, frame$p.value[ok]))
-  out <- data.frame(id = x$id, frame, p.adjusted = p_adjusted, verdict = x$verdict,
-                    error = x$error, stringsAsFactors = FALSE)
+  ids <- x[["id"]]
+  # term and estimate: modelsummary's names for a row and its number (tau of the passage).
+  out <- data.frame(id = ids, term = term_of("tau", ids), estimate = frame$tau, frame,
+                    p.adjusted = p_adjusted, verdict = x[["verdict"]], error = x[["error"]],
+                    stringsAsFactors = FALSE)
   rownames(out) <- NULL
   out
 }
@@ -76,12 +114,14 @@ tidy.llm_validations <- function(x, ...) as_tidy_frame(validations_tidy(x))
 #' @rdname llm_validations_methods
 #' @exportS3Method generics::glance
 glance.llm_validations <- function(x, ...) {
-  count <- function(verdict) sum(x$verdict == verdict)
+  verdicts <- x[["verdict"]]
+  count <- function(verdict) sum(verdicts == verdict)
   decided <- count("valid") + count("invalid")
   as_tidy_frame(data.frame(
     n = nrow(x), n_valid = count("valid"), n_invalid = count("invalid"),
     n_inconclusive = count("inconclusive"), n_error = count("error"),
-    share_valid = if (decided > 0) count("valid") / decided else NA_real_,
+    # Rounded: modelsummary prints a goodness-of-fit column as it is.
+    share_valid = if (decided > 0) round(count("valid") / decided, 3) else NA_real_,
     synthetic = isTRUE(attr(x, "synthetic")), stringsAsFactors = FALSE
   ))
 }
@@ -89,3 +129,25 @@ glance.llm_validations <- function(x, ...) {
 #' @rdname llm_validations_methods
 #' @export
 summary.llm_validations <- function(object, ...) llm_validation_summary(object, ...)
+
+#' @rdname llm_validations_methods
+#' @export
+print.llm_validations <- function(x, ..., n = NULL, width = NULL) {
+  verdicts <- table(x[["verdict"]])
+  cat(sprintf("<llm_validations> %d passage%s: %s\n", nrow(x), if (nrow(x) == 1) "" else "s",
+              paste(names(verdicts), verdicts, sep = " ", collapse = ", ")))
+  if (isTRUE(attr(x, "synthetic"))) {
+    cat("Synthetic: simulated provider (a data-generating process, not a language model)\n")
+  }
+  shown <- tibble_or_frame(x)
+  attr(shown, "synthetic") <- attr(shown, "run") <- NULL
+  shown[["validation"]] <- NULL
+  errors <- shown[["error"]]
+  if (!is.null(errors) && all(is.na(errors))) shown[["error"]] <- NULL
+  if (inherits(shown, "tbl_df")) {
+    print(shown, n = n, width = width, ...)
+  } else {
+    print(if (is.null(n)) shown else utils::head(shown, n), ...)
+  }
+  invisible(x)
+}

@@ -1,25 +1,6 @@
 # Printing the results of a run of many passages and of a dry run.
 
 #' @export
-print.llm_validations <- function(x, ...) {
-  cat(sprintf("<llm_validations> %d passages: %s\n", nrow(x),
-              paste(names(table(x$verdict)), table(x$verdict), sep = " ", collapse = ", ")))
-  if (isTRUE(attr(x, "synthetic"))) {
-    cat("Synthetic: simulated provider (a data-generating process, not a language model)\n")
-  }
-  shown <- as.data.frame(unclass(x)[setdiff(names(x), "validation")],
-                         stringsAsFactors = FALSE)
-  if (all(is.na(shown$error))) {
-    shown$error <- NULL
-  } else {
-    long <- !is.na(shown$error) & nchar(shown$error) > 60
-    shown$error[long] <- paste0(substr(shown$error[long], 1, 57), "...")
-  }
-  print(shown, ...)
-  invisible(x)
-}
-
-#' @export
 print.llm_dry_run <- function(x, ...) {
   calls <- x$calls
   cat(sprintf("<llm_dry_run> %d passage%s\n", as.integer(x$passages),
@@ -29,13 +10,26 @@ print.llm_dry_run <- function(x, ...) {
   } else if (nzchar(x$providers %||% "")) {
     cat(strwrap(x$providers, exdent = 2), sep = "\n")
   }
-  cat(sprintf("  chat calls:     %s (annotation %s, simulation %s, backtranslation %s)\n",
-              format(calls[["chat_calls"]]), format(calls[["annotation_calls"]]),
-              format(calls[["simulation_calls"]]), format(calls[["backtranslation_calls"]])))
+  count <- function(n) format(n, big.mark = ",", scientific = FALSE)
+  to_make <- x$to_make
+  if (!is.null(to_make)) {
+    cat(sprintf("  to be made:     %s chat calls, %s texts to embed\n",
+                count(to_make[["chat_calls"]]), count(to_make[["texts_to_embed"]])))
+  }
+  cat(sprintf("  chat calls:     %s in all (annotation %s, simulation %s, backtranslation %s)\n",
+              count(calls[["chat_calls"]]), count(calls[["annotation_calls"]]),
+              count(calls[["simulation_calls"]]), count(calls[["backtranslation_calls"]])))
+  if (!is.null(to_make)) {
+    cat(sprintf("                  of which %s already cached, %s shared with an earlier passage\n",
+                count(x$cached_calls), count(to_make[["shared_calls"]])))
+  }
   requests <- calls[["embedding_requests"]]
-  cat(sprintf("  embedded texts: %s%s\n", format(calls[["embedded_texts"]]),
-              if (requests >= 0) sprintf(" in %s requests", format(requests)) else ""))
-  cat(sprintf("  already cached: %s calls\n", format(x$cached_calls)))
+  cat(sprintf("  embedded texts: %s in all%s\n", count(calls[["embedded_texts"]]),
+              if (!is.na(requests)) sprintf(" in %s requests", count(requests)) else ""))
+  if (!is.null(to_make)) {
+    cat(sprintf("                  of which %s already cached, %s shared with an earlier passage\n",
+                count(to_make[["cached_texts"]]), count(to_make[["shared_texts"]])))
+  }
   cat(sprintf("  tokens (estimated): %s in, %s out, %s embedded\n",
               format(x$estimated_input_tokens), format(x$estimated_output_tokens),
               format(x$estimated_embedding_tokens %||% 0)))

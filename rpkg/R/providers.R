@@ -57,11 +57,20 @@ new_provider <- function(name, model, base_url, api_key, options, class, simulat
   if (!is.list(options) || (length(options) > 0 && is.null(names(options)))) {
     abort_argument("options", "a named list of strings", options, call)
   }
+  # The key lives in an environment, so that str(), dput() and a printed list show
+  # `<environment>`, never the key itself.
+  secret <- new.env(parent = emptyenv())
+  secret$api_key <- api_key
   structure(
-    list(name = name, model = model, base_url = base_url, api_key = api_key,
+    list(name = name, model = model, base_url = base_url, secret = secret,
          options = lapply(options, as.character), simulated = simulated),
     class = c(class, "llmv_provider")
   )
+}
+
+# The key a provider was given (NULL: read from the environment when the run starts).
+provider_key <- function(provider) {
+  if (is.environment(provider$secret)) provider$secret$api_key else NULL
 }
 
 #' @rdname llm_provider
@@ -92,6 +101,7 @@ llm_provider_ollama <- function(model = NULL, base_url = "http://localhost:11434
                                 options = list()) {
   provider <- new_provider("openai", model, base_url, NULL, options, "llm_provider")
   provider$display <- "ollama (OpenAI-compatible API)"
+  provider$batch_api <- FALSE  # Ollama has no batch API
   provider
 }
 
@@ -150,7 +160,7 @@ llm_embedding_simulated <- function() {
 #' @export
 format.llmv_provider <- function(x, ...) {
   kind <- if (inherits(x, "llm_embedding_provider")) "embedding provider" else "chat provider"
-  key <- if (!is.null(x$api_key)) {
+  key <- if (!is.null(provider_key(x))) {
     "<redacted>"
   } else if (grepl("^ollama", x$display %||% x$name)) {
     "none needed"
@@ -244,8 +254,10 @@ llm_models <- function(provider, base_url = NULL) {
 #' else `cache.sqlite` in `tools::R_user_dir("llmvalidate", "cache")`. The
 #' command-line tool (`llmvalidate cache --path`) and Stata use the same file,
 #' so an answer paid for from one is read free from the others. Nothing is
-#' created until a run with a real provider writes to it; set
-#' `options(llmvalidate.cache = NULL)` to cache nothing.
+#' created until a run with a real provider writes to it. To cache nothing,
+#' give `cache = FALSE` to [llm_validate()] or set
+#' `options(llmvalidate.cache = FALSE)`; `options(llmvalidate.cache = NULL)`
+#' removes the option, so this default file is used again.
 #'
 #' @return The path, a string.
 #' @export
@@ -268,6 +280,12 @@ llm_cache_path <- function() {
 #'   cache, [llm_cache_path()].
 #' @return The number of answers added, invisibly.
 #' @export
+#' @examples
+#' # A side file of one answer (as a locked cache leaves them) into a new cache.
+#' side_file <- tempfile(fileext = ".jsonl")
+#' writeLines(character(), side_file)
+#' cache <- tempfile(fileext = ".sqlite")
+#' llm_cache_import(side_file, cache = cache)
 llm_cache_import <- function(side_file, cache = getOption("llmvalidate.cache", llm_cache_path())) {
   call <- rlang::current_env()
   side_file <- check_string(side_file, "side_file", call)

@@ -7,7 +7,7 @@ provider_secrets <- function(provider) {
                            "LLMV_API_KEY", "LLMV_EMBEDDING_API_KEY",
                            "AWS_BEARER_TOKEN_BEDROCK",
                            "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"), unset = "")
-  secrets <- c(provider$api_key, unname(from_env))
+  secrets <- c(provider_key(provider), unname(from_env))
   unique(secrets[!is.na(secrets) & nchar(secrets) >= 4])
 }
 

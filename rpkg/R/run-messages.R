@@ -50,3 +50,21 @@ provider_error_hint <- function(code, provider, cache = NULL) {
   )
   if (is.null(hint)) character() else c(i = hint)
 }
+
+# `cache`: a path, or NULL or FALSE for no cache at all (nothing written, a re-run pays again).
+check_cache <- function(cache, call = rlang::caller_env()) {
+  if (is.null(cache) || isFALSE(cache)) {
+    return(NULL)
+  }
+  if (!is.character(cache) || length(cache) != 1 || is.na(cache) || !nzchar(cache)) {
+    abort_argument("cache", "the path of a cache file, or FALSE (or NULL) to cache nothing",
+                   cache, call)
+  }
+  path.expand(cache)
+}
+
+# A status line of a batch run (submitted, polled, collected), from the engine.
+batch_status <- function(line) {
+  cli::cli_inform(c(i = "Batch API: {line}"),
+                  class = c("llmvalidate_message_batch", "llmvalidate_message"))
+}

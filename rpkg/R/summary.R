@@ -35,8 +35,8 @@
 #'   human = c("Positive", "Neutral", "Negative", "Neutral", "Negative"))
 llm_validation_summary <- function(x, human = NULL, labels = NULL) {
   if (inherits(x, "llm_validations")) {
-    kept <- x$verdict != "error"
-    if (is.null(human) && !is.null(x$human)) human <- x$human[kept]
+    kept <- x[["verdict"]] != "error"
+    if (is.null(human) && "human" %in% names(x)) human <- x[["human"]][kept]
     x <- as.data.frame(unclass(x)[c("id", "label", "verdict", "p.value")],
                        stringsAsFactors = FALSE)[kept, , drop = FALSE]
   }
@@ -56,13 +56,14 @@ llm_validation_summary <- function(x, human = NULL, labels = NULL) {
   )
   by_label <- as.data.frame(result$table9, stringsAsFactors = FALSE)
   by_label$label[by_label$label == ""] <- "(all)"
+  by_label <- nan_to_na(by_label)
   if (is.null(human)) {
     by_label$n_human_agree <- NULL
     by_label$share_human <- NULL
   }
-  cross <- if (is.null(human)) NULL else as.data.frame(result$table10, stringsAsFactors = FALSE)
+  cross <- if (is.null(human)) NULL else nan_to_na(as.data.frame(result$table10, stringsAsFactors = FALSE))
   disagreements <- if (is.null(human)) NULL else as.data.frame(result$table11, stringsAsFactors = FALSE)
-  p_adjusted <- if (is.null(x$p.value)) {
+  p_adjusted <- if (!"p.value" %in% names(x)) {
     NULL
   } else {
     engine_result(.Call(llmv_benjamini_hochberg, as.double(x$p.value)))
@@ -99,7 +100,7 @@ summary_input <- function(x, call = rlang::caller_env()) {
     abort_argument("x$verdict", paste0("made of ", paste0("\"", verdicts, "\"", collapse = ", ")),
                    unknown[[1]], call)
   }
-  if (!is.null(x$p.value) && !is.numeric(x$p.value)) {
+  if ("p.value" %in% names(x) && !is.numeric(x[["p.value"]])) {
     abort_argument("x$p.value", "a numeric column of p-values", x$p.value, call)
   }
   x
@@ -125,4 +126,12 @@ print.llm_validation_summary <- function(x, digits = 3, ...) {
                 sum(x$p_adjusted <= 0.05, na.rm = TRUE), length(x$p_adjusted)))
   }
   invisible(x)
+}
+
+# A share of no passages is missing (NA), not the NaN of 0 / 0.
+nan_to_na <- function(frame) {
+  for (name in names(frame)) {
+    if (is.double(frame[[name]])) frame[[name]][is.nan(frame[[name]])] <- NA_real_
+  }
+  frame
 }

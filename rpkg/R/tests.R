@@ -1,18 +1,18 @@
 #' Validation test on embeddings you bring
 #'
 #' Tests whether a passage is a plausible draw from the texts an LLM writes from
-#' its own label \eqn{\hat\beta} (Hansen 2026, eq. 5). The statistic is
+#' its own label \eqn{\hat\beta}{beta-hat} (Hansen 2026, eq. 5). The statistic is
 #' \eqn{\tau}, the mean cosine similarity between the passage and the pool of
-#' texts simulated from \eqn{\hat\beta}; validity is rejected when \eqn{\tau} is
+#' texts simulated from \eqn{\hat\beta}{beta-hat}; validity is rejected when \eqn{\tau} is
 #' too small.
 #'
 #' With `method = "exact"` (the default) the passage and the pool are scored
 #' alike: every text gets its mean cosine similarity to the other \eqn{M} texts,
 #' and the p-value is the rank of \eqn{\tau} among the pool's scores,
-#' \eqn{(1 + \#\{T(s_j) \le \tau\}) / (M + 1)}. Under the null hypothesis the
+#' \eqn{(1 + \#\{T(s_j) \le \tau\}) / (M + 1)}{(1 + #{T(s_j) <= tau}) / (M + 1)}. Under the null hypothesis the
 #' \eqn{M + 1} texts are exchangeable, so the test has size at most `alpha` for
 #' any \eqn{M}. With `method = "paper"` the author's bootstrap is reproduced:
-#' \eqn{B} further texts from \eqn{f(\hat\beta)} (`reference`) give the null
+#' \eqn{B} further texts from \eqn{f(\hat\beta)}{f(beta-hat)} (`reference`) give the null
 #' distribution of \eqn{\tau}, and the critical value is its `alpha`-quantile
 #' (type 7).
 #'
@@ -22,7 +22,8 @@
 #' @param passage The embedding of the passage: a numeric vector.
 #' @param pool Embeddings of the texts simulated from the passage's label: a
 #'   numeric matrix with one row per text (at least 2 rows).
-#' @param alpha Significance level, strictly between 0 and 1.
+#' @param alpha Significance level, in (0, 0.5] (the engine's range for every
+#'   test).
 #' @param method `"exact"` (rank test, default) or `"paper"` (the paper's
 #'   bootstrap).
 #' @param reference For `method = "paper"` only: embeddings of \eqn{B} further
@@ -31,7 +32,7 @@
 #'   `statistic` (\eqn{\tau}), `parameter` (\eqn{M}, and \eqn{B} for the paper
 #'   method), `p.value`, `critical.value`, `alpha`, `reject` (validity rejected),
 #'   `conclusion`, `method`, `alternative`, `data.name` and `null.distribution`
-#'   (the pool's scores, or the bootstrap \eqn{\tilde\tau_b}).
+#'   (the pool's scores, or the bootstrap \eqn{\tilde\tau_b}{tau-tilde_b}).
 #' @details The validation test uses no random numbers.
 #' @references Hansen, A. L. (2026). Validating Large Language Model
 #'   Annotations. Finance and Economics Discussion Series 2026-020.
@@ -102,12 +103,12 @@ new_validation_test <- function(result, data_name) {
 #'
 #' With `method = "permutation"` (the default) the group labels of the pooled
 #' texts are permuted `permutations` times and \eqn{\xi} is recomputed each
-#' time; the p-value is \eqn{(1 + \#\{\xi_{perm} \le \xi\}) / (R + 1)}. When the
+#' time; the p-value is \eqn{(1 + \#\{\xi_{perm} \le \xi\}) / (R + 1)}{(1 + #{xi_perm <= xi}) / (R + 1)}. When the
 #' two labels share one distribution, separation passes with probability at most
 #' `alpha`. With `method = "paper"` the bootstrap of the author's reference code
 #' is reproduced: \eqn{B} further single texts from the second label
-#' (`reference`) give \eqn{\bar\xi_b}, and separation fails when \eqn{\xi}
-#' exceeds their \eqn{(1-\alpha)}-quantile. That variant can hardly fail
+#' (`reference`) give \eqn{\bar\xi_b}{xi-bar_b}, and separation fails when \eqn{\xi}
+#' exceeds their \eqn{(1-\alpha)}{(1 - alpha)}-quantile. That variant can hardly fail
 #' (\eqn{\xi} is an average of the draws that make up its null distribution),
 #' which is why it is not the default; it reports no p-value. (The paper's text
 #' draws \eqn{N} texts per replicate instead; `docs/method.md` compares the

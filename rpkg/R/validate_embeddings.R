@@ -15,19 +15,21 @@
 #' @param pools A named list of embedding matrices, one per label (one row per
 #'   text). It must hold `label`; every other label with a pool gets a
 #'   separation test.
-#' @param label The LLM's label of the passage, \eqn{\hat\beta}.
+#' @param label The LLM's label of the passage, \eqn{\hat\beta}{beta-hat}.
 #' @param labels The label set \eqn{S}. Defaults to `names(pools)`.
 #' @param backtranslation `NULL`, or a named list mapping a label to the labels
 #'   the annotation function gave that label's pool, in pool order. It should
 #'   hold `label`; without it backtranslation is reported as not run and the
 #'   verdict is inconclusive.
 #' @param threshold Backtranslation accuracy needed to pass.
-#' @param validation_method `"exact"` (default) or `"paper"`; see
-#'   [validation_test()].
-#' @param separation_method `"permutation"` (default) or `"paper"`; see
-#'   [separation_test()].
-#' @param backtranslation_rule `"point"` (default) or `"bound"`; see
-#'   [backtranslation_test()].
+#' @param methods A named character vector, as for [llm_validate()]:
+#'   `validation` (`"exact"` or `"paper"`, see [validation_test()]),
+#'   `separation` (`"permutation"` or `"paper"`, see [separation_test()]) and
+#'   `backtranslation` (`"point"` or `"bound"`, see [backtranslation_test()]);
+#'   those not named keep their default.
+#' @param validation_method,separation_method,backtranslation_rule The same
+#'   choices one at a time (the older spelling; give either these or
+#'   `methods`).
 #' @param reference `NULL`, or (for the paper's methods) a named list of
 #'   embedding matrices: \eqn{B} further texts per label.
 #' @inheritParams separation_test
@@ -54,7 +56,21 @@ llm_validate_embeddings <- function(passage, pools, label, labels = names(pools)
                                     validation_method = c("exact", "paper"),
                                     separation_method = c("permutation", "paper"),
                                     backtranslation_rule = c("point", "bound"),
-                                    permutations = 999, reference = NULL, seed = NULL) {
+                                    permutations = 999, reference = NULL, seed = NULL,
+                                    methods = NULL) {
+  call <- rlang::current_env()
+  if (!is.null(methods)) {
+    if (!missing(validation_method) || !missing(separation_method) ||
+          !missing(backtranslation_rule)) {
+      abort_argument("methods", paste0("NULL when `validation_method`, `separation_method` or ",
+                                       "`backtranslation_rule` is given (one spelling)"),
+                     methods, call)
+    }
+    methods <- check_methods(methods, call)
+    validation_method <- methods[["validation"]]
+    separation_method <- methods[["separation"]]
+    backtranslation_rule <- methods[["backtranslation"]]
+  }
   passage <- check_passage(passage)
   pools <- check_named_list(pools, "pools", check_embeddings, required = TRUE)
   label <- check_label(label, "label")

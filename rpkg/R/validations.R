@@ -29,7 +29,7 @@ new_llm_validations <- function(result, validations, human) {
                    character(1)),
     verdict = vapply(passages, function(p) if (isTRUE(p$ok)) p$verdict else "error",
                      character(1)),
-    statistic = pick(function(v) unname(v$validation$statistic), numeric(1)),
+    tau = pick(function(v) unname(v$validation$statistic), numeric(1)),
     critical.value = pick(function(v) v$validation$critical.value, numeric(1)),
     p.value = pick(function(v) v$validation$p.value, numeric(1)),
     error = vapply(passages, function(p) if (isTRUE(p$ok)) NA_character_ else p$error_message,

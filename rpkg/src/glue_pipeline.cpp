@@ -37,6 +37,12 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                 Rcpp::Named("providers") = report.providers,
                 Rcpp::Named("calls") = counts_to_r(report.calls),
                 Rcpp::Named("cached_calls") = static_cast<double>(report.cached_calls),
+                Rcpp::Named("to_make") = Rcpp::NumericVector::create(
+                    Rcpp::Named("chat_calls") = static_cast<double>(report.chat_calls_to_make),
+                    Rcpp::Named("shared_calls") = static_cast<double>(report.calls.shared),
+                    Rcpp::Named("texts_to_embed") = static_cast<double>(report.texts_to_embed),
+                    Rcpp::Named("cached_texts") = static_cast<double>(report.cached_embedded_texts),
+                    Rcpp::Named("shared_texts") = static_cast<double>(report.shared_embedded_texts)),
                 Rcpp::Named("estimated_input_tokens") =
                     static_cast<double>(report.estimated_input_tokens),
                 Rcpp::Named("estimated_output_tokens") =
@@ -60,7 +66,8 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
             try {
                 Rcpp::Function update(progress_);
                 update(static_cast<double>(progress.calls_done),
-                       static_cast<double>(progress.calls_total));
+                       static_cast<double>(progress.calls_total),
+                       static_cast<double>(progress.cache_hits));
             } catch (const Rcpp::internal::InterruptedException&) {
                 // Ctrl-C while the progress bar's R code ran: Rcpp caught the interrupt.
                 cancel = true;
@@ -74,8 +81,16 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
             // wait = FALSE: submit (or poll once) and return; the same call collects later.
             pipeline::BatchApiOptions options;
             options.submit_only = !list_get<bool>(config_list, "wait", true);
-            options.on_status = [](const std::string& line) {
-                Rcpp::Rcout << "Batch API: " << line << "\n";
+            // Through cli (R's batch_status()): a classed message that suppressMessages()
+            // silences and knitr keeps out of the document's output.
+            const Rcpp::Function batch_status =
+                Rcpp::Environment::namespace_env("llmvalidate")["batch_status"];
+            options.on_status = [batch_status](const std::string& line) {
+                try {
+                    batch_status(line);
+                } catch (...) {
+                    // A failing message must not lose the batches.
+                }
             };
             pipeline::BatchApiReport report;
             batch = pipeline::validate_with_batch_api(config, passages, callbacks, options, &report);

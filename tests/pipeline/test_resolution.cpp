@@ -69,13 +69,59 @@ TEST_CASE("auto picks the provider from the environment, in the documented order
           "bedrock");
     // An AWS key id alone is not a credential.
     CHECK_THROWS(resolve(with_provider("auto"), {{"AWS_ACCESS_KEY_ID", "a"}}));
-    const auto local = resolve(with_provider("auto"),
-                               {{"LLMV_BASE_URL", "http://127.0.0.1:8080/v1"}, {"ANTHROPIC_API_KEY", "k"}});
+    const auto local = resolve(with_provider("auto"), {{"LLMV_BASE_URL", "http://127.0.0.1:8080/v1"},
+                                                       {"ANTHROPIC_API_KEY", "k"},
+                                                       {"LLMV_EMBEDDING_MODEL", "embed-x"}});
     CHECK(local.chat_provider == "openai");
     CHECK(local.chat.base_url == "http://127.0.0.1:8080/v1");
     CHECK(local.chat_model == "default");
-    CHECK(local.embedding_model == "default");  // the server's own model embeds too
+    CHECK(local.embedding_model == "embed-x");
     CHECK(local.embedding.base_url == "http://127.0.0.1:8080/v1");
+}
+
+// Issue 29, item 1: the chat model's name went to the embeddings endpoint of a server of your
+// own (`embeddings chat-x`; with LLMV_BASE_URL alone, both as "default").
+TEST_CASE("a server of your own without an embedding model stops before any call") {
+    const std::string only_url = error_message(
+        [] { resolve(with_provider("auto"), {{"LLMV_BASE_URL", "http://127.0.0.1:8080/v1"}}); });
+    CHECK(only_url.rfind("`embedding_model` must be the name of the embedding model the server at "
+                         "http://127.0.0.1:8080/v1 serves, or LLMV_EMBEDDING_MODEL set",
+                         0) == 0);
+    ValidationConfig config = with_provider("openai");
+    config.base_url = "http://127.0.0.1:11434/v1";
+    config.model = "chat-x";
+    const std::string named_chat = error_message([&] { resolve(config, {}); });
+    CHECK(named_chat.find("chat model is never used for embeddings") != std::string::npos);
+    CHECK(named_chat.find("received none") != std::string::npos);
+    // Each front end names its own argument.
+    try {
+        resolve(config, {});
+        FAIL("no error");
+    } catch (const Error& error) {
+        CHECK(std::string(in_front_end_terms(error, settings::FrontEnd::r).what()).rfind("`embedding`", 0) == 0);
+        CHECK(std::string(in_front_end_terms(error, settings::FrontEnd::cli).what())
+                  .rfind("`--embedding-model`", 0) == 0);
+        CHECK(std::string(in_front_end_terms(error, settings::FrontEnd::stata).what())
+                  .rfind("`embmodel()`", 0) == 0);
+    }
+    config.embedding_model = "embed-y";
+    CHECK(resolve(config, {}).embedding_model == "embed-y");
+}
+
+// Issue 29: llm_provider_openai() (provider "openai" named) ignored LLMV_BASE_URL.
+TEST_CASE("openai named explicitly reads LLMV_BASE_URL as auto does") {
+    const Environment environment = {{"LLMV_BASE_URL", "http://127.0.0.1:8081/v1"},
+                                     {"LLMV_MODEL", "chat-x"},
+                                     {"LLMV_EMBEDDING_MODEL", "embed-x"}};
+    const auto resolved = resolve(with_provider("openai"), environment);
+    CHECK(resolved.chat.base_url == "http://127.0.0.1:8081/v1");
+    CHECK(resolved.chat_model == "chat-x");
+    CHECK(resolved.embedding.base_url == "http://127.0.0.1:8081/v1");
+    CHECK(resolved.embedding_model == "embed-x");
+    ValidationConfig given = with_provider("openai");
+    given.base_url = "http://127.0.0.1:8082/v1";  // an explicit URL wins
+    CHECK(resolve(given, environment).chat.base_url == "http://127.0.0.1:8082/v1");
+    CHECK(resolve(with_provider("openai"), {}).chat.base_url.empty());  // OpenAI's own API
 }
 
 TEST_CASE("auto with nothing configured is an error, unless the front end allows the stand-in") {
@@ -115,8 +161,9 @@ TEST_CASE("a server of your own must name its model") {
     CHECK(message.find("model") != std::string::npos);
     CHECK(message.find("http://127.0.0.1:9/v1") != std::string::npos);
     config.model = "qwen";
+    config.embedding_model = "qwen-embed";
     const auto resolved = resolve(config, {});
-    CHECK(resolved.embedding_model == "qwen");
+    CHECK(resolved.embedding_model == "qwen-embed");
     CHECK(resolved.embedding.base_url == config.base_url);
 }
 
@@ -137,6 +184,7 @@ TEST_CASE("each key goes only to its own vendor's endpoint") {
     openai.api_key = "sk-oa";
     openai.base_url = "http://127.0.0.1:8/v1";
     openai.model = "m";
+    openai.embedding_model = "e";
     CHECK(resolve(openai, {}).embedding.api_key == "sk-oa");
     ValidationConfig bedrock = with_provider("bedrock");
     bedrock.api_key = "bearer";

@@ -24,6 +24,7 @@ test_that("a paid run without a cache warns before the first call, one with a ca
     llm_validate(texts[1], task = "sentiment",
                  provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
                                                 api_key = "test-key"),
+                 embedding = llm_embedding_openai(model = "fake-embedding"),
                  M = 19, n = 6, permutations = 199, seed = 2, cache = NULL),
     class = "llmvalidate_warning_no_cache"
   )
@@ -68,7 +69,7 @@ test_that("a re-run with the cache makes zero calls and gives identical numbers"
   second <- fake_run(server, cache = cache)
   expect_equal(fake_counters(server), paid)  # not one more request
   expect_equal(attr(second, "calls")[["chat_calls"]], 0)
-  expect_identical(first$statistic, second$statistic)
+  expect_identical(first$tau, second$tau)
   expect_identical(first$p.value, second$p.value)
   expect_identical(first$verdict, second$verdict)
   # A new seed changes only the engine's permutations: still no call.
@@ -143,12 +144,23 @@ test_that("provider errors are classed conditions from the engine's codes, keys 
 
 test_that("with many passages a failed passage is a row and a classed warning", {
   server <- local_fake_server()
+  # The first request (one passage's annotation) gets an HTTP 400, which is not retried.
+  fake_faults(server, "openai.chat", list(list(kind = "http_error", status = 400)))
   expect_warning(
-    validations <- fake_run(server, key = "sk-wrong-secret-key-0123456789"),
+    validations <- fake_run(server),
     class = "llmvalidate_warning_passages_failed"
   )
-  expect_identical(validations$verdict, c("error", "error"))
-  expect_false(any(grepl("sk-wrong-secret", validations$error, fixed = TRUE)))
+  expect_identical(sort(validations$verdict == "error"), c(FALSE, TRUE))
+})
+
+# Issue 29 (7): every passage failing for one cause gave a warning and a table of "error" rows
+# that a script could carry on with.
+test_that("every passage failing for the same cause is an error, key redacted", {
+  server <- local_fake_server()
+  error <- expect_error(fake_run(server, key = "sk-wrong-secret-key-0123456789"),
+                        class = "llmvalidate_error_auth")
+  expect_match(conditionMessage(error), "Every passage (2) failed for the same reason", fixed = TRUE)
+  expect_false(grepl("sk-wrong-secret", conditionMessage(error), fixed = TRUE))
 })
 
 test_that("Ctrl-C cancels the run, the cache keeps what was paid for, the same call resumes", {
@@ -242,8 +254,9 @@ test_that("batch = TRUE gives the synchronous run's numbers through the provider
   synchronous <- fake_run(server, cache = tempfile(fileext = ".sqlite"))
   before <- fake_counters(server)
   cache <- tempfile(fileext = ".sqlite")
-  expect_output(batched <- fake_run(server, cache = cache, batch = TRUE, poll_interval = 0),
-                "Batch API: submitted openai batch")
+  # Status lines are classed cli messages (issue 29, 9), not lines on stdout.
+  expect_message(batched <- fake_run(server, cache = cache, batch = TRUE, poll_interval = 0),
+                 "Batch API: submitted openai batch", class = "llmvalidate_message_batch")
   after <- fake_counters(server)
   # Nothing went through the synchronous endpoints: every answer came from provider batches.
   expect_equal(after[["chat"]], before[["chat"]])
