@@ -134,12 +134,16 @@ bool EmbeddingBatches::done(const JobResult& result) {
         tally_.progress.retries += result.attempts - 1;
     }
     EmbeddingResult parsed;
-    if (result.ok()) parsed = providers_.embedder->parse_response(result.response, flight.texts.size());
+    // A 400 or 422 is read by the provider too: it may ask for the request again in another form
+    // (openai: a server that refuses encoding_format base64 is asked for numbers).
+    const bool bad_request = !result.ok() && (result.response.status == 400 || result.response.status == 422);
+    if (result.ok() || bad_request)
+        parsed = providers_.embedder->parse_response(result.response, flight.texts.size());
     if (!result.ok() || !parsed.ok) {
         const std::string error_code =
             !result.ok() ? result.error_code : (parsed.error.code.empty() ? code::provider_server : parsed.error.code);
         const std::string message = !result.ok() ? result.error_message : parsed.error.message;
-        const bool retry = result.ok() && parsed.error.retryable &&
+        const bool retry = (result.ok() || bad_request) && parsed.error.retryable &&
                            retries_[flight.texts.front()]++ < config_.max_transport_retries;
         for (const std::string& text : flight.texts) {
             auto targets = targets_.find(text);

@@ -45,6 +45,7 @@ void check_same_numbers(const BatchResult& a, const BatchResult& b) {
     for (std::size_t i = 0; i < a.passages.size(); ++i) {
         const PassageResult& x = a.passages[i];
         const PassageResult& y = b.passages[i];
+        INFO(x.error_message << " / " << y.error_message);
         REQUIRE(x.ok);
         REQUIRE(y.ok);
         CHECK(x.verdict == y.verdict);

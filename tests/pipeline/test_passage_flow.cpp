@@ -203,11 +203,17 @@ TEST_CASE("passage flow: an unparseable annotation is redrawn parse_retry_limit 
     run.flow().start(passage("Sales were flat.", "p1"));
     Script script;
     script.answer = [](const ChatUnit& unit) {
-        return std::make_pair(std::string(unit.kind == Kind::annotate ? "I think it is fine." : ""), false);
+        // The pools, asked for with the annotation, are answered well.
+        return std::make_pair(unit.kind == Kind::annotate ? std::string("I think it is fine.")
+                                                          : passages_answer(unit.label, unit.count, unit.position),
+                              false);
     };
     run.drain(script);
-    REQUIRE(run.seen.size() == 3);  // the draw and its two redraws
-    for (int attempt = 0; attempt < 3; ++attempt) CHECK(run.seen[static_cast<std::size_t>(attempt)].attempt == attempt);
+    std::vector<ChatUnit> annotations;
+    for (const ChatUnit& unit : run.seen)
+        if (unit.kind == Kind::annotate) annotations.push_back(unit);
+    REQUIRE(annotations.size() == 3);  // the draw and its two redraws
+    for (int attempt = 0; attempt < 3; ++attempt) CHECK(annotations[static_cast<std::size_t>(attempt)].attempt == attempt);
     REQUIRE(run.requests().results.size() == 1);
     const PassageResult& result = run.requests().results.front();
     CHECK_FALSE(result.ok);
@@ -278,7 +284,7 @@ TEST_CASE("passage flow: a provider error fails only its passage, with the provi
     run.secrets().push_back("sk-secret-123");
     run.flow().start(passage("First passage.", "a"));
     run.flow().start(passage("Second passage.", "b"));
-    REQUIRE(run.requests().chats.size() == 2);
+    REQUIRE(run.requests().chats.size() == 2 * (1 + 3 * 2));  // each: its annotation and its pools
     const ChatUnit first = run.requests().chats.front();
     // What the scheduler does with an HTTP 401 for this unit's request.
     run.flow().fail(first.passage, code::provider_auth, "passage a, annotation call: key sk-secret-123 refused");
