@@ -265,13 +265,6 @@ void PassageFlow::pool_generated(const PassagePtr& passage, const std::string& l
     pool.generated = true;
     --passage->pools_pending;
     if (config_.keep_texts) passage->result.pool_texts[label] = pool.texts;
-    if (!config_.replay_only) {
-        pool.embeddings.resize(static_cast<Eigen::Index>(pool.texts.size()), 0);
-        passage->embeddings_pending += static_cast<int>(pool.texts.size());
-        for (std::size_t j = 0; j < pool.texts.size(); ++j) {
-            requests_.embedding(pool.texts[j], EmbedTarget{passage, label, static_cast<int>(j)});
-        }
-    }
     if (label == passage->beta || config_.backtranslate_all_labels) {
         auto& answers = passage->backtranslation[label];
         answers.assign(static_cast<std::size_t>(m_), "");
@@ -290,6 +283,17 @@ void PassageFlow::pool_generated(const PassagePtr& passage, const std::string& l
                 return;
             }
             requests_.chat(std::move(unit));
+        }
+    }
+    // Embeddings last: a local embedder answers inline, and the last vector may finish the
+    // passage (its pools are then cleared), so that nothing of the pool is read after it.
+    if (!config_.replay_only) {
+        pool.embeddings.resize(static_cast<Eigen::Index>(pool.texts.size()), 0);
+        const std::size_t count = pool.texts.size();
+        passage->embeddings_pending += static_cast<int>(count);
+        for (std::size_t j = 0; j < count; ++j) {
+            if (passage->finished || passage->testing) return;
+            requests_.embedding(pool.texts[j], EmbedTarget{passage, label, static_cast<int>(j)});
         }
     }
     maybe_finish(passage);
