@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cfloat>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <mutex>
 #include <system_error>
@@ -17,13 +19,16 @@
 #include <thread>
 
 #include "llmvalidate/error.hpp"
+#include "core/float32.hpp"
 #include "core/http.hpp"
 #include "core/sha256.hpp"
 
 namespace llmv {
 namespace {
 
-constexpr const char* schema_version = "1";
+// 1: embeddings as JSON text in `text`. 2: embeddings as float32 blobs in `vector`; a file of
+// format 1 is converted when first opened (migrate_to_2()).
+constexpr const char* schema_version = "2";
 
 void append_field(std::string& out, const char* name, const std::string& value) {
     out += name;
@@ -50,6 +55,16 @@ class Statement {
     void bind(int index, std::int64_t value) {
         check(sqlite3_bind_int64(statement_, index, value));
     }
+    // NULL for an empty vector (every answer that is not an embedding).
+    void bind_vector(int index, const std::vector<float>& vector) {
+        if (vector.empty()) {
+            check(sqlite3_bind_null(statement_, index));
+            return;
+        }
+        const std::string bytes = float32_bytes(vector);
+        check(sqlite3_bind_blob(statement_, index, bytes.data(), static_cast<int>(bytes.size()),
+                                SQLITE_TRANSIENT));
+    }
     // true: a row is available.
     bool step() {
         const int rc = sqlite3_step(statement_);
@@ -69,6 +84,14 @@ class Statement {
                     : std::string();
     }
     std::int64_t integer(int column) { return sqlite3_column_int64(statement_, column); }
+    std::vector<float> vector(int column) {
+        const void* data = sqlite3_column_blob(statement_, column);
+        const int size = sqlite3_column_bytes(statement_, column);
+        if (!data || size <= 0) return {};
+        auto vector =
+            from_float32_bytes(static_cast<const char*>(data), static_cast<std::size_t>(size));
+        return vector ? std::move(*vector) : std::vector<float>();
+    }
 
   private:
     void check(int rc) {
@@ -82,6 +105,25 @@ class Statement {
     sqlite3_stmt* statement_ = nullptr;
     std::string path_;
 };
+
+// A format-1 embedding (a JSON array of finite numbers) as float32; nullopt for anything else.
+std::optional<std::vector<float>> float32_of_json(const std::string& text) {
+    std::vector<float> vector;
+    try {
+        const nlohmann::json numbers = nlohmann::json::parse(text);
+        if (!numbers.is_array() || numbers.empty()) return std::nullopt;
+        vector.reserve(numbers.size());
+        for (const auto& number : numbers) {
+            if (!number.is_number()) return std::nullopt;
+            const double value = number.get<double>();
+            if (!std::isfinite(value) || std::fabs(value) > FLT_MAX) return std::nullopt;
+            vector.push_back(static_cast<float>(value));
+        }
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt;
+    }
+    return vector;
+}
 
 }  // namespace
 
@@ -141,6 +183,8 @@ struct Cache::Impl {
     // time was a visible share of the client thread's CPU.
     std::unique_ptr<Statement> select_statement;
     std::unique_ptr<Statement> upsert_statement;
+    std::unique_ptr<Statement> has_ok_statement;
+    std::unique_ptr<Statement> answer_statement;
 
     Statement& prepared(std::unique_ptr<Statement>& slot, const char* sql) {
         if (!slot) slot = std::make_unique<Statement>(db, sql, path);
@@ -190,7 +234,41 @@ struct Cache::Impl {
         statement.bind(10, static_cast<std::int64_t>(entry.input_tokens));
         statement.bind(11, static_cast<std::int64_t>(entry.output_tokens));
         statement.bind(12, now);
+        statement.bind_vector(13, entry.vector);
         statement.step();
+    }
+
+    // Format 1 to 2: every ok embedding (an empty body and a text that is a JSON array of
+    // numbers) becomes a float32 blob, each number rounded to float32 as a fresh answer would
+    // be; anything else stays as it was. Runs once, inside the opening transaction, so that
+    // another process sees either format 1 or the converted file.
+    void migrate_to_2() {
+        exec("ALTER TABLE responses ADD COLUMN vector BLOB");
+        // The keys first: a table should not change under a statement still reading it.
+        std::vector<std::string> keys;
+        {
+            Statement select(db,
+                             "SELECT key FROM responses WHERE status = 'ok' AND body = '' "
+                             "AND text LIKE '[%'",
+                             path);
+            while (select.step()) keys.push_back(select.text(0));
+        }
+        Statement read(db, "SELECT text FROM responses WHERE key = ?1", path);
+        Statement update(db, "UPDATE responses SET vector = ?1, text = '' WHERE key = ?2", path);
+        for (const std::string& key : keys) {
+            read.reset();
+            read.bind(1, key);
+            if (!read.step()) continue;
+            const auto vector = float32_of_json(read.text(0));
+            if (!vector) continue;  // not an embedding: kept as text
+            update.reset();
+            update.bind_vector(1, *vector);
+            update.bind(2, key);
+            update.step();
+        }
+        read.reset();
+        update.reset();
+        exec("UPDATE llmv_meta SET value = '2' WHERE name = 'schema'");
     }
 };
 
@@ -198,17 +276,17 @@ namespace {
 
 constexpr const char* upsert_sql =
     "INSERT INTO responses(key, provider, model, draw_index, attempt, status, body, text, "
-    "response_model, input_tokens, output_tokens, created_unix) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+    "response_model, input_tokens, output_tokens, created_unix, vector) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
     "ON CONFLICT(key) DO UPDATE SET status = excluded.status, body = excluded.body, "
-    "text = excluded.text, response_model = excluded.response_model, "
+    "text = excluded.text, vector = excluded.vector, response_model = excluded.response_model, "
     "input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, "
     "created_unix = excluded.created_unix "
     "WHERE responses.status <> 'ok' OR excluded.status IN ('ok', 'rejected')";
 
 constexpr const char* select_columns =
     "SELECT key, provider, model, draw_index, attempt, status, body, text, response_model, "
-    "input_tokens, output_tokens, created_unix FROM responses WHERE key = ?1";
+    "input_tokens, output_tokens, created_unix, vector FROM responses WHERE key = ?1";
 
 std::int64_t unix_now() {
     return std::chrono::duration_cast<std::chrono::seconds>(
@@ -230,6 +308,11 @@ Cache::Cache(const std::string& path, int busy_timeout_ms) : impl_(std::make_uni
     try {
         sqlite3_busy_timeout(impl_->db, busy_timeout_ms);
         impl_->busy_timeout_ms = busy_timeout_ms;
+        // A new file gets 32 KiB pages (an existing one keeps its own): a 1,536-d vector's row
+        // (about 6.3 KB) then lies within a page, five to a page. With 4 KiB pages each such row
+        // spilled into an overflow page and left most of its first page empty: a quarter more
+        // bytes per passage (bench/scale.md).
+        impl_->exec("PRAGMA page_size=32768");
         // Switching to WAL needs a moment of exclusive access; another process opening the
         // same new file at the same instant can hold it, so retry briefly.
         for (int tries = 0;; ++tries) {
@@ -253,19 +336,23 @@ Cache::Cache(const std::string& path, int busy_timeout_ms) : impl_(std::make_uni
                 "draw_index INTEGER NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL, "
                 "body TEXT NOT NULL, text TEXT NOT NULL, response_model TEXT NOT NULL, "
                 "input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, "
-                "created_unix INTEGER NOT NULL)");
+                "created_unix INTEGER NOT NULL, vector BLOB)");
             impl_->exec("CREATE INDEX IF NOT EXISTS responses_by_model ON responses(model)");
             Statement version(impl_->db, "SELECT value FROM llmv_meta WHERE name = 'schema'",
                               impl_->path);
             if (version.step()) {
                 const std::string found = version.text(0);
-                if (found != schema_version) {
+                if (found == "1") {
+                    version.reset();
+                    impl_->migrate_to_2();
+                } else if (found != schema_version) {
                     throw Error(code::cache, "cache " + path + " has schema version " + found +
                                                  "; this version of llmvalidate reads " +
                                                  schema_version + ". Use a new cache file.");
                 }
             } else {
-                impl_->exec("INSERT INTO llmv_meta(name, value) VALUES('schema', '1')");
+                version.reset();
+                impl_->exec("INSERT INTO llmv_meta(name, value) VALUES('schema', '2')");
             }
         });
     } catch (const Error& error) {
@@ -325,6 +412,8 @@ Cache::~Cache() {
     if (impl_) {
         impl_->select_statement.reset();  // statements are finalized before the connection closes
         impl_->upsert_statement.reset();
+        impl_->has_ok_statement.reset();
+        impl_->answer_statement.reset();
     }
     if (impl_ && impl_->db) sqlite3_close(impl_->db);
 }
@@ -352,7 +441,34 @@ std::optional<CacheEntry> Cache::get(const std::string& key_hash) {
     entry.input_tokens = static_cast<std::uint64_t>(statement.integer(9));
     entry.output_tokens = static_cast<std::uint64_t>(statement.integer(10));
     entry.created_unix = statement.integer(11);
+    entry.vector = statement.vector(12);
     statement.reset();  // ends the implicit read transaction (a pending row would hold it open)
+    return entry;
+}
+
+bool Cache::has_ok(const std::string& key_hash) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    Statement& statement = impl_->prepared(
+        impl_->has_ok_statement, "SELECT 1 FROM responses WHERE key = ?1 AND status = 'ok'");
+    statement.reset();
+    statement.bind(1, key_hash);
+    const bool found = statement.step();
+    statement.reset();
+    return found;
+}
+
+std::optional<CacheEntry> Cache::get_answer(const std::string& key_hash) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    Statement& statement = impl_->prepared(impl_->answer_statement,
+                                           "SELECT status, text FROM responses WHERE key = ?1");
+    statement.reset();
+    statement.bind(1, key_hash);
+    if (!statement.step()) return std::nullopt;
+    CacheEntry entry;
+    entry.key = key_hash;
+    entry.status = statement.text(0);
+    entry.text = statement.text(1);
+    statement.reset();
     return entry;
 }
 
@@ -554,6 +670,8 @@ std::string side_file_line(const CacheKey& key, const CacheEntry& entry,
                      {"response_model", entry.response_model},
                      {"input_tokens", entry.input_tokens},
                      {"output_tokens", entry.output_tokens}};
+    // The float32 bytes as they are stored, so that an import restores the same numbers.
+    if (!entry.vector.empty()) line["entry"]["vector"] = base64_encode(float32_bytes(entry.vector));
     return line.dump();
 }
 
@@ -589,8 +707,22 @@ std::uint64_t Cache::import_side_file(const std::string& side_file, const std::s
             entry.response_model = entry_json.at("response_model").get<std::string>();
             entry.input_tokens = entry_json.at("input_tokens").get<std::uint64_t>();
             entry.output_tokens = entry_json.at("output_tokens").get<std::uint64_t>();
+            if (entry_json.contains("vector")) {
+                const auto bytes = base64_decode(entry_json.at("vector").get<std::string>());
+                const auto vector =
+                    bytes ? from_float32_bytes(bytes->data(), bytes->size()) : std::nullopt;
+                if (!vector) throw std::invalid_argument("\"vector\" is not base64 float32");
+                entry.vector = *vector;
+            } else if (entry.status == cache_status::ok && entry.body.empty() &&
+                       entry.text.rfind('[', 0) == 0) {
+                // A side file of format 1: its embeddings as JSON text, converted as on opening.
+                if (auto vector = float32_of_json(entry.text)) {
+                    entry.vector = std::move(*vector);
+                    entry.text.clear();
+                }
+            }
             entries.emplace_back(std::move(key), std::move(entry));
-        } catch (const nlohmann::json::exception& error) {
+        } catch (const std::exception& error) {
             if (last_without_end) {
                 counts.cut_last_line = true;
                 break;

@@ -62,7 +62,8 @@ class CacheWalk {
         // Cached unusable draws are redrawn without using up the redraw budget (the engine's
         // rule): the chain ends at the first usable or missing draw.
         for (int attempt = 0; attempt < max_cached_attempts; ++attempt) {
-            const auto entry = cache_.get(
+            // Status and text only: a chat row's body is not needed to follow the chain.
+            const auto entry = cache_.get_answer(
                 attempt == 0 ? first_hash : key(simulate, prompt, position, count, attempt).hash());
             if (!entry) break;  // this draw would be requested
             Answer answer;
@@ -120,8 +121,7 @@ class CacheWalk {
     void embedding(const std::string& text) {
         if (!seen_texts_.insert(text).second) {
             ++report_.shared_embedded_texts;
-        } else if (const auto entry = cache_.get(keys_.embedding_key(text).hash());
-                   entry && entry->status == cache_status::ok) {
+        } else if (cache_.has_ok(keys_.embedding_key(text).hash())) {  // a presence test
             ++report_.cached_embedded_texts;
         }
     }

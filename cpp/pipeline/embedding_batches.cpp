@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/float32.hpp"
 #include "llmvalidate/error.hpp"
 #include "pipeline/debug_env.hpp"
 #include "pipeline/simulated.hpp"
@@ -68,12 +69,8 @@ std::optional<Job> EmbeddingBatches::issue(std::uint64_t& next_job_id,
             entry = cache_.lookup(hash);
         }
         if (entry && entry->status == cache_status::ok) {
-            std::vector<double> vector;
-            try {
-                vector = nlohmann::json::parse(entry->text).get<std::vector<double>>();
-            } catch (const std::exception&) {
-                vector.clear();
-            }
+            // The stored float32 numbers, widened: the values the first run's statistics saw.
+            const std::vector<double> vector = to_double(entry->vector);
             if (!vector.empty()) {
                 std::vector<EmbedTarget> waiting = std::move(list);
                 targets_.erase(targets);
@@ -137,12 +134,16 @@ bool EmbeddingBatches::done(const JobResult& result) {
         tally_.progress.retries += result.attempts - 1;
     }
     EmbeddingResult parsed;
-    if (result.ok()) parsed = providers_.embedder->parse_response(result.response, flight.texts.size());
+    // A 400 or 422 is read by the provider too: it may ask for the request again in another form
+    // (openai: a server that refuses encoding_format base64 is asked for numbers).
+    const bool bad_request = !result.ok() && (result.response.status == 400 || result.response.status == 422);
+    if (result.ok() || bad_request)
+        parsed = providers_.embedder->parse_response(result.response, flight.texts.size());
     if (!result.ok() || !parsed.ok) {
         const std::string error_code =
             !result.ok() ? result.error_code : (parsed.error.code.empty() ? code::provider_server : parsed.error.code);
         const std::string message = !result.ok() ? result.error_message : parsed.error.message;
-        const bool retry = result.ok() && parsed.error.retryable &&
+        const bool retry = (result.ok() || bad_request) && parsed.error.retryable &&
                            retries_[flight.texts.front()]++ < config_.max_transport_retries;
         for (const std::string& text : flight.texts) {
             auto targets = targets_.find(text);
@@ -163,7 +164,7 @@ bool EmbeddingBatches::done(const JobResult& result) {
     for (std::size_t i = 0; cache_.enabled() && i < flight.texts.size(); ++i) {
         CacheEntry entry;
         entry.status = cache_status::ok;
-        entry.text = vector_json(parsed.vectors[i]);
+        entry.vector = to_float32(parsed.vectors[i]);  // exact: parse_response rounded them
         entry.response_model = parsed.model;
         if (i == 0) entry.input_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens));
         CacheKey key = keys_.embedding_key(flight.texts[i]);
@@ -197,7 +198,7 @@ void EmbeddingBatches::deliver_vector(const std::string& text, const std::vector
     if (cache_.enabled()) {
         CacheEntry entry;
         entry.status = cache_status::ok;
-        entry.text = vector_json(vector);
+        entry.vector = to_float32(vector);
         entry.response_model = providers_.resolved.embedding_model;
         CacheKey key = keys_.embedding_key(text);
         std::string hash = key.hash();

@@ -29,6 +29,7 @@ class EmbeddingBatches {
 
     void push(const std::string& text, EmbedTarget target);
     std::size_t queued() const { return queue_.size(); }
+    std::size_t in_flight() const { return in_flight_.size(); }
     std::size_t batch_size() const { return batch_size_; }
     // The next batch to send, after every queued text the cache or a provider batch answers;
     // nullopt when none is left to send. `remember_secret` sees the request's secrets.

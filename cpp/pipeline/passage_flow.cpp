@@ -95,6 +95,17 @@ void PassageFlow::start(PassageInput input) {
             unit.prompt = prompt;
             requests_.chat(std::move(unit));
         }
+        // The K pools go with the annotations (every method needs all of them, whatever the
+        // label): one round trip instead of two before the backtranslations. Only a label's
+        // reference draws (paper methods) depend on β̂; the calls that would differ with them,
+        // a call's count is in its prompt and cache key, wait for annotations_done().
+        const int early_calls = uses_paper_method(config_) && config_.paper_b > 0
+                                    ? m_ / std::max(1, config_.n)
+                                    : calls_for(m_, config_.n);
+        passage->pools_pending = static_cast<int>(labels_.size());
+        for (const std::string& label : labels_) {
+            if (!issue_pool_calls(passage, label, early_calls)) return;
+        }
     } catch (const Error& error) {
         fail(passage, error.code(), "passage " + passage->input.id + ": " + error.what());
         return;
@@ -193,42 +204,54 @@ void PassageFlow::annotations_done(const PassagePtr& passage) {
         static_cast<double>(best) / static_cast<double>(config_.annotation_repeats);
     passage->reference = reference_labels(config_, labels_, passage->beta);
 
-    // β̂'s pool first: it also feeds backtranslation, the longest chain.
+    // The pools' sizes are known now: the calls that waited for β̂ go, β̂'s pool first (it
+    // also feeds backtranslation, the longest chain).
     std::vector<std::string> order = {passage->beta};
     for (const std::string& label : labels_) {
         if (label != passage->beta) order.push_back(label);
     }
-    passage->pools_pending = static_cast<int>(order.size());
     for (const std::string& label : order) {
         PoolState& pool = passage->pools[label];
         const bool with_reference =
             std::find(passage->reference.begin(), passage->reference.end(), label) != passage->reference.end();
         pool.total = m_ + (with_reference ? config_.paper_b : 0);
         pool.calls = calls_for(pool.total, config_.n);
-        pool.calls_pending = pool.calls;
-        pool.call_texts.assign(static_cast<std::size_t>(pool.calls), {});
-        try {
-            for (int c = 0; c < pool.calls; ++c) {
-                ChatUnit unit;
-                unit.passage = passage;
-                unit.kind = Kind::simulate;
-                unit.label = label;
-                unit.position = c;
-                unit.count = std::min(config_.n, pool.total - c * config_.n);
-                unit.prompt =
-                    passage->task->render_simulation(label, unit.count, passage->input.text, passage->variables);
-                requests_.chat(std::move(unit));
-            }
-        } catch (const Error& error) {
-            fail(passage, error.code(), "passage " + passage->input.id + ": " + error.what());
-            return;
-        }
+        pool.sized = true;
+        if (!issue_pool_calls(passage, label, pool.calls)) return;
+        if (pool.calls_pending == 0) pool_generated(passage, label);  // every call came back already
+        if (passage->finished) return;
     }
     // The calls_total estimate assumed no reference draws beyond the formula; fix it now.
     const CallCounts expected = expected_calls_per_passage(config_, static_cast<int>(labels_.size()));
     std::int64_t actual = 0;
     for (const auto& entry : passage->pools) actual += entry.second.calls;
     tally_.progress.calls_total += actual - expected.simulation_calls;
+}
+
+// Sends the calls of `label`'s pool from the first not sent yet up to `up_to` (exclusive).
+// false: the passage failed (a prompt could not be rendered).
+bool PassageFlow::issue_pool_calls(const PassagePtr& passage, const std::string& label, int up_to) {
+    PoolState& pool = passage->pools[label];
+    // Before β̂ the pool's size is M: a count that is final for every call sent now.
+    const int total = pool.sized ? pool.total : m_;
+    if (static_cast<int>(pool.call_texts.size()) < up_to) pool.call_texts.resize(static_cast<std::size_t>(up_to));
+    try {
+        for (; pool.issued < up_to; ++pool.issued) {
+            ChatUnit unit;
+            unit.passage = passage;
+            unit.kind = Kind::simulate;
+            unit.label = label;
+            unit.position = pool.issued;
+            unit.count = std::min(config_.n, total - pool.issued * config_.n);
+            unit.prompt = passage->task->render_simulation(label, unit.count, passage->input.text, passage->variables);
+            ++pool.calls_pending;
+            requests_.chat(std::move(unit));
+        }
+    } catch (const Error& error) {
+        fail(passage, error.code(), "passage " + passage->input.id + ": " + error.what());
+        return false;
+    }
+    return true;
 }
 
 void PassageFlow::pool_generated(const PassagePtr& passage, const std::string& label) {
@@ -242,13 +265,6 @@ void PassageFlow::pool_generated(const PassagePtr& passage, const std::string& l
     pool.generated = true;
     --passage->pools_pending;
     if (config_.keep_texts) passage->result.pool_texts[label] = pool.texts;
-    if (!config_.replay_only) {
-        pool.embeddings.resize(static_cast<Eigen::Index>(pool.texts.size()), 0);
-        passage->embeddings_pending += static_cast<int>(pool.texts.size());
-        for (std::size_t j = 0; j < pool.texts.size(); ++j) {
-            requests_.embedding(pool.texts[j], EmbedTarget{passage, label, static_cast<int>(j)});
-        }
-    }
     if (label == passage->beta || config_.backtranslate_all_labels) {
         auto& answers = passage->backtranslation[label];
         answers.assign(static_cast<std::size_t>(m_), "");
@@ -269,11 +285,22 @@ void PassageFlow::pool_generated(const PassagePtr& passage, const std::string& l
             requests_.chat(std::move(unit));
         }
     }
+    // Embeddings last: a local embedder answers inline, and the last vector may finish the
+    // passage (its pools are then cleared), so that nothing of the pool is read after it.
+    if (!config_.replay_only) {
+        pool.embeddings.resize(static_cast<Eigen::Index>(pool.texts.size()), 0);
+        const std::size_t count = pool.texts.size();
+        passage->embeddings_pending += static_cast<int>(count);
+        for (std::size_t j = 0; j < count; ++j) {
+            if (passage->finished || passage->testing) return;
+            requests_.embedding(pool.texts[j], EmbedTarget{passage, label, static_cast<int>(j)});
+        }
+    }
     maybe_finish(passage);
 }
 
 void PassageFlow::maybe_finish(const PassagePtr& passage) {
-    if (passage->finished) return;
+    if (passage->finished || passage->testing) return;
     if (passage->annotations_pending > 0 || passage->beta.empty()) return;
     if (passage->pools_pending > 0 || passage->backtranslations_pending > 0 || passage->embeddings_pending > 0) {
         return;
@@ -299,16 +326,38 @@ void PassageFlow::maybe_finish(const PassagePtr& passage) {
     }
     input.backtranslation = passage->backtranslation;
     input.options = config_.tests;
-    PassageResult& result = passage->result;
-    try {
-        result.tests = stats::run_tests(input);
-    } catch (const Error& error) {
-        fail(passage, error.code(), "passage " + passage->input.id + ": " + error.what());
-        return;
-    } catch (const std::exception& error) {
-        fail(passage, code::internal, "passage " + passage->input.id + ": " + error.what());
+    if (test_runner_) {
+        passage->testing = true;
+        passage->pools.clear();  // the input holds the vectors now; the texts are not needed
+        test_runner_(passage, std::move(input));
         return;
     }
+    tests_done(passage, run_passage_tests(input));
+}
+
+TestOutcome run_passage_tests(const stats::TestInput& input) {
+    TestOutcome outcome;
+    try {
+        outcome.output = stats::run_tests(input);
+    } catch (const Error& error) {
+        outcome.error_code = error.code();
+        outcome.message = error.what();
+    } catch (const std::exception& error) {
+        outcome.error_code = code::internal;
+        outcome.message = error.what();
+    }
+    return outcome;
+}
+
+void PassageFlow::tests_done(const PassagePtr& passage, TestOutcome outcome) {
+    passage->testing = false;
+    if (passage->finished) return;  // failed meanwhile (a cancellation)
+    if (!outcome.error_code.empty()) {
+        fail(passage, outcome.error_code, "passage " + passage->input.id + ": " + outcome.message);
+        return;
+    }
+    PassageResult& result = passage->result;
+    result.tests = std::move(outcome.output);
     result.ok = true;
     result.verdict = result.tests.verdict;
     result.verdict_name = stats::verdict_name(result.verdict);
@@ -359,7 +408,7 @@ void PassageFlow::end_run(bool cancelled, const std::string& cache_failure) {
 
 void PassageFlow::deliver(ChatUnit& unit, const ParsedAnswer& parsed, bool from_cache) {
     const PassagePtr passage = unit.passage;
-    if (passage->finished) return;
+    if (passage->finished || passage->testing) return;
     CallCounts& counts = passage->result.calls;
     CallCounts& totals = tally_.totals;
     if (unit.attempt == 0) {
@@ -409,7 +458,7 @@ void PassageFlow::deliver(ChatUnit& unit, const ParsedAnswer& parsed, bool from_
             }
             PoolState& pool = passage->pools[unit.label];
             pool.call_texts[static_cast<std::size_t>(unit.position)] = parsed.passages;
-            if (--pool.calls_pending == 0) pool_generated(passage, unit.label);
+            if (--pool.calls_pending == 0 && pool.sized) pool_generated(passage, unit.label);
             break;
         }
         case Kind::backtranslate: {
@@ -428,7 +477,7 @@ void PassageFlow::deliver(ChatUnit& unit, const ParsedAnswer& parsed, bool from_
 
 void PassageFlow::store_embedding(const EmbedTarget& target, const std::vector<double>& vector) {
     const PassagePtr& passage = target.passage;
-    if (passage->finished) return;
+    if (passage->finished || passage->testing) return;
     passage->vector_dimensions[vector.size()].emplace_back(target.label, target.label.empty() ? -1 : target.row);
     if (target.label.empty()) {
         passage->passage_embedding =

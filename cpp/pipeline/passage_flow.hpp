@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/stats.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/task.hpp"
 #include "pipeline/progress.hpp"
@@ -31,6 +33,10 @@ struct PoolState {
     std::vector<std::string> texts;                    // assembled when every call is back
     Eigen::MatrixXd embeddings;                        // rows = texts
     bool generated = false;
+    // total and calls are final (β̂ known): until then only the calls whose prompts do not
+    // depend on β̂ are sent (PassageFlow::start()).
+    bool sized = false;
+    int issued = 0;  // calls sent so far: 0 .. issued - 1
 };
 
 struct PassageState {
@@ -58,6 +64,7 @@ struct PassageState {
     // More than one dimension: the odd ones are rejected (check_dimensions).
     std::map<std::size_t, std::vector<std::pair<std::string, int>>> vector_dimensions;
     int embeddings_pending = 0;
+    bool testing = false;  // its tests were handed to the test runner (PassageFlow::set_test_runner)
 };
 using PassagePtr = std::shared_ptr<PassageState>;
 
@@ -80,6 +87,15 @@ struct EmbedTarget {
     std::string label;
     int row = 0;
 };
+
+// What the tests of one passage gave: their output, or the error that stopped them.
+struct TestOutcome {
+    stats::TestOutput output;
+    std::string error_code;  // empty: ok
+    std::string message;
+};
+// Runs the tests of one passage: stats::run_tests(), its errors caught into the outcome.
+TestOutcome run_passage_tests(const stats::TestInput& input);
 
 // The part of a unit's prompt that other requests of the run repeat (provider prompt caching).
 std::size_t shared_prefix(const ChatUnit& unit, int annotation_repeats);
@@ -113,6 +129,12 @@ class PassageFlow {
     // answer from the cache does not use up the redraw budget (max_cached_attempts).
     void deliver(ChatUnit& unit, const ParsedAnswer& parsed, bool from_cache);
     void store_embedding(const EmbedTarget& target, const std::vector<double>& vector);
+    // With a test runner, a passage whose answers are all in hands its tests to it (the
+    // scheduler's worker thread) instead of running them here; the runner gives the outcome
+    // back through tests_done(), on the flow's own thread. Without one they run inline.
+    using TestRunner = std::function<void(const PassagePtr&, stats::TestInput)>;
+    void set_test_runner(TestRunner runner) { test_runner_ = std::move(runner); }
+    void tests_done(const PassagePtr& passage, TestOutcome outcome);
     void fail(const PassagePtr& passage, const std::string& error_code, const std::string& message);
     // Passages still open when the run ends were cut short: by a cancellation (`cancelled`),
     // else by a cache write that failed (cache_failure: what failed; no new request was sent),
@@ -127,6 +149,7 @@ class PassageFlow {
     bool decode_input(const PassagePtr& passage);
     void fill_provenance(PassageState& passage);
     void annotations_done(const PassagePtr& passage);
+    bool issue_pool_calls(const PassagePtr& passage, const std::string& label, int up_to);
     void pool_generated(const PassagePtr& passage, const std::string& label);
     void maybe_finish(const PassagePtr& passage);
     bool check_dimensions(const PassagePtr& passage);
@@ -142,6 +165,7 @@ class PassageFlow {
     Requests& requests_;
     std::size_t admitted_ = 0;
     std::map<std::size_t, PassagePtr> open_;
+    TestRunner test_runner_;
 };
 
 }  // namespace llmv::pipeline

@@ -1,7 +1,6 @@
 // Requests, cache keys and answer parsing (requests.hpp).
 #include "pipeline/requests.hpp"
 
-#include <charconv>
 #include <cmath>
 
 #include "llm/structured_output.hpp"
@@ -151,26 +150,5 @@ const char* cache_status_of(const ParsedAnswer& parsed, bool refused) {
 }
 
 bool is_json_body(const HttpResponse& response) { return nlohmann::json::accept(response.body); }
-
-// Written directly: building a json value of every number first was a visible share of the
-// client thread's CPU with a cache (tens of thousands of vectors per batch).
-std::string vector_json(const std::vector<double>& vector) {
-#if defined(__cpp_lib_to_chars)
-    std::string out;
-    out.reserve(vector.size() * 24 + 2);
-    out += '[';
-    char buffer[32];
-    for (std::size_t i = 0; i < vector.size(); ++i) {
-        if (!std::isfinite(vector[i])) return nlohmann::json(vector).dump();  // null, as json does
-        if (i) out += ',';
-        const auto written = std::to_chars(buffer, buffer + sizeof buffer, vector[i]);
-        out.append(buffer, written.ptr);
-    }
-    out += ']';
-    return out;
-#else
-    return nlohmann::json(vector).dump();
-#endif
-}
 
 }  // namespace llmv::pipeline

@@ -78,8 +78,4 @@ const char* cache_status_of(const ParsedAnswer& parsed, bool refused);
 // its backoff and in its retry budget, like a 5xx.
 bool is_json_body(const HttpResponse& response);
 
-// An embedding as the JSON array the cache stores ("[0.125,-0.5,...]", shortest round-trip
-// digits).
-std::string vector_json(const std::vector<double>& vector);
-
 }  // namespace llmv::pipeline

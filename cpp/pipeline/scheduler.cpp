@@ -29,6 +29,7 @@
 #include "pipeline/providers.hpp"
 #include "pipeline/requests.hpp"
 #include "pipeline/simulated.hpp"
+#include "pipeline/test_worker.hpp"
 
 namespace llmv::pipeline {
 
@@ -110,6 +111,17 @@ class Engine : private PassageFlow::Requests {
     BatchResult run_and_flush(const PassageSource& source) {
         source_ = &source;
         reporter_.start();
+        if (!deferred_) {
+            // The tests run off this thread, which drives curl (test_worker.hpp); with the
+            // simulated provider too, whose answers this thread computes meanwhile. (A pass of a
+            // batch-API run sends nothing: its tests stay inline.)
+            test_worker_ = std::make_unique<TestWorker>();
+            flow_.set_test_runner([this](const PassagePtr& passage, stats::TestInput input) {
+                const std::uint64_t ticket = next_test_ticket_++;
+                testing_.emplace(ticket, passage);
+                test_worker_->submit(ticket, std::move(input));
+            });
+        }
         if (needs_transport()) {
             TransportOptions options;
             options.max_concurrency = static_cast<std::size_t>(std::max(1, config_.concurrency));
@@ -124,6 +136,7 @@ class Engine : private PassageFlow::Requests {
             options.tick = [this]() {
                 cache_.maybe_flush();
                 cache_.collect_written(/*wait=*/false);
+                collect_tests();
             };
             add_debug_trace(options);
             Transport transport(options);
@@ -137,6 +150,8 @@ class Engine : private PassageFlow::Requests {
             }
             batch_.cancelled = cancelled();
         }
+        flow_.set_test_runner(nullptr);
+        test_worker_.reset();  // a passage still being tested was cut short: end_run fails it
         cache_.flush();
         cache_.collect_written(/*wait=*/true);
         cache_.write_side_file(batch_, batch_.cancelled);
@@ -175,6 +190,7 @@ class Engine : private PassageFlow::Requests {
             // A cache write failed for a reason other than a lock (disk full, read-only): no
             // answer could be kept there, so nothing more is paid for.
             if (cache_.stopped()) return std::nullopt;
+            collect_tests();
             admit();
             // Embeddings must not starve behind a long chat queue: a passage holds its pools in
             // memory until its texts are embedded.
@@ -199,6 +215,14 @@ class Engine : private PassageFlow::Requests {
                 continue;
             }
             if (can_admit()) continue;
+            // Only tests left to finish: with nothing in flight the transport would end the run
+            // at this nullopt, so wait here (a cancellation is seen within 0.25 s).
+            if (test_worker_ && test_worker_->pending() > 0 && inflight_.empty() &&
+                embeddings_.in_flight() == 0) {
+                test_worker_->wait(0.25);
+                collect_tests();
+                continue;
+            }
             return std::nullopt;
         }
     }
@@ -230,6 +254,18 @@ class Engine : private PassageFlow::Requests {
         if (!vendor_message.empty()) message += ": " + vendor_message;
         message += "; the run stopped at this call, nothing else was sent.)";
         throw Error(code::provider_not_found, redact(message, secrets_));
+    }
+
+    // The outcomes the worker has ready: each passage finished (and reported) here.
+    void collect_tests() {
+        if (!test_worker_) return;
+        for (auto& [ticket, outcome] : test_worker_->take_done()) {
+            const auto found = testing_.find(ticket);
+            if (found == testing_.end()) continue;
+            PassagePtr passage = std::move(found->second);
+            testing_.erase(found);
+            flow_.tests_done(passage, std::move(outcome));
+        }
     }
 
     bool can_admit() const {
@@ -574,6 +610,9 @@ class Engine : private PassageFlow::Requests {
     std::uint64_t first_job_id_ = 0;
     // Finished passages waiting for the write of their answers: (passage, batch to wait for).
     std::deque<std::pair<PassagePtr, std::uint64_t>> awaiting_write_;
+    std::unique_ptr<TestWorker> test_worker_;  // while a run (not a batch-API pass) goes on
+    std::unordered_map<std::uint64_t, PassagePtr> testing_;  // handed to the worker, by ticket
+    std::uint64_t next_test_ticket_ = 0;
     BatchResult batch_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,7 +64,9 @@ class TempDir {
     std::string path_;
 };
 
-inline CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "") {
+// peak_rss_kb: when given, the child's peak resident set size (wait4's ru_maxrss, in KiB).
+inline CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "",
+                         long* peak_rss_kb = nullptr) {
     TempDir dir;
     const std::string in = dir.file("stdin"), out = dir.file("stdout"), err = dir.file("stderr");
     write_file(in, stdin_text);
@@ -86,7 +89,9 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
     posix_spawn_file_actions_destroy(&actions);
     if (spawned != 0) throw std::runtime_error(std::string("cannot start ") + LLMV_CLI);
     int status = 0;
-    if (::waitpid(pid, &status, 0) != pid) throw std::runtime_error("waitpid failed");
+    struct rusage usage {};
+    if (::wait4(pid, &status, 0, &usage) != pid) throw std::runtime_error("wait4 failed");
+    if (peak_rss_kb) *peak_rss_kb = usage.ru_maxrss;
 
     CliResult result;
     if (WIFEXITED(status))

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/float32.hpp"
 #include "llm/hashed_embedder.hpp"
 #include "llm/structured_output.hpp"
 #include "llm/synthetic_text.hpp"
@@ -936,12 +937,22 @@ struct FakeServer::Impl {
             return "";
         }
         const std::size_t dimensions = request.value("dimensions", options.embedding_dimensions);
+        // OpenAI's two encodings: numbers (the default), or base64 of little-endian float32.
+        const std::string encoding = request.value("encoding_format", std::string("float"));
+        if (encoding != "float" && (encoding != "base64" || options.refuse_base64)) {
+            error = "'encoding_format' must be \"float\" or \"base64\"";
+            return "";
+        }
         json data = json::array();
         std::size_t tokens = 0;
         for (std::size_t i = 0; i < inputs->size(); ++i) {
-            data.push_back({{"object", "embedding"},
-                            {"index", i},
-                            {"embedding", embed((*inputs)[i], dimensions + (i == 0 && fault.kind == Fault::Kind::wrong_dimension ? 1 : 0))}});
+            const std::vector<double> vector =
+                embed((*inputs)[i], dimensions + (i == 0 && fault.kind == Fault::Kind::wrong_dimension ? 1 : 0));
+            json embedding = vector;
+            if (encoding == "base64") {
+                embedding = llmv::base64_encode(llmv::float32_bytes(llmv::to_float32(vector)));
+            }
+            data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", std::move(embedding)}});
             tokens += count_tokens((*inputs)[i]);
         }
         return json({{"object", "list"},

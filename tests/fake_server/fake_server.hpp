@@ -113,6 +113,9 @@ struct FakeServerOptions {
     std::vector<std::string> labels = {"Positive", "Neutral", "Negative"};
     double annotation_error_rate = 0.0;  // share of annotations given a wrong (in-S) label
     std::size_t embedding_dimensions = 64;
+    // Refuse `encoding_format: "base64"` with a 400 naming the field, as an OpenAI-compatible
+    // server without it may (the client then asks for numbers).
+    bool refuse_base64 = false;
     // Simulation answers: passages of the length the prompt asks for ("around 25 words"), as a
     // model that follows the instruction would write (else 24 words each). Token estimates are
     // tested against it.

@@ -537,7 +537,7 @@ TEST_CASE("embeddings: openai request, batch limit and response order") {
     CHECK(request.url == "https://api.openai.com/v1/embeddings");
     CHECK(json::parse(request.body) ==
           json::parse(R"({"model": "text-embedding-3-small", "input": ["a", "b \"c\""],
-                                                      "encoding_format": "float", "dimensions": 256})"));
+                                                      "encoding_format": "base64", "dimensions": 256})"));
     // Vectors come back in `index` order even when the array is not.
     const auto result = provider->parse_response(response(200, R"({"object": "list", "model": "e",
         "data": [{"object": "embedding", "index": 1, "embedding": [0, 1]}, {"object": "embedding", "index": 0, "embedding": [1, 0]}],
@@ -559,6 +559,40 @@ TEST_CASE("embeddings: openai request, batch limit and response order") {
     CHECK(make_embedding_provider("openai", small)->max_batch_size() == 64);
     small.options = {{"max_batch_size", "lots"}};
     CHECK_THROWS_WITH(make_embedding_provider("openai", small), Catch::Contains("\"lots\""));
+}
+
+TEST_CASE("embeddings: openai base64 float32 answers, numbers rounded to float32, the option") {
+    auto provider =
+        make_embedding_provider("openai", isolated({{"OPENAI_API_KEY", "sk-test-123456"}}));
+    // base64 of the little-endian float32 numbers 1.0, -2.5 (OpenAI's encoding_format "base64").
+    const auto base64 = provider->parse_response(
+        response(200, R"({"data": [{"index": 0, "embedding": "AACAPwAAIMA="}], "model": "e"})"), 1);
+    REQUIRE(base64.ok);
+    CHECK(base64.vectors == std::vector<std::vector<double>>{{1.0, -2.5}});
+    // A server that ignores encoding_format answers with numbers: each is rounded to float32,
+    // so that the statistics see the same precision whichever way the vector came.
+    const auto numbers = provider->parse_response(
+        response(200, R"({"data": [{"index": 0, "embedding": [0.1, 1e-50]}]})"), 1);
+    REQUIRE(numbers.ok);
+    CHECK(numbers.vectors[0][0] == static_cast<double>(0.1f));
+    CHECK(numbers.vectors[0][0] != 0.1);
+    CHECK(numbers.vectors[0][1] == 0.0);
+    for (const char* bad : {R"("AACAPwAAIM")", R"("AACAPw=!")", R"("AACA")", R"("")", "[1e300]", R"("AADAfw==")"}) {
+        const auto result = provider->parse_response(
+            response(200, std::string(R"({"data": [{"index": 0, "embedding": )") + bad + "}]}"), 1);
+        INFO(bad);
+        CHECK_FALSE(result.ok);
+        CHECK(result.error.code == code::provider_malformed_response);
+    }
+    auto config = isolated({{"OPENAI_API_KEY", "k-12345"}});
+    config.options = {{"encoding_format", "float"}};
+    const auto request =
+        make_embedding_provider("openai", config)->build_request({"m", {"a"}, std::nullopt, true});
+    CHECK(json::parse(request.body)["encoding_format"] == "float");
+    config.options = {{"encoding_format", "binary"}};
+    CHECK_THROWS_WITH(make_embedding_provider("openai", config),
+                      Catch::Contains("options$encoding_format") && Catch::Contains("\"binary\"") &&
+                          Catch::Contains("\"base64\" or \"float\""));
 }
 
 TEST_CASE("embeddings: bedrock-titan v2 body, one input per request") {
@@ -587,7 +621,8 @@ TEST_CASE("embeddings: bedrock-titan v2 body, one input per request") {
                                                                   "embeddingsByType": {"float": [0.6, 0.8]}})"),
         1);
     REQUIRE(result.ok);
-    CHECK(result.vectors == std::vector<std::vector<double>>{{0.6, 0.8}});
+    // Every vector is float32 once read, whatever the provider (docs/transport-and-cache.md).
+    CHECK(result.vectors == std::vector<std::vector<double>>{{static_cast<double>(0.6f), static_cast<double>(0.8f)}});
     CHECK(result.input_tokens == 2);
     CHECK(provider->parse_response(response(200, R"({"embedding": []})"), 1).error.code ==
           code::provider_malformed_response);

@@ -150,12 +150,17 @@ int count_kind(const std::vector<ChatUnit>& units, Kind kind) {
 
 }  // namespace
 
-TEST_CASE("passage flow: the annotation comes first, then beta's pool, the others and backtranslation") {
+TEST_CASE("passage flow: the annotation and the K pools come first, together, then backtranslation") {
     ScriptedRun run;
     run.flow().start(passage("The quarter went well and margins grew."));
-    // Before β̂ is known only the annotation and y's embedding are asked for.
-    REQUIRE(run.requests().chats.size() == 1);
+    // Before β̂ is known: the annotation, every pool (K * ceil(M/n) calls, in the order of S)
+    // and y's embedding. No backtranslation: it needs β̂.
+    REQUIRE(run.requests().chats.size() == 1 + 3 * 2);
     CHECK(run.requests().chats.front().kind == Kind::annotate);
+    for (std::size_t i = 1; i < run.requests().chats.size(); ++i) {
+        CHECK(run.requests().chats[i].kind == Kind::simulate);
+        CHECK(run.requests().chats[i].label == run.labels()[(i - 1) / 2]);
+    }
     REQUIRE(run.requests().embeddings.size() == 1);
     CHECK(run.requests().embeddings.front().second.label.empty());
     Script script;
@@ -168,10 +173,13 @@ TEST_CASE("passage flow: the annotation comes first, then beta's pool, the other
     CHECK(result.label == "Negative");
     CHECK(result.id == "1");
     CHECK(result.annotations == std::vector<std::string>{"Negative"});
-    // β̂'s pool is asked for first, then the other labels in the order of S.
-    REQUIRE(run.seen.size() > 1);
-    CHECK(run.seen[1].kind == Kind::simulate);
-    CHECK(run.seen[1].label == "Negative");
+    // The backtranslations come after every pool call.
+    std::size_t last_simulation = 0, first_backtranslation = run.seen.size();
+    for (std::size_t i = 0; i < run.seen.size(); ++i) {
+        if (run.seen[i].kind == Kind::simulate) last_simulation = i;
+        if (run.seen[i].kind == Kind::backtranslate) first_backtranslation = std::min(first_backtranslation, i);
+    }
+    CHECK(last_simulation < first_backtranslation);
     // R + K * ceil(M/n) + M calls, no retries; K * M + 1 texts embedded.
     CHECK(count_kind(run.seen, Kind::annotate) == 1);
     CHECK(count_kind(run.seen, Kind::simulate) == 3 * 2);
@@ -195,11 +203,17 @@ TEST_CASE("passage flow: an unparseable annotation is redrawn parse_retry_limit 
     run.flow().start(passage("Sales were flat.", "p1"));
     Script script;
     script.answer = [](const ChatUnit& unit) {
-        return std::make_pair(std::string(unit.kind == Kind::annotate ? "I think it is fine." : ""), false);
+        // The pools, asked for with the annotation, are answered well.
+        return std::make_pair(unit.kind == Kind::annotate ? std::string("I think it is fine.")
+                                                          : passages_answer(unit.label, unit.count, unit.position),
+                              false);
     };
     run.drain(script);
-    REQUIRE(run.seen.size() == 3);  // the draw and its two redraws
-    for (int attempt = 0; attempt < 3; ++attempt) CHECK(run.seen[static_cast<std::size_t>(attempt)].attempt == attempt);
+    std::vector<ChatUnit> annotations;
+    for (const ChatUnit& unit : run.seen)
+        if (unit.kind == Kind::annotate) annotations.push_back(unit);
+    REQUIRE(annotations.size() == 3);  // the draw and its two redraws
+    for (int attempt = 0; attempt < 3; ++attempt) CHECK(annotations[static_cast<std::size_t>(attempt)].attempt == attempt);
     REQUIRE(run.requests().results.size() == 1);
     const PassageResult& result = run.requests().results.front();
     CHECK_FALSE(result.ok);
@@ -270,7 +284,7 @@ TEST_CASE("passage flow: a provider error fails only its passage, with the provi
     run.secrets().push_back("sk-secret-123");
     run.flow().start(passage("First passage.", "a"));
     run.flow().start(passage("Second passage.", "b"));
-    REQUIRE(run.requests().chats.size() == 2);
+    REQUIRE(run.requests().chats.size() == 2 * (1 + 3 * 2));  // each: its annotation and its pools
     const ChatUnit first = run.requests().chats.front();
     // What the scheduler does with an HTTP 401 for this unit's request.
     run.flow().fail(first.passage, code::provider_auth, "passage a, annotation call: key sk-secret-123 refused");
@@ -390,6 +404,36 @@ TEST_CASE("passage flow: the paper's validation test adds B reference draws to b
           expected_calls_per_passage(config, 3).chat_calls + expected_calls_per_passage(config, 3).embedded_texts);
 }
 
+TEST_CASE("passage flow: with reference draws, only the calls that do not depend on beta go before it") {
+    ValidationConfig config = small_config();
+    config.tests.validation_method = "paper";
+    config.paper_b = 5;
+    ScriptedRun run(config);
+    run.flow().start(passage("Demand held up."));
+    // M = 4, n = 3: the first call of each pool asks for 3 texts whatever β̂ is; the second asks
+    // for 1 (M) or 3 (M + B, β̂'s pool), so it waits for β̂.
+    REQUIRE(run.requests().chats.size() == 1 + 3);
+    for (std::size_t i = 1; i < run.requests().chats.size(); ++i) {
+        CHECK(run.requests().chats[i].position == 0);
+        CHECK(run.requests().chats[i].count == 3);
+    }
+    run.drain(Script());
+    REQUIRE(run.requests().results.size() == 1);
+    REQUIRE(run.requests().results.front().ok);
+    // Every call is the one a pool of its final size asks for (its count is in its prompt and
+    // cache key): count = min(n, total - c * n), total = M + B for β̂ (Positive), M otherwise.
+    std::map<std::string, std::vector<int>> counts;
+    for (const ChatUnit& unit : run.seen) {
+        if (unit.kind != Kind::simulate) continue;
+        auto& list = counts[unit.label];
+        if (list.size() <= static_cast<std::size_t>(unit.position)) list.resize(unit.position + 1, 0);
+        list[unit.position] = unit.count;
+    }
+    CHECK(counts.at("Positive") == std::vector<int>{3, 3, 3});
+    CHECK(counts.at("Neutral") == std::vector<int>{3, 1});
+    CHECK(counts.at("Negative") == std::vector<int>{3, 1});
+}
+
 TEST_CASE("passage flow: backtranslate_all_labels backtranslates every pool") {
     ValidationConfig config = small_config();
     config.backtranslate_all_labels = true;
@@ -404,4 +448,51 @@ TEST_CASE("passage flow: backtranslate_all_labels backtranslates every pool") {
     REQUIRE(result.backtranslation_answers.size() == 3);
     for (const std::string& label : run.labels())
         CHECK(result.backtranslation_answers.at(label) == std::vector<std::string>(4, label));
+}
+
+TEST_CASE("passage flow: with a test runner the tests are handed off, and their outcome gives the inline numbers") {
+    ScriptedRun inline_run;
+    inline_run.flow().start(passage("Orders were cancelled."));
+    inline_run.drain(Script());
+    REQUIRE(inline_run.requests().results.size() == 1);
+    const PassageResult& expected = inline_run.requests().results.front();
+    REQUIRE(expected.ok);
+
+    ScriptedRun run;
+    std::vector<std::pair<PassagePtr, stats::TestInput>> handed;
+    run.flow().set_test_runner([&](const PassagePtr& p, stats::TestInput input) {
+        handed.emplace_back(p, std::move(input));
+    });
+    run.flow().start(passage("Orders were cancelled."));
+    run.drain(Script());
+    // Every answer is in, the tests are with the runner: not finished yet.
+    REQUIRE(handed.size() == 1);
+    CHECK(run.requests().results.empty());
+    CHECK(run.flow().open_count() == 1);
+    // The runner (a worker thread in the scheduler) computes them and gives them back.
+    run.flow().tests_done(handed[0].first, run_passage_tests(handed[0].second));
+    REQUIRE(run.requests().results.size() == 1);
+    const PassageResult& result = run.requests().results.front();
+    REQUIRE(result.ok);
+    CHECK(result.verdict == expected.verdict);
+    CHECK(result.tests.validation.statistic == expected.tests.validation.statistic);
+    CHECK(result.tests.validation.p_value == expected.tests.validation.p_value);
+    CHECK(result.backtranslation_answers == expected.backtranslation_answers);
+    CHECK(run.flow().open_count() == 0);
+
+    // An error in the tests fails the passage with its code, as inline.
+    ScriptedRun failing;
+    PassagePtr waiting;
+    failing.flow().set_test_runner([&](const PassagePtr& p, stats::TestInput) { waiting = p; });
+    failing.flow().start(passage("Orders were cancelled.", "p9"));
+    failing.drain(Script());
+    REQUIRE(waiting);
+    TestOutcome outcome;
+    outcome.error_code = code::invalid_argument;
+    outcome.message = "a pool with one text";
+    failing.flow().tests_done(waiting, outcome);
+    REQUIRE(failing.requests().results.size() == 1);
+    CHECK_FALSE(failing.requests().results.front().ok);
+    CHECK(failing.requests().results.front().error_code == code::invalid_argument);
+    CHECK(failing.requests().results.front().error_message == "passage p9: a pool with one text");
 }

@@ -53,7 +53,10 @@ inline constexpr const char* rejected = "rejected";
 struct CacheEntry {
     std::string status = cache_status::ok;
     std::string body;            // the provider's raw response body
-    std::string text;            // the parsed answer text (or embedding JSON), may be empty
+    std::string text;            // the parsed answer text, may be empty
+    // An embedding: its float32 numbers, stored as a blob of 4 bytes each (text and body are
+    // then empty). Caches of format 1 kept vectors as JSON text; opening one converts them.
+    std::vector<float> vector;
     std::string response_model;  // the model the provider reported
     std::uint64_t input_tokens = 0;
     std::uint64_t output_tokens = 0;
@@ -128,6 +131,10 @@ class Cache {
                   const std::vector<std::string>& secrets,
                   const std::vector<std::string>& key_hashes);
     bool contains(const CacheKey& key);
+    // Presence tests for the dry run, reading no body or vector: whether an ok entry exists,
+    // and an entry's status and text only (the other fields empty).
+    bool has_ok(const std::string& key_hash);
+    std::optional<CacheEntry> get_answer(const std::string& key_hash);
 
     CacheStats stats();
     std::vector<CacheModelCount> models();

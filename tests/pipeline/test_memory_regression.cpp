@@ -1,0 +1,62 @@
+// Peak memory does not grow with the rows (issue 26): `llmvalidate batch` on 8 times as many
+// passages, against the fake provider server, stays within a fixed margin of the small run's
+// peak. Memory kept per passage (vectors, texts, results) would show here: one passage's
+// vectors alone are tens of kilobytes.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_runner.hpp"
+#include "fake_server/fake_server.hpp"
+
+using namespace llmv;
+using cli_test::CliResult;
+
+namespace {
+
+std::string passages_csv(int rows) {
+    static const char* what[] = {"profit rose", "sales fell", "orders grew", "costs climbed"};
+    std::string csv = "id,text\n";
+    for (int i = 1; i <= rows; ++i) {
+        csv += "r" + std::to_string(i) + ",\"Company " + std::to_string(i) + " said " + what[i % 4] +
+               " in quarter " + std::to_string(1 + i % 4) + ", according to report " +
+               std::to_string(i * 7) + ".\"\n";
+    }
+    return csv;
+}
+
+// Peak RSS (KiB) of a batch run over `rows` passages.
+long peak_of_batch(const fake::FakeServer& server, const cli_test::TempDir& dir, int rows) {
+    const std::string input = dir.file("rows-" + std::to_string(rows) + ".csv");
+    cli_test::write_file(input, passages_csv(rows));
+    long peak_kb = 0;
+    const CliResult result = cli_test::run_cli(
+        {"batch", "--task", "simple_sentiment", "--input", input, "--text-column", "text",
+         "--id-column", "id", "--provider", "openai", "--model", "fake-chat", "--base-url",
+         server.base_url() + "/v1", "--embedding-model", "fake-embedding", "--cache",
+         dir.file("cache-" + std::to_string(rows) + ".sqlite"), "-M", "10", "-n", "10",
+         "--concurrency", "4", "--permutations", "19", "--quiet", "--output",
+         dir.file("out-" + std::to_string(rows) + ".csv")},
+        "", &peak_kb);
+    INFO(result.err.substr(0, 2000));
+    REQUIRE(result.exit_code == 0);
+    return peak_kb;
+}
+
+}  // namespace
+
+TEST_CASE("peak memory of a batch run does not grow with the rows", "[cli][memory]") {
+    fake::FakeServerOptions options;
+    options.api_key = "";
+    options.embedding_dimensions = 512;
+    fake::FakeServer server(options);
+    server.start();
+    cli_test::TempDir dir;
+    const long small = peak_of_batch(server, dir, 60);
+    const long big = peak_of_batch(server, dir, 480);
+    INFO("peak RSS: 60 rows " << small / 1024 << " MiB, 480 rows " << big / 1024 << " MiB");
+    CHECK(big > 0);
+    // 420 more passages; 16 MiB of margin is under 40 KiB a passage.
+    CHECK(big <= small + 16 * 1024);
+}
