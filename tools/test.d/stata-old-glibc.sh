@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The portable Stata plugin on the oldest glibc Debian's archive still serves: a root file
 # system made by debootstrap from the oldest suite the mirror has (bullseye, glibc 2.31, when
-# this was written: older suites have left deb.debian.org), cached outside the clone so that
+# this was written: older suites have left Debian's mirror), cached outside the clone so that
 # reruns take seconds. Inside it (chroot), a host written in C and linked with -ldl only
 # (stata/tests/old_glibc/tiny_host.c; no libpthread in the process, as in a Stata that does not
 # link it) loads the installed (stripped) plugin and runs `version`, `test` and a `validate`
@@ -11,7 +11,7 @@
 # Needs root (debootstrap and chroot) and debootstrap (tools/setup.sh installs it); without
 # either it says so and skips. LLMV_OLD_GLIBC=0 skips it. The cache: $LLMV_OLD_GLIBC_CACHE, by
 # default ${XDG_CACHE_HOME:-~/.cache}/llmvalidate/old-glibc/<suite>; the mirror:
-# $LLMV_DEBIAN_MIRROR (http://deb.debian.org/debian).
+# $LLMV_DEBIAN_MIRROR, else the first Debian URI of this machine's apt sources.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 log() { echo "stata-old-glibc: $*"; }
@@ -20,7 +20,11 @@ if [ "${LLMV_OLD_GLIBC:-1}" = 0 ]; then log "skipped (LLMV_OLD_GLIBC=0)"; exit 0
 if [ "$(id -u)" != 0 ]; then log "skipped: needs root for debootstrap and chroot"; exit 0; fi
 command -v debootstrap >/dev/null || { log "skipped: no debootstrap (tools/setup.sh)"; exit 0; }
 build_dir=${BUILD_DIR:-build}
-mirror=${LLMV_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The mirror apt itself uses here (deb822 "URIs:" or a one-line "deb URL" entry).
+apt_mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
+  awk '/^URIs:/ {print $2; exit} /^deb / {for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}')
+mirror=${LLMV_DEBIAN_MIRROR:-$apt_mirror}
+[ -n "$mirror" ] || fail "no Debian mirror in the apt sources; set LLMV_DEBIAN_MIRROR"
 cache_root=${LLMV_OLD_GLIBC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llmvalidate/old-glibc}
 
 # The oldest suite the mirror serves, oldest first (glibc 2.19, 2.24, 2.28, 2.31, 2.36).
