@@ -30,7 +30,9 @@ if Rscript -e 'quit(status = !(requireNamespace("pkgbuild", quietly = TRUE) &&
   Rscript -e 'pkgbuild::build(commandArgs(TRUE)[1], dest_path = commandArgs(TRUE)[2],
                               vignettes = FALSE, manual = FALSE, quiet = TRUE)' \
     "$export_dir/repo/rpkg" "$export_dir" >/dev/null
-  if ! tar -tzf "$export_dir"/llmvalidate_*.tar.gz | grep -q 'src/engine/include/llmvalidate/stats.hpp'; then
+  # The whole listing first: grep -q would stop reading, and under pipefail tar's SIGPIPE fails.
+  listing=$(tar -tzf "$export_dir"/llmvalidate_*.tar.gz)
+  if ! grep -q 'src/engine/include/llmvalidate/stats.hpp' <<<"$listing"; then
     echo "r-package: pkgbuild's tarball of the rpkg subdirectory lacks the engine (bootstrap.R)" >&2
     exit 1
   fi
