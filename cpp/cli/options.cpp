@@ -96,6 +96,18 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     config.embedding_provider = parsed.value("--embedding-provider");
     config.embedding_model = parsed.value("--embedding-model");
     config.embedding_base_url = parsed.value("--embedding-base-url");
+    for (const settings::Preset& preset : settings::presets()) {
+        if (parsed.has("--" + preset.name))
+            settings::apply_preset(config, preset.name, settings::FrontEnd::cli);
+    }
+    // Every setting of the table (before the resolution, which checks the model's rules on
+    // temperature, top_p and max_tokens) that the CLI offers, with the table's ranges and messages.
+    for (const settings::Setting& setting : settings::table()) {
+        if (setting.cli.empty() || !parsed.has(setting.cli)) continue;
+        const std::string text =
+            setting.kind == settings::Kind::flag ? "true" : parsed.value(setting.cli);
+        setting.set(config, settings::parse(setting, text, settings::FrontEnd::cli));
+    }
     // Auto-selection, default models and keys: the engine's rules (resolution.hpp). Only here,
     // where the report's first line says so, may "auto" fall back to the synthetic stand-ins.
     pipeline::ResolveOptions resolve_options;
@@ -122,17 +134,6 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
         choice.banner = resolved.description();
     }
 
-    for (const settings::Preset& preset : settings::presets()) {
-        if (parsed.has("--" + preset.name))
-            settings::apply_preset(config, preset.name, settings::FrontEnd::cli);
-    }
-    // Every setting of the table that the CLI offers, with the table's ranges and messages.
-    for (const settings::Setting& setting : settings::table()) {
-        if (setting.cli.empty() || !parsed.has(setting.cli)) continue;
-        const std::string text =
-            setting.kind == settings::Kind::flag ? "true" : parsed.value(setting.cli);
-        setting.set(config, settings::parse(setting, text, settings::FrontEnd::cli));
-    }
     if (parsed.has("--methods")) {
         const std::string methods = parsed.value("--methods");
         if (methods == "exact" || methods == "default") {

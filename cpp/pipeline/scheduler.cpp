@@ -179,8 +179,9 @@ class Engine : private PassageFlow::Requests {
     bool cancelled() const { return cancel_requested(callbacks_.cancel); }
 
     std::optional<Job> next_job() {
-        // The run's first network request goes alone: a model the vendor does not serve (404)
-        // then stops the run after exactly one request, before anything else is paid.
+        // The run's first chat request and its first embedding request each go alone: a model
+        // the vendor does not serve (404) then stops the run after exactly one request of its
+        // kind, before anything else is paid.
         if (first_answer_pending_) return std::nullopt;
         while (true) {
             if (cancelled()) return std::nullopt;
@@ -203,14 +204,14 @@ class Engine : private PassageFlow::Requests {
                 if (auto job = embeddings_.issue(next_job_id_, [this](const std::string& secret) {
                         remember_secret(secret);
                     }))
-                    return sent(std::move(job));
+                    return sent(std::move(job), /*chat=*/false);
                 continue;
             }
             if (!chat_queue_.empty()) {
                 ChatUnit unit = pop_chat();
                 if (auto job = issue_chat(std::move(unit))) {
                     ++chat_since_embedding_;
-                    return sent(std::move(job));
+                    return sent(std::move(job), /*chat=*/true);
                 }
                 continue;
             }
@@ -227,10 +228,11 @@ class Engine : private PassageFlow::Requests {
         }
     }
 
-    std::optional<Job> sent(std::optional<Job> job) {
-        if (!any_answer_) {
+    std::optional<Job> sent(std::optional<Job> job, bool chat) {
+        if (!kind_answered_[chat ? 1 : 0]) {
             first_answer_pending_ = true;
             first_job_id_ = job->id;
+            first_job_chat_ = chat;
         }
         return job;
     }
@@ -477,7 +479,7 @@ class Engine : private PassageFlow::Requests {
         // Answers from the cache come here too; only the network's first answer opens the gate.
         if (first_answer_pending_ && result.id == first_job_id_) {
             first_answer_pending_ = false;
-            any_answer_ = true;
+            kind_answered_[first_job_chat_ ? 1 : 0] = true;
         }
         stop_if_model_unavailable(result, inflight_.count(result.id) > 0);
         if (embeddings_.done(result)) {
@@ -605,9 +607,10 @@ class Engine : private PassageFlow::Requests {
     std::unordered_map<std::uint64_t, InFlight> inflight_;
     std::unordered_map<std::string, std::uint64_t> inflight_by_key_;
     std::uint64_t next_job_id_ = 1;
-    bool any_answer_ = false;           // a network request has come back
-    bool first_answer_pending_ = false;  // the first one is out, and goes alone
+    bool kind_answered_[2] = {false, false};  // an embedding / a chat request has come back
+    bool first_answer_pending_ = false;        // the first of its kind is out, and goes alone
     std::uint64_t first_job_id_ = 0;
+    bool first_job_chat_ = false;
     // Finished passages waiting for the write of their answers: (passage, batch to wait for).
     std::deque<std::pair<PassagePtr, std::uint64_t>> awaiting_write_;
     std::unique_ptr<TestWorker> test_worker_;  // while a run (not a batch-API pass) goes on

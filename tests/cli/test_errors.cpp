@@ -159,7 +159,8 @@ TEST_CASE("alpha 1e-20 is refused at once by test and by run, before any request
                  {"`alpha`", "received 1e-20", "a number in [1e-06, 0.5]"});
     // The port is closed: had the run started, it would fail on the connection instead.
     const CliResult run = run_cli({"run", "--task", "sentiment", "--text", "Revenue grew.", "--provider", "openai",
-                                   "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--alpha", "1e-20",
+                                   "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+                                   "--embedding-model", "e", "--alpha", "1e-20",
                                    "--no-cache", "--quiet"});
     INFO(run.err);
     CHECK(run.exit_code == 3);

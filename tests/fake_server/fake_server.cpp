@@ -662,6 +662,13 @@ struct FakeServer::Impl {
         return true;
     }
 
+    // A Bedrock id names its vendor before a '.' ("anthropic.claude-...", "us.anthropic...");
+    // an OpenAI id may hold a '.' after its first '-' ("gpt-4.1-mini").
+    static bool bedrock_id(const std::string& id) {
+        const std::size_t dot = id.find('.');
+        return dot != std::string::npos && dot < id.find('-');
+    }
+
     // GET /v1/models (OpenAI, Anthropic) and Bedrock's two lists, from options.catalogue.
     void install_model_routes() {
         using httplib::Request;
@@ -674,7 +681,7 @@ struct FakeServer::Impl {
             json data = json::array();
             for (const std::string& id : options.catalogue) {
                 const bool claude = id.rfind("claude-", 0) == 0;
-                if (id.find('.') != std::string::npos || claude != anthropic) continue;
+                if (bedrock_id(id) || claude != anthropic) continue;
                 if (anthropic) {
                     data.push_back({{"type", "model"}, {"id", id}, {"display_name", "Fake " + id},
                                     {"created_at", "2026-01-01T00:00:00Z"}});
@@ -694,7 +701,7 @@ struct FakeServer::Impl {
                 if (!authorize(Protocol::bedrock, req, res)) return;
                 json list = json::array();
                 for (const std::string& id : options.catalogue) {
-                    if (id.find('.') == std::string::npos) continue;
+                    if (!bedrock_id(id)) continue;
                     const bool profile = id.rfind("us.", 0) == 0 || id.rfind("global.", 0) == 0;
                     if (profile != profiles) continue;
                     if (profiles) {

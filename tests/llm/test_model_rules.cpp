@@ -65,7 +65,7 @@ TEST_CASE("bedrock: no maxTokens unless the user sets one (Meta Llama allows at 
     CHECK_FALSE(body_of("bedrock", request, bedrock_token).contains("toolConfig"));
 }
 
-TEST_CASE("Claude Opus 4.7 and later take no temperature; earlier Claude models do") {
+TEST_CASE("Claude Opus 4.7 and later take no temperature, and earlier Claude models do") {
     const std::map<std::string, std::string> key = {{"ANTHROPIC_API_KEY", "sk-ant-test"}};
     for (const std::string model : {"claude-opus-4-7", "claude-opus-4-8", "claude-sonnet-5", "claude-fable-5-1"}) {
         INFO(model);

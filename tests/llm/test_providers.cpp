@@ -715,7 +715,7 @@ TEST_CASE("canonical JSON of a request covers every generation parameter") {
 
 // Issue 25: OPENAI_API_KEY goes to OpenAI's hosts only; another OpenAI-compatible server gets
 // the key named for it (api_key, option api_key_env, or LLMV_API_KEY), never OpenAI's.
-TEST_CASE("openai: OPENAI_API_KEY only to OpenAI's hosts; another server gets the key named for it") {
+TEST_CASE("openai: OPENAI_API_KEY only to OpenAI's hosts, and another server gets the key named for it") {
     CHECK(detail::is_openai_host("https://api.openai.com/v1"));
     CHECK(detail::is_openai_host("HTTPS://API.OpenAI.com:443/v1"));
     CHECK(detail::is_openai_host("https://eu.api.openai.com/v1"));

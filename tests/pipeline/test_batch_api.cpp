@@ -171,7 +171,9 @@ TEST_CASE("a batch-API run stopped after its second phase was submitted resumes 
     BatchApiReport last;
     const BatchResult finished = validate_with_batch_api(config_for(server, cache), passages, {}, options, &last);
     check_identical(synchronous, finished);
-    CHECK(server.batches().size() > before);
+    // With the annotations and the K pools in one phase, the second phase may be the last: the
+    // finishing run then collects it and submits nothing new.
+    CHECK(server.batches().size() >= before);
     // Every request once over all the batches: the same multiset as the synchronous run's.
     CHECK(bodies(server, "openai.chat", true) == sync_chat);
     Cache registry(cache);

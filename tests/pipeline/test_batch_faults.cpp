@@ -267,10 +267,14 @@ std::vector<std::string> cli_args(const fake::FakeServer& server, const std::str
     return args;
 }
 
-// The keys the CLI reads (the fake server accepts "test-key").
+// The keys the CLI reads (the fake server accepts "test-key"). OPENAI_API_KEY goes only to
+// OpenAI's own hosts: a server on loopback gets the key named for it (LLMV_API_KEY, and
+// LLMV_EMBEDDING_API_KEY for a separate embedding server).
 struct VendorKeys {
     ScopedEnv openai{"OPENAI_API_KEY", "test-key"};
     ScopedEnv anthropic{"ANTHROPIC_API_KEY", "test-key"};
+    ScopedEnv named{"LLMV_API_KEY", "test-key"};
+    ScopedEnv embedding{"LLMV_EMBEDDING_API_KEY", "test-key"};
 };
 
 }  // namespace

@@ -126,7 +126,7 @@ TEST_CASE(
                   {"reddit_comment", "interest rates"}});
 }
 
-TEST_CASE("--vars topic=@topic_not_discussed takes each passage's own other topic (Table 6)",
+TEST_CASE("vars topic=@topic_not_discussed takes each passage's own other topic (Table 6)",
           "[cli][task][paper]") {
     fake::FakeServer server(topic_server());
     server.start();

@@ -151,7 +151,7 @@ cli_test::CliResult run_own_servers(const fake::FakeServer& chat, const fake::Fa
 
 }  // namespace
 
-TEST_CASE("OPENAI_API_KEY never reaches a server of your own; the key named for it does (CLI)",
+TEST_CASE("OPENAI_API_KEY never reaches a server of your own, and the key named for it does (CLI)",
           "[credentials][cli]") {
     const bool from_environment = GENERATE(false, true);
     INFO((from_environment ? "LLMV_BASE_URL" : "--base-url"));

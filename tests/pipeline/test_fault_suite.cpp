@@ -462,7 +462,7 @@ CliRun run_batch_file(const std::string& dir, const std::string& name, const std
 
 }  // namespace
 
-TEST_CASE("faults: batch: one ragged row among 100 fails alone; the other 99 are validated") {
+TEST_CASE("faults: batch: one ragged row among 100 fails alone, and the other 99 are validated") {
     const std::string dir = fault_dir("cli-ragged-100");
     std::string csv = "id,text\n";
     for (int i = 1; i <= 100; ++i) {
@@ -698,12 +698,13 @@ TEST_CASE("faults: a cache on a full disk stops the spending after the first fai
     fake::FakeServer server(options);
     server.start();
     const std::string dir = fault_dir("full-disk");
-    const SmallDisk disk(dir + "/small", "200k");
+    // Cache pages are 32 KiB (format 2): the empty cache and its WAL take about 400 KB.
+    const SmallDisk disk(dir + "/small", "1m");
     if (!disk.mounted) {
         WARN("not root, or mount(2) is not permitted here: the full-disk case is not run");
         return;
     }
-    write_input(dir + "/in.csv", 12, 700);
+    write_input(dir + "/in.csv", 40, 700);  // enough rows that the disk fills mid-run
     const Spawned reference_run =
         spawn_cli(batch_args(server, dir + "/in.csv", dir + "/reference.sqlite", dir + "/reference.jsonl"), dir);
     REQUIRE(wait_cli(reference_run) == 0);

@@ -248,6 +248,7 @@ TEST_CASE("records: Tables 9 and 10 and the batch summary's JSON", "[records]") 
         R"({"llm_label":"All","n":2,"n_valid":2,"share_valid":1.0,"n_human_agree":0,"share_human":null},)"
         R"({"llm_label":"Positive","n":2,"n_valid":2,"share_valid":1.0,"n_human_agree":0,"share_human":null}],)"
         R"("table10":[{"llm_label":"Positive","human_label":"Negative","n":0,"n_valid":0,"share_valid":null}],)"
+        R"("table11":[],)"
         R"("benjamini_hochberg":[{"id":"p1","validation_p_value":0.5,"p_bh":0.75}]})");
     // Stata's names of the tables' columns.
     CHECK(stata_row(all).names ==

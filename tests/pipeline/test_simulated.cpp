@@ -275,14 +275,27 @@ TEST_CASE("a human label outside the task's labels is refused before any call") 
     } catch (const Error& error) {
         CHECK(error.code() == code::unknown_label);
     }
-    // A stream stops at the line with the bad label, as at any malformed line.
+    // In a stream, the line with the bad label fails alone, as any malformed line does: the
+    // other passages are validated.
     std::size_t next = 0;
     const PassageSource source = [&](PassageInput& out) {
         if (next >= passages.size()) return false;
         out = passages[next++];
         return true;
     };
-    CHECK_THROWS_WITH(validate_stream(config, source, {}), Catch::Equals(message));
+    std::vector<PassageResult> streamed;  // a stream hands each passage to on_passage
+    BatchCallbacks collect;
+    collect.on_passage = [&](const PassageResult& result) { streamed.push_back(result); };
+    validate_stream(config, source, collect);
+    REQUIRE(streamed.size() == 2);
+    for (const PassageResult& result : streamed) {
+        if (result.id == "b") {
+            CHECK_FALSE(result.ok);
+            CHECK(result.error_message.find("received 'Happy'") != std::string::npos);
+        } else {
+            CHECK(result.ok);
+        }
+    }
     // Case and white space do not matter, and an empty label is no label.
     const std::vector<PassageInput> fine = {{"a", topic, " NEGATIVE ", {}, ""},
                                             {"b", topic, "", {}, ""}};

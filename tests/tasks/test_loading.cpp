@@ -226,7 +226,7 @@ TEST_CASE("shipped tasks are found by name, by path, and through LLMV_PROMPTS_DI
         FAIL("an unknown task name loaded");
     } catch (const llmv::Error& error) {
         CHECK(error.code() == llmv::code::task_invalid);
-        CHECK_THAT(error.what(), Contains("`task` must be a path to a .toml file or the name of a shipped task: clarity, detailed_sentiment"));
+        CHECK_THAT(error.what(), Contains("`task` must be a path to a .toml file or the name of a shipped task: clarity, clarity_undefined, detailed_sentiment"));
         CHECK_THAT(error.what(), Contains("received \"sentimentt\""));
     }
     try {
@@ -250,7 +250,7 @@ TEST_CASE("shipped tasks are found by name, by path, and through LLMV_PROMPTS_DI
         CHECK_THAT(error.what(), Contains("LLMV_PROMPTS_DIR"));
     }
     unsetenv("LLMV_PROMPTS_DIR");
-    CHECK(llmv::list_tasks().size() == 7);  // the compiled-in default: the source tree's prompts/
+    CHECK(llmv::list_tasks().size() == 8);  // the compiled-in default: the source tree's prompts/
     if (previous) setenv("LLMV_PROMPTS_DIR", saved.c_str(), 1);
 }
 

@@ -663,7 +663,7 @@ TEST_CASE("validate: chat and embeddings from two vendors each get only their ow
 
 // Issue 25: with OPENAI_API_KEY set and baseurl() naming a server of your own, no request
 // carries that key; the key keyenv() names (or LLMV_API_KEY) does.
-TEST_CASE("validate: OPENAI_API_KEY never reaches baseurl(); the key named for it does",
+TEST_CASE("validate: OPENAI_API_KEY never reaches baseurl(), and the key named for it does",
           "[validate][server][credentials]") {
     const std::string log = temporary_path(".credentials.log");
     FakeServerProcess server({"--credential-log", log, "--api-key", ""});
@@ -796,7 +796,7 @@ TEST_CASE("validate: timeout(), drain() and encoding() outside their range name 
 // Issue 24/30: Break while batchapi waits for a provider batch. The batch stays in progress and
 // the poll interval is an hour, so only Break can end the wait: the command returns rc 1, and
 // the same command then collects the batch without submitting anything again.
-TEST_CASE("validate batchapi: Break during the poll wait returns rc 1; the re-run collects without resubmitting",
+TEST_CASE("validate batchapi: Break during the poll wait returns rc 1, and the re-run collects without resubmitting",
           "[validate][break][server][batch]") {
     FakeServerProcess server({"--api-key", "sk-host-secret", "--batch-polls", "1000000"});
     const std::string cache = temporary_path(".sqlite");
@@ -833,7 +833,7 @@ TEST_CASE("validate batchapi: Break during the poll wait returns rc 1; the re-ru
     std::remove(cache.c_str());
 }
 
-TEST_CASE("validate batchapi nowait: returns r(waiting) at once; the same command collects later",
+TEST_CASE("validate batchapi nowait: returns r(waiting) at once, and the same command collects later",
           "[validate][server][batch]") {
     FakeServerProcess server({"--api-key", "sk-host-secret"});
     const std::string cache = temporary_path(".sqlite");
