@@ -29,8 +29,12 @@ json as_json(const HttpRequest& request) {
             {"body", body.is_discarded() ? json(request.body) : body}, {"raw_body", request.body}};
 }
 
+// OPENAI_API_KEY goes only to OpenAI's own hosts: the capture server on loopback is given the
+// key explicitly, as a user names a key for a server of their own.
 ProviderConfig config_of(std::map<std::string, std::string> environment, std::string base_url) {
     ProviderConfig config;
+    if (const auto key = environment.find("OPENAI_API_KEY"); key != environment.end())
+        config.api_key = key->second;
     config.environment = std::move(environment);
     config.base_url = std::move(base_url);
     return config;

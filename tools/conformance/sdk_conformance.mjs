@@ -35,10 +35,7 @@ const COMPARED_HEADERS = ['authorization', 'x-api-key', 'anthropic-version', 'co
 const KNOWN_HEADER_DIFFERENCES = {
   'anthropic.messages': ['authorization', 'x-api-key', 'anthropic-version'],
 };
-const HARMLESS_BODY_KEYS = {
-  // We leave the API's default out; the SDK names it when asked for floats explicitly.
-  'openai.embeddings': { encoding_format: 'float' },
-};
+const HARMLESS_BODY_KEYS = {};
 
 // ---- the capture server ------------------------------------------------------------------
 const captured = [];
@@ -100,7 +97,8 @@ async function sdkRequest(c) {
   }
   if (c.name === 'openai.embeddings') {
     const client = new OpenAI({ apiKey: 'sk-conformance', baseURL: `${base}/v1`, maxRetries: 0 });
-    await client.embeddings.create({ model: input.model, input: input.inputs, encoding_format: 'float' });
+    // We ask for base64 (exact float32, a third of the bytes), as the SDK does by default.
+    await client.embeddings.create({ model: input.model, input: input.inputs, encoding_format: 'base64' });
     return lastCapture();
   }
   if (c.name === 'anthropic.messages') {
