@@ -34,7 +34,8 @@ r_include=$(R RHOME)/include
 [ -f "$r_include/R.h" ] || r_include=$(R CMD config --cppflags | sed 's/^-I//')
 rcpp_include=$(Rscript -e 'cat(system.file("include", package = "Rcpp"))')
 
-tarball=$(bash tools/build-r-tarball.sh "$build_dir/r-tarball" | tail -1)
+# Only the sources matter here: no vignettes built (the r-package step builds them).
+tarball=$(R_BUILD_ARGS=--no-build-vignettes bash tools/build-r-tarball.sh "$build_dir/r-tarball" | tail -1)
 unpacked="$build_dir/mingw-r-tarball"
 rm -rf "$unpacked"
 mkdir -p "$unpacked"
