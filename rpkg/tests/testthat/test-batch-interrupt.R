@@ -64,7 +64,9 @@ test_that("Ctrl-C during the first poll of batch = TRUE stops with llmvalidate_e
   expect_equal(batches_created(server), at_signal)  # nothing submitted after the interrupt
 
   fake_control(server, "POST", "/_control/batch_polls", "{\"polls\": 0}")
-  expect_output(collected <- batch_run(server, cache, poll_interval = 0), "Batch API")
+  # Batch status lines are cli messages (class llmvalidate_message_batch), not printed output.
+  expect_message(collected <- batch_run(server, cache, poll_interval = 0),
+                 class = "llmvalidate_message_batch")
   expect_s3_class(collected, "llm_validations")
   expect_true(all(custom_id_uses(server) == 1))
 })
@@ -72,7 +74,8 @@ test_that("Ctrl-C during the first poll of batch = TRUE stops with llmvalidate_e
 test_that("batch = TRUE, wait = FALSE returns a pending handle at once; the same call collects later", {
   server <- local_fake_server()
   cache <- withr::local_tempfile(fileext = ".sqlite")
-  expect_output(pending <- batch_run(server, cache, wait = FALSE), "submitted")
+  expect_message(pending <- batch_run(server, cache, wait = FALSE), "submitted",
+                 class = "llmvalidate_message_batch")
   expect_s3_class(pending, "llm_batch_pending")
   expect_true(length(pending$submitted) >= 1)
   expect_message(print(pending), "same")
