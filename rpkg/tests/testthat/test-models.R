@@ -19,12 +19,11 @@ test_that("llm_models() names the argument when the vendor has no model list", {
 
 test_that("a temperature the model refuses is an error before any request", {
   server <- local_fake_server()
-  withr::local_envvar(ANTHROPIC_API_KEY = "test-key")
+  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_EMBEDDING_API_KEY = "test-key")
   expect_error(
     llm_validate("Revenue grew strongly this quarter.", task = "sentiment",
                  provider = llm_provider_anthropic(model = "claude-opus-4-8", base_url = server$root_url),
-                 embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url,
-                                                  api_key = "test-key"),
+                 embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
                  M = 20, n = 10, temperature = 0.7, cache = NULL),
     "`temperature` must be 1 only for model claude-opus-4-8.*received 0.7", class = "llmvalidate_error"
   )

@@ -50,7 +50,7 @@ test_that("1: a server of your own without an embedding model stops before any c
 
 test_that("1, 10: llm_provider_openai() reads LLMV_BASE_URL, LLMV_MODEL and LLMV_EMBEDDING_MODEL", {
   clear_provider_environment()
-  withr::local_envvar(OPENAI_API_KEY = "test-key")
+  withr::local_envvar(OPENAI_API_KEY = "test-key", LLMV_API_KEY = "test-key", LLMV_EMBEDDING_API_KEY = "test-key")
   server <- local_fake_server()
   withr::local_envvar(LLMV_BASE_URL = server$base_url, LLMV_MODEL = "chat-x",
                       LLMV_EMBEDDING_MODEL = "embed-x")
@@ -75,7 +75,7 @@ test_that("10: printing or str() of a provider never shows its key", {
 
 test_that("3: cache = FALSE and options(llmvalidate.cache = FALSE) write nothing to disk", {
   clear_provider_environment()
-  withr::local_envvar(OPENAI_API_KEY = "test-key")
+  withr::local_envvar(OPENAI_API_KEY = "test-key", LLMV_API_KEY = "test-key", LLMV_EMBEDDING_API_KEY = "test-key")
   server <- local_fake_server()
   default_cache <- file.path(withr::local_tempdir(), "default", "cache.sqlite")
   withr::local_envvar(LLMV_CACHE = default_cache)
@@ -118,7 +118,7 @@ own_corpus <- function() {
 
 test_that("4: the dry run of a 30-text own corpus predicts the calls and the price of the run", {
   clear_provider_environment()
-  withr::local_envvar(OPENAI_API_KEY = "test-key")
+  withr::local_envvar(OPENAI_API_KEY = "test-key", LLMV_API_KEY = "test-key", LLMV_EMBEDDING_API_KEY = "test-key")
   server <- local_fake_server()
   cache <- withr::local_tempfile(fileext = ".sqlite")
   run <- function(...) {
@@ -379,7 +379,7 @@ test_that("10: the package README shows llm_validate() on one's own texts, and i
 
 test_that("10: a provider's HTTP 404 or 501 body is shown once, not twice", {
   clear_provider_environment()
-  withr::local_envvar(OPENAI_API_KEY = "test-key")
+  withr::local_envvar(OPENAI_API_KEY = "test-key", LLMV_API_KEY = "test-key", LLMV_EMBEDDING_API_KEY = "test-key")
   server <- local_fake_server()
   for (status in c(404, 501)) {
     fake_faults(server, "openai.chat", list(list(kind = "http_error", status = status)))
