@@ -87,6 +87,11 @@ if [ "$third_party" = yes ]; then
     cp "/usr/share/doc/$debian_package/copyright" \
       "$package/src/third_party/licenses/$debian_package-$version.copyright"
   done
+  # CRAN refuses pragmas that silence compiler diagnostics: the copies lose them (the code is
+  # unchanged; only warnings that the libraries hid may then show).
+  find "$package/src/third_party" -name '*.hpp' -exec sed -i -E \
+    -e 's/^[[:space:]]*#[[:space:]]*pragma[[:space:]]+(GCC|clang)[[:space:]]+diagnostic.*$//' \
+    -e 's/_Pragma[[:space:]]*\([[:space:]]*"(GCC|clang) diagnostic([^"\\]|\\.)*"[[:space:]]*\)//g' {} +
   [ -f "$package/src/third_party/nlohmann/json.hpp" ] && [ -f "$package/src/third_party/toml.hpp" ] || {
     echo "stage-r-package: the header-only libraries were not staged" >&2
     exit 1
