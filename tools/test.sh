@@ -15,6 +15,7 @@ export LLMV_CACHE="$PWD/$build_dir/test-default-cache.sqlite"
 
 status=0
 failed=()
+timings=()
 # Each step's output also goes to a log of its own, so that a failure can be shown again last.
 step_logs="$build_dir/test-logs"
 rm -rf "$step_logs"
@@ -23,15 +24,24 @@ for step in tools/test.d/*.sh; do
   [ -e "$step" ] || continue
   name=$(basename "$step" .sh)
   echo "== $name"
+  started=$SECONDS
   if ! BUILD_DIR=$build_dir bash "$step" 2>&1 | tee "$step_logs/$name.log"; then
     status=1
     failed+=("$name")
   fi
+  timings+=("$name $((SECONDS - started)) s")
 done
-if ! (cd "$build_dir" && ctest --output-on-failure -j 2) 2>&1 | tee "$step_logs/ctest.log"; then
+started=$SECONDS
+# A test that hangs fails after LLMV_TEST_TIMEOUT seconds instead of eating CI's whole budget.
+if ! (cd "$build_dir" && ctest --output-on-failure -j 2 --timeout "${LLMV_TEST_TIMEOUT:-600}") 2>&1 |
+  tee "$step_logs/ctest.log"; then
   status=1
   failed+=("ctest")
 fi
+timings+=("ctest $((SECONDS - started)) s")
+# Each step's wall time, so that a slow step shows in CI's log before it becomes a timeout.
+echo "== wall time per step"
+printf '  %s\n' "${timings[@]}"
 # CI shows only the end of the log: the end of each failed step's output is repeated, and the
 # failing steps are named last.
 if [ "$status" -ne 0 ]; then

@@ -124,10 +124,13 @@ TEST_CASE("a batch-API run gives the synchronous run's results from the same req
     CHECK(report.synchronous_requests == 0);
     // Embedded texts: the same set of texts (grouped differently).
     std::multiset<std::string> sync_texts, batch_texts;
-    for (const auto& body : sync_embeddings)
-        for (const auto& text : nlohmann::json::parse(body)["input"]) sync_texts.insert(text.get<std::string>());
-    for (const auto& body : bodies(server, "openai.embeddings", true))
-        for (const auto& text : nlohmann::json::parse(body)["input"]) batch_texts.insert(text.get<std::string>());
+    // Each body is parsed into a named value: a range-for over a member of a temporary reads freed memory.
+    const auto add_inputs = [](const std::string& body, std::multiset<std::string>& texts) {
+        const nlohmann::json request = nlohmann::json::parse(body);
+        for (const auto& text : request["input"]) texts.insert(text.get<std::string>());
+    };
+    for (const auto& body : sync_embeddings) add_inputs(body, sync_texts);
+    for (const auto& body : bodies(server, "openai.embeddings", true)) add_inputs(body, batch_texts);
     CHECK(batch_texts == sync_texts);
     // A later synchronous run with the batch run's cache makes no call.
     server.reset_counters();

@@ -17,4 +17,4 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLMV_SAN
   -DLLMV_BUILD_BENCH=OFF -DLLMV_WERROR=OFF >/dev/null
 cmake --build "$build_dir" --target stata_host_tests plugin_transcript fake_provider_server -j "${JOBS:-2}"
 cd "$build_dir"
-ctest -R stata --output-on-failure -j "${JOBS:-2}"
+ctest -R stata --output-on-failure -j "${JOBS:-2}" --timeout "${LLMV_TEST_TIMEOUT:-600}"

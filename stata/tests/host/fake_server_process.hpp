@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -36,6 +37,9 @@ class FakeServerProcess {
         pid_ = fork();
         REQUIRE(pid_ >= 0);
         if (pid_ == 0) {
+            // Dies with the test: a test that crashes must not leave a server holding ctest's pipe
+            // (ctest then waits for ever).
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
             dup2(fds[1], STDOUT_FILENO);
             close(fds[0]);
             execv(LLMV_FAKE_SERVER_PATH, argv.data());

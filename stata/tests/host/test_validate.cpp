@@ -852,7 +852,9 @@ TEST_CASE("validate batchapi nowait: returns r(waiting) at once, and the same co
     } while (step.scalars.count("waiting") && ++calls < 30);
     REQUIRE(calls >= 2);
     REQUIRE(step.scalars.at("N_succeeded") == 4);
-    for (const auto& [id, times] : server.control("/_control/batches")["custom_ids"].items()) {
+    // Held by name: a range-for over a member of the temporary would read freed memory.
+    const nlohmann::json batches = server.control("/_control/batches");
+    for (const auto& [id, times] : batches["custom_ids"].items()) {
         INFO(id);
         REQUIRE(times.get<int>() == 1);
     }
