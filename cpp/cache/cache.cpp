@@ -373,18 +373,7 @@ bool Cache::open_read_only(const Error& original) {
     if (text.find("has schema version") != std::string::npos) return false;
     // "file:" URI, percent-encoded: immutable=1 reads a WAL file without its -shm, which a
     // read-only folder cannot hold.
-    std::string uri = "file:";
-    for (unsigned char c : impl_->path) {
-        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
-            uri += static_cast<char>(c);
-        } else {
-            static const char* hex = "0123456789ABCDEF";
-            uri += '%';
-            uri += hex[c >> 4];
-            uri += hex[c & 15];
-        }
-    }
-    uri += "?immutable=1";
+    const std::string uri = "file:" + percent_encode(impl_->path, /*keep_slash=*/true) + "?immutable=1";
     sqlite3* db = nullptr;
     if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX,
                         nullptr) != SQLITE_OK) {

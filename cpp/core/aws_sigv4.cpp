@@ -34,22 +34,6 @@ std::string hex(const std::string& bytes) {
     return out;
 }
 
-std::string uri_encode(const std::string& text, bool keep_slash) {
-    static const char* digits = "0123456789ABCDEF";
-    std::string out;
-    for (unsigned char c : text) {
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
-            (keep_slash && c == '/')) {
-            out += static_cast<char>(c);
-        } else {
-            out += '%';
-            out += digits[c >> 4];
-            out += digits[c & 15];
-        }
-    }
-    return out;
-}
-
 std::string uri_decode(const std::string& text) {
     std::string out;
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -72,10 +56,10 @@ std::string canonical_query(const std::string& query) {
     while (std::getline(stream, part, '&')) {
         if (part.empty()) continue;
         const auto equals = part.find('=');
-        pairs.emplace_back(uri_encode(uri_decode(part.substr(0, equals)), false),
+        pairs.emplace_back(percent_encode(uri_decode(part.substr(0, equals)), false),
                            equals == std::string::npos
                                ? ""
-                               : uri_encode(uri_decode(part.substr(equals + 1)), false));
+                               : percent_encode(uri_decode(part.substr(equals + 1)), false));
     }
     std::sort(pairs.begin(), pairs.end());
     std::string out;
@@ -191,7 +175,7 @@ void sign_aws_sigv4(HttpRequest& request, std::time_t unix_time) {
         canonical_headers += name + ":" + value + "\n";
         signed_headers += (signed_headers.empty() ? "" : ";") + name;
     }
-    const std::string canonical_request = request.method + "\n" + uri_encode(path, true) + "\n" +
+    const std::string canonical_request = request.method + "\n" + percent_encode(path, true) + "\n" +
                                           canonical_query(query) + "\n" + canonical_headers + "\n" +
                                           signed_headers + "\n" + sha256_hex(request.body);
     const std::string scope = date + "/" + region + "/" + service + "/aws4_request";

@@ -17,6 +17,21 @@ std::string lower(std::string text) {
 
 }  // namespace
 
+std::string percent_encode(const std::string& text, bool keep_slash) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : text) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
+
 std::string redact(std::string text, const std::vector<std::string>& secrets) {
     for (const auto& secret : secrets) {
         if (secret.size() < 4) continue;  // too short to be a credential; avoids mangling text

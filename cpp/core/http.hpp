@@ -38,6 +38,10 @@ struct HttpResponse {
     double elapsed_seconds = 0;
 };
 
+// RFC 3986 percent-encoding of everything but the unreserved characters (a URL path segment, a
+// query value, AWS's canonical URI); with `keep_slash`, '/' is kept (a whole path).
+std::string percent_encode(const std::string& text, bool keep_slash = false);
+
 // Replaces every secret in `text` with "<redacted>".
 std::string redact(std::string text, const std::vector<std::string>& secrets);
 

@@ -36,7 +36,7 @@ HttpRequest anthropic_models_request(const ProviderConfig& config, const std::st
     HttpRequest request;
     request.method = "GET";
     request.url = base + "/v1/models?limit=1000" +
-                  (after_id.empty() ? "" : "&after_id=" + detail::percent_encode(after_id));
+                  (after_id.empty() ? "" : "&after_id=" + percent_encode(after_id));
     request.headers = {{"x-api-key", key}, {"anthropic-version", anthropic_version}};
     request.secrets = {key};
     request.connect_timeout_ms = config.connect_timeout_ms;
@@ -112,7 +112,7 @@ std::optional<HttpRequest> ModelCatalogue::read(const HttpRequest& request,
             HttpRequest next = request;
             const auto query = next.url.find("&nextToken=");
             if (query != std::string::npos) next.url.erase(query);
-            next.url += "&nextToken=" + detail::percent_encode(text_field(body, "nextToken"));
+            next.url += "&nextToken=" + percent_encode(text_field(body, "nextToken"));
             return next;
         }
         return std::nullopt;

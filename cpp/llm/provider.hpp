@@ -163,9 +163,6 @@ void register_embedding_provider(const std::string& name, EmbeddingProviderFacto
 // Classifies a non-2xx (or status 0) response: code, retryable, retry_after_seconds. The
 // message and provider_type are filled by the provider from its own error body.
 ProviderError classify_http_failure(const HttpResponse& response);
-// Retry-After as seconds ("120") or an HTTP date; also retry-after-ms. Unset when absent or
-// unparseable. `now_unix` is the current time (seconds since the epoch) for HTTP dates.
-std::optional<double> retry_after_from_headers(const std::map<std::string, std::string>& headers,
-                                               double now_unix);
+// The wait a failure asks for: server_requested_wait (core/http_status.hpp).
 
 }  // namespace llmv

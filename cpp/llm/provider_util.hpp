@@ -20,8 +20,6 @@ void check_options(const ProviderConfig& config, const std::string& provider,
 std::string option(const ProviderConfig& config, const std::string& key,
                    const std::string& fallback);
 std::string strip_trailing_slashes(std::string url);
-// RFC 3986 percent-encoding of everything but unreserved characters (for a path segment).
-std::string percent_encode(const std::string& text);
 // Parses the JSON Schema text of a request; throws invalid_argument naming `json_schema`.
 nlohmann::json parse_schema(const std::string& schema_text);
 void check_model(const std::string& model, const std::string& provider);

@@ -30,6 +30,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/http_status.hpp"  // parse_rfc3339
 #include "core/sha256.hpp"
 #include "llm/provider.hpp"
 #include "llm/provider_batch.hpp"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/http_status.hpp"  // statuses and server waits, shared with the providers
 #include "llmvalidate/rng.hpp"
 
 namespace llmv {
@@ -29,38 +30,15 @@ struct RetryPolicy {
     double max_server_wait_seconds = 600.0;
     // Tests shrink server-requested waits (Retry-After: 2 -> 20 ms with 0.01). Always 1 in use.
     double server_wait_scale = 1.0;
-    // The one list of retried statuses: classify_http_failure (provider.hpp) agrees with it
-    // for every status (tests/transport: "one failure classifier").
-    std::vector<long> retry_statuses = {408, 429, 500, 502, 503, 504, 529};
+    // Retried statuses: by default the transient ones (core/http_status.hpp), which
+    // classify_http_failure (provider.hpp) also reads.
+    std::vector<long> retry_statuses = transient_statuses();
     bool retry_transport_errors = true;  // connection refused/reset, truncated body, ...
     bool retry_timeouts = true;
     std::uint64_t jitter_seed = 0x6c6c6d76;  // "llmv": jitter is reproducible
 };
 
 bool is_retryable_status(const RetryPolicy& policy, long status);
-
-// The stable error code for a final HTTP status (400 -> bad_request, 401/403 -> auth,
-// 404 -> not_found, 408 -> server_error, 429 -> rate_limited, 5xx/529 -> server_error); "" for
-// 2xx.
-const char* error_code_for_status(long status);
-
-// Parsing of the waits servers ask for. `now_epoch` is the wall clock in Unix seconds.
-// Retry-After: delta-seconds ("120") or an HTTP-date ("Wed, 21 Oct 2015 07:28:00 GMT").
-std::optional<double> parse_retry_after(const std::string& value, double now_epoch);
-// Go-style durations as in OpenAI's x-ratelimit-reset-*: "1s", "6m0s", "250ms", "1h2m3.5s".
-std::optional<double> parse_go_duration(const std::string& value);
-// RFC 3339 timestamps as in Anthropic's anthropic-ratelimit-*-reset, to Unix seconds.
-std::optional<double> parse_rfc3339(const std::string& value);
-// HTTP-date (IMF-fixdate, RFC 7231) to Unix seconds.
-std::optional<double> parse_http_date(const std::string& value);
-
-// The wait (seconds from now) a response asks for, from, in order of authority:
-// Retry-After / retry-after-ms; else the reset headers of exhausted limits
-// (x-ratelimit-reset-requests/-tokens where the matching remaining is 0, or all of them when
-// none says which; anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-reset).
-// Header names are lower-case (HttpResponse::headers). nullopt: the server asked nothing.
-std::optional<double> server_requested_wait(const std::map<std::string, std::string>& headers,
-                                            double now_epoch);
 
 // Backoff delays with a seeded jitter source.
 class Backoff {

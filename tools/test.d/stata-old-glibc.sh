@@ -16,13 +16,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 log() { echo "stata-old-glibc: $*"; }
 fail() { echo "stata-old-glibc: FAIL: $*" >&2; exit 1; }
+trap 'echo "stata-old-glibc: FAIL: line $LINENO exited with $?" >&2' ERR
 if [ "${LLMV_OLD_GLIBC:-1}" = 0 ]; then log "skipped (LLMV_OLD_GLIBC=0)"; exit 0; fi
 if [ "$(id -u)" != 0 ]; then log "skipped: needs root for debootstrap and chroot"; exit 0; fi
 command -v debootstrap >/dev/null || { log "skipped: no debootstrap (tools/setup.sh)"; exit 0; }
 build_dir=${BUILD_DIR:-build}
 # The mirror apt itself uses here (deb822 "URIs:" or a one-line "deb URL" entry).
 apt_mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-  awk '/^URIs:/ {print $2; exit} /^deb / {for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}')
+  awk '/^URIs:/ {print $2; exit} /^deb / {for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}' || true)
 mirror=${LLMV_DEBIAN_MIRROR:-$apt_mirror}
 [ -n "$mirror" ] || fail "no Debian mirror in the apt sources; set LLMV_DEBIAN_MIRROR"
 cache_root=${LLMV_OLD_GLIBC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llmvalidate/old-glibc}
