@@ -16,6 +16,7 @@
 #include "core/key_value.hpp"
 #include "core/text.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/resolution.hpp"
 #include "llmvalidate/task.hpp"
 
 namespace llmv::cli {
@@ -30,8 +31,8 @@ CommandSpec run_spec() {
         "passages per label, backtranslates the passage's label, embeds everything and runs\n"
         "the validation, separation and backtranslation tests. Prints the verdict (valid,\n"
         "invalid or inconclusive) with every number behind it.\n\n"
-        "The provider comes from --provider, or from the environment (LLMV_BASE_URL,\n"
-        "ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials). With none of them the\n"
+        "The provider comes from --provider, or from the environment, first set first:\n" +
+            pipeline::auto_sources() + ". With none of them the\n"
         "simulated provider (a synthetic data-generating process, docs/simulated.md) runs,\n"
         "and the report's first line says so. Every answer is cached (--cache): a re-run\n"
         "makes no call.\n\n"

@@ -123,9 +123,10 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     if (resolved.synthetic_chat) {
         choice.banner = parsed.value("--provider", pipeline::auto_provider_name) ==
                                 pipeline::auto_provider_name
-                            ? "SYNTHETIC RESULTS: no LLM provider is configured (LLMV_BASE_URL, "
-                              "ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials), so the simulated "
-                              "provider (a synthetic data-generating process, docs/simulated.md) "
+                            ? "SYNTHETIC RESULTS: no LLM provider is configured (" +
+                                  pipeline::auto_sources() +
+                                  "), so the simulated "
+                                  "provider (a synthetic data-generating process, docs/simulated.md) "
                               "stands in for the LLM and the embeddings. No LLM was called."
                             : "SYNTHETIC RESULTS: the simulated provider (a synthetic data-generating "
                               "process, docs/simulated.md) stands in for the LLM and the embeddings. "

@@ -94,12 +94,17 @@ class BatchRunner {
                           "and resumes from them");
         }
         const ResolvedProviders resolved = resolve_providers(config_);
-        if (resolved.synthetic_chat ||
-            (resolved.chat_provider != "openai" && resolved.chat_provider != "anthropic")) {
+        const auto& specs = provider_defaults();
+        const bool has_batch_api =
+            std::any_of(specs.begin(), specs.end(), [&](const ProviderDefaults& row) {
+                return row.kind == "chat" && row.provider == resolved.chat_provider && row.batch_api;
+            });
+        if (resolved.synthetic_chat || !has_batch_api) {
             throw_invalid(
                 code::invalid_argument, "batch_api", resolved.chat_provider,
-                "a chat provider with a batch API: openai or anthropic (Bedrock's batch "
-                "inference needs S3 and is not supported; the simulated provider needs none)");
+                "a chat provider with a batch API: " + batch_api_provider_names() +
+                    " (Bedrock's batch inference needs S3 and is not supported; the simulated "
+                    "provider needs none)");
         }
         // The run's own providers (open_providers(), as the scheduler and the dry run).
         providers_ = open_providers(config_, resolved, {}, "");

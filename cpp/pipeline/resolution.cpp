@@ -1,6 +1,7 @@
 // Provider, model, key and cache resolution (resolution.hpp): the one copy of these rules.
 #include "llmvalidate/resolution.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -37,11 +38,32 @@ const ProviderDefaults* find_defaults(const std::string& kind, const std::string
 
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
-bool has_aws_credentials(const Environment& environment) {
-    return !env_value(environment, "AWS_BEARER_TOKEN_BEDROCK").empty() ||
-           !env_value(environment, "AWS_PROFILE").empty() ||
-           (!env_value(environment, "AWS_ACCESS_KEY_ID").empty() &&
-            !env_value(environment, "AWS_SECRET_ACCESS_KEY").empty());
+// One of the row's auto_variables is set ("A+B": both are).
+bool auto_picks(const ProviderDefaults& row, const Environment& environment) {
+    for (const std::string& variables : row.auto_variables) {
+        bool all_set = true;
+        std::size_t start = 0;
+        while (all_set) {
+            const std::size_t plus = variables.find('+', start);
+            all_set = !env_value(environment, variables.substr(start, plus - start)).empty();
+            if (plus == std::string::npos) break;
+            start = plus + 1;
+        }
+        if (all_set) return true;
+    }
+    return false;
+}
+
+// The chat rows "auto" may pick, by auto_rank.
+std::vector<const ProviderDefaults*> auto_rows() {
+    std::vector<const ProviderDefaults*> rows;
+    for (const ProviderDefaults& row : provider_defaults()) {
+        if (row.kind == "chat" && row.auto_rank > 0) rows.push_back(&row);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+        return a->auto_rank < b->auto_rank;
+    });
+    return rows;
 }
 
 }  // namespace
@@ -56,22 +78,31 @@ const std::vector<ProviderDefaults>& provider_defaults() {
          "OPENAI_API_KEY (AZURE_OPENAI_API_KEY with flavor azure); none for a local server",
          "2026-12-04",
          "OpenAI deprecations page (2026-04-22 entry: the substitute for retired snapshots); npm "
-         "openai ChatModel list"},
+         "openai ChatModel list",
+         {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_API_KEY"}, 2, {"OPENAI_API_KEY"},
+         "OPENAI_API_KEY", true},
         {"chat", "anthropic", "claude-haiku-4-5", "", "ANTHROPIC_API_KEY", "2026-12-04",
          "Anthropic models overview (current line-up); npm @anthropic-ai/sdk 1.17.0 Model list, "
-         "not in its deprecated-models table"},
+         "not in its deprecated-models table",
+         {"ANTHROPIC_API_KEY"}, 1, {"ANTHROPIC_API_KEY"}, "ANTHROPIC_API_KEY", true},
         {"chat", "bedrock", "us.anthropic.claude-sonnet-4-6", "bedrock-titan",
          "AWS_BEARER_TOKEN_BEDROCK, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE",
          "2026-12-04",
          "Anthropic's Claude on Amazon Bedrock page (US inference profile); Bedrock model "
-         "lifecycle: launched 2026-02, at least 12 months before end of life"},
+         "lifecycle: launched 2026-02, at least 12 months before end of life",
+         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}, 3,
+         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "AWS_ACCESS_KEY_ID+AWS_SECRET_ACCESS_KEY"},
+         "AWS credentials", false},  // Bedrock's batch inference needs S3
         {"chat", simulated_provider_name, simulated_model_name, hashed_embedding_name,
          "none: a synthetic data-generating process, not an LLM", "", ""},
         {"embedding", "openai", "text-embedding-3-small", "", "OPENAI_API_KEY", "2026-12-04",
-         "npm openai EmbeddingModel list; OpenAI deprecations page (not listed)"},
+         "npm openai EmbeddingModel list; OpenAI deprecations page (not listed)",
+         {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_EMBEDDING_API_KEY", "LLMV_API_KEY"}},
         {"embedding", "bedrock-titan", "amazon.titan-embed-text-v2:0", "", "as bedrock",
-         "2026-12-04", "Bedrock model lifecycle (active); the paper's embedding model"},
-        {"embedding", "ollama", "nomic-embed-text", "", "none", "", "a local server: any pulled model"},
+         "2026-12-04", "Bedrock model lifecycle (active); the paper's embedding model",
+         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}},
+        {"embedding", "ollama", "nomic-embed-text", "", "none", "", "a local server: any pulled model",
+         {"LLMV_EMBEDDING_API_KEY"}},
         {"embedding", hashed_embedding_name, hashed_embedding_model, "",
          "none: a hashed bag of words, not a language model", "", ""},
     };
@@ -84,6 +115,35 @@ std::string provider_names(const std::string& kind, const std::string& separator
     for (const ProviderDefaults& row : provider_defaults()) {
         if (row.kind != kind) continue;
         names += (names.empty() ? "" : separator) + quote + row.provider + quote;
+    }
+    return names;
+}
+
+std::string auto_sources(const std::string& separator, const std::string& last) {
+    std::vector<std::string> labels = {"LLMV_BASE_URL"};
+    for (const ProviderDefaults* row : auto_rows()) labels.push_back(row->auto_label);
+    std::string text;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        if (i > 0) text += i + 1 == labels.size() ? last : separator;
+        text += labels[i];
+    }
+    return text;
+}
+
+std::vector<std::string> secret_variables() {
+    std::vector<std::string> names;
+    for (const ProviderDefaults& row : provider_defaults()) {
+        for (const std::string& name : row.key_variables) {
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        }
+    }
+    return names;
+}
+
+std::string batch_api_provider_names(const std::string& separator) {
+    std::string names;
+    for (const ProviderDefaults& row : provider_defaults()) {
+        if (row.kind == "chat" && row.batch_api) names += (names.empty() ? "" : separator) + row.provider;
     }
     return names;
 }
@@ -124,15 +184,16 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
             } else {
                 resolved.chosen_from = "the base URL (" + config.base_url + ")";
             }
-        } else if (!env_value(environment, "ANTHROPIC_API_KEY").empty()) {
-            resolved.chat_provider = "anthropic";
-            resolved.chosen_from = "ANTHROPIC_API_KEY";
-        } else if (!env_value(environment, "OPENAI_API_KEY").empty()) {
-            resolved.chat_provider = "openai";
-            resolved.chosen_from = "OPENAI_API_KEY";
-        } else if (has_aws_credentials(environment)) {
-            resolved.chat_provider = "bedrock";
-            resolved.chosen_from = "AWS credentials";
+        } else {
+            for (const ProviderDefaults* row : auto_rows()) {
+                if (!auto_picks(*row, environment)) continue;
+                resolved.chat_provider = row->provider;
+                resolved.chosen_from = row->auto_label;
+                break;
+            }
+        }
+        if (resolved.chat_provider != auto_provider_name) {
+            // picked above
         } else if (options.allow_synthetic_fallback) {
             resolved.chat_provider = simulated_provider_name;
             resolved.chosen_from = "no provider configured";
@@ -140,8 +201,8 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
             throw_invalid(code::invalid_argument, "provider",
                           "\"auto\", with no provider configured in the environment",
                           "a provider named explicitly (" + provider_names("chat", ", ", "\"") +
-                              "), or one of LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY or "
-                              "AWS credentials set; the simulated provider (a synthetic "
+                              "), or one of " + auto_sources(", ", " or ") +
+                              " set; the simulated provider (a synthetic "
                               "data-generating process) runs only when named");
         }
     }

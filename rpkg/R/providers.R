@@ -209,8 +209,12 @@ auto_provider <- function() {
 #' @return A data frame with columns `kind` (`"chat"` or `"embedding"`),
 #'   `provider`, `model`, `embedding_provider`, `credential`, `checked` (the
 #'   date the default was last compared with the vendor's catalogue) and
-#'   `source` (where that catalogue was read). [llm_models()] lists what a
-#'   vendor serves today.
+#'   `source` (where that catalogue was read), `key_variables` (a list column:
+#'   the environment variables that hold the provider's secrets, which no
+#'   message shows), `auto_rank` (the order in which `provider = "auto"` tries
+#'   the chat providers; 0: never) and `batch_api` (the vendor's batch API is
+#'   supported: `batch = TRUE`). [llm_models()] lists what a vendor serves
+#'   today.
 #' @export
 #' @examples
 #' llm_provider_defaults()

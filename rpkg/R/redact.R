@@ -3,10 +3,9 @@
 # Keys that an error message must never show: the provider's own and those in the
 # environment variables the engine reads.
 provider_secrets <- function(provider) {
-  from_env <- Sys.getenv(c("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY",
-                           "LLMV_API_KEY", "LLMV_EMBEDDING_API_KEY",
-                           "AWS_BEARER_TOKEN_BEDROCK",
-                           "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"), unset = "")
+  # Every provider's secret variables, as the engine's provider table declares them.
+  variables <- unique(unlist(.Call(llmv_provider_defaults)$key_variables))
+  from_env <- Sys.getenv(variables, unset = "")
   secrets <- c(provider_key(provider), unname(from_env))
   unique(secrets[!is.na(secrets) & nchar(secrets) >= 4])
 }

@@ -29,9 +29,10 @@ cache_note <- function(cache, what) {
 
 # What to do about a provider error, as cli bullets (none for codes without advice).
 provider_error_hint <- function(code, provider, cache = NULL) {
-  key_variable <- switch(provider$name, openai = "OPENAI_API_KEY",
-                         anthropic = "ANTHROPIC_API_KEY",
-                         bedrock = "AWS_BEARER_TOKEN_BEDROCK or AWS_ACCESS_KEY_ID", "the key")
+  # Where the engine's provider table says this provider's key comes from.
+  defaults <- .Call(llmv_provider_defaults)
+  row <- which(defaults$kind == "chat" & defaults$provider == provider$name)
+  key_source <- if (length(row) == 1) defaults$credential[row] else "its environment variable"
   hint <- switch(
     code,
     llmv.provider.rate_limited = paste0(
@@ -41,8 +42,8 @@ provider_error_hint <- function(code, provider, cache = NULL) {
       } else {
         "every response received is in the cache."
       }),
-    llmv.provider.auth = paste0("The provider refused the key: check `api_key` or ",
-                                key_variable, "."),
+    llmv.provider.auth = paste0("The provider refused the key: check `api_key`, or where the ",
+                                "key comes from: ", key_source, "."),
     llmv.provider.not_found = "Check `model` and `base_url`.",
     llmv.transport.failed = "Check `base_url` and the connection; the same call resumes.",
     llmv.transport.timeout = "Check `base_url` and the connection; the same call resumes.",

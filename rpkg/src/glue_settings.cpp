@@ -46,7 +46,13 @@ SEXP llmv_provider_defaults() {
     BEGIN_RCPP
     return guarded([&]() -> Rcpp::RObject {
         std::vector<std::string> kind, provider, model, embedding_family, credential, checked, source;
+        Rcpp::List key_variables;
+        std::vector<int> auto_rank;
+        std::vector<bool> batch_api;
         for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
+            key_variables.push_back(Rcpp::wrap(row.key_variables));
+            auto_rank.push_back(row.auto_rank);
+            batch_api.push_back(row.batch_api);
             kind.push_back(row.kind);
             provider.push_back(row.provider);
             model.push_back(row.model);
@@ -59,7 +65,10 @@ SEXP llmv_provider_defaults() {
                                   Rcpp::Named("model") = model,
                                   Rcpp::Named("embedding_provider") = embedding_family,
                                   Rcpp::Named("credential") = credential,
-                                  Rcpp::Named("checked") = checked, Rcpp::Named("source") = source);
+                                  Rcpp::Named("checked") = checked, Rcpp::Named("source") = source,
+                                  Rcpp::Named("key_variables") = key_variables,
+                                  Rcpp::Named("auto_rank") = auto_rank,
+                                  Rcpp::Named("batch_api") = batch_api);
     });
     END_RCPP
 }

@@ -4,6 +4,7 @@
 // OpenAI's embeddings endpoint from Stata.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "cache/temp_cache_dir.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
 
 using namespace llmv;
@@ -69,6 +71,19 @@ TEST_CASE("auto picks the provider from the environment, in the documented order
           "bedrock");
     // An AWS key id alone is not a credential.
     CHECK_THROWS(resolve(with_provider("auto"), {{"AWS_ACCESS_KEY_ID", "a"}}));
+    // With its secret it is ("A+B" in the table), and so is a named profile.
+    const Environment aws_keys = {{"AWS_ACCESS_KEY_ID", "a"}, {"AWS_SECRET_ACCESS_KEY", "s"}};
+    CHECK(resolve(with_provider("auto"), aws_keys).chat_provider == "bedrock");
+    CHECK(resolve(with_provider("auto"), aws_keys).chosen_from == "AWS credentials");
+    CHECK(resolve(with_provider("auto"), {{"AWS_PROFILE", "research"}}).chat_provider == "bedrock");
+    // OpenAI's key outranks AWS credentials.
+    CHECK(resolve(with_provider("auto"), {{"OPENAI_API_KEY", "k"}, {"AWS_PROFILE", "p"}})
+              .chat_provider == "openai");
+    // The order the help and the messages print is the order resolution follows.
+    CHECK(auto_sources() == "LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials");
+    const std::string none = error_message([] { resolve(with_provider("auto"), {}); });
+    CHECK(none.find("one of LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY or AWS credentials set") !=
+          std::string::npos);
     const auto local = resolve(with_provider("auto"), {{"LLMV_BASE_URL", "http://127.0.0.1:8080/v1"},
                                                        {"ANTHROPIC_API_KEY", "k"},
                                                        {"LLMV_EMBEDDING_MODEL", "embed-x"}});
@@ -305,4 +320,25 @@ TEST_CASE("the dry run and the run look up the same cache keys, for every provid
     CHECK(after.texts_to_embed == 0);
     CHECK(after.cached_calls == after.calls.chat_calls);
     CHECK(server.total_count() == served);  // the dry run made no call
+}
+
+// Issue 28: one declaration per provider. The secrets R redacts and the batch-API providers
+// come from the table's rows.
+TEST_CASE("the provider table declares the secrets and the batch APIs") {
+    const std::vector<std::string> secrets = secret_variables();
+    for (const char* name : {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+                             "AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY",
+                             "AWS_SESSION_TOKEN", "LLMV_API_KEY", "LLMV_EMBEDDING_API_KEY"}) {
+        CHECK(std::count(secrets.begin(), secrets.end(), name) == 1);
+    }
+    // A key id names a key; it is not a secret.
+    CHECK(std::count(secrets.begin(), secrets.end(), "AWS_ACCESS_KEY_ID") == 0);
+    CHECK(batch_api_provider_names() == "openai or anthropic");
+    ValidationConfig config = with_provider("bedrock");
+    config.task_path = "simple_sentiment";
+    config.cache_path = "/tmp/llmv-test-batch-api-bedrock.sqlite";
+    const std::string refused =
+        error_message([&] { validate_with_batch_api(config, {}, {}, {}); });
+    INFO(refused);
+    CHECK(refused.find("a chat provider with a batch API: openai or anthropic") != std::string::npos);
 }

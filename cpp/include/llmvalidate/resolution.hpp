@@ -29,15 +29,33 @@ struct ProviderDefaults {
     // catalogue was read: vendors retire models, so a default is a dated fact, not a constant.
     std::string checked;
     std::string source;
+    // The environment variables whose values are this provider's secrets: R redacts them from
+    // every message, and the auth hints name the first of them.
+    std::vector<std::string> key_variables = {};
+    // Chat providers that "auto" may pick: the rank in its order (1 first; 0: never picked),
+    // the variables any one of which picks it ("A+B": both set), and what a message calls them.
+    int auto_rank = 0;
+    std::vector<std::string> auto_variables = {};
+    std::string auto_label = {};
+    // Chat providers: the vendor's batch API is supported (--batch-api, batch = TRUE, batchapi).
+    bool batch_api = false;
 };
 const std::vector<ProviderDefaults>& provider_defaults();
+// The chat providers "auto" picks from, in its order, after LLMV_BASE_URL: "LLMV_BASE_URL,
+// ANTHROPIC_API_KEY, ..." (for the front ends' help and messages).
+std::string auto_sources(const std::string& separator = ", ", const std::string& last = ", ");
+// Every environment variable that may hold a secret of some provider (key_variables of every
+// row, once each, in the table's order).
+std::vector<std::string> secret_variables();
+// The chat providers whose batch API is supported, joined by `separator`.
+std::string batch_api_provider_names(const std::string& separator = " or ");
 // The registry's names of one kind ("chat" or "embedding"), in the table's order and joined by
 // `separator`, each between `quote`s: what a front end's help and the engine's messages list.
 std::string provider_names(const std::string& kind, const std::string& separator = ", ",
                            const std::string& quote = "");
 
-// The chat provider "auto" picks from the environment, in this order: LLMV_BASE_URL (any
-// OpenAI-compatible server), ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials.
+// The chat provider "auto" picks from the environment, in the order auto_sources() gives:
+// LLMV_BASE_URL (any OpenAI-compatible server), then the rows' auto_variables by auto_rank.
 inline constexpr const char* auto_provider_name = "auto";
 
 struct ResolveOptions {

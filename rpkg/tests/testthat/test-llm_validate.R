@@ -171,6 +171,23 @@ test_that("keys from the environment are removed from engine messages", {
   expect_identical(redact(batch, secrets)$passages[[1]]$error_message, "echo <redacted>")
 })
 
+test_that("every secret variable of the engine's provider table is redacted, and hints name it", {
+  withr::local_envvar(AWS_SESSION_TOKEN = "aws-session-secret", LLMV_EMBEDDING_API_KEY = "emb-secret-2",
+                      ANTHROPIC_API_KEY = "sk-ant-secret-3", AWS_ACCESS_KEY_ID = "AKIDNOTSECRET")
+  secrets <- provider_secrets(llm_provider_openai())
+  expect_true(all(c("aws-session-secret", "emb-secret-2", "sk-ant-secret-3") %in% secrets))
+  # A key id is not a secret (the table does not list it).
+  expect_false("AKIDNOTSECRET" %in% secrets)
+  defaults <- llm_provider_defaults()
+  expect_type(defaults$key_variables, "list")
+  expect_identical(defaults$provider[defaults$kind == "chat" & defaults$batch_api],
+                   c("openai", "anthropic"))
+  hint <- provider_error_hint("llmv.provider.auth", list(name = "bedrock"))
+  expect_match(hint[["i"]], "AWS_PROFILE", fixed = TRUE)
+  expect_match(provider_error_hint("llmv.provider.auth", list(name = "anthropic"))[["i"]],
+               "ANTHROPIC_API_KEY", fixed = TRUE)
+})
+
 test_that("many validations subset, tidy, glance and summarise like a regression's results", {
   skip_if_not_installed("generics")
   texts <- c(a = passage, b = "Losses widened and the outlook was cut sharply.",
