@@ -22,9 +22,7 @@ namespace llmv::stata {
 
 int command_power(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
-    args.allow_only({"replications", "m", "n", "repeats", "alpha", "threshold", "seed",
-                     "permutations", "vmethod", "smethod", "rule", "concurrency", "follow",
-                     "signal", "accuracy", "unparseable", "words", "dgpseed"});
+    args.allow_only(accepted_words({"replications", "dgpseed"}, Offered::all));
     forget_pending();
 
     pipeline::PowerConfig power;
@@ -35,13 +33,9 @@ int command_power(Api& api, int argc, char* argv[]) {
         throw StataFailure(kRcSyntax, "llmvalidate power: option task() is required");
     power.true_label = api.local("llmv_truelabel").value_or("");
     power.replications = args.integer("replications", power.replications);
+    // The DGP's follow(), signal(), accuracy(), unparseable() and words() are rows of the table.
     read_validation_settings(args, config);
     pipeline::SimulatedDgp& dgp = config.simulated;
-    dgp.follow_probability = args.real("follow", dgp.follow_probability);
-    dgp.label_signal = args.real("signal", dgp.label_signal);
-    dgp.annotator_accuracy = args.real("accuracy", dgp.annotator_accuracy);
-    dgp.unparseable_probability = args.real("unparseable", dgp.unparseable_probability);
-    dgp.words = args.integer("words", dgp.words);
     dgp.seed = args.seed("dgpseed", dgp.seed);
     if (const auto topic = api.local("llmv_topic")) dgp.topic = *topic;
     // Power runs keep nothing: every replication is a fresh synthetic draw (as in the CLI).

@@ -286,8 +286,8 @@ struct PassageOutcome {
 
 int command_test(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
-    args.allow_only({"label", "passage", "bt", "ref", "embed", "dim", "generate", "alpha",
-                     "threshold", "seed", "permutations", "vmethod", "smethod", "rule"});
+    args.allow_only(accepted_words({"label", "passage", "bt", "ref", "embed", "dim", "generate"},
+                                   Offered::statistics));
     forget_pending();
     Layout layout = read_layout(api, args);
     std::map<int, Eigen::VectorXd> outside;

@@ -290,11 +290,10 @@ int command_vars_variables(Api& api, int argc, char* argv[]) {
 
 int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
-    args.allow_only({"text", "human", "generate", "m", "n", "repeats", "alpha", "threshold", "seed",
-                     "permutations", "vmethod", "smethod", "rule", "concurrency", "dryrun",
-                     "matrix", "matrixmax", "structured", "preset", "continue", "maxretries",
-                     "timeout", "drain", "encoding", "varstart", "simprompt", "batchapi",
-                     "parseretries", "nowait", "pollinterval"});
+    args.allow_only(accepted_words({"text", "human", "generate", "dryrun", "matrix", "matrixmax",
+                                    "preset", "continue", "varstart", "simprompt", "batchapi",
+                                    "nowait"},
+                                   Offered::validation));
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);

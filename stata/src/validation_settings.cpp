@@ -15,6 +15,18 @@ void read_validation_settings(const Arguments& args, pipeline::ValidationConfig&
                                                 settings::FrontEnd::stata));
 }
 
+std::set<std::string> accepted_words(std::set<std::string> structural, Offered offered) {
+    for (const settings::Setting& setting : settings::table()) {
+        if (setting.stata.empty()) continue;
+        const bool wanted = offered == Offered::all ||
+                            (offered == Offered::statistics && setting.statistics) ||
+                            (offered == Offered::validation &&
+                             setting.group == settings::Group::validation);
+        if (wanted) structural.insert(setting.stata);
+    }
+    return structural;
+}
+
 stats::TestOptions read_test_settings(const Arguments& args) {
     pipeline::ValidationConfig config;  // the table reads and writes settings through it
     read_validation_settings(args, config, true);

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <set>
+#include <string>
 
 #include "arguments.hpp"
 #include "llmvalidate/pipeline.hpp"
@@ -17,6 +19,14 @@ namespace llmv::stata {
 // Stata option: alpha().
 void read_validation_settings(const Arguments& args, pipeline::ValidationConfig& config,
                               bool statistics_only = false);
+// Which of the table's settings a subcommand offers: `llmvalidate test` the statistics' alone,
+// `llmvalidate varname` those of the validation, `llmvalidate power` every one with a Stata
+// spelling (the simulated provider's DGP too).
+enum class Offered { statistics, validation, all };
+// The words a subcommand accepts: its own (`structural`: layout, flags of the ado) and the
+// Stata spelling of every table setting it offers, so that no list restates the table.
+std::set<std::string> accepted_words(std::set<std::string> structural, Offered offered);
+
 // `llmvalidate test`: the statistics' settings from the words, checked by the table.
 stats::TestOptions read_test_settings(const Arguments& args);
 

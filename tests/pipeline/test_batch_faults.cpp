@@ -291,7 +291,7 @@ TEST_CASE("batch faults: the vendors' documented caps are the engine's constants
 }
 
 TEST_CASE(
-    "batch faults: result downloads cut short at every first GET are read again; nothing is "
+    "batch faults: result downloads cut short at every first GET are read again, and nothing is "
     "submitted twice",
     "[batch]") {
     const VendorKeys keys;  // the embeddings' OpenAI key
@@ -426,7 +426,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "batch faults: kill -9 at each point of a batch run; the resume pays nothing twice and gives "
+    "batch faults: kill -9 at each point of a batch run: the resume pays nothing twice and gives "
     "the "
     "synchronous rows",
     "[batch][cli]") {
@@ -518,7 +518,7 @@ TEST_CASE(
 
 TEST_CASE(
     "batch faults: the front end's interrupt check ends a poll wait in-process (as R and Stata's "
-    "do); "
+    "do), and "
     "the same call then collects without resubmitting",
     "[batch]") {
     fake::FakeServerOptions options;

@@ -60,7 +60,7 @@ std::set<std::string> embedding_models(const fake::FakeServer& server) {
 }  // namespace
 
 TEST_CASE(
-    "a model comparison caches each model under its own keys; adding a model pays only for it",
+    "a model comparison caches each model under its own keys, and adding a model pays only for it",
     "[cli][models][paper]") {
     fake::FakeServer server(keyless());
     server.start();

@@ -97,7 +97,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "parse_retries given beside the preset wins; without the preset unusable answers are redrawn",
+    "parse_retries given beside the preset wins, and without the preset unusable answers are redrawn",
     "[cli][paper]") {
     for (const bool with_preset : {true, false}) {
         INFO("with the preset: " << with_preset);
