@@ -117,6 +117,19 @@ class BatchRunner {
     }
 
     BatchResult run(bool keep_results) {
+        try {
+            return run_phases(keep_results);
+        } catch (const Error& error) {
+            // A failure (not an interrupt, which should end at once) still gives the rows of
+            // the passages whose answers are all in the cache, as a synchronous run writes
+            // each passage when it is done.
+            if (error.code() != code::cancelled) write_finished_rows();
+            throw;
+        }
+    }
+
+  private:
+    BatchResult run_phases(bool keep_results) {
         load_missing_before();
         for (int pass = 1; pass <= 1000; ++pass) {
             check_cancel("before the provider batches were read back");
@@ -171,8 +184,36 @@ class BatchRunner {
         return result;
     }
 
-  private:
     bool cancelled() const { return cancel_requested(callbacks_.cancel); }
+
+    // A pass that sends nothing: every passage whose answers are all in the cache is finished
+    // and handed to on_passage; the others wait, without a row, for the run that resumes.
+    void write_finished_rows() {
+        if (!callbacks_.on_passage) return;
+        std::size_t written = 0;
+        BatchCallbacks rows;
+        rows.cancel = callbacks_.cancel;
+        rows.on_passage = [&](const PassageResult& result) {
+            ++written;
+            callbacks_.on_passage(result);
+        };
+        std::size_t next = 0;
+        const PassageSource source = [&](PassageInput& out) {
+            if (next >= passages_.size()) return false;
+            out = passages_[next++];
+            return true;
+        };
+        try {
+            DeferredCalls deferred;
+            run_engine(config_, source, rows, false, passages_.size(), &deferred);
+        } catch (const std::exception&) {
+            // The run's own failure is the one to report; these rows are a courtesy.
+        }
+        status("the run failed: the " + std::to_string(written) + " of " +
+               std::to_string(passages_.size()) +
+               " passages whose answers were all received are written; the same command "
+               "resumes the others");
+    }
 
     void check_cancel(const std::string& when) const {
         if (!cancelled()) return;

@@ -156,8 +156,10 @@ class Engine : private PassageFlow::Requests {
         cache_.collect_written(/*wait=*/true);
         cache_.write_side_file(batch_, batch_.cancelled);
         // Passages still open were cut short by a cancellation, a cache that could not be
-        // written (or a transport shutdown).
-        flow_.end_run(batch_.cancelled, cache_.stopped() ? cache_.failure() : std::string());
+        // written (or a transport shutdown). In a pass of a batch-API run they wait for their
+        // provider batches instead: no row, and the next pass takes them up.
+        if (!deferred_ || batch_.cancelled || cache_.stopped())
+            flow_.end_run(batch_.cancelled, cache_.stopped() ? cache_.failure() : std::string());
         reporter_.report(true, flow_.admitted());
         batch_.progress = tally_.progress;
         batch_.calls = tally_.totals;

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -316,6 +317,47 @@ TEST_CASE(
     for (const std::string& line : lines)
         said = said || line.find("cut short") != std::string::npos;
     CHECK(said);  // the cut was seen, and read again
+}
+
+// Issue 25, item 8: a failed batch-API run wrote no rows, not even for passages whose
+// answers were all in the cache.
+TEST_CASE("batch faults: a batch-API run that fails still hands over the passages it could finish",
+          "[batch]") {
+    const VendorKeys keys;
+    fake::FakeServer server;
+    server.start();
+    const std::string cache = batch_dir("failed") + "/c.sqlite";
+    const ValidationConfig config = vendor_config(server, "openai", cache);
+    // Two passages answered earlier (synchronously); two new ones need provider batches.
+    const BatchResult earlier = validate_batch(config, passages(2));
+    REQUIRE(earlier.passages.size() == 2);
+    server.reset_counters();
+    // Creating a batch is refused (a 400 is not retried): the run fails in its first phase.
+    server.push_faults("openai.batches", std::vector<fake::Fault>(4, fake::Fault::http(400)));
+    std::vector<std::string> finished;
+    BatchCallbacks callbacks;
+    callbacks.on_passage = [&](const PassageResult& result) {
+        finished.push_back(result.id);
+        CHECK(result.error_code.empty());
+    };
+    std::vector<std::string> lines;
+    BatchApiOptions batch_options;
+    batch_options.on_status = [&](const std::string& line) { lines.push_back(line); };
+    std::string failure;
+    try {
+        validate_with_batch_api(config, passages(4), callbacks, batch_options);
+    } catch (const Error& error) {
+        failure = error.code();
+    }
+    CHECK_FALSE(failure.empty());
+    CHECK(failure != code::cancelled);
+    std::sort(finished.begin(), finished.end());
+    CHECK(finished == std::vector<std::string>{"p1", "p2"});
+    CHECK_FALSE(lines.empty());
+    CHECK(lines.back().find("the 2 of 4 passages whose answers were all received are written") !=
+          std::string::npos);
+    // Their rows are the earlier run's: nothing was asked again for them.
+    CHECK(server.count("openai.chat") == 0);
 }
 
 TEST_CASE(
