@@ -167,14 +167,6 @@ program define AsString
     }
 end
 
-* The shortest decimal text that reads back as the same double: the plugin gets the number
-* the user typed, bit for bit.
-program define RealText, rclass
-    version 14.1
-    args value
-    return local text = strtrim(strofreal(`value', "%21.17g"))
-end
-
 program define CheckNewVariables
     version 14.1
     args prefix suffixes replace
@@ -310,7 +302,7 @@ program define Test, rclass
         PASSage(varname numeric)                                                       ///
         [ EMBMATrix(name) EMBFile(string)                                              ///
           LABELS(string asis) BACKtranslation(varname) REFerence(varname numeric)      ///
-          ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999)  ///
+          ALPha(string) THReshold(string) SEED(string) PERMutations(string)            ///
           VMethod(string) SMethod(string) RULE(string) GENerate(name) REPLACE NOTABle ]
 
     marksample touse, novarlist
@@ -351,14 +343,13 @@ program define Test, rclass
     local variables `variables' `varlist'
     local names `names' `varlist'
 
-    RealText `alpha'
     local words label=1 passage=2 bt=`bt_position' ref=`ref_position' embed=`embed_position'
-    local words `words' dim=`dim' generate=`=("`generate'" != "")' alpha=`r(text)'
-    RealText `threshold'
-    local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
-    if "`vmethod'" != "" local words `words' vmethod=`vmethod'
-    if "`smethod'" != "" local words `words' smethod=`smethod'
-    if "`rule'" != "" local words `words' rule=`rule'
+    local words `words' dim=`dim' generate=`=("`generate'" != "")' seed=`seed'
+    * The engine's settings, each only when given: the engine's table holds the defaults, and
+    * the plugin checks each value and names the option.
+    foreach setting in alpha threshold permutations vmethod smethod rule {
+        if `"``setting''"' != "" local words `words' `setting'=``setting''
+    }
 
     RunPlugin `variables', touse(`touse') command(test) words(`words')        ///
         generate(`generate') `replace' labels(`labels') varnames(`names')     ///
@@ -379,12 +370,12 @@ program define Validate, rclass
           PROVider(string) MODel(string) EMBedding(string) EMBMODel(string)           ///
           BASEurl(string) STRuctured(string) PAPER                                    ///
           EMBBASEurl(string)                                                          ///
-          HUMan(varname) M(integer 100) N(integer 10) REPeats(integer 1)              ///
-          ALPha(real 0.05) THReshold(real 0.9) SEED(string) PERMutations(integer 999) ///
+          HUMan(varname) M(string) N(string) REPeats(string)                          ///
+          ALPha(string) THReshold(string) SEED(string) PERMutations(string)           ///
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
-          CONCurrency(integer 16) MAXRetries(integer 5) KEYenv(name) GENerate(name)  ///
-          TIMEout(real 300) DRAIN(real 10) ENCoding(string) PARSERetries(string)      ///
-          REPLACE DRYrun NOTABle BATCHapi NOWAIT POLLinterval(real 30)                ///
+          CONCurrency(string) MAXRetries(string) KEYenv(name) GENerate(name)          ///
+          TIMEout(string) DRAIN(string) ENCoding(string) PARSERetries(string)         ///
+          REPLACE DRYrun NOTABle BATCHapi NOWAIT POLLinterval(string)                 ///
           SAVing(string asis) NOMATrix continue ]
 
     capture confirm string variable `varlist'
@@ -461,20 +452,14 @@ program define Validate, rclass
             local llmv_taskvars_found `llmv_taskvars_found' `name'
         }
     }
-    RealText `alpha'
     local words text=1 human=`human_position' simprompt=`simprompt_position' varstart=`varstart'
-    local words `words' generate=`=("`generate'" != "" & "`dryrun'" == "")'
-    local words `words' m=`m' n=`n' repeats=`repeats' alpha=`r(text)'
-    RealText `threshold'
-    local words `words' threshold=`r(text)' seed=`seed' permutations=`permutations'
-    local words `words' concurrency=`concurrency' maxretries=`maxretries'
-    RealText `timeout'
-    local words `words' timeout=`r(text)'
-    RealText `drain'
-    local words `words' drain=`r(text)'
-    if "`encoding'" != "" local words `words' encoding=`encoding'
-    * parseretries(): only when given, so that the paper preset's value (0) holds otherwise.
-    if `"`parseretries'"' != "" local words `words' parseretries=`parseretries'
+    local words `words' generate=`=("`generate'" != "" & "`dryrun'" == "")' seed=`seed'
+    * The engine's settings, each only when given: the engine's table holds the defaults (the
+    * paper preset its own values), and the plugin checks each value and names the option.
+    foreach setting in m n repeats alpha threshold permutations concurrency maxretries       ///
+        timeout drain encoding parseretries pollinterval vmethod smethod rule structured {
+        if `"``setting''"' != "" local words `words' `setting'=``setting''
+    }
     local words `words' dryrun=`=("`dryrun'" != "")'
     if "`batchapi'" != "" local words `words' batchapi=1
     if "`nowait'" != "" & "`batchapi'" == "" {
@@ -482,8 +467,6 @@ program define Validate, rclass
         exit 198
     }
     if "`nowait'" != "" local words `words' nowait=1
-    RealText `pollinterval'
-    local words `words' pollinterval=`r(text)'
     * Without continue, a run in which no passage could be validated is an error (its rc).
     local words `words' continue=`=("`continue'" != "")'
     * r(results) has a row per passage: no larger than this Stata's matrices can be.
@@ -491,12 +474,8 @@ program define Validate, rclass
     capture local matrixmax = c(max_matdim)
     if missing(`matrixmax') local matrixmax = c(matsize)
     local words `words' matrix=`=("`nomatrix'" == "")' matrixmax=`matrixmax'
-    if "`vmethod'" != "" local words `words' vmethod=`vmethod'
-    if "`smethod'" != "" local words `words' smethod=`smethod'
-    if "`rule'" != "" local words `words' rule=`rule'
     * paper: the engine's preset (its bootstrap tests, structured(none)); options given win.
     if "`paper'" != "" local words `words' preset=paper
-    if "`structured'" != "" local words `words' structured=`structured'
 
     * The dry run's and the run's dollars: the price table net install put on the ado-path.
     local pricefile
@@ -658,11 +637,11 @@ end
 program define Power, rclass
     version 14.1
     syntax , TASK(string)                                                              ///
-        [ TRUElabel(string) REPLications(integer 200) M(integer 100) N(integer 10)        ///
-          REPeats(integer 1) ALPha(real 0.05) THReshold(real 0.9) SEED(string)            ///
-          PERMutations(integer 999) VMethod(string) SMethod(string) RULE(string)          ///
-          FOLlow(real 0.97) SIGnal(real 0.3) ACCuracy(real 0.97) UNParseable(real 0)      ///
-          WORDs(integer 0) DGPseed(string) TOPic(string) CONCurrency(integer 16) NOTABle ]
+        [ TRUElabel(string) REPLications(string) M(string) N(string)                      ///
+          REPeats(string) ALPha(string) THReshold(string) SEED(string)                    ///
+          PERMutations(string) VMethod(string) SMethod(string) RULE(string)               ///
+          FOLlow(string) SIGnal(string) ACCuracy(string) UNParseable(string)              ///
+          WORDs(string) DGPseed(string) TOPic(string) CONCurrency(string) NOTABle ]
 
     * -set seed- governs both the tests' seed and the data-generating process's.
     if `"`seed'"' == "" local seed = strofreal(runiformint(1, 2147483646), "%12.0f")
@@ -670,16 +649,13 @@ program define Power, rclass
     FindTask `"`task'"' taskfile
 
     * The option words() owns the local words; the plugin's arguments are built in local call.
-    local call replications=`replications' m=`m' n=`n' repeats=`repeats'
-    foreach option in alpha threshold follow signal accuracy unparseable {
-        RealText ``option''
-        local call `call' `option'=`r(text)'
+    local call seed=`seed' dgpseed=`dgpseed'
+    * The engine's settings (and replications()), each only when given: the engine holds the
+    * defaults, and the plugin checks each value and names the option.
+    foreach setting in replications m n repeats alpha threshold permutations vmethod smethod ///
+        rule follow signal accuracy unparseable words concurrency {
+        if `"``setting''"' != "" local call `call' `setting'=``setting''
     }
-    local call `call' seed=`seed' dgpseed=`dgpseed' permutations=`permutations'
-    local call `call' words=`words' concurrency=`concurrency'
-    if "`vmethod'" != "" local call `call' vmethod=`vmethod'
-    if "`smethod'" != "" local call `call' smethod=`smethod'
-    if "`rule'" != "" local call `call' rule=`rule'
 
     RunPlugin, command(power) words(`call') task(`taskfile') truelabel(`truelabel') ///
         topic(`topic')

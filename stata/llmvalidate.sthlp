@@ -107,7 +107,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt enc:oding(name)}}how the passages' bytes are read: {cmd:utf-8} (default) or {cmd:latin1}{p_end}
 {synopt:{opt dry:run}}count the calls and tokens a run would need; make none{p_end}
 {synopt:{opt batch:api}}send the requests through the provider's batch API (openai, anthropic) at its batch price; resumable from {opt cache()}{p_end}
-{synopt:{opt poll:interval(#)}}with {opt batchapi}: seconds between two polls of a batch in progress; Break is seen at once whatever the interval{p_end}
+{synopt:{opt poll:interval(#)}}with {opt batchapi}: seconds between two polls of a batch in progress; Break is seen at once whatever the interval; default {cmd:pollinterval(30)}{p_end}
 {synopt:{opt nowait}}with {opt batchapi}: submit the next phase's batches (or poll those out once) and return at once with {cmd:r(waiting)}; the same command collects later{p_end}
 {synopt:{opt continue}}store the results even when no passage could be validated (else an error){p_end}
 {syntab:Results}

@@ -3,7 +3,8 @@
 //   - CLI: `llmvalidate run --help` shows every setting the CLI offers with the table's range
 //     and default;
 //   - Stata: the `syntax` line of `llmvalidate varname` declares every setting Stata offers,
-//     with the table's default;
+//     as a string without a default (the table's holds: the ado passes a setting only when
+//     given);
 //   - docs/settings.md is the table (regenerate: LLMV_UPDATE_DOCS=1 build/tests/test_core "[docs]").
 // R's parity test is rpkg/tests/testthat/test-settings.R.
 #include <catch2/catch.hpp>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "cli/cli_runner.hpp"
@@ -104,19 +106,30 @@ TEST_CASE("CLI: a setting outside its range is refused with the table's message"
           std::string::npos);
 }
 
-static bool in_a_preset(const settings::Setting& setting) {
-    for (const settings::Preset& preset : settings::presets())
-        for (const auto& value : preset.values)
-            if (value.first == setting.name) return true;
-    return false;
+// The names of a program's `foreach setting in ... {` list (continuation lines joined): the
+// settings the ado passes to the plugin, each only when given.
+std::set<std::string> passed_settings(const std::string& ado, const std::string& program) {
+    const std::size_t start = ado.find("program define " + program);
+    REQUIRE(start != std::string::npos);
+    const std::size_t loop = ado.find("foreach setting in ", start);
+    REQUIRE(loop != std::string::npos);
+    REQUIRE(loop < ado.find("\nend", start));
+    const std::string list =
+        std::regex_replace(ado.substr(loop, ado.find('{', loop) - loop), std::regex("///\\s*"), " ");
+    std::istringstream words(list.substr(std::string("foreach setting in ").size()));
+    std::set<std::string> names;
+    for (std::string word; words >> word;) names.insert(word);
+    return names;
 }
 
 // Every setting `offered` (with a Stata spelling) is an option of the ado program's `syntax`,
-// with the table's type and default.
+// as a string without a default, and the ado passes it only when given: the engine's table
+// holds the default, and the plugin parses and checks the value (so no default is restated).
 template <typename Offered>
 static void check_stata_syntax(const std::string& program, Offered offered) {
     const std::string ado = read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado");
     const std::string syntax = syntax_of(ado, program);
+    const std::set<std::string> passed = passed_settings(ado, program);
     // OPTion(type default): the capital letters are the minimal abbreviation.
     const std::regex option("([A-Za-z]+)\\(([a-z]+)(?: ([-0-9.e]+))?\\)");
     std::map<std::string, std::pair<std::string, std::string>> declared;  // name -> type, default
@@ -129,33 +142,16 @@ static void check_stata_syntax(const std::string& program, Offered offered) {
         const auto found = declared.find(setting.stata);
         REQUIRE(found != declared.end());
         const auto& [type, default_value] = found->second;
-        switch (setting.kind) {
-            case settings::Kind::integer:
-                if (in_a_preset(setting)) {
-                    // Empty when not given, so that the preset's value (paper) holds.
-                    CHECK(type == "string");
-                    break;
-                }
-                CHECK(type == "integer");
-                CHECK(default_value == settings::default_text(setting));
-                break;
-            case settings::Kind::number:
-                CHECK(type == "real");
-                CHECK(std::strtod(default_value.c_str(), nullptr) ==
-                      std::strtod(settings::default_text(setting).c_str(), nullptr));
-                break;
-            case settings::Kind::choice:
-            case settings::Kind::seed:
-                CHECK(type == "string");  // empty: the engine's default (the ado draws a seed)
-                break;
-            case settings::Kind::flag:
-                break;
-        }
+        if (setting.kind == settings::Kind::flag) continue;
+        CHECK(type == "string");
+        CHECK(default_value.empty());
+        // The seed is drawn from Stata's generator when empty, and always passed.
+        if (setting.kind != settings::Kind::seed) CHECK(passed.count(setting.stata) == 1);
     }
 }
 
-TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata offers, with "
-          "the table's default",
+TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata offers, and "
+          "restates no default",
           "[settings][parity][stata]") {
     // The validation's settings are options of `llmvalidate varname`; the simulated provider's
     // DGP settings are options of `llmvalidate power`.
@@ -165,10 +161,38 @@ TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata
 }
 
 // llmvalidate test reads its options through the table too (issue 10: its messages name alpha()).
-TEST_CASE("Stata: the syntax of llmvalidate test declares every statistics setting, with the "
-          "table's default",
+TEST_CASE("Stata: the syntax of llmvalidate test declares every statistics setting, and restates "
+          "no default",
           "[settings][parity][stata]") {
     check_stata_syntax("Test", [](const settings::Setting& setting) { return setting.statistics; });
+}
+
+// The ado restates no default, so the help is where a Stata user reads them: every
+// "default {cmd:name(value)}" of llmvalidate.sthlp names the table's default.
+TEST_CASE("Stata: every default the help states is the table's", "[settings][parity][stata]") {
+    const std::string help = read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.sthlp");
+    const std::regex stated("default \\{cmd:([a-z]+)\\(([^)]*)\\)\\}");
+    std::set<std::string> checked;
+    for (auto it = std::sregex_iterator(help.begin(), help.end(), stated);
+         it != std::sregex_iterator(); ++it) {
+        const std::string name = (*it)[1].str(), value = (*it)[2].str();
+        for (const settings::Setting& setting : settings::table()) {
+            if (setting.stata != name) continue;
+            INFO(name << "(" << value << ") in the help; the table: " << settings::default_text(setting));
+            CHECK(std::strtod(value.c_str(), nullptr) ==
+                  std::strtod(settings::default_text(setting).c_str(), nullptr));
+            checked.insert(name);
+        }
+    }
+    // Every number Stata offers with a default of its own is stated in the help.
+    for (const settings::Setting& setting : settings::table()) {
+        const bool numeric =
+            setting.kind == settings::Kind::integer || setting.kind == settings::Kind::number;
+        if (setting.stata.empty() || !numeric || setting.optional) continue;
+        if (setting.stata == "parseretries" || setting.stata == "words") continue;  // "default 3, 0 with paper"; 0: the passage's length
+        INFO(setting.stata);
+        CHECK(checked.count(setting.stata) == 1);
+    }
 }
 
 TEST_CASE("docs/settings.md is the settings table", "[settings][parity][docs]") {

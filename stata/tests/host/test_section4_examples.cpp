@@ -133,14 +133,12 @@ TEST_CASE("the help's Section 4 examples (Tables 1-6) run on the shipped data",
             stata.set_local("llmv_taskvars_found", pair[2].str());
             varlist.push_back(pair[2].str());
         }
-        // The ado's words with its defaults (m(100) n(10) ...); paper is the preset.
-        std::vector<std::string> words = {
-            "validate",         "text=1",         "human=0",       "simprompt=2",
-            "varstart=3",       "generate=1",     "m=100",         "n=10",
-            "repeats=1",        "alpha=0.05",     "threshold=0.9", "seed=20260101",
-            "permutations=999", "concurrency=16", "maxretries=5",  "timeout=300",
-            "drain=10",         "dryrun=0",       "continue=0",    "matrix=1",
-            "matrixmax=11000"};
+        // The ado's words: a setting only when given (none is), so the engine's table holds
+        // the defaults; paper is the preset.
+        std::vector<std::string> words = {"validate",   "text=1",         "human=0",
+                                          "simprompt=2", "varstart=3",    "generate=1",
+                                          "seed=20260101", "dryrun=0",    "continue=0",
+                                          "matrix=1",   "matrixmax=11000"};
         if (example.options.count("paper")) words.push_back("preset=paper");
         const std::string prefix = example.options.at("generate");
         const RunResult r = run_like_ado(stata, varlist, words, prefix);
@@ -150,6 +148,9 @@ TEST_CASE("the help's Section 4 examples (Tables 1-6) run on the shipped data",
         CHECK(r.scalars.at("N") == 5);
         CHECK(r.scalars.at("N_failed") == 0);
         CHECK(r.macros.at("vmethod") == "paper");
+        // The table's defaults, as the help states them.
+        CHECK(r.scalars.at("alpha") == 0.05);
+        CHECK(r.scalars.at("permutations") == 999);
         REQUIRE(r.matrices.count("results") == 1);
         CHECK(r.matrices.at("results").rows == 5);
         // The variables the help's `list` shows.
