@@ -139,7 +139,8 @@ test_that("provider errors are classed conditions from the engine's codes, keys 
   # Which request meets the 401 first (annotation or embedding) is a race: no snapshot.
   expect_match(conditionMessage(error), "HTTP 401")
   expect_match(conditionMessage(error), "<redacted>", fixed = TRUE)
-  expect_match(conditionMessage(error), "check `api_key` or OPENAI_API_KEY", fixed = TRUE)
+  expect_match(conditionMessage(error), "check `api_key`, or where the key comes from: OPENAI_API_KEY",
+               fixed = TRUE)
 })
 
 test_that("with many passages a failed passage is a row and a classed warning", {
