@@ -813,6 +813,9 @@ TEST_CASE("validate batchapi: Break during the poll wait returns rc 1, and the r
     INFO(stata.errors << stata.output);
     REQUIRE(broken.rc == 1);
     REQUIRE(stata.data == before);
+    // Seen at once: the wait looks at SF_poll about ten times a second, so the command returns
+    // within a few polls of the Break (counted, not timed: 20 polls are about 2 s).
+    CHECK(stata.polls - stata.break_after_polls <= 20);
     const nlohmann::json at_break = server.control("/_control/batches");
     REQUIRE(at_break["batches"].size() >= 1);
 
