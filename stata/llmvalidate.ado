@@ -375,7 +375,7 @@ program define Validate, rclass
           VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
           CONCurrency(string) MAXRetries(string) KEYenv(name) GENerate(name)          ///
           TIMEout(string) DRAIN(string) ENCoding(string) PARSERetries(string)         ///
-          REPLACE DRYrun NOTABle BATCHapi NOWAIT POLLinterval(string)                 ///
+          REPLACE DRYrun NOTABle BATCHapi NOWAIT POLLinterval(string) TEMPerature(string) ///
           SAVing(string asis) NOMATrix continue ]
 
     capture confirm string variable `varlist'
@@ -457,7 +457,8 @@ program define Validate, rclass
     * The engine's settings, each only when given: the engine's table holds the defaults (the
     * paper preset its own values), and the plugin checks each value and names the option.
     foreach setting in m n repeats alpha threshold permutations concurrency maxretries       ///
-        timeout drain encoding parseretries pollinterval vmethod smethod rule structured {
+        timeout drain encoding parseretries pollinterval vmethod smethod rule structured    ///
+        temperature {
         if `"``setting''"' != "" local words `words' `setting'=``setting''
     }
     local words `words' dryrun=`=("`dryrun'" != "")'

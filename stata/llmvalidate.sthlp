@@ -101,6 +101,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt nocache}}keep the answers in memory only (a re-run pays again){p_end}
 {synopt:{opt conc:urrency(#)}}requests in flight; default {cmd:concurrency(16)}{p_end}
 {synopt:{opt parser:etries(#)}}redraws of an answer that cannot be read or names no label of the task; default 3, 0 with {cmd:paper} (a bad backtranslation answer counts as wrong){p_end}
+{synopt:{opt temp:erature(#)}}sampling temperature of every chat call (1, as in the paper); a model that takes only 1 refuses another value before any call; default {cmd:temperature(1)}{p_end}
 {synopt:{opt maxr:etries(#)}}retries of a request after a 429 or 5xx answer or a failed connection; default {cmd:maxretries(5)}{p_end}
 {synopt:{opt time:out(#)}}seconds one request may take, retries apart; default {cmd:timeout(300)}{p_end}
 {synopt:{opt drain(#)}}after Break, seconds the requests in flight may finish and be cached; default {cmd:drain(10)}{p_end}

@@ -166,7 +166,7 @@ std::vector<Setting> build_table() {
                "Requests per minute (0: no limit).", LLMV_NUMBER_FIELD(rpm)),
         number("tpm", {"--tpm", "", "", "", "N"}, 0, false, 1e12, false,
                "Tokens per minute (0: no limit).", LLMV_NUMBER_FIELD(tpm)),
-        number("temperature", {"--temperature", "", "temperature", "", "T"}, 0, false, 2, false,
+        number("temperature", {"--temperature", "", "temperature", "temperature", "T"}, 0, false, 2, false,
                "Sampling temperature (1, as in the paper).", LLMV_NUMBER_FIELD(temperature)),
         choice("structured_output", {"--structured", "", "structured", "structured", "HOW"},
                {"schema", "prompt", "none"},

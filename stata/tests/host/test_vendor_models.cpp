@@ -49,6 +49,19 @@ TEST_CASE("validate: a retired model is refused before any call, naming model()"
     CHECK(stata.errors.find("claude-haiku-4-5") != std::string::npos);
     CHECK(server.control("/_control/counters").value("total", -1) == 0);
 
+    // temperature(0.7) with a model that takes only 1 (issue 23): refused before any call too.
+    anthropic_run(stata, server, "claude-opus-4-8");
+    stata.errors.clear();
+    std::vector<std::string> warm = validate_words;
+    warm.push_back("temperature=0.7");
+    const RunResult refused = run_like_ado(stata, {"text"}, warm, "t_");
+    INFO(stata.errors << stata.output);
+    CHECK(refused.rc == 198);
+    CHECK(stata.errors.find("`temperature()` must be 1 only for model claude-opus-4-8") !=
+          std::string::npos);
+    CHECK(stata.errors.find("received 0.7") != std::string::npos);
+    CHECK(server.control("/_control/counters").value("total", -1) == 0);
+
     // A model the vendor does not serve: one request, then the command stops.
     anthropic_run(stata, server, "claude-retired-9");
     stata.errors.clear();
