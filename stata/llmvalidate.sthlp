@@ -656,11 +656,13 @@ paper's results name its LLM ({cmd:provider(anthropic)}) instead:{p_end}
 {phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_not_discussed) simprompt(sim_topic) paper provider(simulated) generate(t6_)}{p_end}
 {phang2}{cmd:list id t1_label t1_verdict t5_verdict t6_verdict}{p_end}
 
-{pstd}Validating passages with LLM calls, with a cache:{p_end}
+{pstd}Validating passages with LLM calls, with a cache: the shipped example dataset, first
+priced by a dry run (no call), then run with Anthropic's API (the key from
+{cmd:ANTHROPIC_API_KEY}):{p_end}
 
-{phang2}{cmd:import delimited passages.csv, clear}{p_end}
-{phang2}{cmd:llmvalidate text in 1/5, task(simple_sentiment) provider(anthropic) cache(llmv.sqlite) dryrun}{p_end}
-{phang2}{cmd:llmvalidate text in 1/5, task(simple_sentiment) provider(anthropic) cache(llmv.sqlite) generate(v_)}{p_end}
+{phang2}{cmd:use llmv_phrasebank, clear}{p_end}
+{phang2}{cmd:llmvalidate sentence in 1/5, task(general_sentiment) vars(genre="sentences from financial news and company press releases, one sentence each") provider(anthropic) cache(llmv.sqlite) dryrun}{p_end}
+{phang2}{cmd:llmvalidate sentence in 1/5, task(general_sentiment) vars(genre="sentences from financial news and company press releases, one sentence each") provider(anthropic) cache(llmv.sqlite) generate(v_)}{p_end}
 
 
 {marker results}{...}
