@@ -160,9 +160,9 @@ void register_embedding_provider(const std::string& name, EmbeddingProviderFacto
 // ---------------------------------------------------------------------------------------------
 // Helpers every provider uses; public so that the transport and the pipeline agree.
 
-// Classifies a non-2xx (or status 0) response: code, retryable, retry_after_seconds. The
-// message and provider_type are filled by the provider from its own error body.
+// Classifies a non-2xx (or status 0) response: code, retryable, retry_after_seconds (the
+// wait server_requested_wait() of core/http_status.hpp reads). The message and provider_type
+// are filled by the provider from its own error body.
 ProviderError classify_http_failure(const HttpResponse& response);
-// The wait a failure asks for: server_requested_wait (core/http_status.hpp).
 
 }  // namespace llmv

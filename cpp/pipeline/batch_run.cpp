@@ -94,12 +94,7 @@ class BatchRunner {
                           "and resumes from them");
         }
         const ResolvedProviders resolved = resolve_providers(config_);
-        const auto& specs = provider_defaults();
-        const bool has_batch_api =
-            std::any_of(specs.begin(), specs.end(), [&](const ProviderDefaults& row) {
-                return row.kind == "chat" && row.provider == resolved.chat_provider && row.batch_api;
-            });
-        if (resolved.synthetic_chat || !has_batch_api) {
+        if (resolved.synthetic_chat || !has_batch_api(resolved.chat_provider)) {
             throw_invalid(
                 code::invalid_argument, "batch_api", resolved.chat_provider,
                 "a chat provider with a batch API: " + batch_api_provider_names() +
@@ -197,15 +192,9 @@ class BatchRunner {
             ++written;
             callbacks_.on_passage(result);
         };
-        std::size_t next = 0;
-        const PassageSource source = [&](PassageInput& out) {
-            if (next >= passages_.size()) return false;
-            out = passages_[next++];
-            return true;
-        };
         try {
             DeferredCalls deferred;
-            run_engine(config_, source, rows, false, passages_.size(), &deferred);
+            run_pass(deferred, rows);
         } catch (const std::exception&) {
             // The run's own failure is the one to report; these rows are a courtesy.
         }
@@ -242,14 +231,16 @@ class BatchRunner {
         return caps;
     }
 
-    BatchResult run_pass(DeferredCalls& deferred) {
+    // One pass over every passage that sends nothing (`deferred` collects what is missing);
+    // `callbacks`: none for a phase, on_passage for the rows of a failed run.
+    BatchResult run_pass(DeferredCalls& deferred, const BatchCallbacks& callbacks = BatchCallbacks()) {
         std::size_t next = 0;
         const PassageSource source = [&](PassageInput& out) {
             if (next >= passages_.size()) return false;
             out = passages_[next++];
             return true;
         };
-        return run_engine(config_, source, BatchCallbacks(), false, passages_.size(), &deferred);
+        return run_engine(config_, source, callbacks, false, passages_.size(), &deferred);
     }
 
     // Sends requests (polls, uploads, retries) with the run's retry policy: 429s and 5xx are

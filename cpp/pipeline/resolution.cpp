@@ -148,6 +148,11 @@ std::string batch_api_provider_names(const std::string& separator) {
     return names;
 }
 
+bool has_batch_api(const std::string& chat_provider) {
+    const ProviderDefaults* row = find_defaults("chat", chat_provider);
+    return row && row->batch_api;
+}
+
 std::string default_embedding_provider(const std::string& chat_provider) {
     const ProviderDefaults* row = find_defaults("chat", chat_provider);
     return row ? row->embedding_family : std::string();
@@ -192,9 +197,9 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
                 break;
             }
         }
-        if (resolved.chat_provider != auto_provider_name) {
-            // picked above
-        } else if (options.allow_synthetic_fallback) {
+    }
+    if (resolved.chat_provider == auto_provider_name) {  // nothing in the environment
+        if (options.allow_synthetic_fallback) {
             resolved.chat_provider = simulated_provider_name;
             resolved.chosen_from = "no provider configured";
         } else {

@@ -3,11 +3,9 @@
 #include "transport/retry.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
-#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv {

@@ -47,8 +47,9 @@ std::string auto_sources(const std::string& separator = ", ", const std::string&
 // Every environment variable that may hold a secret of some provider (key_variables of every
 // row, once each, in the table's order).
 std::vector<std::string> secret_variables();
-// The chat providers whose batch API is supported, joined by `separator`.
+// The chat providers whose batch API is supported, joined by `separator`, and whether one is.
 std::string batch_api_provider_names(const std::string& separator = " or ");
+bool has_batch_api(const std::string& chat_provider);
 // The registry's names of one kind ("chat" or "embedding"), in the table's order and joined by
 // `separator`, each between `quote`s: what a front end's help and the engine's messages list.
 std::string provider_names(const std::string& kind, const std::string& separator = ", ",
