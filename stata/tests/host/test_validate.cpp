@@ -778,6 +778,9 @@ TEST_CASE("validate: timeout(), drain() and encoding() outside their range name 
         {"timeout=0", "`timeout()` must be a number in (0, 86400]; received 0."},
         {"drain=-1", "`drain()` must be a number in [0, 3600]; received -1."},
         {"encoding=cp1252", "`encoding()` must be one of \"utf-8\", \"latin1\"; received \"cp1252\"."},
+        // The ado passes the text as typed (string options): the table's parser names the option.
+        {"alpha=abc", "`alpha()` must be a number in [1e-06, 0.5]; received \"abc\"."},
+        {"m=2.5", "`m()` must be a whole number in 2..100000; received 2.5."},
     };
     for (const auto& [word, message] : cases) {
         stata.errors.clear();
