@@ -4,10 +4,10 @@ program define llmvalidate, rclass
     version 14.1
     gettoken subcommand rest : 0, parse(" ,")
     * A string variable of passages may be named like a subcommand (test, power, sample, cache,
-    * version). It is the variable when the rest of the command is one only validation has:
+    * version, models). It is the variable when the rest of the command is one only validation has:
     * an if or in qualifier, or an option no subcommand of that name takes. llmvalidate
     * validate varname, ... is always a validation.
-    if inlist(`"`subcommand'"', "test", "power", "sample", "cache", "version") {
+    if inlist(`"`subcommand'"', "test", "power", "sample", "cache", "version", "models") {
         capture confirm string variable `subcommand', exact
         if _rc == 0 {
             IsValidation `subcommand' `rest'
@@ -48,6 +48,10 @@ program define llmvalidate, rclass
         LoadPlugin
         Sample `rest'
     }
+    else if `"`subcommand'"' == "models" {
+        LoadPlugin
+        Models `rest'
+    }
     else {
         LoadPlugin
         Validate `0'
@@ -64,16 +68,19 @@ program define IsValidation, rclass
     version 14.1
     gettoken subcommand rest : 0
     * The options: what follows the first comma. An if or in qualifier marks a validation only
-    * for the subcommands that take none (power, cache, version).
+    * for the subcommands that take none (power, cache, version, models).
     local comma = strpos(`"`macval(rest)'"', ",")
     local before = cond(`comma' > 0, substr(`"`macval(rest)'"', 1, `comma' - 1), `"`macval(rest)'"')
     local qualifier = regexm(" " + `"`macval(before)'"', "^ *(if|in) ")
-    local qualifier = `qualifier' & inlist("`subcommand'", "power", "cache", "version")
+    local qualifier = `qualifier' & inlist("`subcommand'", "power", "cache", "version", "models")
     * The options of validation that the subcommand of that name does not have, read by
-    * -syntax- itself, so that abbreviations are matched as Stata matches them.
-    local only ANNotation(passthru) SIMulation(passthru) VARS(passthru) PROVider(passthru)  ///
-        EMBedding(passthru) EMBMODel(passthru) BASEurl(passthru) EMBBASEurl(passthru)       ///
-        STRuctured(passthru) PAPER KEYenv(passthru) HUMan(passthru) NOCACHE                 ///
+    * -syntax- itself, so that abbreviations are matched as Stata matches them. models takes
+    * provider(), baseurl() and keyenv() itself.
+    local connection PROVider(passthru) BASEurl(passthru) KEYenv(passthru)
+    if "`subcommand'" == "models" local connection
+    local only ANNotation(passthru) SIMulation(passthru) VARS(passthru) `connection'        ///
+        EMBedding(passthru) EMBMODel(passthru) EMBBASEurl(passthru)                         ///
+        STRuctured(passthru) PAPER HUMan(passthru) NOCACHE                                  ///
         MAXRetries(passthru) TIMEout(passthru) DRAIN(passthru) ENCoding(passthru) DRYrun    ///
         continue SAVing(passthru) NOMATrix SIMPrompt(passthru) PARSERetries(passthru)
     local methods ALPha(passthru) THReshold(passthru) PERMutations(passthru)                ///
@@ -692,6 +699,22 @@ program define Cache, rclass
     return local cmd "llmvalidate"
     return local subcmd "cache"
     if "`notable'" == "" ShowCache
+end
+
+* ---------------------------------------------------------------------------------------------
+* llmvalidate models, provider(): the models the vendor serves to your credentials, read from
+* its API (the plugin lists them), with the engine's defaults and the priced ones marked.
+program define Models, rclass
+    version 14.1
+    syntax , PROVider(string) [ BASEurl(string) KEYenv(name) NOTABle ]
+    local pricefile
+    capture findfile llmvalidate_prices.csv
+    if !_rc local pricefile `"`r(fn)'"'
+    RunPlugin, command(models) words(quiet=`=("`notable'" != "")') provider(`provider')   ///
+        baseurl(`baseurl') keyenv(`keyenv') pricetable(`pricefile')
+    return add
+    return local cmd "llmvalidate"
+    return local subcmd "models"
 end
 
 * ---------------------------------------------------------------------------------------------

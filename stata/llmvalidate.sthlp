@@ -7,6 +7,7 @@
 {viewerjumpto "Sample" "llmvalidate##sample"}{...}
 {viewerjumpto "Power" "llmvalidate##power"}{...}
 {viewerjumpto "Cache" "llmvalidate##cache"}{...}
+{viewerjumpto "Models" "llmvalidate##models"}{...}
 {viewerjumpto "Installation" "llmvalidate##install"}{...}
 {viewerjumpto "Remarks" "llmvalidate##remarks"}{...}
 {viewerjumpto "Examples" "llmvalidate##examples"}{...}
@@ -57,6 +58,12 @@ Describe or clear the response cache{p_end}
 
 {p 8 20 2}
 {cmd:llmvalidate cache clear} [{cmd:using} {it:filename}] [{cmd:,} {opt mod:el(string)}]
+
+{pstd}
+List the models a vendor serves to your credentials, read from its API{p_end}
+
+{p 8 20 2}
+{cmd:llmvalidate models}{cmd:,} {opt prov:ider(name)} [{opt base:url(url)} {opt key:env(name)} {opt notab:le}]
 
 {pstd}
 Report the version of the command and of its plugin{p_end}
@@ -476,7 +483,7 @@ It stores {cmd:r(N)} (observations drawn), {cmd:r(N_population)} (observations d
 
 {pstd}
 {bf:Variables named like a subcommand.} A string variable of passages may be called
-{cmd:test}, {cmd:power}, {cmd:sample}, {cmd:cache} or {cmd:version}: {cmd:llmvalidate test, task(sentiment)}
+{cmd:test}, {cmd:power}, {cmd:sample}, {cmd:cache}, {cmd:models} or {cmd:version}: {cmd:llmvalidate test, task(sentiment)}
 validates it when the command has an {it:if} or {it:in} qualifier or an option that only
 validation takes ({opt task()} for {cmd:test}, {opt provider()}, {opt generate()} for
 {cmd:power}, ...); otherwise the subcommand runs, with a note. {cmd:llmvalidate validate}
@@ -513,6 +520,21 @@ they cost. {cmd:llmvalidate cache clear using} {it:filename} removes every entry
 exist (return code 601 otherwise). Without {cmd:using}, the default cache of
 {opt cache()} is used. The cache file is shared with R and the command-line tool:
 a run in one reuses the answers paid for in another.
+
+
+{marker models}{...}
+{title:Models}
+
+{pstd}
+{cmd:llmvalidate models, provider(}{it:name}{cmd:)} asks the vendor ({cmd:openai},
+{cmd:anthropic} or {cmd:bedrock}) which models it serves to your credentials (OpenAI's and
+Anthropic's {cmd:GET /v1/models}; Bedrock's foundation models and inference profiles) and
+lists them in the vendor's order, marking the default chat and embedding models of
+{cmd:llmvalidate} and whether the price table has each (the dry run's dollars need a price).
+Use it before {opt model()}: a model the vendor has retired is refused before any call, and one
+it does not serve stops the command at the first call. The key is read as for a run: the
+provider's own environment variable, or the one {opt keyenv()} names; {opt baseurl()} names
+another server of the vendor's protocol. The listing makes one request (no tokens are paid).
 
 
 {marker remarks}{...}
@@ -612,11 +634,6 @@ embeddings are computed by the do-file, not by an LLM), runs the commands below 
 {phang2}{cmd:matrix list r(power)}{p_end}
 {phang2}{cmd:display r(p_valid_correct)}{p_end}
 
-{pstd}The cache after a run, and clearing one model's answers:{p_end}
-
-{phang2}{cmd:llmvalidate cache describe using llmv.sqlite}{p_end}
-{phang2}{cmd:llmvalidate cache clear using llmv.sqlite, model(claude-haiku-4-5)}{p_end}
-
 {pstd}Your own corpus, from the example dataset shipped with the package: 200 Financial
 PhraseBank sentences (Malo et al. 2014, CC BY-NC-SA 3.0; the data of the paper's Section 5),
 100 that all annotators labelled alike and 100 with 50-66% agreement, with their human labels.
@@ -656,13 +673,21 @@ paper's results name its LLM ({cmd:provider(anthropic)}) instead:{p_end}
 {phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_not_discussed) simprompt(sim_topic) paper provider(simulated) generate(t6_)}{p_end}
 {phang2}{cmd:list id t1_label t1_verdict t5_verdict t6_verdict}{p_end}
 
-{pstd}Validating passages with LLM calls, with a cache: the shipped example dataset, first
-priced by a dry run (no call), then run with Anthropic's API (the key from
-{cmd:ANTHROPIC_API_KEY}):{p_end}
+{pstd}Validating passages with LLM calls, with a cache: the models Anthropic serves to your key,
+then the shipped example dataset, first priced by a dry run (no call), then run with
+Anthropic's API (the key from {cmd:ANTHROPIC_API_KEY}; the texts are embedded by OpenAI's API,
+with {cmd:OPENAI_API_KEY}, as Anthropic offers no embedding model):{p_end}
 
+{phang2}{cmd:llmvalidate models, provider(anthropic)}{p_end}
 {phang2}{cmd:use llmv_phrasebank, clear}{p_end}
 {phang2}{cmd:llmvalidate sentence in 1/5, task(general_sentiment) vars(genre="sentences from financial news and company press releases, one sentence each") provider(anthropic) cache(llmv.sqlite) dryrun}{p_end}
 {phang2}{cmd:llmvalidate sentence in 1/5, task(general_sentiment) vars(genre="sentences from financial news and company press releases, one sentence each") provider(anthropic) cache(llmv.sqlite) generate(v_)}{p_end}
+
+{pstd}The cache after that run holds the answers of its model ({cmd:claude-haiku-4-5}, Anthropic's
+default here): describe it, then clear that model's answers:{p_end}
+
+{phang2}{cmd:llmvalidate cache describe using llmv.sqlite}{p_end}
+{phang2}{cmd:llmvalidate cache clear using llmv.sqlite, model(claude-haiku-4-5)}{p_end}
 
 
 {marker results}{...}
@@ -759,6 +784,15 @@ passes), {cmd:r(p_sep_pass)} (every separation test passes), {cmd:r(p_not_reject
 {cmd:r(model_names)} (the {it:provider}/{it:model} of each row of the matrix); and the matrix
 {cmd:r(models)}: per provider and model the entries, the entries that parsed, and the input
 and output tokens they cost.
+
+{pstd}
+{cmd:llmvalidate models} stores the scalars {cmd:r(N)} (models listed) and {cmd:r(N_priced)}
+(those the price table has); the macros {cmd:r(provider)}, {cmd:r(ids)} (the model ids, in the
+vendor's order), {cmd:r(chat_default)} and {cmd:r(embedding_default)} (the default models,
+when the vendor lists them), {cmd:r(priced)} (the ids that have a price) and
+{cmd:r(price_table)}; and the matrix {cmd:r(catalogue)}, a row per id in the order of
+{cmd:r(ids)} with the columns {cmd:default} (1: the default chat model, 2: the default embedding
+model, 0: neither), {cmd:priced} (1 or 0) and {cmd:profile} (1: a Bedrock inference profile).
 
 {pstd}
 {cmd:llmvalidate sample} stores the scalars {cmd:r(N)} (rows drawn) and {cmd:r(N_population)}

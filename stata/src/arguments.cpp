@@ -11,7 +11,7 @@ Arguments::Arguments(int argc, char* argv[]) {
         throw StataFailure(kRcSyntax,
                            "llmvalidate plugin: no subcommand given; allowed: version, test, "
                            "validate, power, cache, task, cachepath, sample, wherecolumns, "
-                           "varsvariables");
+                           "varsvariables, models");
     subcommand_ = argv[0];
     std::string last_key;
     for (int i = 1; i < argc; ++i) {
@@ -146,6 +146,20 @@ std::string join_stata_list(const std::vector<std::string>& words) {
         out += "`\"" + word + "\"'";
     }
     return out;
+}
+
+std::string chat_key(const Api& api) {
+    const std::string key = api.local("llmv_apikey").value_or("");
+    const std::string key_variable = api.local("llmv_keyenv").value_or("");
+    if (!key_variable.empty() && key.empty())
+        throw StataFailure(kRcSyntax, "option keyenv(" + key_variable +
+                                          "): the environment variable " + key_variable +
+                                          " is not set or is empty; set it before starting Stata "
+                                          "(e.g. export " +
+                                          key_variable +
+                                          "=... in the shell), or leave out keyenv() to use the "
+                                          "provider's own variable. No call was made.");
+    return key;
 }
 
 }  // namespace llmv::stata

@@ -12,6 +12,8 @@
 
 namespace llmv::stata {
 
+class Api;
+
 class Arguments {
   public:
     Arguments(int argc, char* argv[]);
@@ -30,6 +32,11 @@ class Arguments {
     std::string subcommand_;
     std::map<std::string, std::string> values_;
 };
+
+// The chat provider's key the ado-file passed (local llmv_apikey, read from the variable keyenv()
+// names; empty: the engine reads the provider's own variable). keyenv(NAME) with NAME unset is
+// an error, never a silent fall back to the provider's own variable (another account).
+std::string chat_key(const Api& api);
 
 // Splits a Stata list into its words: white space separates, "..." and `"..."' quote (the
 // way `foreach x of local list` reads it). Unbalanced quotes throw StataFailure(198).

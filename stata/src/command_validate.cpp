@@ -353,20 +353,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
     config.base_url = local_or(api, "llmv_base_url", "");
     config.embedding_base_url = local_or(api, "llmv_embedding_base_url", "");
     config.cache_path = local_or(api, "llmv_cache", "");
-    config.api_key = local_or(api, "llmv_apikey", "");
-    // keyenv(NAME) names the variable that must hold the key: unset, it is an error, never a
-    // silent fall back to the provider's own variable (another account).
-    if (const std::string key_variable = local_or(api, "llmv_keyenv", "");
-        !key_variable.empty() && config.api_key.empty())
-        throw StataFailure(kRcSyntax,
-                           "option keyenv(" + key_variable + "): the environment variable " +
-                               key_variable +
-                               " is not set or is empty; set it before starting "
-                               "Stata (e.g. export " +
-                               key_variable +
-                               "=... in the shell), or "
-                               "leave out keyenv() to use the provider's own variable. No call "
-                               "was made.");
+    config.api_key = chat_key(api);
     // The price table net install put on the ado-path (the ado's findfile), unless the user
     // chose one with LLMV_PRICE_TABLE: the build's prompts/ is not on a user's machine.
     if (const char* chosen = std::getenv("LLMV_PRICE_TABLE"); !(chosen && *chosen))

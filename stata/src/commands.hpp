@@ -20,6 +20,8 @@ int command_task(Api& api, int argc, char* argv[]);
 // A reproducible sample of the observations, the engine's sampler (command_sample.cpp).
 int command_sample(Api& api, int argc, char* argv[]);
 int command_where_columns(Api& api, int argc, char* argv[]);
+// The vendor's own list of models, from its API (command_models.cpp).
+int command_models(Api& api, int argc, char* argv[]);
 // The pipeline is linked into this build (validate, power and cache can run).
 
 }  // namespace llmv::stata

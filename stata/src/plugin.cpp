@@ -49,10 +49,11 @@ int dispatch(int argc, char* argv[]) {
         return llmv::stata::command_vars_variables(api, argc, argv);
     if (subcommand == "sample") return llmv::stata::command_sample(api, argc, argv);
     if (subcommand == "wherecolumns") return llmv::stata::command_where_columns(api, argc, argv);
+    if (subcommand == "models") return llmv::stata::command_models(api, argc, argv);
     return report(llmv::stata::kRcSyntax,
                   "llmvalidate plugin: unknown subcommand `" + subcommand +
                       "'; allowed: version, test, store, validate, power, cache, task, cachepath, "
-                      "sample, wherecolumns, varsvariables");
+                      "sample, wherecolumns, varsvariables, models");
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 // r() as documented: the names the subcommands return (the plugin's, from runs of validate,
-// its dry run, test, power and cache; the ado-file's own `return local/scalar` lines) against
+// its dry run, test, power, cache and models; the ado-file's own `return local/scalar` lines) against
 // the names llmvalidate.sthlp documents. Every returned name is in the help, every name the
 // help's "Stored results" lists is returned by some subcommand, and no name is both a macro and
 // a matrix.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -100,6 +101,17 @@ TEST_CASE("the r() names every subcommand returns are the names the help documen
         record(run_like_ado(stata, {"text"}, dry, "d_"), stata);
         stata.set_local("llmv_model", "");  // cache takes model() with clear only
         record(run_like_ado(stata, {}, {"cache", "action=describe"}, ""), stata);
+    }
+    {  // models: the vendor's list (the fake server's Anthropic catalogue)
+        Stata stata;
+        load_plugin(stata);
+        ::setenv("ANTHROPIC_API_KEY", "sk-host-secret", 1);
+        stata.set_local("llmv_provider", "anthropic");
+        stata.set_local("llmv_base_url", server.root_url());
+        stata.set_local("llmv_price_table", std::string(LLMV_SOURCE_DIR) + "/prompts/prices.csv");
+        const RunResult listed = run_like_ado(stata, {}, {"models", "quiet=1"}, "");
+        ::unsetenv("ANTHROPIC_API_KEY");
+        record(listed, stata);
     }
     {  // test: many passages, and one with backtranslations
         Stata stata;

@@ -14,60 +14,11 @@
 
 #include "fake_stata.hpp"
 #include "host_test_helpers.hpp"
+#include "section4_csv.hpp"
 
 using namespace host;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    REQUIRE(in);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// A CSV file whose fields are all quoted ("" inside a field is one "), one row per line.
-std::vector<std::vector<std::string>> read_quoted_csv(const std::string& path) {
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(read_file(path));
-    std::string line;
-    while (std::getline(in, line)) {
-        std::vector<std::string> row;
-        std::size_t i = 0;
-        while (i < line.size()) {
-            REQUIRE(line[i] == '"');
-            std::string field;
-            for (++i; i < line.size(); ++i) {
-                if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                    field += '"';
-                    ++i;
-                } else if (line[i] == '"') {
-                    break;
-                } else {
-                    field += line[i];
-                }
-            }
-            row.push_back(field);
-            i += 2;  // the closing quote and the comma
-        }
-        rows.push_back(row);
-    }
-    return rows;
-}
-
-// The dataset import delimited makes: one string variable per column (strL for long text).
-void load_section4(Stata& stata) {
-    const auto rows = read_quoted_csv(std::string(LLMV_SOURCE_DIR) + "/stata/llmv_section4.csv");
-    REQUIRE(rows.size() == 6);
-    stata.clear();
-    for (std::size_t column = 0; column < rows[0].size(); ++column) {
-        std::vector<std::string> values;
-        for (std::size_t row = 1; row < rows.size(); ++row) values.push_back(rows[row].at(column));
-        stata.add_string(rows[0][column], values, /*strl=*/true);
-    }
-    stata.select_all();
-}
 
 struct Example {
     std::string line, varname;
@@ -93,11 +44,11 @@ Example parse_example(const std::string& line) {
 
 TEST_CASE("the help's Section 4 examples (Tables 1-6) run on the shipped data",
           "[validate][examples][section4]") {
-    const std::string help = read_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.sthlp");
+    const std::string help = read_whole_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.sthlp");
     // The data step the help shows, and the file net get installs.
     REQUIRE(help.find("{cmd:import delimited using llmv_section4.csv, clear varnames(1) "
                       "encoding(\"utf-8\") bindquote(strict)}") != std::string::npos);
-    REQUIRE(read_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.pkg")
+    REQUIRE(read_whole_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.pkg")
                 .find("\nf llmv_section4.csv\n") != std::string::npos);
 
     std::vector<Example> examples;
