@@ -160,11 +160,26 @@ inline Command parse_command(const std::string& text) {
     return command;
 }
 
+// A command's options by their full names; reading one that was not given gives "" and adds
+// nothing (unlike std::map's operator[]).
+class Options {
+  public:
+    bool has(const std::string& name) const { return values_.count(name) > 0; }
+    std::string get(const std::string& name) const {
+        const auto found = values_.find(name);
+        return found == values_.end() ? std::string() : found->second;
+    }
+    void set(const std::string& name, const std::string& value) { values_[name] = value; }
+
+  private:
+    std::map<std::string, std::string> values_;
+};
+
 // The command's options by their full names, checked against the program's syntax; a string
 // option loses its enclosing quotes unless the syntax says asis, as Stata's syntax does.
-inline std::map<std::string, std::string> resolve_options(
-    const Command& command, const std::map<std::string, OptionSpec>& specs) {
-    std::map<std::string, std::string> resolved;
+inline Options resolve_options(const Command& command,
+                               const std::map<std::string, OptionSpec>& specs) {
+    Options resolved;
     for (const auto& [written, argument] : command.options) {
         std::string lower;
         for (char c : written)
@@ -180,7 +195,7 @@ inline std::map<std::string, std::string> resolve_options(
             value.front() == '"' && value.back() == '"')
             value = value.substr(1, value.size() - 2);
         if (found->type.empty()) value = "1";
-        resolved[found->name] = value;
+        resolved.set(found->name, value);
     }
     return resolved;
 }
@@ -272,10 +287,10 @@ struct Session {
     // Validate: the plugin calls of the ado's program of that name.
     void validate(const Command& command) {
         auto options = resolve_options(command, syntax_options(ado, "Validate"));
-        if (server && options["provider"] == "anthropic") {
-            options["baseurl"] = server->root_url();
-            options["embbaseurl"] = server->base_url();
-            options["embmodel"] = "fake-embed";
+        if (server && options.get("provider") == "anthropic") {
+            options.set("baseurl", server->root_url());
+            options.set("embbaseurl", server->base_url());
+            options.set("embmodel", "fake-embed");
         }
         INFO(command.text);
         REQUIRE(command.before.size() == 1);
@@ -283,27 +298,27 @@ struct Session {
         REQUIRE(stata.var(passages).kind != Kind::numeric);
         const std::vector<bool> use = touse(command);
         clear_locals();
-        const bool dryrun = options.count("dryrun") > 0;
-        const std::string seed = options.count("seed") ? options["seed"] : seed_draw();
+        const bool dryrun = options.has("dryrun") > 0;
+        const std::string seed = options.has("seed") ? options.get("seed") : seed_draw();
         std::vector<std::string> variables = {passages}, temporaries;
         std::string human_position = "0", simprompt_position = "0";
-        if (options.count("human")) {
-            variables.push_back(string_copy(options["human"], "__human"));
+        if (options.has("human")) {
+            variables.push_back(string_copy(options.get("human"), "__human"));
             temporaries.push_back("__human");
             human_position = "2";
         }
-        if (options.count("simprompt")) {
-            variables.push_back(options["simprompt"]);
+        if (options.has("simprompt")) {
+            variables.push_back(options.get("simprompt"));
             simprompt_position = std::to_string(variables.size());
         }
         const std::string varstart = std::to_string(variables.size() + 1);
         // CheckNewVariables: without replace, the variables generate() makes must be new.
-        if (options.count("generate") && !dryrun && !options.count("replace"))
+        if (options.has("generate") && !dryrun && !options.has("replace"))
             for (const std::string suffix : {"label", "verdict", "tau", "p"})
-                REQUIRE(stata.find(options["generate"] + suffix) < 0);
+                REQUIRE(stata.find(options.get("generate") + suffix) < 0);
         std::string found;
-        if (options.count("vars")) {
-            stata.set_local("llmv_taskvars", options["vars"]);
+        if (options.has("vars")) {
+            stata.set_local("llmv_taskvars", options.get("vars"));
             REQUIRE(stata.call({"varsvariables"}) == 0);
             for (const std::string& name : split_list(stata.local("llmv_taskvars_variables"))) {
                 if (stata.find(name) < 0) continue;
@@ -318,25 +333,25 @@ struct Session {
             "human=" + human_position,
             "simprompt=" + simprompt_position,
             "varstart=" + varstart,
-            std::string("generate=") + (options.count("generate") && !dryrun ? "1" : "0"),
+            std::string("generate=") + (options.has("generate") && !dryrun ? "1" : "0"),
             "seed=" + seed};
         for (const std::string& setting : passed_settings(ado, "Validate"))
-            if (options.count(setting)) words.push_back(setting + "=" + options[setting]);
+            if (options.has(setting)) words.push_back(setting + "=" + options.get(setting));
         words.push_back(std::string("dryrun=") + (dryrun ? "1" : "0"));
-        if (options.count("batchapi")) words.push_back("batchapi=1");
-        if (options.count("nowait")) words.push_back("nowait=1");
-        words.push_back(std::string("continue=") + (options.count("continue") ? "1" : "0"));
-        words.push_back(std::string("matrix=") + (options.count("nomatrix") ? "0" : "1"));
+        if (options.has("batchapi")) words.push_back("batchapi=1");
+        if (options.has("nowait")) words.push_back("nowait=1");
+        words.push_back(std::string("continue=") + (options.has("continue") ? "1" : "0"));
+        words.push_back(std::string("matrix=") + (options.has("nomatrix") ? "0" : "1"));
         words.push_back("matrixmax=11000");
-        if (options.count("paper")) words.push_back("preset=paper");
+        if (options.has("paper")) words.push_back("preset=paper");
 
         // RunPlugin's locals.
-        stata.set_local("llmv_labels", options["labels"]);
-        stata.set_local("llmv_annotation", options["annotation"]);
-        stata.set_local("llmv_simulation", options["simulation"]);
-        stata.set_local("llmv_taskvars", options["vars"]);
+        stata.set_local("llmv_labels", options.get("labels"));
+        stata.set_local("llmv_annotation", options.get("annotation"));
+        stata.set_local("llmv_simulation", options.get("simulation"));
+        stata.set_local("llmv_taskvars", options.get("vars"));
         stata.set_local("llmv_taskvars_found", found);
-        stata.set_local("llmv_task", options.count("task") ? find_task(options["task"]) : "");
+        stata.set_local("llmv_task", options.has("task") ? find_task(options.get("task")) : "");
         for (const auto& [local, option] :
              std::map<std::string, std::string>{{"llmv_provider", "provider"},
                                                 {"llmv_model", "model"},
@@ -344,9 +359,9 @@ struct Session {
                                                 {"llmv_embedding_model", "embmodel"},
                                                 {"llmv_base_url", "baseurl"},
                                                 {"llmv_embedding_base_url", "embbaseurl"}})
-            stata.set_local(local, options[option]);
+            stata.set_local(local, options.get(option));
         stata.set_local("llmv_cache",
-                        options.count("nocache") ? "" : default_cache(options["cache"]));
+                        options.has("nocache") ? "" : default_cache(options.get("cache")));
         const std::filesystem::path prices =
             std::filesystem::path(LLMV_NET_FOLDER) / "llmvalidate_prices.csv";
         if (std::filesystem::exists(prices)) stata.set_local("llmv_price_table", prices.string());
@@ -355,7 +370,7 @@ struct Session {
         stata.in_first = 1;
         stata.in_last = 0;
         stata.errors.clear();
-        last = run_like_ado(stata, variables, words, options["generate"]);
+        last = run_like_ado(stata, variables, words, options.get("generate"));
         for (const std::string& name : temporaries) stata.drop(name);
         INFO(stata.errors << stata.output);
         REQUIRE(last->rc == 0);
@@ -363,21 +378,21 @@ struct Session {
         CHECK(last->scalars.at("N") ==
               static_cast<double>(std::count(use.begin(), use.end(), true)));
         if (!dryrun) CHECK(last->scalars.at("N_failed") == 0);
-        if (options.count("generate") && !dryrun)
+        if (options.has("generate") && !dryrun)
             for (const std::string suffix : {"label", "verdict"})
-                CHECK(stata.find(options["generate"] + suffix) >= 0);
+                CHECK(stata.find(options.get("generate") + suffix) >= 0);
     }
 
     void sample(const Command& command) {
         auto options = resolve_options(command, syntax_options(ado, "Sample"));
         INFO(command.text);
         const std::vector<bool> use = touse(command);
-        REQUIRE(stata.find(options["generate"]) < 0);
+        REQUIRE(stata.find(options.get("generate")) < 0);
         std::vector<std::string> variables = {"__marker"};
         stata.add_numeric("__marker", std::vector<double>(static_cast<std::size_t>(stata.nobs), 0));
         std::vector<std::string> copies;
-        if (options.count("where")) {
-            stata.set_local("llmv_where", options["where"]);
+        if (options.has("where")) {
+            stata.set_local("llmv_where", options.get("where"));
             REQUIRE(stata.call({"wherecolumns"}) == 0);
             std::string where_vars;
             for (const std::string& name : split_list(stata.local("llmv_where_columns"))) {
@@ -390,17 +405,17 @@ struct Session {
         }
         stata.set_varlist(variables);
         stata.if_mask = use;
-        std::vector<std::string> words = {"sample", "n=" + options["n"]};
-        if (options.count("seed")) words.push_back("seed=" + options["seed"]);
+        std::vector<std::string> words = {"sample", "n=" + options.get("n")};
+        if (options.has("seed")) words.push_back("seed=" + options.get("seed"));
         stata.errors.clear();
         INFO(stata.errors);
         REQUIRE(stata.call(words) == 0);
         for (const std::string& name : copies) stata.drop(name);
-        stata.rename("__marker", options["generate"]);
-        const Variable& marker = stata.var(options["generate"]);
+        stata.rename("__marker", options.get("generate"));
+        const Variable& marker = stata.var(options.get("generate"));
         CHECK(std::count(marker.numbers.begin(), marker.numbers.end(), 1.0) ==
               std::stol(stata.local("llmv_sample_n")));
-        CHECK(stata.local("llmv_sample_n") == options["n"]);
+        CHECK(stata.local("llmv_sample_n") == options.get("n"));
         last.reset();
     }
 
@@ -409,37 +424,37 @@ struct Session {
         INFO(command.text);
         clear_locals();
         std::vector<std::string> words = {
-            "power", "seed=" + (options.count("seed") ? options["seed"] : seed_draw()),
-            "dgpseed=" + (options.count("dgpseed") ? options["dgpseed"] : seed_draw())};
+            "power", "seed=" + (options.has("seed") ? options.get("seed") : seed_draw()),
+            "dgpseed=" + (options.has("dgpseed") ? options.get("dgpseed") : seed_draw())};
         for (const std::string& setting : passed_settings(ado, "Power"))
-            if (options.count(setting)) words.push_back(setting + "=" + options[setting]);
-        stata.set_local("llmv_task", find_task(options["task"]));
-        stata.set_local("llmv_truelabel", options["truelabel"]);
-        stata.set_local("llmv_topic", options["topic"]);
+            if (options.has(setting)) words.push_back(setting + "=" + options.get(setting));
+        stata.set_local("llmv_task", find_task(options.get("task")));
+        stata.set_local("llmv_truelabel", options.get("truelabel"));
+        stata.set_local("llmv_topic", options.get("topic"));
         stata.if_mask.clear();
         stata.errors.clear();
         last = run_like_ado(stata, {}, words, "");
         INFO(stata.errors);
         REQUIRE(last->rc == 0);
         REQUIRE(last->store_rc == 0);
-        if (options.count("replications"))
-            CHECK(last->scalars.at("replications") == std::stod(options["replications"]));
+        if (options.has("replications"))
+            CHECK(last->scalars.at("replications") == std::stod(options.get("replications")));
     }
 
     void models(const Command& command) {
         auto options = resolve_options(command, syntax_options(ado, "Models"));
-        if (server) options["baseurl"] = server->root_url();
+        if (server) options.set("baseurl", server->root_url());
         INFO(command.text);
         clear_locals();
-        stata.set_local("llmv_provider", options["provider"]);
-        stata.set_local("llmv_base_url", options["baseurl"]);
+        stata.set_local("llmv_provider", options.get("provider"));
+        stata.set_local("llmv_base_url", options.get("baseurl"));
         const std::filesystem::path prices =
             std::filesystem::path(LLMV_NET_FOLDER) / "llmvalidate_prices.csv";
         if (std::filesystem::exists(prices)) stata.set_local("llmv_price_table", prices.string());
         stata.if_mask.clear();
         stata.errors.clear();
         last = run_like_ado(
-            stata, {}, {"models", std::string("quiet=") + (options.count("notable") ? "1" : "0")},
+            stata, {}, {"models", std::string("quiet=") + (options.has("notable") ? "1" : "0")},
             "");
         INFO(stata.errors);
         REQUIRE(last->rc == 0);
@@ -456,13 +471,34 @@ struct Session {
         REQUIRE((action == "describe" || action == "clear"));
         clear_locals();
         stata.set_local("llmv_cache", default_cache(command.using_file));
-        stata.set_local("llmv_model", options["model"]);
+        stata.set_local("llmv_model", options.get("model"));
         stata.if_mask.clear();
         stata.errors.clear();
         last = run_like_ado(stata, {}, {"cache", "action=" + action}, "");
         INFO(stata.errors);
         REQUIRE(last->rc == 0);
         REQUIRE(last->store_rc == 0);
+    }
+
+    // `llmvalidate ...`: the program the ado-file's dispatch would run.
+    void run(const std::string& line) {
+        INFO(line);
+        REQUIRE(line.rfind("llmvalidate ", 0) == 0);
+        const Command command = parse_command(line.substr(std::string("llmvalidate ").size()));
+        REQUIRE(!command.before.empty());
+        const std::string first = command.before[0];
+        if (first == "sample")
+            sample(command);
+        else if (first == "power")
+            power(command);
+        else if (first == "cache")
+            cache(command);
+        else if (first == "models")
+            models(command);
+        else if (first == "test")
+            FAIL("llmvalidate test runs on the do-file's data: test_example.cpp replays it");
+        else
+            validate(command);
     }
 };
 

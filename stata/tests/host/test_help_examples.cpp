@@ -156,9 +156,6 @@ TEST_CASE("every command of the help's Examples runs through the host, in the he
             session.stata_seed = std::stoull(m[1].str());
         } else if (line.rfind("llmvalidate ", 0) == 0) {
             on_do_file_data = false;
-            const Command command = parse_command(line.substr(std::string("llmvalidate ").size()));
-            REQUIRE(!command.before.empty());
-            const std::string first = command.before[0];
             if (line.find("provider(anthropic)") != std::string::npos && !session.server) {
                 session.server = std::make_unique<FakeServerProcess>();
                 ::setenv("ANTHROPIC_API_KEY", "sk-host-secret", 1);
@@ -167,16 +164,7 @@ TEST_CASE("every command of the help's Examples runs through the host, in the he
                 // substitutes gets the key named for a server of one's own.
                 ::setenv("LLMV_EMBEDDING_API_KEY", "sk-host-secret", 1);
             }
-            if (first == "sample")
-                session.sample(command);
-            else if (first == "power")
-                session.power(command);
-            else if (first == "cache")
-                session.cache(command);
-            else if (first == "models")
-                session.models(command);
-            else
-                session.validate(command);
+            session.run(line);
             session.ran.insert(line);
         } else if (std::regex_match(line, m, std::regex(R"(matrix list r\((\w+)\))"))) {
             REQUIRE(session.last);
