@@ -5,7 +5,7 @@
 #                           build (compiler, CMake, the libraries the engine links)
 #   tools/setup.sh          everything (tools/test.sh, .ci/run): the above, plus the tests'
 #                           servers and frameworks, R and its packages, the Windows
-#                           cross-compiler and wine, and modelsummary from CRAN
+#                           cross-compiler and wine, and modelsummary and ellmer from CRAN
 set -euo pipefail
 need=all
 case "${1:-}" in
@@ -74,6 +74,26 @@ if ! Rscript -e 'quit(status = !requireNamespace("modelsummary", quietly = TRUE)
                                                    dependencies = c("Depends", "Imports", "LinkingTo"))'
   Rscript -e 'quit(status = !requireNamespace("modelsummary", quietly = TRUE))' || {
     echo "setup: modelsummary did not install from CRAN" >&2
+    exit 1
+  }
+fi
+
+# ellmer (the R package's tests of llm_validate(provider = <ellmer Chat>)) is not packaged for
+# Debian either: from CRAN. Its dependencies bring CRAN's vctrs, whose 0.7 releases dropped
+# vec_is_vector(), which Debian's dplyr (before 1.1.0) calls: that vctrs is then replaced by its
+# last 0.6 release, from CRAN's archive, which is recent enough for ellmer's dependencies.
+if ! Rscript -e 'quit(status = !requireNamespace("ellmer", quietly = TRUE))' >/dev/null 2>&1; then
+  echo "setup: installing ellmer from CRAN"
+  Rscript -e 'options(Ncpus = 2); install.packages("ellmer", repos = "https://cloud.r-project.org",
+                                                   dependencies = c("Depends", "Imports", "LinkingTo"))'
+  Rscript -e 'if (requireNamespace("dplyr", quietly = TRUE) && packageVersion("dplyr") < "1.1.0" &&
+                  packageVersion("vctrs") >= "0.7.0")
+                install.packages("https://cloud.r-project.org/src/contrib/Archive/vctrs/vctrs_0.6.5.tar.gz",
+                                 repos = NULL, type = "source")'
+  Rscript -e 'quit(status = !(requireNamespace("ellmer", quietly = TRUE) &&
+                              (!requireNamespace("dplyr", quietly = TRUE) ||
+                                 packageVersion("dplyr") >= "1.1.0" || packageVersion("vctrs") < "0.7.0")))' || {
+    echo "setup: ellmer did not install from CRAN, or its vctrs breaks dplyr" >&2
     exit 1
   }
 fi

@@ -43,6 +43,25 @@
 #'   `ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, AWS credentials, in this order;
 #'   the same rule as the command-line tool and Stata). The simulated provider
 #'   runs only when given.
+#'
+#'   An 'ellmer' `Chat` (ellmer 0.2.0 to 0.5.0, e.g. `ellmer::chat_openai()`)
+#'   is taken as the same provider: OpenAI, the OpenAI-compatible servers
+#'   (`chat_openai_compatible()`, `chat_ollama()`, `chat_vllm()`,
+#'   `chat_lmstudio()`, `chat_groq()`, `chat_deepseek()`, `chat_openrouter()`)
+#'   and Azure OpenAI (`options = list(flavor = "azure")`, with a key) become
+#'   [llm_provider_openai()], Anthropic [llm_provider_anthropic()], and
+#'   Bedrock's Converse API (`ellmer::chat_aws_bedrock()` with `api =
+#'   "converse"`) [llm_provider_bedrock()]; another Chat is an error. From the
+#'   Chat come its model, its base URL (unless it is the vendor's default, which
+#'   the engine then takes with the vendor's own key), a key given as a string
+#'   (`credentials` that return one, or `api_key`; ellmer's default credentials
+#'   are not read: the engine reads the vendor's variable as for
+#'   [llm_provider_openai()], so `OPENAI_API_KEY` goes to OpenAI only, and
+#'   Bedrock's AWS credentials from the environment as ellmer does),
+#'   and each of its `params` for which `...` has a setting of the same name
+#'   (`temperature`; a value given in `...` wins). A warning of class
+#'   `llmvalidate_warning_ellmer_ignored` names what is not used (other
+#'   `params`, `api_args`, `api_headers`). Needs the 'ellmer' package.
 #' @param model The chat model; `NULL` takes the provider's `model`, else
 #'   `LLMV_MODEL`, else the provider's default (the engine's table,
 #'   [llm_provider_defaults()]). A server of your own (`base_url`) needs one.
@@ -211,10 +230,16 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                      human, call)
     }
   }
+  # The settings `...` takes; an ellmer Chat's params of these names count as given there.
+  extra_settings <- c("permutations", "repeats", "temperature", "max_retries", "variables",
+                      "structured", "preset", "timeout", "drain", "encoding", "batch",
+                      "poll_interval", "parse_retries", "wait")
   provider <- provider %||% getOption("llmvalidate.provider") %||% auto_provider()
+  provider <- as_llm_provider(provider, extra_settings, call)
   if (!inherits(provider, "llm_provider")) {
-    abort_argument("provider", paste0("a chat provider such as `llm_provider_openai()` or ",
-                                      "`llm_provider_simulated()`"), provider, call)
+    abort_argument("provider", paste0("a chat provider such as `llm_provider_openai()`, ",
+                                      "`llm_provider_simulated()` or an ellmer Chat"),
+                   provider, call)
   }
   if (!is.null(model)) model <- check_string(model, "model", call)
   if (!is.null(embedding) && !inherits(embedding, "llm_embedding_provider")) {
@@ -230,10 +255,9 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   if (!is.logical(dry_run) || length(dry_run) != 1 || is.na(dry_run)) {
     abort_argument("dry_run", "TRUE or FALSE", dry_run, call)
   }
-  extra <- check_settings(list(...), c("permutations", "repeats", "temperature", "max_retries",
-                                       "variables", "structured", "preset", "timeout", "drain",
-                                       "encoding", "batch", "poll_interval", "parse_retries",
-                                       "wait"), call)
+  extra <- check_settings(list(...), extra_settings, call)
+  from_chat <- provider$settings[setdiff(names(provider$settings), names(extra))]
+  extra[names(from_chat)] <- from_chat
   batch <- extra$batch %||% FALSE
   if (!is.logical(batch) || length(batch) != 1 || is.na(batch)) {
     abort_argument("batch", "TRUE or FALSE", batch, call)

@@ -298,3 +298,208 @@ llm_cache_import <- function(side_file, cache = getOption("llmvalidate.cache", l
   cli::cli_inform("Imported {added} answer{?s} into {.file {cache}}.")
   invisible(added)
 }
+
+# --- An ellmer Chat as the chat provider ------------------------------------------------------
+#
+# llm_validate(provider = <ellmer Chat>) runs on the Chat's vendor and model through the engine,
+# as llm_provider_openai() (or _anthropic(), _bedrock()) with the same settings would. What is
+# read from the Chat, for ellmer 0.2.0 to 0.5.0 (the tests run the installed version):
+#   - chat$get_provider(): an S7 object; its class says the vendor, its `name` the service,
+#     `base_url`, `extra_headers` (0.3.0 on), and the key: `credentials` (0.4.0 on, a function
+#     of no argument) or `api_key` (a string, before 0.4.0);
+#   - chat$get_model(): the model's name;
+#   - the model's `params` and `extra_args` (ellmer's `api_args`): chat$get_model_object()
+#     from 0.5.0 on, the provider's properties of those names before.
+
+# The ellmer provider classes whose requests llmvalidate's own providers can make: OpenAI and
+# servers that speak its Chat Completions API with a bearer key at `base_url`, Azure OpenAI
+# (a key, not Entra ID), Anthropic, and Bedrock's Converse API. Only the Chat's own class
+# counts, not its parents': ellmer derives services with other endpoints or other
+# authentication (Databricks, Snowflake, Posit, Bedrock's Messages API, ...) from these.
+ellmer_provider_classes <- c(
+  ProviderOpenAI = "openai", ProviderOpenAICompatible = "openai", ProviderOllama = "openai",
+  ProviderVllm = "openai", ProviderLMStudio = "openai", ProviderGroq = "openai",
+  ProviderDeepSeek = "openai", ProviderOpenRouter = "openai", ProviderAzureOpenAI = "azure",
+  ProviderAnthropic = "anthropic", ProviderAWSBedrock = "bedrock"
+)
+
+# The base URL each vendor's ellmer Chat has by default (ellmer's spelling, trailing slashes
+# removed): left out of the provider, so that the engine takes the vendor's own default and
+# reads the vendor's key, exactly as for llm_provider_openai() without `base_url`.
+ellmer_vendor_urls <- c(
+  openai = "^https://api\\.openai\\.com/v1$",
+  anthropic = "^https://api\\.anthropic\\.com/v1$",
+  bedrock = "^https://bedrock-runtime\\.[a-z0-9-]+\\.amazonaws\\.com$"
+)
+
+is_ellmer_chat <- function(x) {
+  inherits(x, "Chat") && inherits(x, "R6") && is.function(x$get_provider)
+}
+
+is_single_string <- function(x) is.character(x) && length(x) == 1 && !is.na(x) && nzchar(x)
+
+# A property of an ellmer S7 object, NULL when its class has none of that name.
+ellmer_property <- function(object, name) {
+  if (name %in% S7::prop_names(object)) S7::prop(object, name) else NULL
+}
+
+# `provider` unchanged unless it is an ellmer Chat, which becomes an `llm_provider`. `settings`
+# are the names of the settings llm_validate() takes in `...`: the Chat's params of those names
+# (after the engine's settings table) go to `$settings`, which the call's own settings override.
+as_llm_provider <- function(provider, settings = character(), call = rlang::caller_env()) {
+  if (!is_ellmer_chat(provider)) {
+    return(provider)
+  }
+  rlang::check_installed(c("ellmer", "S7"), "to use an ellmer Chat as `provider`.", call = call)
+  chat <- provider
+  vendor <- chat$get_provider()
+  class_name <- sub("^.*::", "", class(vendor)[[1]])
+  service <- ellmer_property(vendor, "name") %||% class_name
+  kind <- ellmer_provider_classes[class_name]
+  if (is.na(kind)) {
+    abort_llmv(
+      c(paste("{.arg provider} must be a chat provider such as {.fn llm_provider_openai}, or an",
+              "ellmer Chat of a provider class that llmvalidate can stand in for."),
+        x = "Received an ellmer Chat with provider class {.cls {class_name}} ({service}).",
+        i = "Allowed ellmer provider classes: {.code {names(ellmer_provider_classes)}}.",
+        i = if (grepl("^ProviderAWSBedrock", class_name))
+          "For Bedrock, make the Chat with {.code ellmer::chat_aws_bedrock(api = \"converse\")}."),
+      code = "llmv.input.invalid_argument", call = call
+    )
+  }
+  kind <- unname(kind)
+  model <- chat$get_model()
+  if (!is_single_string(model)) model <- NULL
+  base_url <- sub("/+$", "", ellmer_property(vendor, "base_url") %||% "")
+  ignored <- character()
+
+  name <- if (kind == "azure") "openai" else kind
+  options <- list()
+  if (kind == "azure") {
+    # ellmer keeps `<endpoint>/openai/deployments/<deployment>`; the engine wants the endpoint,
+    # with the deployment as the model.
+    parts <- regmatches(base_url, regexec("^(https?://.+)/openai/deployments/([^/]+)$", base_url))[[1]]
+    if (length(parts) != 3) {
+      abort_llmv(
+        c(paste("{.arg provider} must be an Azure OpenAI Chat whose base URL is",
+                "{.path <endpoint>/openai/deployments/<deployment>}, as {.fn ellmer::chat_azure_openai} makes it."),
+          x = "Received a Chat with base URL {.url {base_url}}.",
+          i = "Use {.code llm_provider_openai(base_url = , options = list(flavor = \"azure\"))}."),
+        code = "llmv.input.invalid_argument", call = call
+      )
+    }
+    base_url <- parts[[2]]
+    model <- parts[[3]]
+    options <- list(flavor = "azure")
+    api_version <- ellmer_property(vendor, "api_version")
+    if (is_single_string(api_version)) options$api_version <- api_version
+  } else if (grepl(ellmer_vendor_urls[[kind]], tolower(base_url))) {
+    base_url <- ""
+  } else if (kind == "anthropic" && nzchar(base_url)) {
+    # ellmer's Anthropic URLs end in /v1 (it posts to <base>/messages); the engine adds it.
+    if (!grepl("/v1$", base_url)) {
+      abort_llmv(
+        c("{.arg provider} must be an Anthropic Chat whose base URL ends in {.path /v1}, as ellmer's do.",
+          x = "Received a Chat with base URL {.url {base_url}}.",
+          i = "Use {.code llm_provider_anthropic(base_url = )} with the URL before {.path /v1/messages}."),
+        code = "llmv.input.invalid_argument", call = call
+      )
+    }
+    base_url <- sub("/v1$", "", base_url)
+  }
+
+  # AWS credentials always come from the environment, as ellmer's do (paws.common).
+  key <- if (kind != "bedrock") ellmer_key(vendor) else list(key = NULL, ignored = FALSE)
+  if (key$ignored) ignored <- c(ignored, "credentials (a function that gives no key string)")
+  if (length(ellmer_property(vendor, "extra_headers"))) ignored <- c(ignored, "api_headers")
+
+  details <- if (is.function(chat$get_model_object)) chat$get_model_object() else vendor
+  params <- ellmer_property(details, "params") %||% list()
+  if (length(ellmer_property(details, "extra_args"))) ignored <- c(ignored, "api_args")
+  taken <- ellmer_settings(params, settings, call)
+  if (length(taken$ignored)) {
+    ignored <- c(ignored, paste0("params$", taken$ignored))
+  }
+
+  converted <- new_provider(name, model, if (nzchar(base_url)) base_url else NULL, key$key,
+                            options, "llm_provider", call = call)
+  converted$display <- sprintf("%s (ellmer Chat: %s)", name, service)
+  if (class_name == "ProviderOllama") converted$batch_api <- FALSE  # as llm_provider_ollama()
+  converted$settings <- taken$settings
+  if (length(ignored)) {
+    usable <- ellmer_usable_params(settings)
+    usable <- if (length(usable)) paste0("params$", usable) else "no params"
+    cli::cli_warn(
+      c("!" = "{.fn llm_validate} does not use these settings of the ellmer Chat: {.field {ignored}}.",
+        i = paste("It takes a Chat's vendor, model, base URL, a key given as a string, and",
+                  "{.field {usable}} (an argument of the call wins)."),
+        i = if (key$ignored) "Give the key as a string, or set the variable the engine reads ({.fn llm_provider_defaults})."),
+      class = c("llmvalidate_warning_ellmer_ignored", "llmvalidate_warning"), call = call
+    )
+  }
+  converted
+}
+
+# The key of an ellmer provider, only when it is a string the user gave: list(key =, ignored =).
+# ellmer's default credentials read a variable of its choosing (OPENAI_API_KEY even for another
+# server), so that key is left to the engine, which reads each vendor's own variable and sends
+# it to that vendor only.
+ellmer_key <- function(vendor) {
+  none <- list(key = NULL, ignored = FALSE)
+  names <- S7::prop_names(vendor)
+  if ("credentials" %in% names) {
+    credentials <- S7::prop(vendor, "credentials")
+    if (is.null(credentials)) {
+      return(none)
+    }
+    if (is_single_string(credentials)) {
+      return(list(key = credentials, ignored = FALSE))
+    }
+    if (!is.function(credentials)) {
+      return(list(key = NULL, ignored = TRUE))
+    }
+    closure <- environment(credentials)
+    if (!is.null(closure) && identical(topenv(closure), asNamespace("ellmer"))) {
+      # ellmer's own function: a key given as `api_key` is kept in its closure; else it is
+      # ellmer's default, which reads the environment.
+      key <- get0("api_key", envir = closure, inherits = FALSE)
+      return(list(key = if (is_single_string(key)) key, ignored = FALSE))
+    }
+    # The user's own function, called as ellmer calls it before each request.
+    key <- tryCatch(credentials(), error = function(e) NULL)
+    if (is_single_string(key)) {
+      return(list(key = key, ignored = FALSE))
+    }
+    return(list(key = NULL, ignored = TRUE))
+  }
+  if ("api_key" %in% names) {
+    # Before 0.4.0 the Chat holds the key as a string, read from an environment variable when
+    # none was given: a key that is the value of one is left to the engine's own rules.
+    key <- S7::prop(vendor, "api_key")
+    if (is_single_string(key) && !key %in% Sys.getenv()) {
+      return(list(key = key, ignored = FALSE))
+    }
+  }
+  none
+}
+
+# The names of ellmer's standard params that llm_validate() takes as settings of the same name
+# (the engine's settings table spells them so for R, and `...` accepts them).
+ellmer_usable_params <- function(settings) {
+  table <- engine_settings()
+  same <- table$name[table$r == table$name]
+  intersect(names(formals(ellmer::params)), intersect(same, settings))
+}
+
+# The Chat's params: those llm_validate() has a setting for, checked against the engine's table,
+# and the names of the others (with ellmer's extra params).
+ellmer_settings <- function(params, settings, call) {
+  usable <- ellmer_usable_params(settings)
+  extra <- names(params$extra_args)
+  params$extra_args <- NULL
+  taken <- list()
+  for (name in intersect(names(params), usable)) {
+    taken[[name]] <- check_setting(params[[name]], name, paste0("params$", name), call = call)
+  }
+  list(settings = taken, ignored = c(setdiff(names(params), usable), extra))
+}
