@@ -61,7 +61,7 @@ run_batch() {  # $1 port, $2 input, $3 output prefix, $4 cache file (default: --
   # bench/transport_throughput.cpp), a cost of the fake server, not of the pipeline.
   local cache_option=(--no-cache)
   [ -n "${4:-}" ] && cache_option=(--cache "$4")
-  LLMV_ACCEPT_ENCODING=identity OPENAI_API_KEY=test-key /usr/bin/time -v "$cli" batch --task financial_phrasebank \
+  LLMV_ACCEPT_ENCODING=identity LLMV_API_KEY=test-key /usr/bin/time -v "$cli" batch --task financial_phrasebank \
     --input "$2" --text-column text --id-column id --provider openai \
     --base-url "http://127.0.0.1:$1/v1" --model fake-chat --embedding-model fake-embedding \
     -M 10 -n 10 --concurrency 32 --permutations 199 "${cache_option[@]}" --quiet \

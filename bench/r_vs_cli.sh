@@ -65,7 +65,7 @@ now() { date +%s.%N; }
 
 # identity: cpp-httplib would brotli-compress every answer at quality 11 (see
 # bench/transport_throughput.cpp), a cost of the fake server, not of the client.
-export LLMV_ACCEPT_ENCODING=identity OPENAI_API_KEY=test-key
+export LLMV_ACCEPT_ENCODING=identity LLMV_API_KEY=test-key
 
 run_cli() {
   local start end

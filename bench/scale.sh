@@ -66,7 +66,7 @@ bytes_of() { local total=0; for f in "$1" "$1-wal"; do [ -f "$f" ] && total=$((t
 run_batch() {  # $1 rows file, $2 output prefix, $3 cache, extra options after
   local rows=$1 out=$2 cache=$3
   shift 3
-  LLMV_ACCEPT_ENCODING=identity OPENAI_API_KEY=test-key timeout "$run_timeout" /usr/bin/time -v "$cli" batch \
+  LLMV_ACCEPT_ENCODING=identity LLMV_API_KEY=test-key timeout "$run_timeout" /usr/bin/time -v "$cli" batch \
     --task financial_phrasebank --input "$rows" --text-column sentence --provider openai \
     --base-url "http://127.0.0.1:$port/v1" --model fake-chat --embedding-model fake-embedding \
     -M "$m" -n "$n" --concurrency "$concurrency" --permutations 199 --cache "$cache" --quiet "$@" \

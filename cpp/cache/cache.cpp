@@ -14,14 +14,14 @@
 #include <cmath>
 #include <filesystem>
 #include <mutex>
-#include <system_error>
 #include <set>
+#include <system_error>
 #include <thread>
 
-#include "llmvalidate/error.hpp"
 #include "core/float32.hpp"
 #include "core/http.hpp"
 #include "core/sha256.hpp"
+#include "llmvalidate/error.hpp"
 
 namespace llmv {
 namespace {
@@ -165,9 +165,11 @@ int wait_while_busy(void* data, int count) {
     const auto now = std::chrono::steady_clock::now();
     if (count == 0) wait->start = now;
     if (wait->cancel && wait->cancel->load()) return 0;
-    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - wait->start).count();
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - wait->start).count();
     if (waited >= wait->timeout_ms) return 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<long long>(50, wait->timeout_ms - waited)));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::min<long long>(50, wait->timeout_ms - waited)));
     return 1;
 }
 
@@ -185,6 +187,14 @@ struct Cache::Impl {
     std::unique_ptr<Statement> upsert_statement;
     std::unique_ptr<Statement> has_ok_statement;
     std::unique_ptr<Statement> answer_statement;
+    std::unique_ptr<Statement> staged_statement;
+    bool batch_tables_ready = false;  // batch_staged and batch_pending exist
+
+    void ensure_batch_tables(const char* sql) {
+        if (batch_tables_ready) return;
+        exec(sql);
+        batch_tables_ready = true;
+    }
 
     Statement& prepared(std::unique_ptr<Statement>& slot, const char* sql) {
         if (!slot) slot = std::make_unique<Statement>(db, sql, path);
@@ -373,17 +383,19 @@ bool Cache::open_read_only(const Error& original) {
     if (text.find("has schema version") != std::string::npos) return false;
     // "file:" URI, percent-encoded: immutable=1 reads a WAL file without its -shm, which a
     // read-only folder cannot hold.
-    const std::string uri = "file:" + percent_encode(impl_->path, /*keep_slash=*/true) + "?immutable=1";
+    const std::string uri =
+        "file:" + percent_encode(impl_->path, /*keep_slash=*/true) + "?immutable=1";
     sqlite3* db = nullptr;
-    if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX,
+    if (sqlite3_open_v2(uri.c_str(), &db,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX,
                         nullptr) != SQLITE_OK) {
         sqlite3_close(db);
         return false;
     }
     sqlite3_stmt* statement = nullptr;
     bool ours = false;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM llmv_meta WHERE name = 'schema'", -1, &statement, nullptr) ==
-            SQLITE_OK &&
+    if (sqlite3_prepare_v2(db, "SELECT value FROM llmv_meta WHERE name = 'schema'", -1, &statement,
+                           nullptr) == SQLITE_OK &&
         sqlite3_step(statement) == SQLITE_ROW) {
         const auto* value = sqlite3_column_text(statement, 0);
         ours = value && std::string(reinterpret_cast<const char*>(value)) == schema_version;
@@ -519,10 +531,11 @@ const char* provider_batches_table =
 void Cache::put_provider_batch(const ProviderBatchRecord& record) {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->exec(provider_batches_table);
-    Statement statement(impl_->db,
-                        "INSERT OR REPLACE INTO provider_batches(id, api, kind, state, lines, request, "
-                        "created_unix) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                        impl_->path);
+    Statement statement(
+        impl_->db,
+        "INSERT OR REPLACE INTO provider_batches(id, api, kind, state, lines, request, "
+        "created_unix) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        impl_->path);
     statement.bind(1, record.id);
     statement.bind(2, record.api);
     statement.bind(3, record.kind);
@@ -536,10 +549,11 @@ void Cache::put_provider_batch(const ProviderBatchRecord& record) {
 std::vector<ProviderBatchRecord> Cache::provider_batches(const std::string& state) {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->exec(provider_batches_table);
-    Statement statement(impl_->db,
-                        "SELECT id, api, kind, state, lines, request, created_unix FROM provider_batches "
-                        "WHERE ?1 = '' OR state = ?1 ORDER BY created_unix, rowid",
-                        impl_->path);
+    Statement statement(
+        impl_->db,
+        "SELECT id, api, kind, state, lines, request, created_unix FROM provider_batches "
+        "WHERE ?1 = '' OR state = ?1 ORDER BY created_unix, rowid",
+        impl_->path);
     statement.bind(1, state);
     std::vector<ProviderBatchRecord> records;
     while (statement.step()) {
@@ -554,6 +568,119 @@ std::vector<ProviderBatchRecord> Cache::provider_batches(const std::string& stat
         records.push_back(std::move(record));
     }
     return records;
+}
+
+namespace {
+
+const char* batch_work_tables =
+    "CREATE TABLE IF NOT EXISTS batch_staged(id TEXT PRIMARY KEY, status INTEGER NOT NULL, "
+    "body BLOB, vector BLOB);"
+    "CREATE TABLE IF NOT EXISTS batch_pending(id TEXT NOT NULL, kind TEXT NOT NULL, "
+    "attempt INTEGER NOT NULL, url TEXT NOT NULL, body BLOB NOT NULL, PRIMARY KEY(kind, id))";
+
+}  // namespace
+
+void Cache::put_batch_staged(const std::vector<BatchStaged>& answers) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->ensure_batch_tables(batch_work_tables);
+    impl_->write_transaction([&] {
+        Statement statement(impl_->db,
+                            "INSERT OR REPLACE INTO batch_staged(id, status, body, vector) "
+                            "VALUES (?1, ?2, ?3, ?4)",
+                            impl_->path);
+        for (const BatchStaged& answer : answers) {
+            statement.reset();
+            statement.bind(1, answer.id);
+            statement.bind(2, static_cast<std::int64_t>(answer.status));
+            statement.bind(3, answer.body);
+            statement.bind_vector(4, answer.vector);
+            statement.step();
+        }
+    });
+}
+
+std::optional<BatchStaged> Cache::batch_staged(const std::string& id) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->ensure_batch_tables(batch_work_tables);
+    Statement& statement = impl_->prepared(
+        impl_->staged_statement, "SELECT status, body, vector FROM batch_staged WHERE id = ?1");
+    statement.reset();
+    statement.bind(1, id);
+    if (!statement.step()) return std::nullopt;
+    BatchStaged answer;
+    answer.id = id;
+    answer.status = static_cast<long>(statement.integer(0));
+    answer.body = statement.text(1);
+    answer.vector = statement.vector(2);
+    statement.reset();
+    return answer;
+}
+
+void Cache::put_batch_pending(const std::vector<BatchPending>& requests) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->ensure_batch_tables(batch_work_tables);
+    impl_->write_transaction([&] {
+        Statement statement(impl_->db,
+                            "INSERT OR IGNORE INTO batch_pending(id, kind, attempt, url, body) "
+                            "VALUES (?1, ?2, ?3, ?4, ?5)",
+                            impl_->path);
+        for (const BatchPending& request : requests) {
+            statement.reset();
+            statement.bind(1, request.id);
+            statement.bind(2, request.kind);
+            statement.bind(3, static_cast<std::int64_t>(request.attempt));
+            statement.bind(4, request.url);
+            statement.bind(5, request.body);
+            statement.step();
+        }
+    });
+}
+
+std::vector<BatchPending> Cache::batch_pending(const std::string& kind, std::int64_t& after,
+                                               std::size_t limit) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->ensure_batch_tables(batch_work_tables);
+    Statement statement(impl_->db,
+                        "SELECT rowid, id, attempt, url, body FROM batch_pending WHERE kind = ?1 "
+                        "AND rowid > ?2 ORDER BY rowid LIMIT ?3",
+                        impl_->path);
+    statement.bind(1, kind);
+    statement.bind(2, after);
+    statement.bind(3, static_cast<std::int64_t>(limit));
+    std::vector<BatchPending> requests;
+    while (statement.step()) {
+        BatchPending request;
+        after = statement.integer(0);
+        request.id = statement.text(1);
+        request.kind = kind;
+        request.attempt = static_cast<int>(statement.integer(2));
+        request.url = statement.text(3);
+        request.body = statement.text(4);
+        requests.push_back(std::move(request));
+    }
+    return requests;
+}
+
+std::uint64_t Cache::count_batch_pending(const std::string& kind) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->ensure_batch_tables(batch_work_tables);
+    Statement statement(impl_->db, "SELECT COUNT(*) FROM batch_pending WHERE kind = ?1",
+                        impl_->path);
+    statement.bind(1, kind);
+    statement.step();
+    return static_cast<std::uint64_t>(statement.integer(0));
+}
+
+void Cache::clear_batch_staged() {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->ensure_batch_tables(batch_work_tables);
+    impl_->exec("DELETE FROM batch_staged");
+}
+
+void Cache::clear_batch_pending() {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->ensure_batch_tables(batch_work_tables);
+    impl_->exec("DELETE FROM batch_pending");
 }
 
 std::uint64_t Cache::count(const std::string& model) {
@@ -665,7 +792,7 @@ std::string side_file_line(const CacheKey& key, const CacheEntry& entry,
 }
 
 std::uint64_t Cache::import_side_file(const std::string& side_file, const std::string& argument,
-                                     ImportReport* report) {
+                                      ImportReport* report) {
     std::ifstream in(side_file, std::ios::binary);
     if (!in) throw_invalid(code::io, argument, side_file, "a readable side file of answers");
     ImportReport counts;
@@ -716,9 +843,10 @@ std::uint64_t Cache::import_side_file(const std::string& side_file, const std::s
                 counts.cut_last_line = true;
                 break;
             }
-            throw_invalid(code::invalid_argument, argument,
-                          side_file + ", line " + std::to_string(line_number) + " (" + error.what() + ")",
-                          "lines {\"key\": {...}, \"entry\": {...}} as a run writes them");
+            throw_invalid(
+                code::invalid_argument, argument,
+                side_file + ", line " + std::to_string(line_number) + " (" + error.what() + ")",
+                "lines {\"key\": {...}, \"entry\": {...}} as a run writes them");
         }
     }
     std::vector<std::string> hashes;

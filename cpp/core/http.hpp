@@ -26,6 +26,10 @@ struct HttpRequest {
     std::string aws_session_token;  // sent as x-amz-security-token when set
     long connect_timeout_ms = 10000;
     long total_timeout_ms = 300000;
+    // Non-empty: a 2xx response's body goes to this file (emptied at each attempt) instead of
+    // HttpResponse::body, for downloads too large to hold in memory (a provider batch's results).
+    // Other statuses keep their body in memory, for the message.
+    std::string body_file;
     // Values that must never be printed (keys, tokens): redacted from every message and trace.
     std::vector<std::string> secrets;
 };

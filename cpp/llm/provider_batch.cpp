@@ -56,9 +56,9 @@ HttpRequest derived(const HttpRequest& synchronous, std::string method, std::str
 json parse_object(const HttpResponse& response, const std::string& what) {
     json body = json::parse(response.body, nullptr, false);
     if (body.is_discarded() || !body.is_object()) {
-        throw Error(code::provider_server,
-                    "the " + what + " answer is not a JSON object (HTTP " +
-                        std::to_string(response.status) + "): " + abbreviate(response.body, 200));
+        throw Error(code::provider_server, "the " + what + " answer is not a JSON object (HTTP " +
+                                               std::to_string(response.status) +
+                                               "): " + abbreviate(response.body, 200));
     }
     return body;
 }
@@ -71,22 +71,6 @@ std::size_t count_of(const json& counts, const char* name) {
 std::string string_of(const json& object, const char* name) {
     const auto found = object.find(name);
     return found != object.end() && found->is_string() ? found->get<std::string>() : "";
-}
-
-// Each line of a JSON-lines text; a line that is not JSON (a file cut short) is counted.
-template <typename Read>
-void each_line(const std::string& text, std::size_t& unreadable, Read read) {
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty() || line == "\r") continue;
-        const json record = json::parse(line, nullptr, false);
-        if (record.is_discarded() || !record.is_object() || !record.contains("custom_id")) {
-            ++unreadable;
-            continue;
-        }
-        read(record);
-    }
 }
 
 }  // namespace
@@ -127,7 +111,8 @@ BatchCaps vendor_batch_caps(BatchApiKind kind) {
 }
 
 std::size_t batch_line_bytes(BatchApiKind kind, const BatchLine& line) {
-    if (kind == BatchApiKind::anthropic) return anthropic_item(line).dump().size() + 1;  // the comma
+    if (kind == BatchApiKind::anthropic)
+        return anthropic_item(line).dump().size() + 1;  // the comma
     return openai_line(line).size();
 }
 
@@ -141,11 +126,12 @@ HttpRequest openai_batch_upload(const std::vector<BatchLine>& lines) {
     const std::string boundary = "llmvalidate-batch-upload-4f1c9e";
     HttpRequest request = derived(first, "POST", openai_base(first) + "/files");
     request.headers.emplace_back("Content-Type", "multipart/form-data; boundary=" + boundary);
-    request.body = "--" + boundary +
-                   "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--" + boundary +
-                   "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"llmvalidate-batch.jsonl\""
-                   "\r\nContent-Type: application/jsonl\r\n\r\n" +
-                   content + "\r\n--" + boundary + "--\r\n";
+    request.body =
+        "--" + boundary +
+        "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--" + boundary +
+        "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"llmvalidate-batch.jsonl\""
+        "\r\nContent-Type: application/jsonl\r\n\r\n" +
+        content + "\r\n--" + boundary + "--\r\n";
     return request;
 }
 
@@ -154,8 +140,8 @@ std::string openai_uploaded_file_id(const HttpResponse& response) {
     const std::string id = string_of(body, "id");
     if (response.status / 100 != 2 || id.empty()) {
         throw Error(code::provider_server, "the batch file upload was refused (HTTP " +
-                                               std::to_string(response.status) + "): " +
-                                               abbreviate(response.body, 200));
+                                               std::to_string(response.status) +
+                                               "): " + abbreviate(response.body, 200));
     }
     return id;
 }
@@ -176,29 +162,97 @@ HttpRequest openai_file_content(const HttpRequest& synchronous, const std::strin
     return derived(synchronous, "GET", openai_base(synchronous) + "/files/" + file_id + "/content");
 }
 
+namespace {
+
+// A line's record as JSON: nullopt for a blank line; a discarded value for a line that is not a
+// result (a file cut short).
+std::optional<json> line_record(const std::string& line) {
+    if (line.empty() || line == "\r") return std::nullopt;
+    json record = json::parse(line, nullptr, false);
+    if (record.is_discarded() || !record.is_object() || !record.contains("custom_id"))
+        return json(json::value_t::discarded);
+    return record;
+}
+
+// Each line of a JSON-lines text; a line that is not a result (a file cut short) is counted.
+template <typename Read>
+void each_line(const std::string& text, std::size_t& unreadable, Read read) {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        const std::optional<json> record = line_record(line);
+        if (!record) continue;
+        if (record->is_discarded()) {
+            ++unreadable;
+            continue;
+        }
+        read(*record);
+    }
+}
+
+BatchLineResult openai_result_of(const json& record) {
+    BatchLineResult line;
+    line.custom_id = string_of(record, "custom_id");
+    const json& response = record.contains("response") ? record["response"] : json();
+    if (response.is_object() && response.value("status_code", 0) == 200 &&
+        response.contains("body") && response["body"].is_object()) {
+        line.ok = true;
+        line.response.status = 200;
+        line.response.body = response["body"].dump();
+    } else if (record.contains("error") && record["error"].is_object()) {
+        line.error =
+            string_of(record["error"], "code") + ": " + string_of(record["error"], "message");
+    } else if (response.is_object()) {
+        const json& body = response.contains("body") ? response["body"] : json();
+        line.error = "HTTP " + std::to_string(response.value("status_code", 0)) +
+                     (body.is_object() && body.contains("error") && body["error"].is_object()
+                          ? ": " + string_of(body["error"], "message")
+                          : std::string());
+    } else {
+        line.error = "no answer";
+    }
+    return line;
+}
+
+BatchLineResult anthropic_result_of(const json& record) {
+    BatchLineResult line;
+    line.custom_id = string_of(record, "custom_id");
+    const json& result = record.contains("result") ? record["result"] : json();
+    const std::string type = result.is_object() ? string_of(result, "type") : "";
+    if (type == "succeeded" && result.contains("message") && result["message"].is_object()) {
+        line.ok = true;
+        line.response.status = 200;
+        line.response.body = result["message"].dump();
+    } else if (type == "errored" && result.contains("error") && result["error"].is_object()) {
+        const json& outer = result["error"];
+        const json& inner =
+            outer.contains("error") && outer["error"].is_object() ? outer["error"] : outer;
+        line.error = "errored: " + string_of(inner, "type") + ": " + string_of(inner, "message");
+    } else {
+        line.error = type.empty() ? "no result" : type;
+    }
+    return line;
+}
+
+}  // namespace
+
+BatchLineRead read_batch_line(BatchApiKind kind, const std::string& line) {
+    BatchLineRead read;
+    const std::optional<json> record = line_record(line);
+    if (!record) return read;
+    if (record->is_discarded()) {
+        read.unreadable = true;
+        return read;
+    }
+    read.result =
+        kind == BatchApiKind::anthropic ? anthropic_result_of(*record) : openai_result_of(*record);
+    return read;
+}
+
 BatchResults openai_batch_results(const std::string& output_file, const std::string& error_file) {
     BatchResults results;
     const auto read = [&](const json& record) {
-        BatchLineResult line;
-        line.custom_id = string_of(record, "custom_id");
-        const json& response = record.contains("response") ? record["response"] : json();
-        if (response.is_object() && response.value("status_code", 0) == 200 &&
-            response.contains("body") && response["body"].is_object()) {
-            line.ok = true;
-            line.response.status = 200;
-            line.response.body = response["body"].dump();
-        } else if (record.contains("error") && record["error"].is_object()) {
-            line.error = string_of(record["error"], "code") + ": " + string_of(record["error"], "message");
-        } else if (response.is_object()) {
-            const json& body = response.contains("body") ? response["body"] : json();
-            line.error = "HTTP " + std::to_string(response.value("status_code", 0)) +
-                         (body.is_object() && body.contains("error") && body["error"].is_object()
-                              ? ": " + string_of(body["error"], "message")
-                              : std::string());
-        } else {
-            line.error = "no answer";
-        }
-        results.lines.push_back(std::move(line));
+        results.lines.push_back(openai_result_of(record));
     };
     each_line(output_file, results.unreadable, read);
     each_line(error_file, results.unreadable, read);
@@ -218,24 +272,8 @@ HttpRequest anthropic_batch_create(const std::vector<BatchLine>& lines) {
 
 BatchResults anthropic_batch_results(const std::string& text) {
     BatchResults results;
-    each_line(text, results.unreadable, [&](const json& record) {
-        BatchLineResult line;
-        line.custom_id = string_of(record, "custom_id");
-        const json& result = record.contains("result") ? record["result"] : json();
-        const std::string type = result.is_object() ? string_of(result, "type") : "";
-        if (type == "succeeded" && result.contains("message") && result["message"].is_object()) {
-            line.ok = true;
-            line.response.status = 200;
-            line.response.body = result["message"].dump();
-        } else if (type == "errored" && result.contains("error") && result["error"].is_object()) {
-            const json& outer = result["error"];
-            const json& inner = outer.contains("error") && outer["error"].is_object() ? outer["error"] : outer;
-            line.error = "errored: " + string_of(inner, "type") + ": " + string_of(inner, "message");
-        } else {
-            line.error = type.empty() ? "no result" : type;
-        }
-        results.lines.push_back(std::move(line));
-    });
+    each_line(text, results.unreadable,
+              [&](const json& record) { results.lines.push_back(anthropic_result_of(record)); });
     return results;
 }
 
@@ -257,27 +295,30 @@ HttpRequest batch_cancel(const HttpRequest& synchronous, const std::string& batc
 HttpRequest batch_results_request(const HttpRequest& synchronous, const BatchStatus& status) {
     if (batch_api_for(synchronous) == BatchApiKind::anthropic) {
         return derived(synchronous, "GET",
-                       status.results_url.empty() ? synchronous.url + "/batches/" + status.id + "/results"
-                                                  : status.results_url);
+                       status.results_url.empty()
+                           ? synchronous.url + "/batches/" + status.id + "/results"
+                           : status.results_url);
     }
     return openai_file_content(synchronous, status.output_file);
 }
 
 HttpRequest batch_list(const HttpRequest& synchronous, const std::string& after) {
     if (batch_api_for(synchronous) == BatchApiKind::anthropic) {
-        return derived(synchronous, "GET",
-                       synchronous.url + "/batches?limit=100" + (after.empty() ? "" : "&after_id=" + after));
+        return derived(
+            synchronous, "GET",
+            synchronous.url + "/batches?limit=100" + (after.empty() ? "" : "&after_id=" + after));
     }
-    return derived(synchronous, "GET",
-                   openai_base(synchronous) + "/batches?limit=100" + (after.empty() ? "" : "&after=" + after));
+    return derived(
+        synchronous, "GET",
+        openai_base(synchronous) + "/batches?limit=100" + (after.empty() ? "" : "&after=" + after));
 }
 
 BatchList parse_batch_list(BatchApiKind kind, const HttpResponse& response) {
     const json body = parse_object(response, "batch list");
     if (response.status / 100 != 2 || !body.contains("data") || !body["data"].is_array()) {
         throw Error(response.status == 429 ? code::provider_rate_limited : code::provider_server,
-                    "listing the provider's batches was refused (HTTP " + std::to_string(response.status) +
-                        "): " + abbreviate(response.body, 200));
+                    "listing the provider's batches was refused (HTTP " +
+                        std::to_string(response.status) + "): " + abbreviate(response.body, 200));
     }
     BatchList list;
     for (const json& item : body["data"]) {
@@ -286,7 +327,8 @@ BatchList parse_batch_list(BatchApiKind kind, const HttpResponse& response) {
         one.body = item.dump();
         list.batches.push_back(parse_batch_status(kind, one));
     }
-    list.has_more = body.contains("has_more") && body["has_more"].is_boolean() && body["has_more"].get<bool>();
+    list.has_more =
+        body.contains("has_more") && body["has_more"].is_boolean() && body["has_more"].get<bool>();
     list.last_id = string_of(body, "last_id");
     if (list.last_id.empty() && !list.batches.empty()) list.last_id = list.batches.back().id;
     return list;
@@ -295,7 +337,8 @@ BatchList parse_batch_list(BatchApiKind kind, const HttpResponse& response) {
 BatchStatus parse_batch_status(BatchApiKind kind, const HttpResponse& response) {
     const json body = parse_object(response, "batch");
     if (response.status / 100 != 2) {
-        const json& error = body.contains("error") && body["error"].is_object() ? body["error"] : body;
+        const json& error =
+            body.contains("error") && body["error"].is_object() ? body["error"] : body;
         throw Error(response.status == 429 ? code::provider_rate_limited : code::provider_server,
                     "the batch request was refused (HTTP " + std::to_string(response.status) +
                         "): " + string_of(error, "message"));
@@ -309,8 +352,8 @@ BatchStatus parse_batch_status(BatchApiKind kind, const HttpResponse& response) 
         status.status = string_of(body, "processing_status");
         status.ended = status.status == "ended";
         status.succeeded = count_of(counts, "succeeded");
-        status.failed_lines =
-            count_of(counts, "errored") + count_of(counts, "canceled") + count_of(counts, "expired");
+        status.failed_lines = count_of(counts, "errored") + count_of(counts, "canceled") +
+                              count_of(counts, "expired");
         status.total = status.succeeded + status.failed_lines + count_of(counts, "processing");
         status.results_url = string_of(body, "results_url");
         status.created_at = string_of(body, "created_at");
@@ -329,15 +372,18 @@ BatchStatus parse_batch_status(BatchApiKind kind, const HttpResponse& response) 
             status.intent = string_of(body["metadata"], batch_intent_metadata_key);
         if (body.contains("created_at") && body["created_at"].is_number())
             status.created_at = std::to_string(body["created_at"].get<std::int64_t>());
-        if (body.contains("errors") && body["errors"].is_object() && body["errors"].contains("data")) {
+        if (body.contains("errors") && body["errors"].is_object() &&
+            body["errors"].contains("data")) {
             for (const auto& error : body["errors"]["data"]) {
                 if (error.is_object())
-                    status.message += (status.message.empty() ? "" : "; ") + string_of(error, "message");
+                    status.message +=
+                        (status.message.empty() ? "" : "; ") + string_of(error, "message");
             }
         }
     }
     if (status.id.empty()) {
-        throw Error(code::provider_server, "the batch answer has no id: " + abbreviate(response.body, 200));
+        throw Error(code::provider_server,
+                    "the batch answer has no id: " + abbreviate(response.body, 200));
     }
     return status;
 }

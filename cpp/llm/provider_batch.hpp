@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,15 @@ struct BatchResults {
 };
 
 enum class BatchApiKind { openai, anthropic };
+
+// One line of a results file (JSON lines), read on its own so that a large file is read a
+// line at a time: `result` is empty for a blank line, and `unreadable` is set for a line that
+// is not a result (a file cut short).
+struct BatchLineRead {
+    std::optional<BatchLineResult> result;
+    bool unreadable = false;
+};
+BatchLineRead read_batch_line(BatchApiKind kind, const std::string& line);
 
 // What one provider batch may hold, as the vendors document it:
 //   OpenAI (API reference, "Create batch": input_file_id and endpoint; platform.openai.com/

@@ -21,7 +21,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
+#include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -53,6 +56,16 @@ using nlohmann::json;
 
 constexpr int max_result_reads = 6;  // reads of one batch's results before taking them as they are
 constexpr std::int64_t clock_skew_seconds = 600;  // between our clock and the vendor's
+// Rows written to, and read from, the cache file's batch tables at a time: what a run holds of
+// a phase's requests and answers.
+constexpr std::size_t pending_flush_size = 2000;
+constexpr std::size_t staged_flush_size = 500;
+constexpr std::size_t pending_read_size = 2000;
+// The bytes of one provider batch the run builds (its lines and the upload or request body are
+// held in memory while it is submitted): below the vendors' caps (200 MB, 256 MB), so that a
+// run's memory does not grow with the corpus. A larger corpus makes more batches, submitted
+// together: the same round trips.
+constexpr std::size_t held_batch_bytes = 32'000'000;
 
 std::int64_t unix_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
@@ -109,6 +122,16 @@ class BatchRunner {
         if (embedder_) embedding_model_ = providers_.resolved.embedding_model;
         prepare_cache_directory(config_.cache_path);
         registry_ = std::make_unique<Cache>(config_.cache_path, config_.cache_busy_timeout_ms);
+        // The phase's staged answers and pending requests: a file of the run's own beside the
+        // cache, so that the cache keeps only answers (nothing in it is needed by a later run).
+        work_path_ = config_.cache_path + ".batch-work-" + run_token_;
+        work_ = std::make_unique<Cache>(work_path_, config_.cache_busy_timeout_ms);
+    }
+
+    ~BatchRunner() {
+        work_.reset();
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+            std::remove((work_path_ + suffix).c_str());
     }
 
     BatchResult run(bool keep_results) {
@@ -126,6 +149,9 @@ class BatchRunner {
   private:
     BatchResult run_phases(bool keep_results) {
         load_missing_before();
+        // The work file is the run's own; emptied here all the same (a pass may start again).
+        work_->clear_batch_staged();
+        work_->clear_batch_pending();
         for (int pass = 1; pass <= 1000; ++pass) {
             check_cancel("before the provider batches were read back");
             resolve_intents();
@@ -134,11 +160,10 @@ class BatchRunner {
                 report_.waiting = true;
                 return BatchResult();
             }
-            DeferredCalls deferred;
-            deferred.answered = std::move(answered_);
-            deferred.vectors = std::move(vectors_);
+            DeferredCalls deferred = deferred_calls();
             ++report_.phases;
             const BatchResult pass_result = run_pass(deferred);
+            flush_pending();
             // Interrupted while the answers were cached: the batches stay "submitted", and a
             // resume reads them again (no request is sent again).
             check_cancel("while the batches' answers were cached");
@@ -148,19 +173,21 @@ class BatchRunner {
                 registry_->put_provider_batch(record);
             }
             fetched_.clear();
-            answered_.clear();
-            vectors_.clear();
-            if (deferred.missing.empty() && deferred.missing_texts.empty()) break;
+            work_->clear_batch_staged();
+            const std::uint64_t chat_missing = work_->count_batch_pending("chat");
+            const std::uint64_t texts_missing = work_->count_batch_pending("embedding");
+            if (chat_missing == 0 && texts_missing == 0) break;
             debug_kill_point("between_phases");
             check_cancel("before the next provider batch was submitted");
-            status("phase " + std::to_string(report_.phases) + ": " +
-                   std::to_string(deferred.missing.size()) + " chat requests and " +
-                   std::to_string(deferred.missing_texts.size()) + " texts to embed");
-            if (only_few_retries(deferred)) {
-                send_synchronously(deferred);
+            status("phase " + std::to_string(report_.phases) + ": " + std::to_string(chat_missing) +
+                   " chat requests and " + std::to_string(texts_missing) + " texts to embed");
+            if (only_few_retries(chat_missing, texts_missing)) {
+                send_synchronously();
+                work_->clear_batch_pending();
                 continue;
             }
-            submit(deferred);
+            submit();
+            work_->clear_batch_pending();
             if (options_.submit_only) {
                 report_.waiting = true;
                 status("submitted; run the same command again to collect the answers and go on");
@@ -215,13 +242,15 @@ class BatchRunner {
         if (options_.on_status) options_.on_status(line);
     }
 
-    // The caps of one provider batch: the vendor's, or smaller ones a test asked for.
+    // The caps of one provider batch: the vendor's, the run's own on bytes held, or smaller ones
+    // a test asked for.
     BatchCaps caps_for(BatchApiKind api) const {
         BatchCaps caps = vendor_batch_caps(api);
         const DebugBatchCaps debug = debug_batch_caps();
         const auto lower = [](std::size_t& cap, std::size_t wanted) {
             if (wanted > 0 && (cap == 0 || wanted < cap)) cap = wanted;
         };
+        lower(caps.bytes, held_batch_bytes);
         lower(caps.requests, options_.max_requests_per_batch);
         lower(caps.requests, debug.requests);
         lower(caps.embedding_inputs, options_.max_embedding_inputs_per_batch);
@@ -233,7 +262,8 @@ class BatchRunner {
 
     // One pass over every passage that sends nothing (`deferred` collects what is missing);
     // `callbacks`: none for a phase, on_passage for the rows of a failed run.
-    BatchResult run_pass(DeferredCalls& deferred, const BatchCallbacks& callbacks = BatchCallbacks()) {
+    BatchResult run_pass(DeferredCalls& deferred,
+                         const BatchCallbacks& callbacks = BatchCallbacks()) {
         std::size_t next = 0;
         const PassageSource source = [&](PassageInput& out) {
             if (next >= passages_.size()) return false;
@@ -241,6 +271,74 @@ class BatchRunner {
             return true;
         };
         return run_engine(config_, source, callbacks, false, passages_.size(), &deferred);
+    }
+
+    // What a pass asks of the provider batches' answers (staged in the cache file by
+    // read_lines), and where it leaves what they did not answer (pending rows, written in
+    // transactions of pending_flush_size).
+    DeferredCalls deferred_calls() {
+        DeferredCalls deferred;
+        deferred.answer = [this](const std::string& hash) -> std::optional<HttpResponse> {
+            std::optional<BatchStaged> staged = work_->batch_staged(hash);
+            if (!staged) return std::nullopt;
+            HttpResponse response;
+            response.status = staged->status;
+            response.body = std::move(staged->body);
+            return response;
+        };
+        deferred.vector = [this](const std::string& text) -> std::optional<std::vector<double>> {
+            const std::optional<BatchStaged> staged = work_->batch_staged(text_id(text));
+            if (!staged || staged->vector.empty()) return std::nullopt;
+            return std::vector<double>(staged->vector.begin(), staged->vector.end());
+        };
+        deferred.missing_request = [this](const std::string& hash, const HttpRequest& request,
+                                          int attempt) {
+            pending_.push_back({hash, "chat", attempt, request.url, request.body});
+            if (pending_.size() >= pending_flush_size) flush_pending();
+        };
+        deferred.missing_text = [this](const std::string& text) {
+            pending_.push_back({text, "embedding", 0, "", ""});
+            if (pending_.size() >= pending_flush_size) flush_pending();
+        };
+        return deferred;
+    }
+
+    static std::string text_id(const std::string& text) { return "text:" + sha256_hex(text); }
+
+    void flush_pending() {
+        if (pending_.empty()) return;
+        work_->put_batch_pending(pending_);
+        pending_.clear();
+    }
+
+    void stage(BatchStaged answer) {
+        staged_.push_back(std::move(answer));
+        if (staged_.size() >= staged_flush_size) flush_staged();
+    }
+
+    void flush_staged() {
+        if (staged_.empty()) return;
+        work_->put_batch_staged(staged_);
+        staged_.clear();
+    }
+
+    // The pending requests of `kind`, in order, a chunk at a time (`each` sees every row).
+    void for_each_pending(const std::string& kind, const std::function<void(BatchPending&)>& each) {
+        std::int64_t after = 0;
+        while (true) {
+            std::vector<BatchPending> chunk = work_->batch_pending(kind, after, pending_read_size);
+            if (chunk.empty()) return;
+            for (BatchPending& row : chunk) each(row);
+        }
+    }
+
+    // A pending chat request as the synchronous request it was (its credentials from the
+    // provider again: the pending row holds none).
+    HttpRequest chat_request_of(const BatchPending& row) const {
+        HttpRequest request = template_request("chat");
+        request.url = row.url;
+        request.body = row.body;
+        return request;
     }
 
     // Sends requests (polls, uploads, retries) with the run's retry policy: 429s and 5xx are
@@ -374,51 +472,85 @@ class BatchRunner {
         return candidate;
     }
 
+    // A batch's results, downloaded into files beside the cache: they are read a line at a
+    // time and never held whole (an embeddings batch's results run to hundreds of megabytes).
+    struct Downloaded {
+        BatchApiKind kind = BatchApiKind::openai;
+        std::vector<std::string> files;
+        std::size_t readable = 0, unreadable = 0;
+        std::string digest;  // of every line read, to tell one download from the next
+    };
+
+    // Beside the cache, named for this run (two runs on one cache do not share them).
+    std::string download_path(const std::string& what) const {
+        return config_.cache_path + ".download-" + run_token_ + "-" + what;
+    }
+
+    // Every line of the downloaded files, read with `each` (nothing is kept).
+    static void each_downloaded_line(const Downloaded& downloaded,
+                                     const std::function<void(const BatchLineRead&)>& each) {
+        for (const std::string& file : downloaded.files) {
+            std::ifstream in(file, std::ios::binary);
+            std::string line;
+            while (std::getline(in, line)) each(read_batch_line(downloaded.kind, line));
+        }
+    }
+
+    void remove_downloads(const Downloaded& downloaded) const {
+        for (const std::string& file : downloaded.files) std::remove(file.c_str());
+    }
+
     // The results of an ended batch, read until whole: a download cut short (a line that does
-    // not parse, fewer lines than the batch's counts) is read again; the same text twice is
+    // not parse, fewer lines than the batch's counts) is read again; the same lines twice are
     // taken as what the vendor holds.
-    BatchResults fetch_whole(BatchApiKind kind, const HttpRequest& synchronous,
-                             const std::string& batch_id, const BatchStatus& state) {
+    Downloaded fetch_whole(BatchApiKind kind, const HttpRequest& synchronous,
+                           const std::string& batch_id, const BatchStatus& state) {
         const std::size_t expected = state.succeeded + state.failed_lines;
         std::string previous;
         for (int read = 1;; ++read) {
             debug_kill_point("downloading");
-            std::string text;
-            BatchResults results;
+            Downloaded downloaded;
+            downloaded.kind = kind;
+            const auto download = [&](HttpRequest request, const std::string& what,
+                                      const std::string& description) {
+                request.body_file = download_path(what);
+                downloaded.files.push_back(request.body_file);
+                send_one(request, description);
+            };
             if (kind == BatchApiKind::anthropic) {
-                text = send_one(batch_results_request(synchronous, state),
-                                "reading the results of batch " + batch_id)
-                           .body;
-                results = anthropic_batch_results(text);
+                download(batch_results_request(synchronous, state), "results",
+                         "reading the results of batch " + batch_id);
             } else {
-                const std::string output =
-                    state.output_file.empty()
-                        ? ""
-                        : send_one(openai_file_content(synchronous, state.output_file),
-                                   "reading the output file of batch " + batch_id)
-                              .body;
-                const std::string errors =
-                    state.error_file.empty()
-                        ? ""
-                        : send_one(openai_file_content(synchronous, state.error_file),
-                                   "reading the error file of batch " + batch_id)
-                              .body;
-                results = openai_batch_results(output, errors);
-                text = output + '\n' + errors;
+                if (!state.output_file.empty())
+                    download(openai_file_content(synchronous, state.output_file), "output",
+                             "reading the output file of batch " + batch_id);
+                if (!state.error_file.empty())
+                    download(openai_file_content(synchronous, state.error_file), "errors",
+                             "reading the error file of batch " + batch_id);
             }
-            if (results.unreadable == 0 && results.lines.size() >= expected) return results;
+            Sha256 digest;
+            each_downloaded_line(downloaded, [&](const BatchLineRead& line) {
+                if (line.unreadable) ++downloaded.unreadable;
+                if (line.result) ++downloaded.readable;
+                digest.update(line.result ? line.result->custom_id + '\n' : std::string("?\n"));
+                if (line.result) digest.update(line.result->response.body + line.result->error);
+            });
+            downloaded.digest = digest.hex_digest();
+            if (downloaded.unreadable == 0 && downloaded.readable >= expected) return downloaded;
             const std::string counts =
-                std::to_string(results.lines.size()) + " readable lines of " +
+                std::to_string(downloaded.readable) + " readable lines of " +
                 std::to_string(expected) +
-                (results.unreadable > 0 ? ", " + std::to_string(results.unreadable) + " cut short"
-                                        : "");
-            if ((read > 1 && text == previous) || read >= max_result_reads) {
+                (downloaded.unreadable > 0
+                     ? ", " + std::to_string(downloaded.unreadable) + " cut short"
+                     : "");
+            if ((read > 1 && downloaded.digest == previous) || read >= max_result_reads) {
                 status("batch " + batch_id + ": its results hold " + counts +
                        ", the same at each of " + std::to_string(read) +
                        " reads; the requests missing from them are asked again");
-                return results;
+                return downloaded;
             }
-            previous = std::move(text);
+            previous = downloaded.digest;
+            remove_downloads(downloaded);
             status("batch " + batch_id + ": the download of its results was cut short (" + counts +
                    "); read again");
             const double pause = read == 1 ? 0.0 : static_cast<double>(1 << (read - 2));
@@ -428,7 +560,8 @@ class BatchRunner {
     }
 
     // The batches recorded as submitted: polled until they end (submit_only: once), their
-    // answers read into answered_ / vectors_. Returns true when submit_only finds one running.
+    // answers staged in the cache file (read_lines). Returns true when submit_only finds one
+    // running.
     bool read_back_submitted() {
         for (const ProviderBatchRecord& record : registry_->provider_batches("submitted")) {
             const HttpRequest synchronous = template_request(record.kind);
@@ -457,24 +590,27 @@ class BatchRunner {
                             "the provider refused batch " + record.id + ": " +
                                 (state.message.empty() ? state.status : state.message));
             }
-            const BatchResults results = fetch_whole(kind, synchronous, record.id, state);
+            const Downloaded results = fetch_whole(kind, synchronous, record.id, state);
             read_lines(record, results);
+            flush_staged();
+            remove_downloads(results);
         }
         return false;
     }
 
     // A batch's lines, each checked against the custom ids submitted in it.
-    void read_lines(ProviderBatchRecord record, const BatchResults& results) {
+    void read_lines(ProviderBatchRecord record, const Downloaded& results) {
         const json lines = json::parse(record.lines);
         std::set<std::string> seen;
         std::size_t foreign = 0, failed = 0;
-        for (const BatchLineResult& line : results.lines) {
+        each_downloaded_line(results, [&](const BatchLineRead& read) {
+            if (!read.result) return;
+            const BatchLineResult& line = *read.result;
             if (!lines.contains(line.custom_id)) {
                 ++foreign;
-                continue;
+                return;
             }
-            if (!seen.insert(line.custom_id).second)
-                continue;  // a duplicate line: the first counts
+            if (!seen.insert(line.custom_id).second) return;  // a duplicate line: the first counts
             if (!line.ok) {
                 ++failed;
                 failed_.insert(line.custom_id);
@@ -486,24 +622,29 @@ class BatchRunner {
                             " provider batches (the last: " + line.error +
                             "); the answers so far are in the cache, and the same command resumes");
                 }
-                continue;
+                return;
             }
             if (record.kind == "chat") {
-                answered_[lines[line.custom_id].get<std::string>()] = line.response;
-                continue;
+                stage({lines[line.custom_id].get<std::string>(),
+                       line.response.status,
+                       line.response.body,
+                       {}});
+                return;
             }
             const auto texts = lines[line.custom_id].get<std::vector<std::string>>();
             const EmbeddingResult vectors = embedder_->parse_response(line.response, texts.size());
             if (!vectors.ok) {
                 failed_.insert(line.custom_id);
                 ++failed;
-                continue;
+                return;
             }
-            for (std::size_t i = 0; i < texts.size(); ++i) vectors_[texts[i]] = vectors.vectors[i];
+            for (std::size_t i = 0; i < texts.size(); ++i)
+                stage({text_id(texts[i]), 0, "",
+                       std::vector<float>(vectors.vectors[i].begin(), vectors.vectors[i].end())});
             // The batch's embedding tokens, counted and priced like the chat answers'.
             usage_[embedding_model_].input_tokens +=
                 static_cast<std::uint64_t>(std::max<std::int64_t>(0, vectors.input_tokens));
-        }
+        });
         json missing = json::array();
         for (const auto& entry : lines.items()) {
             if (seen.count(entry.key())) continue;
@@ -560,113 +701,158 @@ class BatchRunner {
         }
     }
 
-    bool only_few_retries(const DeferredCalls& deferred) const {
-        const std::size_t count = deferred.missing.size() + deferred.missing_texts.size();
-        if (static_cast<int>(count) > options_.sync_retry_max) return false;
-        for (const auto& missing : deferred.missing)
-            if (missing.attempt == 0 && !failed_.count(missing.hash)) return false;
-        return deferred.missing_texts.empty();
+    // Only redraws and requests a batch failed, few enough to send synchronously.
+    bool only_few_retries(std::uint64_t chat_missing, std::uint64_t texts_missing) {
+        if (texts_missing > 0 ||
+            chat_missing > static_cast<std::uint64_t>(std::max(0, options_.sync_retry_max)))
+            return false;
+        bool retries = true;
+        for_each_pending("chat", [&](BatchPending& row) {
+            if (row.attempt == 0 && !failed_.count(row.id)) retries = false;
+        });
+        return retries;
     }
 
-    void send_synchronously(const DeferredCalls& deferred) {
+    void send_synchronously() {
         std::vector<HttpRequest> requests;
-        for (const auto& missing : deferred.missing) requests.push_back(missing.request);
+        std::vector<std::string> hashes;
+        for_each_pending("chat", [&](BatchPending& row) {
+            requests.push_back(chat_request_of(row));
+            hashes.push_back(row.id);
+        });
         const std::vector<JobResult> results = send(requests);
         report_.synchronous_requests += static_cast<std::int64_t>(requests.size());
         status(std::to_string(requests.size()) + " retries sent synchronously");
-        for (std::size_t i = 0; i < results.size(); ++i) {
-            if (results[i].ok()) answered_[deferred.missing[i].hash] = results[i].response;
-        }
+        for (std::size_t i = 0; i < results.size(); ++i)
+            if (results[i].ok())
+                stage({hashes[i], results[i].response.status, results[i].response.body, {}});
+        flush_staged();
     }
 
-    std::vector<std::vector<std::string>> embedding_groups(const std::vector<std::string>& texts,
-                                                           std::size_t max_inputs) const {
-        std::vector<std::vector<std::string>> groups;
+    // Texts per embedding request: the provider's own limit, at most 256, and within a batch's
+    // cap on inputs.
+    std::size_t embedding_group_size(std::size_t max_inputs) const {
         std::size_t size =
             std::max<std::size_t>(1, std::min<std::size_t>(embedder_->max_batch_size(), 256));
         if (max_inputs > 0) size = std::min(size, max_inputs);
-        for (std::size_t i = 0; i < texts.size(); i += size)
-            groups.emplace_back(
-                texts.begin() + static_cast<std::ptrdiff_t>(i),
-                texts.begin() + static_cast<std::ptrdiff_t>(std::min(texts.size(), i + size)));
-        return groups;
+        return size;
     }
 
-    void submit(const DeferredCalls& deferred) {
+    void submit() {
         // Chat: one line per request, custom_id its cache key's hash.
-        std::vector<PlannedLine> chat;
-        for (const auto& missing : deferred.missing)
-            chat.push_back({{missing.hash, missing.request}, missing.hash, 1});
-        submit_split("chat", chat);
-        if (deferred.missing_texts.empty()) return;
-        if (!embeddings_by_batch()) {
-            // No batch API for this embedding provider: its texts go synchronously.
-            std::vector<HttpRequest> requests;
-            const auto groups = embedding_groups(deferred.missing_texts, 0);
-            for (const auto& group : groups) {
+        {
+            BatchSplitter chat(*this, "chat");
+            for_each_pending("chat", [&](BatchPending& row) {
+                const std::string id = row.id;
+                chat.add({{id, chat_request_of(row)}, id, 1});
+            });
+            chat.finish();
+        }
+        if (work_->count_batch_pending("embedding") == 0) return;
+        const bool by_batch = embeddings_by_batch();
+        const std::size_t group_size =
+            embedding_group_size(by_batch ? caps_for(BatchApiKind::openai).embedding_inputs : 0);
+        BatchSplitter embeddings(*this, "embedding");
+        std::vector<std::string> group;
+        std::vector<std::vector<std::string>> synchronous;  // groups to send together
+        const std::size_t together = static_cast<std::size_t>(2 * std::max(1, config_.concurrency));
+        const auto flush_group = [&]() {
+            if (group.empty()) return;
+            if (by_batch) {
                 EmbeddingRequest request;
                 request.model = embedding_model_;
                 request.inputs = group;
-                requests.push_back(embedder_->build_request(request));
+                std::string joined;
+                for (const std::string& text : group) joined += sha256_hex(text);
+                const std::string id = "emb-" + sha256_hex(joined).substr(0, 40);
+                embeddings.add({{id, embedder_->build_request(request)}, group, group.size()});
+            } else {
+                synchronous.push_back(group);
+                if (synchronous.size() >= together) {
+                    embed_synchronously(synchronous);
+                    synchronous.clear();
+                }
             }
-            const std::vector<JobResult> results = send(requests);
-            check_cancel("while the texts were embedded");
-            report_.synchronous_requests += static_cast<std::int64_t>(requests.size());
-            for (std::size_t i = 0; i < results.size(); ++i) {
-                if (!results[i].ok()) continue;
-                const EmbeddingResult vectors =
-                    embedder_->parse_response(results[i].response, groups[i].size());
-                if (!vectors.ok) continue;
-                for (std::size_t j = 0; j < groups[i].size(); ++j)
-                    vectors_[groups[i][j]] = vectors.vectors[j];
-            }
-            return;
-        }
-        std::vector<PlannedLine> embeddings;
-        for (const auto& group : embedding_groups(
-                 deferred.missing_texts, caps_for(BatchApiKind::openai).embedding_inputs)) {
+            group.clear();
+        };
+        for_each_pending("embedding", [&](BatchPending& row) {
+            group.push_back(std::move(row.id));
+            if (group.size() >= group_size) flush_group();
+        });
+        flush_group();
+        if (!synchronous.empty()) embed_synchronously(synchronous);
+        embeddings.finish();
+        flush_staged();
+    }
+
+    // No batch API for this embedding provider: its texts go synchronously (several requests at
+    // once, the run's concurrency), staged for the next pass like a batch's answers.
+    void embed_synchronously(const std::vector<std::vector<std::string>>& groups) {
+        std::vector<HttpRequest> requests;
+        for (const auto& group : groups) {
             EmbeddingRequest request;
             request.model = embedding_model_;
             request.inputs = group;
-            std::string joined;
-            for (const std::string& text : group) joined += sha256_hex(text);
-            const std::string id = "emb-" + sha256_hex(joined).substr(0, 40);
-            embeddings.push_back({{id, embedder_->build_request(request)}, group, group.size()});
+            requests.push_back(embedder_->build_request(request));
         }
-        submit_split("embedding", embeddings);
+        const std::vector<JobResult> results = send(requests);
+        check_cancel("while the texts were embedded");
+        report_.synchronous_requests += static_cast<std::int64_t>(requests.size());
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            if (!results[i].ok()) continue;
+            const EmbeddingResult vectors =
+                embedder_->parse_response(results[i].response, groups[i].size());
+            if (!vectors.ok) continue;
+            for (std::size_t j = 0; j < groups[i].size(); ++j)
+                stage({text_id(groups[i][j]), 0, "",
+                       std::vector<float>(vectors.vectors[j].begin(), vectors.vectors[j].end())});
+        }
     }
 
-    // The lines as provider batches, each within the vendor's caps (requests, embedding inputs,
-    // bytes); each is recorded, so a stopped run resumes with the rest.
-    void submit_split(const std::string& kind, const std::vector<PlannedLine>& planned) {
-        if (planned.empty()) return;
-        const BatchApiKind api = batch_api_for(planned.front().line.request);
-        const BatchCaps caps = caps_for(api);
-        std::vector<BatchLine> lines;
-        json map = json::object();
-        std::size_t inputs = 0, bytes = batch_framing_bytes;
-        const auto flush = [&]() {
-            if (lines.empty()) return;
-            submit_lines(kind, lines, map);
-            lines.clear();
-            map = json::object();
-            inputs = 0;
-            bytes = batch_framing_bytes;
-        };
-        for (const PlannedLine& line : planned) {
-            const std::size_t size = batch_line_bytes(api, line.line);
-            const bool full = (caps.requests > 0 && lines.size() + 1 > caps.requests) ||
-                              (kind == "embedding" && caps.embedding_inputs > 0 &&
-                               inputs + line.inputs > caps.embedding_inputs) ||
-                              (caps.bytes > 0 && bytes + size > caps.bytes);
+    // Lines gathered into provider batches as they come, each batch within the vendor's caps
+    // (requests, embedding inputs, bytes) and submitted as soon as it is full: only one batch's
+    // lines are held at a time. Each is recorded, so a stopped run resumes with the rest.
+    class BatchSplitter {
+      public:
+        BatchSplitter(BatchRunner& runner, std::string kind)
+            : runner_(runner), kind_(std::move(kind)) {}
+        void add(const PlannedLine& line) {
+            if (!started_) {
+                api_ = batch_api_for(line.line.request);
+                caps_ = runner_.caps_for(api_);
+                started_ = true;
+            }
+            const std::size_t size = batch_line_bytes(api_, line.line);
+            const bool full = (caps_.requests > 0 && lines_.size() + 1 > caps_.requests) ||
+                              (kind_ == "embedding" && caps_.embedding_inputs > 0 &&
+                               inputs_ + line.inputs > caps_.embedding_inputs) ||
+                              (caps_.bytes > 0 && bytes_ + size > caps_.bytes);
             if (full) flush();
-            lines.push_back(line.line);
-            map[line.line.custom_id] = line.mapped;
-            inputs += line.inputs;
-            bytes += size;
+            lines_.push_back(line.line);
+            map_[line.line.custom_id] = line.mapped;
+            inputs_ += line.inputs;
+            bytes_ += size;
         }
-        flush();
-    }
+        void finish() { flush(); }
+
+      private:
+        void flush() {
+            if (lines_.empty()) return;
+            runner_.submit_lines(kind_, lines_, map_);
+            lines_.clear();
+            map_ = json::object();
+            inputs_ = 0;
+            bytes_ = batch_framing_bytes;
+        }
+        BatchRunner& runner_;
+        std::string kind_;
+        bool started_ = false;
+        BatchApiKind api_ = BatchApiKind::openai;
+        BatchCaps caps_;
+        std::vector<BatchLine> lines_;
+        json map_ = json::object();
+        std::size_t inputs_ = 0, bytes_ = batch_framing_bytes;
+    };
 
     void submit_lines(const std::string& kind, const std::vector<BatchLine>& lines,
                       const json& map) {
@@ -739,8 +925,13 @@ class BatchRunner {
     const EmbeddingProvider* embedder_ = nullptr;  // null: the local embedder
     std::string chat_model_, embedding_model_;
     std::unique_ptr<Cache> registry_;
-    std::unordered_map<std::string, HttpResponse> answered_;
-    std::unordered_map<std::string, std::vector<double>> vectors_;
+    std::string work_path_;
+    std::unique_ptr<Cache> work_;  // batch_staged and batch_pending (Cache's batch tables)
+    const std::string run_token_ =
+        sha256_hex(std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()))
+            .substr(0, 12);
+    std::vector<BatchPending> pending_;     // missing requests not yet written (flush_pending)
+    std::vector<BatchStaged> staged_;       // batch answers not yet written (flush_staged)
     std::set<std::string> failed_;          // custom_ids of lines a batch did not answer
     std::map<std::string, int> failures_;   // how often each of them failed
     std::set<std::string> missing_before_;  // missing once from a whole results file

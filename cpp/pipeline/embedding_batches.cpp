@@ -14,7 +14,8 @@ namespace llmv::pipeline {
 
 EmbeddingBatches::EmbeddingBatches(const ValidationConfig& config, const RunProviders& providers,
                                    const RequestKeys& keys, CacheBuffer& cache, Tally& tally,
-                                   Accounting& accounting, PassageFlow& flow, DeferredCalls* deferred)
+                                   Accounting& accounting, PassageFlow& flow,
+                                   DeferredCalls* deferred)
     : config_(config),
       providers_(providers),
       keys_(keys),
@@ -23,7 +24,8 @@ EmbeddingBatches::EmbeddingBatches(const ValidationConfig& config, const RunProv
       accounting_(accounting),
       flow_(flow),
       deferred_(deferred) {
-    if (providers_.embedder) batch_size_ = std::max<std::size_t>(1, providers_.embedder->max_batch_size());
+    if (providers_.embedder)
+        batch_size_ = std::max<std::size_t>(1, providers_.embedder->max_batch_size());
 }
 
 void EmbeddingBatches::push(const std::string& text, EmbedTarget target) {
@@ -44,8 +46,8 @@ void EmbeddingBatches::push(const std::string& text, EmbedTarget target) {
     queue_.push_back(text);
 }
 
-std::optional<Job> EmbeddingBatches::issue(std::uint64_t& next_job_id,
-                                           const std::function<void(const std::string&)>& remember_secret) {
+std::optional<Job> EmbeddingBatches::issue(
+    std::uint64_t& next_job_id, const std::function<void(const std::string&)>& remember_secret) {
     std::vector<std::string> batch;
     std::vector<std::string> batch_hashes;
     const std::string& model = providers_.resolved.embedding_model;
@@ -56,7 +58,8 @@ std::optional<Job> EmbeddingBatches::issue(std::uint64_t& next_job_id,
         if (targets == targets_.end()) continue;
         // Drop targets of passages that already failed.
         auto& list = targets->second;
-        list.erase(std::remove_if(list.begin(), list.end(), [](const EmbedTarget& t) { return t.passage->finished; }),
+        list.erase(std::remove_if(list.begin(), list.end(),
+                                  [](const EmbedTarget& t) { return t.passage->finished; }),
                    list.end());
         if (list.empty()) {
             targets_.erase(targets);
@@ -92,14 +95,15 @@ std::optional<Job> EmbeddingBatches::issue(std::uint64_t& next_job_id,
     if (batch.empty()) return std::nullopt;
     if (deferred_) {
         for (std::string& text : batch) {
-            const auto found = deferred_->vectors.find(text);
-            if (found == deferred_->vectors.end()) {
-                // Its targets wait in targets_ for the next pass.
-                if (deferred_->seen.insert("text:" + text).second) deferred_->missing_texts.push_back(text);
+            std::optional<std::vector<double>> vector;
+            if (deferred_->vector) vector = deferred_->vector(text);
+            if (!vector) {
+                // Its targets wait in targets_ until the pass releases their passages.
+                if (deferred_->missing_text) deferred_->missing_text(text);
                 continue;
             }
             ++deferred_->consumed;
-            deliver_vector(text, found->second);
+            deliver_vector(text, *vector);
         }
         return std::nullopt;
     }
@@ -124,6 +128,11 @@ std::optional<Job> EmbeddingBatches::issue(std::uint64_t& next_job_id,
     return job;
 }
 
+void EmbeddingBatches::drop_waiting() {
+    targets_.clear();
+    queue_.clear();
+}
+
 bool EmbeddingBatches::done(const JobResult& result) {
     const auto found = in_flight_.find(result.id);
     if (found == in_flight_.end()) return false;
@@ -136,12 +145,14 @@ bool EmbeddingBatches::done(const JobResult& result) {
     EmbeddingResult parsed;
     // A 400 or 422 is read by the provider too: it may ask for the request again in another form
     // (openai: a server that refuses encoding_format base64 is asked for numbers).
-    const bool bad_request = !result.ok() && (result.response.status == 400 || result.response.status == 422);
+    const bool bad_request =
+        !result.ok() && (result.response.status == 400 || result.response.status == 422);
     if (result.ok() || bad_request)
         parsed = providers_.embedder->parse_response(result.response, flight.texts.size());
     if (!result.ok() || !parsed.ok) {
         const std::string error_code =
-            !result.ok() ? result.error_code : (parsed.error.code.empty() ? code::provider_server : parsed.error.code);
+            !result.ok() ? result.error_code
+                         : (parsed.error.code.empty() ? code::provider_server : parsed.error.code);
         const std::string message = !result.ok() ? result.error_message : parsed.error.message;
         const bool retry = (result.ok() || bad_request) && parsed.error.retryable &&
                            retries_[flight.texts.front()]++ < config_.max_transport_retries;
@@ -155,8 +166,9 @@ bool EmbeddingBatches::done(const JobResult& result) {
             std::vector<EmbedTarget> waiting = std::move(targets->second);
             targets_.erase(targets);
             for (const EmbedTarget& target : waiting) {
-                flow_.fail(target.passage, error_code,
-                           "passage " + target.passage->input.id + ", embedding request: " + message);
+                flow_.fail(
+                    target.passage, error_code,
+                    "passage " + target.passage->input.id + ", embedding request: " + message);
             }
         }
         return true;
@@ -166,21 +178,26 @@ bool EmbeddingBatches::done(const JobResult& result) {
         entry.status = cache_status::ok;
         entry.vector = to_float32(parsed.vectors[i]);  // exact: parse_response rounded them
         entry.response_model = parsed.model;
-        if (i == 0) entry.input_tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens));
+        if (i == 0)
+            entry.input_tokens =
+                static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens));
         CacheKey key = keys_.embedding_key(flight.texts[i]);
         std::string hash = i < flight.hashes.size() ? std::move(flight.hashes[i]) : key.hash();
         cache_.store(std::move(key), std::move(hash), std::move(entry));
     }
-    accounting_.add_tokens(providers_.resolved.embedding_model,
-                           static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens)), 0);
+    accounting_.add_tokens(
+        providers_.resolved.embedding_model,
+        static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens)), 0);
     tally_.totals.input_tokens += parsed.input_tokens;
     tally_.progress.input_tokens += parsed.input_tokens;
-    for (std::size_t i = 0; i < flight.texts.size(); ++i) deliver_to_waiting(flight.texts[i], parsed.vectors[i]);
+    for (std::size_t i = 0; i < flight.texts.size(); ++i)
+        deliver_to_waiting(flight.texts[i], parsed.vectors[i]);
     return true;
 }
 
 // Hands one text's vector to every passage waiting for it, counted once per text.
-void EmbeddingBatches::deliver_to_waiting(const std::string& text, const std::vector<double>& vector) {
+void EmbeddingBatches::deliver_to_waiting(const std::string& text,
+                                          const std::vector<double>& vector) {
     auto targets = targets_.find(text);
     if (targets == targets_.end()) return;
     std::vector<EmbedTarget> waiting = std::move(targets->second);
@@ -207,14 +224,15 @@ void EmbeddingBatches::deliver_vector(const std::string& text, const std::vector
     deliver_to_waiting(text, vector);
 }
 
-void EmbeddingBatches::reject(const std::string& text, std::size_t dimension, std::size_t majority) {
+void EmbeddingBatches::reject(const std::string& text, std::size_t dimension,
+                              std::size_t majority) {
     if (!cache_.enabled()) return;
     CacheKey key = keys_.embedding_key(text);
     std::string hash = key.hash();
     CacheEntry entry;
     entry.status = cache_status::rejected;
-    entry.body = "an embedding of " + std::to_string(dimension) + " dimensions where the model's others have " +
-                 std::to_string(majority);
+    entry.body = "an embedding of " + std::to_string(dimension) +
+                 " dimensions where the model's others have " + std::to_string(majority);
     cache_.store(std::move(key), std::move(hash), std::move(entry));
 }
 

@@ -37,6 +37,9 @@ class EmbeddingBatches {
                              const std::function<void(const std::string&)>& remember_secret);
     // A batch's answer; false when `result` is not one of this class's jobs.
     bool done(const JobResult& result);
+    // A batch-API pass: forgets the texts waiting for a provider batch and the passages they
+    // were for (PassageFlow::release_waiting()).
+    void drop_waiting();
     // A vector of another dimension than the passage's others: marked rejected in the cache.
     void reject(const std::string& text, std::size_t dimension, std::size_t majority);
 

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -57,21 +58,20 @@ CostEstimate cost_of_usage(const std::map<std::string, ModelUsage>& usage, const
                            const std::string& embedding_model);
 
 // Batch-API mode (batch_run.cpp): a pass of the run that sends nothing. A chat request or a
-// text the cache does not hold is taken from `answered` / `vectors` when a provider batch gave
-// it (and then cached exactly as a synchronous answer), else recorded once in `missing` /
-// `missing_texts`, and its passage waits (it ends the pass unfinished).
+// text the cache does not hold is asked of `answer` / `vector` (what the provider batches gave,
+// which the batch runner keeps on disk) and then cached exactly as a synchronous answer; else it
+// goes to `missing_request` / `missing_text`, and its passage waits (it ends the pass
+// unfinished). Passages that wait leave memory once the pass has nothing else to do for them, so
+// a pass holds a bounded number of passages whatever the corpus; the next pass starts them again
+// from the cache.
 struct DeferredCalls {
-    std::unordered_map<std::string, HttpResponse> answered;         // chat key hash -> answer
-    std::unordered_map<std::string, std::vector<double>> vectors;  // text -> its embedding
-    struct Missing {
-        std::string hash;     // the cache key's hash: the line's custom_id
-        HttpRequest request;  // the synchronous request
-        int attempt = 0;      // > 0: a redraw of an unusable answer
-    };
-    std::vector<Missing> missing;
-    std::vector<std::string> missing_texts;
-    std::set<std::string> seen;  // hashes and texts recorded
-    std::size_t consumed = 0;    // answers and vectors taken from the batches
+    std::function<std::optional<HttpResponse>(const std::string& hash)> answer;
+    std::function<std::optional<std::vector<double>>(const std::string& text)> vector;
+    // `request`: the synchronous request, as the provider built it; `attempt` > 0: a redraw.
+    std::function<void(const std::string& hash, const HttpRequest& request, int attempt)>
+        missing_request;
+    std::function<void(const std::string& text)> missing_text;
+    std::size_t consumed = 0;  // answers and vectors taken from the batches
 };
 
 // The whole run (scheduler.cpp). `keep_results`: BatchResult::passages holds every passage.

@@ -141,6 +141,9 @@ class PassageFlow {
     // else by the transport's end. Failed in the order of their index.
     void end_run(bool cancelled, const std::string& cache_failure = std::string());
 
+    // A batch-API pass (engine.hpp, DeferredCalls): every open passage waits for a provider
+    // batch; they are let go without a result (the next pass starts them again).
+    void release_waiting() { open_.clear(); }
     std::size_t open_count() const { return open_.size(); }
     std::size_t admitted() const { return admitted_; }
     const std::vector<std::string>& labels() const { return labels_; }

@@ -12,15 +12,14 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/text.hpp"
+#include "llm/model_rules.hpp"
+#include "llm/provider.hpp"
 #include "llmvalidate/accounting.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
-#include "llm/model_rules.hpp"
 #include "llmvalidate/interrupt.hpp"
-#include "llm/provider.hpp"
 #include "llmvalidate/resolution.hpp"
-#include "core/text.hpp"
-#include "transport/transport.hpp"
 #include "pipeline/cache_buffer.hpp"
 #include "pipeline/debug_env.hpp"
 #include "pipeline/embedding_batches.hpp"
@@ -30,6 +29,7 @@
 #include "pipeline/requests.hpp"
 #include "pipeline/simulated.hpp"
 #include "pipeline/test_worker.hpp"
+#include "transport/transport.hpp"
 
 namespace llmv::pipeline {
 
@@ -37,7 +37,8 @@ namespace {
 
 // The placeholder for a missing key when reading back sends nothing (the providers refuse to
 // be built without one).
-RunProviders open_run_providers(const ValidationConfig& config, const std::vector<std::string>& labels) {
+RunProviders open_run_providers(const ValidationConfig& config,
+                                const std::vector<std::string>& labels) {
     return open_providers(config, resolve_providers(config), labels,
                           config.replay_only ? "replay-only-no-key" : "");
 }
@@ -62,9 +63,8 @@ class Engine : private PassageFlow::Requests {
         // Before any call: a price table the user names must load (its prices are for the end).
         price_table_ = price_table_for(config_.price_table);
         tally_.progress.passages_total = passages_total;
-        max_passages_in_flight_ = static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
-        // A batch-API pass holds every passage (they wait for the provider's batch).
-        if (deferred_) max_passages_in_flight_ = std::numeric_limits<std::size_t>::max();
+        max_passages_in_flight_ =
+            static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
         if (config_.api_key.size()) secrets_.push_back(config_.api_key);
         if (config_.embedding_api_key.size()) secrets_.push_back(config_.embedding_api_key);
     }
@@ -140,8 +140,9 @@ class Engine : private PassageFlow::Requests {
             };
             add_debug_trace(options);
             Transport transport(options);
-            const RunSummary summary = transport.run([this]() { return next_job(); },
-                                                     [this](JobResult result) { on_done(std::move(result)); });
+            const RunSummary summary =
+                transport.run([this]() { return next_job(); },
+                              [this](JobResult result) { on_done(std::move(result)); });
             batch_.cancelled = summary.cancelled || cancelled();
         } else {
             // Everything is answered inline: next_job only returns when no work is left.
@@ -166,12 +167,13 @@ class Engine : private PassageFlow::Requests {
         batch_.synthetic = synthetic_chat() || local_embedding();
         batch_.summary = reporter_.summary(flow_.labels());
         batch_.usage = accounting_.by_model();
-        batch_.cost = cost_of_usage(batch_.usage, price_table_.get(), providers_.resolved.chat_provider,
-                                    chat_model(), providers_.resolved.embedding_provider,
-                                    providers_.resolved.embedding_model);
+        batch_.cost = cost_of_usage(
+            batch_.usage, price_table_.get(), providers_.resolved.chat_provider, chat_model(),
+            providers_.resolved.embedding_provider, providers_.resolved.embedding_model);
         if (keep_results_) {
-            std::sort(batch_.passages.begin(), batch_.passages.end(),
-                      [](const PassageResult& a, const PassageResult& b) { return a.index < b.index; });
+            std::sort(
+                batch_.passages.begin(), batch_.passages.end(),
+                [](const PassageResult& a, const PassageResult& b) { return a.index < b.index; });
         }
         return std::move(batch_);
     }
@@ -200,7 +202,8 @@ class Engine : private PassageFlow::Requests {
             const bool embeddings_due =
                 embeddings_.queued() > 0 &&
                 (chat_queue_.empty() || embeddings_.queued() >= embeddings_.batch_size() ||
-                 chat_since_embedding_ >= static_cast<std::size_t>(std::max(4, config_.concurrency)));
+                 chat_since_embedding_ >=
+                     static_cast<std::size_t>(std::max(4, config_.concurrency)));
             if (embeddings_due) {
                 chat_since_embedding_ = 0;
                 if (auto job = embeddings_.issue(next_job_id_, [this](const std::string& secret) {
@@ -218,6 +221,15 @@ class Engine : private PassageFlow::Requests {
                 continue;
             }
             if (can_admit()) continue;
+            // A batch-API pass: with nothing queued, every open passage waits for a provider
+            // batch (its requests are recorded as missing). They leave memory, so that the
+            // next passages are admitted; the next pass starts them again from the cache.
+            if (deferred_ && !source_done_ && chat_queue_.empty() && embeddings_.queued() == 0 &&
+                flow_.open_count() > 0) {
+                embeddings_.drop_waiting();
+                flow_.release_waiting();
+                continue;
+            }
             // Only tests left to finish: with nothing in flight the transport would end the run
             // at this nullopt, so wait here (a cancellation is seen within 0.25 s).
             if (test_worker_ && test_worker_->pending() > 0 && inflight_.empty() &&
@@ -246,15 +258,18 @@ class Engine : private PassageFlow::Requests {
         const long status = result.response.status;
         if (result.ok() || (status != 404 && status != 400)) return;
         std::string vendor_message;
-        if (chat_job) vendor_message = providers_.chat->parse_response(result.response).error.message;
+        if (chat_job)
+            vendor_message = providers_.chat->parse_response(result.response).error.message;
         const bool retired_on_bedrock =
-            status == 400 && (vendor_message.find("model identifier is invalid") != std::string::npos ||
-                              vendor_message.find("end of its life") != std::string::npos);
+            status == 400 &&
+            (vendor_message.find("model identifier is invalid") != std::string::npos ||
+             vendor_message.find("end of its life") != std::string::npos);
         if (status == 400 && !retired_on_bedrock) return;
         const std::string& provider =
             chat_job ? providers_.resolved.chat_provider : providers_.resolved.embedding_provider;
         const std::string& model = chat_job ? chat_model() : providers_.resolved.embedding_model;
-        std::string message = model_not_available_message(provider, model) + " (HTTP " + std::to_string(status);
+        std::string message =
+            model_not_available_message(provider, model) + " (HTTP " + std::to_string(status);
         if (!vendor_message.empty()) message += ": " + vendor_message;
         message += "; the run stopped at this call, nothing else was sent.)";
         throw Error(code::provider_not_found, redact(message, secrets_));
@@ -289,7 +304,8 @@ class Engine : private PassageFlow::Requests {
             }
             if (!have) {
                 source_done_ = true;
-                if (tally_.progress.passages_total == 0) tally_.progress.passages_total = flow_.admitted();
+                if (tally_.progress.passages_total == 0)
+                    tally_.progress.passages_total = flow_.admitted();
                 return;
             }
             flow_.start(std::move(input));
@@ -307,14 +323,18 @@ class Engine : private PassageFlow::Requests {
     void chat(ChatUnit unit) override {
         const std::size_t sequence = unit.passage->sequence;
         // Older passages first, then annotation before simulation before backtranslation.
-        chat_queue_.emplace(std::make_tuple(sequence, static_cast<int>(unit.kind), unit_counter_++), std::move(unit));
+        chat_queue_.emplace(std::make_tuple(sequence, static_cast<int>(unit.kind), unit_counter_++),
+                            std::move(unit));
     }
 
-    void embedding(const std::string& text, EmbedTarget target) override { embeddings_.push(text, std::move(target)); }
+    void embedding(const std::string& text, EmbedTarget target) override {
+        embeddings_.push(text, std::move(target));
+    }
 
     bool keeps_answers() const override { return cache_.enabled(); }
 
-    void reject_embedding(const std::string& text, std::size_t dimension, std::size_t majority) override {
+    void reject_embedding(const std::string& text, std::size_t dimension,
+                          std::size_t majority) override {
         embeddings_.reject(text, dimension, majority);
     }
 
@@ -332,7 +352,8 @@ class Engine : private PassageFlow::Requests {
     }
 
     void report_written() {
-        while (!awaiting_write_.empty() && awaiting_write_.front().second <= cache_.batches_written()) {
+        while (!awaiting_write_.empty() &&
+               awaiting_write_.front().second <= cache_.batches_written()) {
             PassagePtr passage = std::move(awaiting_write_.front().first);
             awaiting_write_.pop_front();
             report(passage);
@@ -355,8 +376,8 @@ class Engine : private PassageFlow::Requests {
     };
 
     ChatRequest build_chat_request(const ChatUnit& unit) const {
-        ChatRequest request =
-            keys_.chat_request(unit.kind == Kind::simulate, unit.prompt, unit.position, unit.count, unit.attempt);
+        ChatRequest request = keys_.chat_request(unit.kind == Kind::simulate, unit.prompt,
+                                                 unit.position, unit.count, unit.attempt);
         request.cache_prefix = shared_prefix(unit, config_.annotation_repeats);
         return request;
     }
@@ -379,7 +400,8 @@ class Engine : private PassageFlow::Requests {
             return std::nullopt;
         }
         if (auto entry = cache_.lookup(hash)) {
-            const ParsedAnswer parsed = parse(unit, entry->text, entry->status == cache_status::refused);
+            const ParsedAnswer parsed =
+                parse(unit, entry->text, entry->status == cache_status::refused);
             ++tally_.totals.cache_hits;
             ++tally_.progress.cache_hits;
             unit.passage->result.calls.cache_hits += 1;
@@ -405,7 +427,8 @@ class Engine : private PassageFlow::Requests {
         add_encoding_override(job.request);
         job.estimated_tokens =
             static_cast<double>(unit.prompt.size()) / 4.0 +
-            (config_.max_tokens ? *config_.max_tokens : (unit.kind == Kind::simulate ? 200.0 * unit.count : 20.0));
+            (config_.max_tokens ? *config_.max_tokens
+                                : (unit.kind == Kind::simulate ? 200.0 * unit.count : 20.0));
         for (const auto& secret : job.request.secrets) remember_secret(secret);
         track_in_flight(job.id, key, hash, std::move(unit));
         return job;
@@ -426,10 +449,10 @@ class Engine : private PassageFlow::Requests {
         if (unit.kind == Kind::simulate) {
             answer = simulated.generate(unit.label, unit.count, topic, draw_seed);
         } else {
-            const std::string& text =
-                unit.kind == Kind::annotate
-                    ? unit.passage->input.text
-                    : unit.passage->pools[unit.label].texts[static_cast<std::size_t>(unit.position)];
+            const std::string& text = unit.kind == Kind::annotate
+                                          ? unit.passage->input.text
+                                          : unit.passage->pools[unit.label]
+                                                .texts[static_cast<std::size_t>(unit.position)];
             answer = simulated.annotate(text, draw_seed);
         }
         const ParsedAnswer parsed = parse(unit, answer, false);
@@ -455,16 +478,18 @@ class Engine : private PassageFlow::Requests {
     // its passage waits for the next pass.
     std::optional<Job> defer_chat(ChatUnit unit, const ChatRequest& request, const CacheKey& key,
                                   const std::string& hash) {
-        const auto found = deferred_->answered.find(hash);
-        if (found == deferred_->answered.end()) {
-            if (deferred_->seen.insert(hash).second)
-                deferred_->missing.push_back({hash, providers_.chat->build_request(request), unit.attempt});
+        std::optional<HttpResponse> answer;
+        if (deferred_->answer) answer = deferred_->answer(hash);
+        if (!answer) {
+            if (deferred_->missing_request)
+                deferred_->missing_request(hash, providers_.chat->build_request(request),
+                                           unit.attempt);
             return std::nullopt;
         }
         ++deferred_->consumed;
         JobResult result;
         result.id = next_job_id_++;
-        result.response = found->second;
+        result.response = std::move(*answer);
         result.attempts = 1;
         track_in_flight(result.id, key, hash, std::move(unit));
         on_done(std::move(result));
@@ -472,7 +497,8 @@ class Engine : private PassageFlow::Requests {
     }
 
     void remember_secret(const std::string& secret) {
-        if (!secret.empty() && std::find(secrets_.begin(), secrets_.end(), secret) == secrets_.end()) {
+        if (!secret.empty() &&
+            std::find(secrets_.begin(), secrets_.end(), secret) == secrets_.end()) {
             secrets_.push_back(secret);
         }
     }
@@ -499,7 +525,8 @@ class Engine : private PassageFlow::Requests {
             const std::int64_t retries = result.attempts - 1;
             totals.transport_retries += retries;
             progress.retries += retries;
-            for (ChatUnit& unit : flight.units) unit.passage->result.calls.transport_retries += retries;
+            for (ChatUnit& unit : flight.units)
+                unit.passage->result.calls.transport_retries += retries;
         }
         const ChatProvider& provider = *providers_.chat;
         if (!result.ok()) {
@@ -511,7 +538,8 @@ class Engine : private PassageFlow::Requests {
                 if (!parsed.error.message.empty()) {
                     // The provider's reading of the body ("HTTP 404 type: message") replaces
                     // the transport's raw copy of it, so that the body is not shown twice.
-                    const std::string raw = "HTTP " + std::to_string(result.response.status) + ": " +
+                    const std::string raw = "HTTP " + std::to_string(result.response.status) +
+                                            ": " +
                                             abbreviate(text::trim(result.response.body), 300);
                     if (message.size() > raw.size() &&
                         message.compare(message.size() - raw.size(), raw.size(), raw) == 0) {
@@ -524,7 +552,8 @@ class Engine : private PassageFlow::Requests {
             }
             for (ChatUnit& unit : flight.units) {
                 flow_.fail(unit.passage, result.error_code,
-                           "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) + " call: " + message);
+                           "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) +
+                               " call: " + message);
             }
             return;
         }
@@ -533,22 +562,27 @@ class Engine : private PassageFlow::Requests {
             // A 2xx whose body the provider cannot read (truncated, not JSON): not an answer of
             // the model, so it is not cached; the same request is sent again.
             for (ChatUnit& unit : flight.units) {
-                if (unit.transport_attempt < config_.max_transport_retries && answer.error.retryable) {
+                if (unit.transport_attempt < config_.max_transport_retries &&
+                    answer.error.retryable) {
                     ++unit.transport_attempt;
                     ++totals.transport_retries;
                     ++progress.retries;
                     unit.passage->result.calls.transport_retries += 1;
                     chat(std::move(unit));
                 } else {
-                    flow_.fail(unit.passage, answer.error.code.empty() ? code::provider_server : answer.error.code,
-                               "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) +
-                                   " call: " + answer.error.message);
+                    flow_.fail(
+                        unit.passage,
+                        answer.error.code.empty() ? code::provider_server : answer.error.code,
+                        "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) +
+                            " call: " + answer.error.message);
                 }
             }
             return;
         }
         const ParsedAnswer parsed = parse(flight.units.front(), answer.text, answer.refused);
-        const auto tokens = [](std::int64_t count) { return static_cast<std::uint64_t>(std::max<std::int64_t>(0, count)); };
+        const auto tokens = [](std::int64_t count) {
+            return static_cast<std::uint64_t>(std::max<std::int64_t>(0, count));
+        };
         CacheEntry entry;
         entry.status = cache_status_of(parsed, answer.refused);
         entry.body = result.response.body;
@@ -556,9 +590,10 @@ class Engine : private PassageFlow::Requests {
         entry.response_model = answer.model;
         entry.input_tokens = tokens(answer.input_tokens);
         entry.output_tokens = tokens(answer.output_tokens);
-        if (cache_.enabled()) cache_.store(std::move(flight.key), std::move(flight.hash), std::move(entry));
-        accounting_.add_tokens(chat_model(), tokens(answer.input_tokens), tokens(answer.output_tokens),
-                               tokens(answer.cached_input_tokens),
+        if (cache_.enabled())
+            cache_.store(std::move(flight.key), std::move(flight.hash), std::move(entry));
+        accounting_.add_tokens(chat_model(), tokens(answer.input_tokens),
+                               tokens(answer.output_tokens), tokens(answer.cached_input_tokens),
                                tokens(answer.cache_write_input_tokens));
         if (!parsed.ok) accounting_.add_invalid_answer(chat_model());
         ++totals.chat_calls;
@@ -610,7 +645,7 @@ class Engine : private PassageFlow::Requests {
     std::unordered_map<std::string, std::uint64_t> inflight_by_key_;
     std::uint64_t next_job_id_ = 1;
     bool kind_answered_[2] = {false, false};  // an embedding / a chat request has come back
-    bool first_answer_pending_ = false;        // the first of its kind is out, and goes alone
+    bool first_answer_pending_ = false;       // the first of its kind is out, and goes alone
     std::uint64_t first_job_id_ = 0;
     bool first_job_chat_ = false;
     // Finished passages waiting for the write of their answers: (passage, batch to wait for).
@@ -623,7 +658,9 @@ class Engine : private PassageFlow::Requests {
 
 }  // namespace
 
-int calls_for(int texts, int per_call) { return per_call <= 0 ? 0 : (texts + per_call - 1) / per_call; }
+int calls_for(int texts, int per_call) {
+    return per_call <= 0 ? 0 : (texts + per_call - 1) / per_call;
+}
 
 bool uses_paper_method(const ValidationConfig& config) {
     return config.tests.validation_method == "paper" || config.tests.separation_method == "paper";
@@ -646,8 +683,8 @@ std::vector<std::string> reference_labels(const ValidationConfig& config,
 }
 
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
-                       const BatchCallbacks& callbacks, bool keep_results, std::size_t passages_total,
-                       DeferredCalls* deferred) {
+                       const BatchCallbacks& callbacks, bool keep_results,
+                       std::size_t passages_total, DeferredCalls* deferred) {
     Engine engine(config, callbacks, keep_results, passages_total, deferred);
     return engine.run(source);
 }

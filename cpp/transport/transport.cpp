@@ -14,9 +14,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -59,10 +61,28 @@ struct Transfer {
     HttpRequest signed_request;  // the request as sent, when it is signed here
     char error_buffer[CURL_ERROR_SIZE] = {0};
     double started = 0;
+    std::FILE* body_out = nullptr;  // HttpRequest::body_file, open for this attempt
+
+    ~Transfer() { close_body_file(); }
+
+    void close_body_file() {
+        if (body_out) std::fclose(body_out);
+        body_out = nullptr;
+    }
 };
 
 size_t write_body(char* data, size_t size, size_t count, void* user) {
-    static_cast<Transfer*>(user)->response.body.append(data, size * count);
+    auto* transfer = static_cast<Transfer*>(user);
+    if (transfer->body_out) {
+        long status = 0;
+        curl_easy_getinfo(transfer->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status / 100 == 2) {
+            // A short write ends the transfer with an error: a disk that is full is a failed
+            // download, read again, never a results file taken as whole.
+            return std::fwrite(data, 1, size * count, transfer->body_out);
+        }
+    }
+    transfer->response.body.append(data, size * count);
     return size * count;
 }
 
@@ -191,6 +211,12 @@ struct Transport::Impl {
             to_send = &transfer->signed_request;
         }
         const HttpRequest& request = *to_send;
+        if (!request.body_file.empty()) {
+            transfer->body_out = std::fopen(request.body_file.c_str(), "wb");
+            if (!transfer->body_out)
+                throw Error(code::cache, "cannot write the download file " + request.body_file +
+                                             ": " + std::strerror(errno));
+        }
         transfer->easy = take_handle();
         CURL* easy = transfer->easy;
         curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
@@ -328,6 +354,7 @@ struct Transport::Impl {
         curl_multi_remove_handle(multi, easy);
         curl_slist_free_all(transfer->header_list);
         transfer->header_list = nullptr;
+        transfer->close_body_file();
 
         HttpResponse response = std::move(transfer->response);
         const double t = now();
@@ -479,7 +506,8 @@ struct Transport::Impl {
         try {
             for (;;) {
                 // The front end's interrupt check (R, Stata) as well as the flag: this loop
-                // turns at least every poll_interval_seconds, back-off and rate-limit waits included.
+                // turns at least every poll_interval_seconds, back-off and rate-limit waits
+                // included.
                 if (cancel_requested(options.cancel)) {
                     if (!draining) {
                         draining = true;
