@@ -570,6 +570,51 @@ std::vector<ProviderBatchRecord> Cache::provider_batches(const std::string& stat
     return records;
 }
 
+std::vector<std::string> Cache::provider_batch_ids(const std::string& state) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->exec(provider_batches_table);
+    Statement statement(impl_->db,
+                        "SELECT id FROM provider_batches WHERE state = ?1 ORDER BY created_unix, rowid",
+                        impl_->path);
+    statement.bind(1, state);
+    std::vector<std::string> ids;
+    while (statement.step()) ids.push_back(statement.text(0));
+    return ids;
+}
+
+std::optional<ProviderBatchRecord> Cache::provider_batch(const std::string& id) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->exec(provider_batches_table);
+    Statement statement(impl_->db,
+                        "SELECT id, api, kind, state, lines, request, created_unix FROM provider_batches "
+                        "WHERE id = ?1",
+                        impl_->path);
+    statement.bind(1, id);
+    if (!statement.step()) return std::nullopt;
+    ProviderBatchRecord record;
+    record.id = statement.text(0);
+    record.api = statement.text(1);
+    record.kind = statement.text(2);
+    record.state = statement.text(3);
+    record.lines = statement.text(4);
+    record.request = statement.text(5);
+    record.created_unix = statement.integer(6);
+    return record;
+}
+
+void Cache::set_provider_batch_state(const std::string& id, const std::string& state,
+                                     const std::string& request) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->exec(provider_batches_table);
+    Statement statement(impl_->db,
+                        "UPDATE provider_batches SET state = ?2, request = ?3 WHERE id = ?1",
+                        impl_->path);
+    statement.bind(1, id);
+    statement.bind(2, state);
+    statement.bind(3, request);
+    statement.step();
+}
+
 namespace {
 
 const char* batch_work_tables =

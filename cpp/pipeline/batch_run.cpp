@@ -65,7 +65,7 @@ constexpr std::size_t pending_read_size = 2000;
 // held in memory while it is submitted): below the vendors' caps (200 MB, 256 MB), so that a
 // run's memory does not grow with the corpus. A larger corpus makes more batches, submitted
 // together: the same round trips.
-constexpr std::size_t held_batch_bytes = 32'000'000;
+constexpr std::size_t held_batch_bytes = 8'000'000;
 
 std::int64_t unix_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
@@ -168,10 +168,7 @@ class BatchRunner {
             // resume reads them again (no request is sent again).
             check_cancel("while the batches' answers were cached");
             for (const auto& [model, usage] : pass_result.usage) usage_[model] += usage;
-            for (ProviderBatchRecord& record : fetched_) {
-                record.state = "done";
-                registry_->put_provider_batch(record);
-            }
+            for (const auto& [id, request] : fetched_) registry_->set_provider_batch_state(id, "done", request);
             fetched_.clear();
             work_->clear_batch_staged();
             const std::uint64_t chat_missing = work_->count_batch_pending("chat");
@@ -563,7 +560,10 @@ class BatchRunner {
     // answers staged in the cache file (read_lines). Returns true when submit_only finds one
     // running.
     bool read_back_submitted() {
-        for (const ProviderBatchRecord& record : registry_->provider_batches("submitted")) {
+        for (const std::string& id : registry_->provider_batch_ids("submitted")) {
+            const std::optional<ProviderBatchRecord> found = registry_->provider_batch(id);
+            if (!found) continue;
+            const ProviderBatchRecord& record = *found;
             const HttpRequest synchronous = template_request(record.kind);
             const BatchApiKind kind =
                 record.api == "anthropic" ? BatchApiKind::anthropic : BatchApiKind::openai;
@@ -678,7 +678,7 @@ class BatchRunner {
         info["missing"] = missing;
         for (const json& id : missing) missing_before_.insert(id.get<std::string>());
         record.request = info.dump();
-        fetched_.push_back(std::move(record));
+        fetched_.emplace_back(record.id, record.request);
     }
 
     // A synchronous request of this kind (its URL and credentials lead to the batch API).
@@ -935,7 +935,9 @@ class BatchRunner {
     std::set<std::string> failed_;          // custom_ids of lines a batch did not answer
     std::map<std::string, int> failures_;   // how often each of them failed
     std::set<std::string> missing_before_;  // missing once from a whole results file
-    std::vector<ProviderBatchRecord> fetched_;
+    // The batches read back in this phase (id, request information): "done" once their answers
+    // are cached.
+    std::vector<std::pair<std::string, std::string>> fetched_;
     std::map<std::string, ModelUsage> usage_;
 };
 

@@ -203,6 +203,13 @@ class Cache {
     // Provider batches (table provider_batches, created when first used).
     void put_provider_batch(const ProviderBatchRecord& record);
     std::vector<ProviderBatchRecord> provider_batches(const std::string& state = "");
+    // The ids of the batches in `state`, oldest first, and one batch by id: a run reads one
+    // batch's lines at a time (an embeddings batch's run to megabytes of texts).
+    std::vector<std::string> provider_batch_ids(const std::string& state);
+    std::optional<ProviderBatchRecord> provider_batch(const std::string& id);
+    // A batch's new state and request information, its lines left as they are.
+    void set_provider_batch_state(const std::string& id, const std::string& state,
+                                  const std::string& request);
 
   private:
     bool open_read_only(const Error& original);  // a cache on a read-only medium: reads only
