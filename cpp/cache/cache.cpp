@@ -190,6 +190,19 @@ struct Cache::Impl {
     std::unique_ptr<Statement> staged_statement;
     bool batch_tables_ready = false;  // batch_staged and batch_pending exist
 
+    // Every row of `rows` through the statement `sql`, bound by `bind`, in one transaction.
+    template <typename Row, typename Bind>
+    void insert_all(const char* sql, const std::vector<Row>& rows, Bind bind) {
+        write_transaction([&] {
+            Statement statement(db, sql, path);
+            for (const Row& row : rows) {
+                statement.reset();
+                bind(statement, row);
+                statement.step();
+            }
+        });
+    }
+
     void ensure_batch_tables(const char* sql) {
         if (batch_tables_ready) return;
         exec(sql);
@@ -573,9 +586,9 @@ std::vector<ProviderBatchRecord> Cache::provider_batches(const std::string& stat
 std::vector<std::string> Cache::provider_batch_ids(const std::string& state) {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->exec(provider_batches_table);
-    Statement statement(impl_->db,
-                        "SELECT id FROM provider_batches WHERE state = ?1 ORDER BY created_unix, rowid",
-                        impl_->path);
+    Statement statement(
+        impl_->db, "SELECT id FROM provider_batches WHERE state = ?1 ORDER BY created_unix, rowid",
+        impl_->path);
     statement.bind(1, state);
     std::vector<std::string> ids;
     while (statement.step()) ids.push_back(statement.text(0));
@@ -585,10 +598,11 @@ std::vector<std::string> Cache::provider_batch_ids(const std::string& state) {
 std::optional<ProviderBatchRecord> Cache::provider_batch(const std::string& id) {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->exec(provider_batches_table);
-    Statement statement(impl_->db,
-                        "SELECT id, api, kind, state, lines, request, created_unix FROM provider_batches "
-                        "WHERE id = ?1",
-                        impl_->path);
+    Statement statement(
+        impl_->db,
+        "SELECT id, api, kind, state, lines, request, created_unix FROM provider_batches "
+        "WHERE id = ?1",
+        impl_->path);
     statement.bind(1, id);
     if (!statement.step()) return std::nullopt;
     ProviderBatchRecord record;
@@ -628,20 +642,14 @@ const char* batch_work_tables =
 void Cache::put_batch_staged(const std::vector<BatchStaged>& answers) {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->ensure_batch_tables(batch_work_tables);
-    impl_->write_transaction([&] {
-        Statement statement(impl_->db,
-                            "INSERT OR REPLACE INTO batch_staged(id, status, body, vector) "
-                            "VALUES (?1, ?2, ?3, ?4)",
-                            impl_->path);
-        for (const BatchStaged& answer : answers) {
-            statement.reset();
+    impl_->insert_all(
+        "INSERT OR REPLACE INTO batch_staged(id, status, body, vector) VALUES (?1, ?2, ?3, ?4)",
+        answers, [](Statement& statement, const BatchStaged& answer) {
             statement.bind(1, answer.id);
             statement.bind(2, static_cast<std::int64_t>(answer.status));
             statement.bind(3, answer.body);
             statement.bind_vector(4, answer.vector);
-            statement.step();
-        }
-    });
+        });
 }
 
 std::optional<BatchStaged> Cache::batch_staged(const std::string& id) {
@@ -664,21 +672,16 @@ std::optional<BatchStaged> Cache::batch_staged(const std::string& id) {
 void Cache::put_batch_pending(const std::vector<BatchPending>& requests) {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->ensure_batch_tables(batch_work_tables);
-    impl_->write_transaction([&] {
-        Statement statement(impl_->db,
-                            "INSERT OR IGNORE INTO batch_pending(id, kind, attempt, url, body) "
-                            "VALUES (?1, ?2, ?3, ?4, ?5)",
-                            impl_->path);
-        for (const BatchPending& request : requests) {
-            statement.reset();
+    impl_->insert_all(
+        "INSERT OR IGNORE INTO batch_pending(id, kind, attempt, url, body) VALUES (?1, ?2, ?3, ?4, "
+        "?5)",
+        requests, [](Statement& statement, const BatchPending& request) {
             statement.bind(1, request.id);
             statement.bind(2, request.kind);
             statement.bind(3, static_cast<std::int64_t>(request.attempt));
             statement.bind(4, request.url);
             statement.bind(5, request.body);
-            statement.step();
-        }
-    });
+        });
 }
 
 std::vector<BatchPending> Cache::batch_pending(const std::string& kind, std::int64_t& after,
