@@ -112,6 +112,14 @@ TEST_CASE("a batch-API run gives the synchronous run's results from the same req
     const std::string cache = temp_cache("batch");
     const BatchResult batched = validate_with_batch_api(config_for(server, cache), passages, {}, options, &report);
     check_identical(synchronous, batched);
+    // The batches' embedding tokens are counted (and priced) as the synchronous run's: the same
+    // texts, the same tokens (issue 23), and they are more than none.
+    const auto tokens = [](const BatchResult& result) {
+        const auto found = result.usage.find("text-embedding-3-small");
+        return found == result.usage.end() ? std::uint64_t{0} : found->second.input_tokens;
+    };
+    CHECK(tokens(synchronous) > 0);
+    CHECK(tokens(batched) == tokens(synchronous));
     CHECK(server.count("openai.chat") == 0);
     CHECK(server.count("openai.embeddings") == 0);
     const auto batch_chat = bodies(server, "openai.chat", true);
