@@ -107,7 +107,8 @@ ValidationConfig vendor_config(const fake::FakeServer& server, const std::string
 
 // Labels and verdicts; the statistics too where the fake server's answers are reproducible
 // (OpenAI: two synchronous Anthropic runs of the fake server already differ in their pools).
-void check_same_rows(const BatchResult& synchronous, const BatchResult& batched, bool exact = true) {
+void check_same_rows(const BatchResult& synchronous, const BatchResult& batched,
+                     bool exact = true) {
     REQUIRE(synchronous.passages.size() == batched.passages.size());
     for (std::size_t i = 0; i < synchronous.passages.size(); ++i) {
         const PassageResult& x = synchronous.passages[i];
@@ -427,6 +428,51 @@ TEST_CASE(
         Catch::Matchers::Contains("embedding inputs"));
 }
 
+// The other caps of one batch (issue 23): requests per batch and bytes per batch, for both
+// vendors, scaled down. Each batch the server accepts is within the cap (the server refuses
+// one over it, as the vendors do), the work goes into several batches, nothing is paid twice,
+// and the rows are the synchronous run's.
+TEST_CASE("batch faults: more requests or bytes than a batch may hold go into several batches",
+          "[batch]") {
+    const VendorKeys keys;
+    for (const std::string vendor : {"openai", "anthropic"}) {
+        for (const bool by_bytes : {false, true}) {
+            INFO(vendor << (by_bytes ? ": the byte cap" : ": the request cap"));
+            fake::FakeServerOptions options;
+            if (by_bytes)
+                options.batch_max_bytes = 8000;
+            else
+                options.batch_max_requests = 8;
+            fake::FakeServer server(options);
+            server.start();
+            const BatchResult synchronous = synchronous_reference(server, vendor, 3);
+            BatchApiOptions batch_options;
+            if (by_bytes)
+                batch_options.max_bytes_per_batch = 8000;
+            else
+                batch_options.max_requests_per_batch = 8;
+            const std::string cache =
+                batch_dir(vendor + (by_bytes ? "-bytes" : "-requests")) + "/c.sqlite";
+            const BatchResult batched = validate_with_batch_api(
+                vendor_config(server, vendor, cache), passages(3), {}, batch_options);
+            check_same_rows(synchronous, batched, vendor == "openai");
+            CHECK(paid_twice(server) == 0);
+            std::size_t chat_batches = 0;
+            for (const auto& [id, lines] : server.batches()) {
+                if (!by_bytes) CHECK(lines <= 8);
+                chat_batches += lines > 0 ? 1 : 0;
+            }
+            CHECK(chat_batches > 2);
+            // Without the split the server refuses the batch, as the vendors do.
+            BatchApiOptions unsplit;
+            CHECK_THROWS(validate_with_batch_api(
+                vendor_config(server, vendor,
+                              batch_dir(vendor + (by_bytes ? "-b2" : "-r2")) + "/c.sqlite"),
+                passages(3), {}, unsplit));
+        }
+    }
+}
+
 TEST_CASE(
     "batch faults: a split run killed after its first embeddings batch resumes without "
     "resubmitting it",
@@ -463,8 +509,7 @@ TEST_CASE(
     CHECK(paid_twice(server) == 0);
     for (std::size_t inputs : server.embedding_batch_inputs()) CHECK(inputs <= 10);
     CHECK(server.embedding_batch_inputs().size() > 2);
-    CHECK(result_rows(slurp(dir + "/out.jsonl")) ==
-          result_rows(slurp(dir + "/sync.jsonl")));
+    CHECK(result_rows(slurp(dir + "/out.jsonl")) == result_rows(slurp(dir + "/sync.jsonl")));
 }
 
 TEST_CASE(
@@ -618,4 +663,3 @@ TEST_CASE(
     CHECK_FALSE(interrupt_requested());  // removed with its scope
     CHECK(interruptible_wait(0.01));
 }
-
