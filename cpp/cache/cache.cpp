@@ -539,6 +539,19 @@ const char* provider_batches_table =
     "kind TEXT NOT NULL, state TEXT NOT NULL, lines TEXT NOT NULL, request TEXT NOT NULL, "
     "created_unix INTEGER NOT NULL)";
 
+// A row of `SELECT id, api, kind, state, lines, request, created_unix FROM provider_batches`.
+ProviderBatchRecord provider_batch_of(Statement& statement) {
+    ProviderBatchRecord record;
+    record.id = statement.text(0);
+    record.api = statement.text(1);
+    record.kind = statement.text(2);
+    record.state = statement.text(3);
+    record.lines = statement.text(4);
+    record.request = statement.text(5);
+    record.created_unix = statement.integer(6);
+    return record;
+}
+
 }  // namespace
 
 void Cache::put_provider_batch(const ProviderBatchRecord& record) {
@@ -570,14 +583,7 @@ std::vector<ProviderBatchRecord> Cache::provider_batches(const std::string& stat
     statement.bind(1, state);
     std::vector<ProviderBatchRecord> records;
     while (statement.step()) {
-        ProviderBatchRecord record;
-        record.id = statement.text(0);
-        record.api = statement.text(1);
-        record.kind = statement.text(2);
-        record.state = statement.text(3);
-        record.lines = statement.text(4);
-        record.request = statement.text(5);
-        record.created_unix = statement.integer(6);
+        ProviderBatchRecord record = provider_batch_of(statement);
         records.push_back(std::move(record));
     }
     return records;
@@ -605,14 +611,7 @@ std::optional<ProviderBatchRecord> Cache::provider_batch(const std::string& id) 
         impl_->path);
     statement.bind(1, id);
     if (!statement.step()) return std::nullopt;
-    ProviderBatchRecord record;
-    record.id = statement.text(0);
-    record.api = statement.text(1);
-    record.kind = statement.text(2);
-    record.state = statement.text(3);
-    record.lines = statement.text(4);
-    record.request = statement.text(5);
-    record.created_unix = statement.integer(6);
+    ProviderBatchRecord record = provider_batch_of(statement);
     return record;
 }
 
