@@ -168,7 +168,8 @@ class BatchRunner {
             // resume reads them again (no request is sent again).
             check_cancel("while the batches' answers were cached");
             for (const auto& [model, usage] : pass_result.usage) usage_[model] += usage;
-            for (const auto& [id, request] : fetched_) registry_->set_provider_batch_state(id, "done", request);
+            for (const auto& [id, request] : fetched_)
+                registry_->set_provider_batch_state(id, "done", request);
             fetched_.clear();
             work_->clear_batch_staged();
             const std::uint64_t chat_missing = work_->count_batch_pending("chat");
@@ -270,7 +271,7 @@ class BatchRunner {
         return run_engine(config_, source, callbacks, false, passages_.size(), &deferred);
     }
 
-    // What a pass asks of the provider batches' answers (staged in the cache file by
+    // What a pass asks of the provider batches' answers (staged in the run's work file by
     // read_lines), and where it leaves what they did not answer (pending rows, written in
     // transactions of pending_flush_size).
     DeferredCalls deferred_calls() {
@@ -331,8 +332,10 @@ class BatchRunner {
 
     // A pending chat request as the synchronous request it was (its credentials from the
     // provider again: the pending row holds none).
-    HttpRequest chat_request_of(const BatchPending& row) const {
-        HttpRequest request = template_request("chat");
+    HttpRequest chat_request_of(const BatchPending& row) {
+        // Built once: a submission asks for one per pending row.
+        if (!chat_template_) chat_template_ = template_request("chat");
+        HttpRequest request = *chat_template_;
         request.url = row.url;
         request.body = row.body;
         return request;
@@ -925,6 +928,7 @@ class BatchRunner {
     const EmbeddingProvider* embedder_ = nullptr;  // null: the local embedder
     std::string chat_model_, embedding_model_;
     std::unique_ptr<Cache> registry_;
+    std::optional<HttpRequest> chat_template_;  // chat_request_of()
     std::string work_path_;
     std::unique_ptr<Cache> work_;  // batch_staged and batch_pending (Cache's batch tables)
     const std::string run_token_ =
