@@ -181,6 +181,15 @@ struct Cache::Impl {
     int busy_timeout_ms = 0;
     std::unique_ptr<BusyWait> busy_wait;  // end_waits_on()
     std::mutex mutex;
+    // Closes `db` when the Impl goes. Declared before the prepared statements so that C++
+    // destroys them first: sqlite3_close() refuses (and the connection, with its page cache,
+    // leaks) while any statement is unfinalized, and a new statement cannot be forgotten here.
+    struct CloseLast {
+        sqlite3*& db;
+        ~CloseLast() {
+            if (db) sqlite3_close(db);
+        }
+    } close_last{db};
     // Prepared once: a batch looks up and stores every response, and compiling the SQL each
     // time was a visible share of the client thread's CPU.
     std::unique_ptr<Statement> select_statement;
@@ -422,15 +431,8 @@ bool Cache::open_read_only(const Error& original) {
     return true;
 }
 
-Cache::~Cache() {
-    if (impl_) {
-        impl_->select_statement.reset();  // statements are finalized before the connection closes
-        impl_->upsert_statement.reset();
-        impl_->has_ok_statement.reset();
-        impl_->answer_statement.reset();
-    }
-    if (impl_ && impl_->db) sqlite3_close(impl_->db);
-}
+// The Impl finalizes its statements and then closes the connection (Impl::CloseLast).
+Cache::~Cache() = default;
 
 const std::string& Cache::path() const { return impl_->path; }
 

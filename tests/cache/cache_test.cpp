@@ -10,9 +10,9 @@
 #include <string>
 
 #include "cache/temp_cache_dir.hpp"
+#include "core/sha256.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
-#include "core/sha256.hpp"
 
 namespace {
 
@@ -381,4 +381,28 @@ TEST_CASE("Cache errors name the file and carry the cache code") {
             CHECK_THAT(error.what(), Catch::Contains(dir.cache()));
         }
     }
+}
+
+// SQLite removes the WAL file when the last connection closes, and refuses to close one whose
+// statements are not all finalized (the connection and its page cache then leak). A cache that
+// used each of its prepared statements must leave no WAL file behind.
+TEST_CASE("Closing a cache that used every prepared statement closes its connection") {
+    TempDir dir;
+    const std::string wal = dir.cache() + "-wal";
+    {
+        llmv::Cache cache(dir.cache());
+        const llmv::CacheKey key = base_key();
+        cache.put(key, answer("positive"));
+        REQUIRE(cache.get(key));
+        REQUIRE(cache.has_ok(key.hash()));
+        REQUIRE(cache.get_answer(key.hash()));
+        llmv::BatchStaged staged;
+        staged.id = "custom-1";
+        staged.status = 200;
+        staged.body = "{}";
+        cache.put_batch_staged({staged});
+        REQUIRE(cache.batch_staged("custom-1"));
+        REQUIRE(::access(wal.c_str(), F_OK) == 0);
+    }
+    CHECK(::access(wal.c_str(), F_OK) != 0);
 }
