@@ -4,10 +4,11 @@ program define llmvalidate, rclass
     version 14.1
     gettoken subcommand rest : 0, parse(" ,")
     * A string variable of passages may be named like a subcommand (test, power, sample, cache,
-    * version, models). It is the variable when the rest of the command is one only validation has:
+    * version, models, overview). It is the variable when the rest of the command is one only validation has:
     * an if or in qualifier, or an option no subcommand of that name takes. llmvalidate
     * validate varname, ... is always a validation.
-    if inlist(`"`subcommand'"', "test", "power", "sample", "cache", "version", "models") {
+    if inlist(`"`subcommand'"', "test", "power", "sample", "cache", "version", "models",  ///
+        "overview") {
         capture confirm string variable `subcommand', exact
         if _rc == 0 {
             IsValidation `subcommand' `rest'
@@ -51,6 +52,10 @@ program define llmvalidate, rclass
     else if `"`subcommand'"' == "models" {
         LoadPlugin
         Models `rest'
+    }
+    else if `"`subcommand'"' == "overview" {
+        LoadPlugin
+        Overview `rest'
     }
     else {
         LoadPlugin
@@ -278,11 +283,19 @@ program define RunPlugin, rclass
     foreach key of local llmv_matrices {
         local ++i
         if !`: list key in made' continue
-        foreach part in rn cn {
+        foreach part in rn cn re {
             local names_`part'
             foreach name of local llmv_m`i'_`part' {
                 local names_`part' `names_`part'' `=strtoname(`"`name'"')'
             }
+        }
+        * Row equations (r(table11): LLM label:human label) join their row names.
+        if "`names_re'" != "" {
+            local joined
+            forvalues row = 1/`: word count `names_rn'' {
+                local joined `joined' `: word `row' of `names_re'':`: word `row' of `names_rn''
+            }
+            local names_rn `joined'
         }
         matrix rownames `mat_`key'' = `names_rn'
         matrix colnames `mat_`key'' = `names_cn'
@@ -702,6 +715,60 @@ program define Cache, rclass
 end
 
 * ---------------------------------------------------------------------------------------------
+* llmvalidate overview stub1 stub2 ...: the paper's Tables 7 and 8 from the variables earlier
+* runs made with generate(stub): a row per observation, a column per run (a task, or a model),
+* each cell "label (verdict)", in the layout of the command-line tool's overview (the plugin
+* prints it). titles() names the rows (else the observation numbers), names() the columns
+* (else the stubs).
+program define Overview, rclass
+    version 14.1
+    syntax namelist [if] [in] [, TItles(varname) NAMes(string asis) ]
+    marksample touse, novarlist
+    quietly count if `touse'
+    if r(N) == 0 error 2000
+    local variables
+    foreach stub of local namelist {
+        capture confirm string variable `stub'label, exact
+        if _rc {
+            display as error "overview: `stub' is not the generate() prefix of a run: "  ///
+                "`stub'label is not a string variable"
+            exit 111
+        }
+        capture confirm numeric variable `stub'verdict, exact
+        if _rc {
+            display as error "overview: `stub' is not the generate() prefix of a run: "  ///
+                "`stub'verdict is not a numeric variable"
+            exit 111
+        }
+        local variables `variables' `stub'label `stub'verdict
+    }
+    local columns : word count `namelist'
+    local llmv_headers `namelist'
+    if `"`names'"' != "" {
+        local llmv_headers `names'
+        if `: word count `llmv_headers'' != `columns' {
+            display as error "option names() must give one name per prefix (`columns'); "  ///
+                `"received `: word count `llmv_headers'': `names'"'
+            exit 198
+        }
+    }
+    local hastitles 0
+    if "`titles'" != "" {
+        tempvar titletext
+        AsString `titles' `titletext'
+        local variables `variables' `titletext'
+        local hastitles 1
+    }
+    plugin call llmvalidate_plugin `variables' if `touse', overview columns=`columns' ///
+        titles=`hastitles'
+    return scalar N = `llmv_overview_n'
+    return local columns `"`llmv_headers'"'
+    return local valid "`llmv_overview_valid'"
+    return local cmd "llmvalidate"
+    return local subcmd "overview"
+end
+
+* ---------------------------------------------------------------------------------------------
 * llmvalidate models, provider(): the models the vendor serves to your credentials, read from
 * its API (the plugin lists them), with the engine's defaults and the priced ones marked.
 program define Models, rclass
@@ -815,6 +882,11 @@ program define ShowMany
         display as text "{hline 13}{c BT}{hline 33}" cond(`human', "{hline 12}", "")
         capture matrix `T' = r(table10)
         if _rc == 0 display as text "Table 10 (LLM label x human label): {cmd:matrix list r(table10)}"
+        capture matrix `T' = r(table11)
+        if _rc == 0 {
+            display as text "Table 11 (" as result rowsof(`T') as text " passages whose LLM " ///
+                "label differs from the human label and is valid): {cmd:matrix list r(table11)}"
+        }
     }
 end
 

@@ -51,6 +51,12 @@ Power of the tests by simulation (synthetic data-generating process; no data, no
 {cmd:llmvalidate power}{cmd:,} {opt task(file)} [{it:power_options}]
 
 {pstd}
+An overview of several runs over the same passages: the paper's Tables 7 and 8{p_end}
+
+{p 8 20 2}
+{cmd:llmvalidate overview} {it:prefix} [{it:prefix} ...] {ifin} [{cmd:,} {opt ti:tles(varname)} {opt nam:es(list)}]
+
+{pstd}
 Describe or clear the response cache{p_end}
 
 {p 8 20 2}
@@ -178,6 +184,8 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt p:refix(name)}}{cmd:estadd llmvalidate}: prefix of the added results; default {cmd:llmv_}{p_end}
 {synopt:{opt replace}}{cmd:estadd llmvalidate}: overwrite results already in {cmd:e()} (else an error, as for {cmd:estadd}'s own subcommands){p_end}
 {synopt:{opt mod:el(string)}}{cmd:llmvalidate cache clear}: remove only this model's entries (every provider){p_end}
+{synopt:{opt ti:tles(varname)}}{cmd:llmvalidate overview}: the variable that names the rows (numeric or string); default: the observation numbers{p_end}
+{synopt:{opt nam:es(list)}}{cmd:llmvalidate overview}: a column header per prefix, in their order (quote a header with spaces); default: the prefixes{p_end}
 {synopt:{opt where(conditions)}}{cmd:llmvalidate sample}: draw only from observations where {it:variable}{cmd:=}{it:value} ({it:value}{cmd:|}{it:value} for several, {cmd:;} between conditions), as the command-line tool's {cmd:--where}{p_end}
 {synoptline}
 
@@ -319,8 +327,11 @@ R times and takes the modal label.
 {phang}
 {opt human(varname)} gives human labels where you have them; {cmd:r()} then also holds the
 paper's Table 10, the share valid by LLM label and human label ({cmd:r(table10)}, with the
-counts in {cmd:r(table10_n)}), and {cmd:r(table9)} the share of each LLM label that agrees
-with the human label. Table 9 (share valid by LLM label) and the Benjamini-Hochberg adjusted
+counts in {cmd:r(table10_n)}), {cmd:r(table9)} the share of each LLM label that agrees
+with the human label, and the paper's Table 11 in {cmd:r(table11)}: the passages whose LLM
+label differs from the human label and whose annotation is valid, one row each, its value
+the observation number and its name {it:LLM label}{cmd::}{it:human label} (left out when
+there are none). Table 9 (share valid by LLM label) and the Benjamini-Hochberg adjusted
 p-values ({it:prefix}{cmd:p_bh}, and the column {cmd:p_bh} of {cmd:r(results)}) are returned
 with or without {opt human()}. The numbers are those of the command-line tool's
 {cmd:batch --summary} and of R on the same passages.
@@ -522,6 +533,22 @@ exist (return code 601 otherwise). Without {cmd:using}, the default cache of
 a run in one reuses the answers paid for in another.
 
 
+{marker overview}{...}
+{title:Overview}
+
+{pstd}
+{cmd:llmvalidate overview} {it:prefix} ... lays out several runs over the same passages side
+by side, as the paper's Table 7 (one run per task) and Table 8 (one run per chat model, with
+one embedding model): a row per observation, a column per {it:prefix} (the
+{opt generate()} prefix of a run), each cell the passage's label and verdict, e.g.
+{cmd:Positive (valid)}; an observation a run did not validate shows {cmd:.}. It reads the
+variables {it:prefix}{cmd:label} and {it:prefix}{cmd:verdict} and makes no call. The layout is
+the command-line tool's overview ({cmd:llmvalidate run} with several tasks or {cmd:--models}).
+For Table 8, run the same command once per model ({opt model()}) with its own
+{opt generate()} prefix: each model's answers are cached under its own keys, so adding a model
+later pays only for that model.
+
+
 {marker models}{...}
 {title:Models}
 
@@ -654,7 +681,7 @@ real provider to validate for real:{p_end}
 
 {phang2}{cmd:llmvalidate sentence if all_agree, labels(Positive Neutral Negative) annotation("Is this financial news sentence Positive, Neutral or Negative for the company? SENTENCE: {c -(}text{c )-}") simulation("Write {c -(}n{c )-} sentences from financial news about a company, one sentence each, whose news is {c -(}label{c )-} for the company.") provider(simulated) m(20) generate(w_)}{p_end}
 
-{pstd}The paper's Section 4, Tables 1 to 6: the five passages of the paper (a 10-K filing, an
+{pstd}The paper's Section 4, Tables 1 to 7: the five passages of the paper (a 10-K filing, an
 earnings call, a news article, a Federal Reserve governor's speech and a Reddit comment), each
 with its own simulation prompt for each task ({cmd:sim_}{it:task}, for {opt simprompt()}) and
 the two topics of Section 4.5 ({cmd:topic_discussed}, {cmd:topic_not_discussed}, for
@@ -662,7 +689,8 @@ the two topics of Section 4.5 ({cmd:topic_discussed}, {cmd:topic_not_discussed},
 folder (made by the repository's {cmd:stata/tools/make_section4_data.py} from
 {cmd:prompts/passages/section4.toml}). {opt paper} uses the paper's methods. These run offline
 with the {cmd:simulated} provider, a synthetic data-generating process, not an LLM; for the
-paper's results name its LLM ({cmd:provider(anthropic)}) instead:{p_end}
+paper's results name its LLM ({cmd:provider(anthropic)}) instead. The last line lays the six
+runs side by side, as Table 7:{p_end}
 
 {phang2}{cmd:import delimited using llmv_section4.csv, clear varnames(1) encoding("utf-8") bindquote(strict)}{p_end}
 {phang2}{cmd:llmvalidate text, task(simple_sentiment) simprompt(sim_simple_sentiment) paper provider(simulated) generate(t1_)}{p_end}
@@ -671,7 +699,7 @@ paper's results name its LLM ({cmd:provider(anthropic)}) instead:{p_end}
 {phang2}{cmd:llmvalidate text, task(temporal_focus) simprompt(sim_temporal_focus) paper provider(simulated) generate(t4_)}{p_end}
 {phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_discussed) simprompt(sim_topic) paper provider(simulated) generate(t5_)}{p_end}
 {phang2}{cmd:llmvalidate text, task(topic) vars(topic=topic_not_discussed) simprompt(sim_topic) paper provider(simulated) generate(t6_)}{p_end}
-{phang2}{cmd:list id t1_label t1_verdict t5_verdict t6_verdict}{p_end}
+{phang2}{cmd:llmvalidate overview t1_ t2_ t3_ t4_ t5_ t6_, titles(title) names(sentiment detailed clarity temporal topic "topic absent")}{p_end}
 
 {pstd}Validating passages with LLM calls, with a cache: the models Anthropic serves to your key,
 then the shipped example dataset, first priced by a dry run (no call), then run with
@@ -747,6 +775,7 @@ default here): describe it, then clear that model's answers:{p_end}
 {synopt:{cmd:r(table9)}}({cmd:llmvalidate} {varname}) Table 9: rows All and each LLM label; columns n (prerequisites pass), n_valid, share_valid, n_human_agree, share_human (with {opt human()}){p_end}
 {synopt:{cmd:r(table10)}}({opt human()}) Table 10: share valid, rows the LLM's labels, columns the human labels{p_end}
 {synopt:{cmd:r(table10_n)}}({opt human()}) the passages of each cell of {cmd:r(table10)} whose prerequisites pass{p_end}
+{synopt:{cmd:r(table11)}}({opt human()}) Table 11: the observation ({cmd:obs}) of each passage whose LLM label differs from the human label and is valid, rows named {it:LLM label}{cmd::}{it:human label}; left out when there are none{p_end}
 {synopt:{cmd:r(separation)}}one row per other label: xi, crit, p, pass, M_beta, M_gamma, reps (one passage){p_end}
 {synopt:{cmd:r(counts)}}the labels the LLM gave the pool of b (one passage){p_end}
 {synopt:{cmd:r(backtranslation)}}accuracy, lower_bound, pass, M, correct by label (one passage){p_end}
@@ -793,6 +822,11 @@ when the vendor lists them), {cmd:r(priced)} (the ids that have a price) and
 {cmd:r(price_table)}; and the matrix {cmd:r(catalogue)}, a row per id in the order of
 {cmd:r(ids)} with the columns {cmd:default} (1: the default chat model, 2: the default embedding
 model, 0: neither), {cmd:priced} (1 or 0) and {cmd:profile} (1: a Bedrock inference profile).
+
+{pstd}
+{cmd:llmvalidate overview} stores the scalar {cmd:r(N)} (rows shown) and the macros
+{cmd:r(columns)} (the column headers) and {cmd:r(valid)} (the number of valid cells of each
+column, in the columns' order).
 
 {pstd}
 {cmd:llmvalidate sample} stores the scalars {cmd:r(N)} (rows drawn) and {cmd:r(N_population)}

@@ -1,4 +1,4 @@
-#include "cli/cli.hpp"
+#include "cli.hpp"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "core/edit_distance.hpp"
+#include "llmvalidate/edit_distance.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv::cli {
@@ -32,13 +32,19 @@ std::vector<OptionSpec> with_help(const CommandSpec& spec) {
 
 int exit_code_for(const std::string& error_code) {
     switch (error_category(error_code)) {
-        case ErrorCategory::usage: return exit_usage;
-        case ErrorCategory::invalid_input: return exit_input;
+        case ErrorCategory::usage:
+            return exit_usage;
+        case ErrorCategory::invalid_input:
+            return exit_input;
         case ErrorCategory::provider:
-        case ErrorCategory::transport: return exit_provider;
-        case ErrorCategory::io: return exit_io;
-        case ErrorCategory::cancelled: return exit_cancelled;
-        case ErrorCategory::internal: return exit_internal;
+        case ErrorCategory::transport:
+            return exit_provider;
+        case ErrorCategory::io:
+            return exit_io;
+        case ErrorCategory::cancelled:
+            return exit_cancelled;
+        case ErrorCategory::internal:
+            return exit_internal;
     }
     return exit_internal;
 }
@@ -50,7 +56,7 @@ void print_error(const std::string& error_code, const std::string& message) {
 const std::vector<Command>& commands() {
     static const std::vector<Command> registry = {
 #define LLMV_COMMAND(name, summary) {#name, summary, command_##name},
-#include "cli/commands.def"
+#include "commands.def"
 #undef LLMV_COMMAND
     };
     return registry;
@@ -218,8 +224,8 @@ void write_output(const std::string& path, const std::string& text, const std::s
     if (std::rename(temporary.c_str(), path.c_str()) != 0) {
         const std::string reason = std::strerror(errno);
         std::remove(temporary.c_str());
-        throw Error(code::io, "`" + option + "` must be a writable path; received \"" + path + "\" (" +
-                                  reason + ").");
+        throw Error(code::io, "`" + option + "` must be a writable path; received \"" + path +
+                                  "\" (" + reason + ").");
     }
 }
 

@@ -42,7 +42,7 @@ struct Command {
 };
 
 #define LLMV_COMMAND(name, summary) int command_##name(const std::vector<std::string>& args);
-#include "cli/commands.def"
+#include "commands.def"
 #undef LLMV_COMMAND
 
 const std::vector<Command>& commands();

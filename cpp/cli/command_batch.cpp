@@ -11,19 +11,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cli.hpp"
-#include "cli/csv_reader.hpp"
-#include "cli/options.hpp"
-#include "cli/reports.hpp"
-#include "cli/rows.hpp"
-#include "cli/terminal.hpp"
-#include "core/key_value.hpp"
-#include "core/text.hpp"
-#include "cli/task_options.hpp"
+#include "cli.hpp"
+#include "csv_reader.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/key_value.hpp"
+#include "llmvalidate/record_json.hpp"
 #include "llmvalidate/sample.hpp"
 #include "llmvalidate/task.hpp"
-#include "pipeline/record_json.hpp"
+#include "llmvalidate/text.hpp"
+#include "options.hpp"
+#include "reports.hpp"
+#include "rows.hpp"
+#include "task_options.hpp"
+#include "terminal.hpp"
 
 namespace llmv::cli {
 
@@ -32,7 +32,8 @@ namespace {
 CommandSpec batch_spec() {
     CommandSpec spec = {
         "batch",
-        "--task TASK --input PATH --text-column NAME [--id-column NAME] [--human-label-column NAME] [options]",
+        "--task TASK --input PATH --text-column NAME [--id-column NAME] [--human-label-column "
+        "NAME] [options]",
         "Validates every passage of a CSV file (or JSON lines: .jsonl/.ndjson) as one stream\n"
         "of requests, with --concurrency requests in flight across passages. Writes one row\n"
         "per passage with every number as soon as it is finished (CSV, or JSON lines with\n"
@@ -46,20 +47,36 @@ CommandSpec batch_spec() {
         "Example: llmvalidate batch --task simple_sentiment --input data.csv --text-column text",
         "",
         {
-            {"--input", "-i", "PATH", "The passages: CSV with a header row, or JSON lines ('-': standard input, CSV)."},
+            {"--input", "-i", "PATH",
+             "The passages: CSV with a header row, or JSON lines ('-': standard input, CSV)."},
             {"--text-column", "", "NAME", "Column holding the passages (default text)."},
-            {"--id-column", "", "NAME", "Column holding the passage ids (default: the row number)."},
+            {"--id-column", "", "NAME",
+             "Column holding the passage ids (default: the row number)."},
             {"--human-label-column", "", "NAME", "Column holding human labels: adds Table 10."},
-            {"--variable-columns", "", "NAMES", "Columns passed to the task as placeholders, comma-separated."},
-            {"--simulation-column", "", "NAME", "Column holding each passage's own simulation prompt (a template like the task's; empty: the task's)."},
+            {"--variable-columns", "", "NAMES",
+             "Columns passed to the task as placeholders, comma-separated."},
+            {"--simulation-column", "", "NAME",
+             "Column holding each passage's own simulation prompt (a template like the task's; "
+             "empty: the task's)."},
             {"--format", "-f", "csv|jsonl", "Output format (default csv)."},
             {"--output", "-o", "PATH", "Write the rows to PATH instead of standard output."},
-            {"--summary", "", "PATH", "Write the summaries (JSON) to PATH; they are printed on standard error too."},
-            {"--where", "", "COND", "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), e.g. agreement=50|66; keeping no row is an error (exit 3)."},
-            {"--sample", "", "N", "Validate N rows drawn at random (after --where); the same seed draws the same rows in R (llm_sample()) and Stata."},
-            {"--sample-seed", "", "SEED", "Seed of --sample (default " + std::to_string(default_sample_seed) + ")."},
-            {"--batch-api", "", "", "Send the requests through the provider's batch API (openai, anthropic) at its batch price: one provider batch per phase, resumable with the same command (the batch ids are kept in the cache file)."},
-            {"--submit-only", "", "", "With --batch-api: submit the next phase's batches (or poll those out, once) and exit; run the same command again to go on."},
+            {"--summary", "", "PATH",
+             "Write the summaries (JSON) to PATH; they are printed on standard error too."},
+            {"--where", "", "COND",
+             "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), "
+             "e.g. agreement=50|66; keeping no row is an error (exit 3)."},
+            {"--sample", "", "N",
+             "Validate N rows drawn at random (after --where); the same seed draws the same rows "
+             "in R (llm_sample()) and Stata."},
+            {"--sample-seed", "", "SEED",
+             "Seed of --sample (default " + std::to_string(default_sample_seed) + ")."},
+            {"--batch-api", "", "",
+             "Send the requests through the provider's batch API (openai, anthropic) at its batch "
+             "price: one provider batch per phase, resumable with the same command (the batch ids "
+             "are kept in the cache file)."},
+            {"--submit-only", "", "",
+             "With --batch-api: submit the next phase's batches (or poll those out, once) and "
+             "exit; run the same command again to go on."},
         },
         0,
     };
@@ -70,15 +87,17 @@ CommandSpec batch_spec() {
 }
 
 bool ends_with(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Reads passages one at a time from CSV or JSON lines.
 class PassageReader {
-public:
+  public:
     PassageReader(const std::string& path, std::string text_column, std::string id_column,
                   std::string human_column, std::vector<std::string> variable_columns,
-                  std::string simulation_column, RowFilter filter = {}, std::string filter_text = {})
+                  std::string simulation_column, RowFilter filter = {},
+                  std::string filter_text = {})
         : filter_(std::move(filter)),
           filter_text_(std::move(filter_text)),
           text_column_(std::move(text_column)),
@@ -102,11 +121,13 @@ public:
             csv_ = std::make_unique<CsvReader>(*in_, source_);
             std::vector<std::string> header;
             if (!csv_->next(header) || !csv_->error().empty()) {
-                throw_invalid(code::invalid_argument, "--input",
-                              source_ + (csv_->error().empty() ? " (empty)" : " (" + csv_->error() + ")"),
-                              "a CSV file with a header row");
+                throw_invalid(
+                    code::invalid_argument, "--input",
+                    source_ + (csv_->error().empty() ? " (empty)" : " (" + csv_->error() + ")"),
+                    "a CSV file with a header row");
             }
-            if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0] = header[0].substr(3);
+            if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0)
+                header[0] = header[0].substr(3);
             for (std::size_t i = 0; i < header.size(); ++i) columns_[header[i]] = i;
             std::string names;
             for (const auto& name : header) names += (names.empty() ? "" : ", ") + name;
@@ -129,8 +150,10 @@ public:
     // so that a sample names the same rows as the file does.
     bool next(pipeline::PassageInput& out) {
         while (next_row(out)) {
-            // A row that could not be read is reported whatever --where says: its values are unknown.
-            if (!out.input_error.empty() || filter_.empty() || filter_.matches([&](const std::string& column) { return value_of(column); })) {
+            // A row that could not be read is reported whatever --where says: its values are
+            // unknown.
+            if (!out.input_error.empty() || filter_.empty() ||
+                filter_.matches([&](const std::string& column) { return value_of(column); })) {
                 ++kept_;
                 return true;
             }
@@ -139,13 +162,13 @@ public:
         // exits 0 reads like success.
         if (!filter_.empty() && kept_ == 0) {
             throw_invalid(code::invalid_argument, "--where", "\"" + filter_text_ + "\"",
-                          "a condition some row of " + source_ + " meets (none of its " + std::to_string(row_ - 1) +
-                              " rows does)");
+                          "a condition some row of " + source_ + " meets (none of its " +
+                              std::to_string(row_ - 1) + " rows does)");
         }
         return false;
     }
 
-private:
+  private:
     // A UTF-16 file (Excel's "Unicode text") would read as bytes with NULs between them.
     void refuse_utf16() {
         char head[2] = {0, 0};
@@ -153,11 +176,13 @@ private:
         const std::streamsize got = in_->gcount();
         for (std::streamsize i = got; i > 0; --i) in_->putback(head[i - 1]);
         in_->clear();
-        const bool bom = got == 2 && ((head[0] == '\xFF' && head[1] == '\xFE') || (head[0] == '\xFE' && head[1] == '\xFF'));
+        const bool bom = got == 2 && ((head[0] == '\xFF' && head[1] == '\xFE') ||
+                                      (head[0] == '\xFE' && head[1] == '\xFF'));
         const bool nul = got == 2 && (head[0] == '\0' || head[1] == '\0');
         if (bom || nul) {
-            throw_invalid(code::invalid_encoding, "--input", source_ + " (UTF-16 text, or NUL bytes)",
-                          "a file in UTF-8 (or latin1 with --encoding latin1): save it as UTF-8 CSV");
+            throw_invalid(
+                code::invalid_encoding, "--input", source_ + " (UTF-16 text, or NUL bytes)",
+                "a file in UTF-8 (or latin1 with --encoding latin1): save it as UTF-8 CSV");
         }
     }
 
@@ -178,7 +203,8 @@ private:
             return value.is_string() ? value.get<std::string>() : value.dump();
         }
         const auto found = columns_.find(column);
-        return found == columns_.end() || found->second >= fields_.size() ? std::string() : fields_[found->second];
+        return found == columns_.end() || found->second >= fields_.size() ? std::string()
+                                                                          : fields_[found->second];
     }
 
     bool next_row(pipeline::PassageInput& out) {
@@ -195,14 +221,16 @@ private:
                     object = nlohmann::json::parse(line);
                 } catch (const std::exception& error) {
                     object = nullptr;
-                    refuse_row(out, "", where + ": not a JSON object (" + std::string(error.what()) + ")",
+                    refuse_row(out, "",
+                               where + ": not a JSON object (" + std::string(error.what()) + ")",
                                code::malformed_json);
                     return true;
                 }
                 if (!object.is_object()) {
                     const std::string kind = object.type_name();
                     object = nullptr;
-                    refuse_row(out, "", where + ": a JSON " + kind + " where a JSON object is needed");
+                    refuse_row(out, "",
+                               where + ": a JSON " + kind + " where a JSON object is needed");
                     return true;
                 }
                 const auto field = [&](const std::string& name) -> std::string {
@@ -216,7 +244,8 @@ private:
                     // null or 42 is no passage: it would be paid for as the text "null" or "42".
                     refuse_row(out, out.id,
                                where + ": `" + text_column_ + "` (--text-column) is " +
-                                   (text == object.end() ? "missing" : "not a string but " + text->dump()) +
+                                   (text == object.end() ? "missing"
+                                                         : "not a string but " + text->dump()) +
                                    "; every line needs its passage as a JSON string");
                     return true;
                 }
@@ -238,11 +267,12 @@ private:
         if (fields.size() != columns_.size()) {
             // Named by its id when the id column is there, else by its row number.
             const auto id_at = id_column_.empty() ? fields.size() : columns_.at(id_column_);
-            refuse_row(out, id_at < fields.size() ? fields[id_at] : std::string(),
-                       source_ + ", line " + std::to_string(first_line) + " (row " + std::to_string(row_) +
-                           "): " + std::to_string(fields.size()) + " field(s) where the header has " +
-                           std::to_string(columns_.size()) +
-                           "; every row needs one field per column (quote fields that contain commas)");
+            refuse_row(
+                out, id_at < fields.size() ? fields[id_at] : std::string(),
+                source_ + ", line " + std::to_string(first_line) + " (row " + std::to_string(row_) +
+                    "): " + std::to_string(fields.size()) + " field(s) where the header has " +
+                    std::to_string(columns_.size()) +
+                    "; every row needs one field per column (quote fields that contain commas)");
             return true;
         }
         const auto get = [&](const std::string& name) -> std::string {
@@ -284,7 +314,8 @@ int command_batch(const std::vector<std::string>& args) {
         print_command_help(std::cout, spec);
         return exit_ok;
     }
-    if (!parsed.has("--input")) throw_usage(spec.name, "option `--input` is required: a CSV or JSON-lines file.");
+    if (!parsed.has("--input"))
+        throw_usage(spec.name, "option `--input` is required: a CSV or JSON-lines file.");
     const std::string format = parsed.value("--format", "csv");
     if (format != "csv" && format != "jsonl") {
         throw_usage(spec.name, "option `--format` takes csv or jsonl; received `" + format + "`.");
@@ -296,10 +327,12 @@ int command_batch(const std::vector<std::string>& args) {
         for (const std::string& column : text::split(parsed.value("--variable-columns"), ','))
             if (!column.empty()) variable_columns.push_back(column);
     }
-    const RowFilter filter = parsed.has("--where") ? RowFilter::parse(parsed.value("--where"), "--where") : RowFilter();
+    const RowFilter filter =
+        parsed.has("--where") ? RowFilter::parse(parsed.value("--where"), "--where") : RowFilter();
     PassageReader reader(parsed.value("--input"), parsed.value("--text-column", "text"),
-                         parsed.value("--id-column"), parsed.value("--human-label-column"), variable_columns,
-                         parsed.value("--simulation-column"), filter, parsed.value("--where"));
+                         parsed.value("--id-column"), parsed.value("--human-label-column"),
+                         variable_columns, parsed.value("--simulation-column"), filter,
+                         parsed.value("--where"));
     std::cerr << choice.banner << "\n";
     if (!choice.cache_note.empty()) std::cerr << choice.cache_note << "\n";
     // --sample: every kept row is read first (rows are small next to a run), then n are drawn.
@@ -308,21 +341,25 @@ int command_batch(const std::vector<std::string>& args) {
     const bool sampling = parsed.has("--sample");
     if (sampling) {
         const std::string n_text = parsed.value("--sample");
-        const std::string seed_text = parsed.value("--sample-seed", std::to_string(default_sample_seed));
+        const std::string seed_text =
+            parsed.value("--sample-seed", std::to_string(default_sample_seed));
         const auto n = key_value::whole_number(n_text);
         const auto seed = key_value::whole_number(seed_text);
         if (!n || n_text.size() > 9)
-            throw_usage(spec.name, "option `--sample` takes a whole number of rows; received `" + n_text + "`.");
+            throw_usage(spec.name, "option `--sample` takes a whole number of rows; received `" +
+                                       n_text + "`.");
         if (!seed || seed_text.size() > 19)
-            throw_usage(spec.name, "option `--sample-seed` takes a whole number; received `" + seed_text + "`.");
+            throw_usage(spec.name, "option `--sample-seed` takes a whole number; received `" +
+                                       seed_text + "`.");
         std::vector<pipeline::PassageInput> kept;
         pipeline::PassageInput row;
         while (reader.next(row)) kept.push_back(row);
-        for (std::size_t position : sample_rows(kept.size(), static_cast<std::size_t>(*n), *seed, "--sample"))
+        for (std::size_t position :
+             sample_rows(kept.size(), static_cast<std::size_t>(*n), *seed, "--sample"))
             sampled.push_back(std::move(kept[position]));
         std::cerr << "Sample: " << sampled.size() << " of " << kept.size() << " rows"
-                  << (filter.empty() ? "" : " (--where " + parsed.value("--where") + ")") << ", seed " << seed_text
-                  << ".\n";
+                  << (filter.empty() ? "" : " (--where " + parsed.value("--where") + ")")
+                  << ", seed " << seed_text << ".\n";
     } else if (parsed.has("--sample-seed")) {
         throw_usage(spec.name, "option `--sample-seed` needs `--sample N`.");
     }
@@ -350,7 +387,8 @@ int command_batch(const std::vector<std::string>& args) {
 
     if (parsed.has("--summary")) {
         // Checked before anything is paid for: the summary is written only at the end.
-        const std::string probe = parsed.value("--summary") + ".tmp-probe-" + std::to_string(::getpid());
+        const std::string probe =
+            parsed.value("--summary") + ".tmp-probe-" + std::to_string(::getpid());
         if (!std::ofstream(probe, std::ios::binary | std::ios::trunc)) {
             throw_invalid(code::io, "--summary", parsed.value("--summary"), "a writable file path");
         }
@@ -361,8 +399,10 @@ int command_batch(const std::vector<std::string>& args) {
     std::unique_ptr<std::ofstream> file;
     std::ostream* out = &std::cout;
     if (parsed.has("--output")) {
-        file = std::make_unique<std::ofstream>(parsed.value("--output"), std::ios::binary | std::ios::trunc);
-        if (!*file) throw_invalid(code::io, "--output", parsed.value("--output"), "a writable file path");
+        file = std::make_unique<std::ofstream>(parsed.value("--output"),
+                                               std::ios::binary | std::ios::trunc);
+        if (!*file)
+            throw_invalid(code::io, "--output", parsed.value("--output"), "a writable file path");
         out = file.get();
     }
     if (format == "csv") *out << csv_line(csv_header(labels)) << "\n";
@@ -387,7 +427,9 @@ int command_batch(const std::vector<std::string>& args) {
         if (generations) generations->write(result);
         failures.add(result);
     };
-    const pipeline::PassageSource source = [&](pipeline::PassageInput& input) { return next_passage(input); };
+    const pipeline::PassageSource source = [&](pipeline::PassageInput& input) {
+        return next_passage(input);
+    };
     pipeline::BatchResult batch;
     if (parsed.has("--batch-api")) {
         // Every phase covers every passage: the rows are read at once.
@@ -396,20 +438,26 @@ int command_batch(const std::vector<std::string>& args) {
         while (next_passage(input)) passages.push_back(input);
         pipeline::BatchApiOptions batch_options;
         batch_options.submit_only = parsed.has("--submit-only");
-        batch_options.on_status = [](const std::string& line) { std::cerr << "Batch API: " << line << "\n"; };
+        batch_options.on_status = [](const std::string& line) {
+            std::cerr << "Batch API: " << line << "\n";
+        };
         pipeline::BatchApiReport report;
-        batch = pipeline::validate_with_batch_api(config, passages, callbacks, batch_options, &report, false);
+        batch = pipeline::validate_with_batch_api(config, passages, callbacks, batch_options,
+                                                  &report, false);
         if (report.waiting) {
             bar.finish();
-            std::cerr << "Batch API: waiting for the provider; run the same command again to go on.\n";
+            std::cerr
+                << "Batch API: waiting for the provider; run the same command again to go on.\n";
             return exit_ok;
         }
-        std::cerr << "Batch API: " << report.batch_requests << " requests in " << report.submitted.size()
-                  << " provider batches by this command, " << report.synchronous_requests
-                  << " retries sent synchronously, " << report.phases << " passes.\n";
+        std::cerr << "Batch API: " << report.batch_requests << " requests in "
+                  << report.submitted.size() << " provider batches by this command, "
+                  << report.synchronous_requests << " retries sent synchronously, " << report.phases
+                  << " passes.\n";
     } else {
         if (parsed.has("--submit-only") || parsed.has("--poll-interval"))
-            throw_usage(spec.name, "options `--submit-only` and `--poll-interval` need `--batch-api`.");
+            throw_usage(spec.name,
+                        "options `--submit-only` and `--poll-interval` need `--batch-api`.");
         batch = pipeline::validate_stream(config, source, callbacks, false);
     }
     bar.finish();
@@ -420,8 +468,9 @@ int command_batch(const std::vector<std::string>& args) {
     std::cerr << "Total: " << format_counts(batch.calls) << ".\n";
     std::cerr << format_cost(batch.cost, "Cost at the price table's prices");
     if (batch.cancelled) {
-        std::cerr << "Cancelled: the rows written so far are complete; a re-run with the same cache "
-                     "resumes without repeating a call.\n";
+        std::cerr
+            << "Cancelled: the rows written so far are complete; a re-run with the same cache "
+               "resumes without repeating a call.\n";
     }
     if (parsed.has("--summary")) {
         nlohmann::ordered_json summary = records::to_json(batch.summary);

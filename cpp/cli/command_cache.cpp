@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cli.hpp"
+#include "cli.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
@@ -26,9 +26,12 @@ CommandSpec cache_spec() {
         "Example: llmvalidate cache   (the per-user cache; llmvalidate cache --path prints where)",
         "",
         {
-            {"--cache", "", "PATH", "The cache file (default $LLMV_CACHE, else the per-user cache shared with R and Stata)."},
+            {"--cache", "", "PATH",
+             "The cache file (default $LLMV_CACHE, else the per-user cache shared with R and "
+             "Stata)."},
             {"--path", "", "", "Print the cache file's path and stop."},
-            {"--import", "", "FILE", "Add the answers of a side file (written when the cache stayed locked) to the cache."},
+            {"--import", "", "FILE",
+             "Add the answers of a side file (written when the cache stayed locked) to the cache."},
             {"--clear-model", "", "MODEL", "Remove every entry of MODEL."},
             {"--clear-all", "", "", "Remove every entry."},
             {"--json", "", "", "Print JSON."},
@@ -56,12 +59,14 @@ int command_cache(const std::vector<std::string>& args) {
         Cache cache(path);
         Cache::ImportReport report;
         cache.import_side_file(parsed.value("--import"), "--import", &report);
-        std::cout << "Imported " << report.added << " new answers from " << parsed.value("--import") << " into "
-                  << path;
-        if (report.already_present > 0) std::cout << " (" << report.already_present << " were there already)";
+        std::cout << "Imported " << report.added << " new answers from " << parsed.value("--import")
+                  << " into " << path;
+        if (report.already_present > 0)
+            std::cout << " (" << report.already_present << " were there already)";
         std::cout << ".\n";
         if (report.cut_last_line)
-            std::cout << "The last line was cut short (the file was still being written) and was skipped.\n";
+            std::cout << "The last line was cut short (the file was still being written) and was "
+                         "skipped.\n";
         return exit_ok;
     }
     struct stat info;
@@ -76,7 +81,8 @@ int command_cache(const std::vector<std::string>& args) {
     std::string action;
     if (parsed.has("--clear-model")) {
         removed = cache.clear_model(parsed.value("--clear-model"));
-        action = "removed " + std::to_string(removed) + " entries of model " + parsed.value("--clear-model");
+        action = "removed " + std::to_string(removed) + " entries of model " +
+                 parsed.value("--clear-model");
     } else if (parsed.has("--clear-all")) {
         removed = cache.clear_all();
         action = "removed " + std::to_string(removed) + " entries";
@@ -106,12 +112,13 @@ int command_cache(const std::vector<std::string>& args) {
     }
     std::ostringstream out;
     if (!action.empty()) out << "Cache " << path << ": " << action << ".\n";
-    out << "Cache " << path << ": " << stats.entries << " entries (" << stats.ok_entries << " answers that parsed, "
-        << stats.other_entries << " unparseable, invalid or refused), " << stats.size_bytes << " bytes.\n";
+    out << "Cache " << path << ": " << stats.entries << " entries (" << stats.ok_entries
+        << " answers that parsed, " << stats.other_entries << " unparseable, invalid or refused), "
+        << stats.size_bytes << " bytes.\n";
     for (const auto& model : models) {
-        out << "  " << model.provider << " / " << model.model << ": " << model.entries << " entries ("
-            << model.ok_entries << " ok), " << model.input_tokens << " input and " << model.output_tokens
-            << " output tokens\n";
+        out << "  " << model.provider << " / " << model.model << ": " << model.entries
+            << " entries (" << model.ok_entries << " ok), " << model.input_tokens << " input and "
+            << model.output_tokens << " output tokens\n";
     }
     std::cout << out.str();
     return exit_ok;

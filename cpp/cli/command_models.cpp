@@ -6,28 +6,38 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cli.hpp"
-#include "cli/terminal.hpp"
+#include "cli.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/models.hpp"
+#include "terminal.hpp"
 
 namespace llmv::cli {
 
 namespace {
 
+std::string join_vendors(const std::string& separator) {
+    std::string joined;
+    for (const std::string& vendor : pipeline::model_list_vendors())
+        joined += (joined.empty() ? "" : separator) + vendor;
+    return joined;
+}
+
 CommandSpec models_spec() {
     return {
         "models",
-        "--provider openai|anthropic|bedrock [--base-url URL] [--price-table PATH] [--json]",
+        "--provider " + join_vendors("|") + " [--base-url URL] [--price-table PATH] [--json]",
         "Lists the models the vendor serves to your credentials, read from its API (OpenAI and\n"
         "Anthropic GET /v1/models; Bedrock ListFoundationModels and inference profiles). The\n"
         "engine's default models are marked, and each row says whether the price table has it.\n"
         "Example: llmvalidate models --provider anthropic",
         "",
         {
-            {"--provider", "-p", "NAME", "The vendor: openai, anthropic or bedrock."},
-            {"--base-url", "", "URL", "The vendor's base URL, when not its default (or its environment variable)."},
-            {"--price-table", "", "PATH", "The price table (default: LLMV_PRICE_TABLE, else the shipped prompts/prices.csv)."},
+            {"--provider", "-p", "NAME",
+             "The vendor: " + pipeline::model_list_vendors_text() + "."},
+            {"--base-url", "", "URL",
+             "The vendor's base URL, when not its default (or its environment variable)."},
+            {"--price-table", "", "PATH",
+             "The price table (default: LLMV_PRICE_TABLE, else the shipped prompts/prices.csv)."},
             {"--json", "", "", "Print JSON."},
         },
         0,
@@ -44,15 +54,17 @@ int command_models(const std::vector<std::string>& args) {
         return exit_ok;
     }
     if (!parsed.has("--provider")) {
-        throw_usage(spec.name, "option `--provider` is required: openai, anthropic or bedrock.");
+        throw_usage(spec.name, "option `--provider` is required: " +
+                                   pipeline::model_list_vendors_text() + ".");
     }
     ProviderConfig config;
     config.base_url = parsed.value("--base-url");
     pipeline::ModelList list;
     try {
         const std::atomic<bool>* interrupt = install_interrupt_flag();
-        list = pipeline::list_models(parsed.value("--provider"), config, parsed.value("--price-table"),
-                                     [interrupt]() { return interrupt->load(); });
+        list =
+            pipeline::list_models(parsed.value("--provider"), config, parsed.value("--price-table"),
+                                  [interrupt]() { return interrupt->load(); });
     } catch (const Error& error) {
         if (std::string(error.what()).rfind("`provider`", 0) == 0)
             throw Error(error.code(), "`--provider`" + std::string(error.what()).substr(10));
@@ -77,7 +89,8 @@ int command_models(const std::vector<std::string>& args) {
     }
     std::ostringstream out;
     out << "Models of " << list.provider << " (" << list.models.size() << ", from its API; "
-        << (list.price_table.empty() ? "no price table found" : "prices: " + list.price_table) << "):\n";
+        << (list.price_table.empty() ? "no price table found" : "prices: " + list.price_table)
+        << "):\n";
     for (const auto& model : list.models) {
         out << "  " << model.id;
         if (!model.name.empty() && model.name != model.id) out << "  (" << model.name << ")";

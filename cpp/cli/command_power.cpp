@@ -5,11 +5,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/cli.hpp"
-#include "cli/options.hpp"
-#include "cli/terminal.hpp"
-#include "core/key_value.hpp"
+#include "cli.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/key_value.hpp"
+#include "options.hpp"
+#include "terminal.hpp"
 
 namespace llmv::cli {
 
@@ -18,7 +18,8 @@ namespace {
 CommandSpec power_spec() {
     CommandSpec spec = {
         "power",
-        "--task TASK [--true-label LABEL] [--replications N] [-M M] [-n N] [--alpha A] [DGP options]",
+        "--task TASK [--true-label LABEL] [--replications N] [-M M] [-n N] [--alpha A] [DGP "
+        "options]",
         "Estimates by simulation the probability that each test passes, for given M, n,\n"
         "alpha and parameters of the simulated provider's synthetic data-generating\n"
         "process (docs/simulated.md): in each replication the DGP writes the passage y as a\n"
@@ -27,9 +28,11 @@ CommandSpec power_spec() {
         "Example: llmvalidate power --task simple_sentiment -M 50 --follow 0.8 --accuracy 0.9",
         "",
         {
-            {"--true-label", "", "LABEL", "The label y is written in (default: the first label of the task)."},
+            {"--true-label", "", "LABEL",
+             "The label y is written in (default: the first label of the task)."},
             {"--replications", "-r", "N", "Monte Carlo replications (default 200)."},
-            {"--topic", "", "TEXT", "Topic words of y and of the pools (default: a built-in business sentence)."},
+            {"--topic", "", "TEXT",
+             "Topic words of y and of the pools (default: a built-in business sentence)."},
             {"--output", "-o", "PATH", "Write the report to PATH instead of standard output."},
         },
         0,
@@ -57,8 +60,10 @@ int command_power(const std::vector<std::string>& args) {
     }
     const std::string provider = parsed.value("--provider", "simulated");
     if (provider != "simulated") {
-        throw_usage(spec.name, "option `--provider` must be simulated for power analysis (the "
-                               "synthetic DGP); received `" + provider + "`.");
+        throw_usage(spec.name,
+                    "option `--provider` must be simulated for power analysis (the "
+                    "synthetic DGP); received `" +
+                        provider + "`.");
     }
     std::vector<std::string> forwarded = args;
     forwarded.push_back("--provider=simulated");
@@ -73,7 +78,8 @@ int command_power(const std::vector<std::string>& args) {
         const std::string text = parsed.value("--replications");
         const auto replications = key_value::whole_number(text);
         if (!replications || text.size() > 7) {
-            throw_usage(spec.name, "option `--replications` needs a positive integer; received `" + text + "`.");
+            throw_usage(spec.name, "option `--replications` needs a positive integer; received `" +
+                                       text + "`.");
         }
         power.replications = static_cast<int>(*replications);
     }
@@ -94,24 +100,33 @@ int command_power(const std::vector<std::string>& args) {
     out << "SYNTHETIC: power by simulation with the simulated provider's data-generating process "
            "(docs/simulated.md); no LLM was called.\n";
     out << "M = " << config.m << ", n = " << config.n << ", R = " << config.annotation_repeats
-        << ", alpha = " << config.tests.alpha << ", threshold = " << config.tests.threshold << " (" << config.tests.backtranslation_rule
-        << "), methods " << config.tests.validation_method << "/" << config.tests.separation_method << "\n";
+        << ", alpha = " << config.tests.alpha << ", threshold = " << config.tests.threshold << " ("
+        << config.tests.backtranslation_rule << "), methods " << config.tests.validation_method
+        << "/" << config.tests.separation_method << "\n";
     out << "DGP: follow = " << dgp.follow_probability << ", signal = " << dgp.label_signal
-        << ", annotator accuracy = " << (dgp.confusion.empty() ? share(dgp.annotator_accuracy) : std::string("(confusion matrix)"))
+        << ", annotator accuracy = "
+        << (dgp.confusion.empty() ? share(dgp.annotator_accuracy)
+                                  : std::string("(confusion matrix)"))
         << ", unparseable = " << dgp.unparseable_probability << ", true label = "
         << (power.true_label.empty() ? std::string("(first label)") : power.true_label) << "\n";
     out << "Replications: " << result.replications << " (annotation correct in " << result.n_correct
         << ", wrong in " << result.n_wrong << ")\n\n";
-    out << "  P(annotation correct)               " << share(result.share_annotation_correct) << "\n";
-    out << "  P(backtranslation passes)           " << share(result.share_backtranslation_pass) << "\n";
-    out << "  P(every separation test passes)     " << share(result.share_separation_all_pass) << "\n";
-    out << "  P(validity not rejected)            " << share(result.share_validation_not_rejected) << "\n";
-    out << "  P(verdict valid)                    " << share(result.share_valid) << "  (Monte Carlo s.e. "
-        << share(result.monte_carlo_se) << ")\n";
+    out << "  P(annotation correct)               " << share(result.share_annotation_correct)
+        << "\n";
+    out << "  P(backtranslation passes)           " << share(result.share_backtranslation_pass)
+        << "\n";
+    out << "  P(every separation test passes)     " << share(result.share_separation_all_pass)
+        << "\n";
+    out << "  P(validity not rejected)            " << share(result.share_validation_not_rejected)
+        << "\n";
+    out << "  P(verdict valid)                    " << share(result.share_valid)
+        << "  (Monte Carlo s.e. " << share(result.monte_carlo_se) << ")\n";
     out << "  P(verdict invalid)                  " << share(result.share_invalid) << "\n";
     out << "  P(verdict inconclusive)             " << share(result.share_inconclusive) << "\n";
-    out << "  P(valid | annotation correct)       " << share(result.share_valid_given_correct) << "\n";
-    out << "  P(invalid | annotation wrong)       " << share(result.share_invalid_given_wrong) << "\n";
+    out << "  P(valid | annotation correct)       " << share(result.share_valid_given_correct)
+        << "\n";
+    out << "  P(invalid | annotation wrong)       " << share(result.share_invalid_given_wrong)
+        << "\n";
     write_output(parsed.value("--output"), out.str());
     return exit_ok;
 }

@@ -7,17 +7,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cli.hpp"
-#include "cli/options.hpp"
-#include "cli/reports.hpp"
-#include "cli/rows.hpp"
-#include "cli/task_options.hpp"
-#include "cli/terminal.hpp"
-#include "core/key_value.hpp"
-#include "core/text.hpp"
+#include "cli.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/key_value.hpp"
+#include "llmvalidate/overview.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/task.hpp"
+#include "llmvalidate/text.hpp"
+#include "options.hpp"
+#include "reports.hpp"
+#include "rows.hpp"
+#include "task_options.hpp"
+#include "terminal.hpp"
 
 namespace llmv::cli {
 
@@ -32,20 +33,22 @@ CommandSpec run_spec() {
         "the validation, separation and backtranslation tests. Prints the verdict (valid,\n"
         "invalid or inconclusive) with every number behind it.\n\n"
         "The provider comes from --provider, or from the environment, first set first:\n" +
-            pipeline::auto_sources() + ". With none of them the\n"
-        "simulated provider (a synthetic data-generating process, docs/simulated.md) runs,\n"
-        "and the report's first line says so. Every answer is cached (--cache): a re-run\n"
-        "makes no call.\n\n"
-        "--passages reads a passages file (prompts/passages/section4.toml: the paper's five\n"
-        "Section 4 passages with their own simulation prompts) and prints a Table-1-style\n"
-        "report, one panel per passage. With several tasks (--task A,B or\n"
-        "--task 'topic[topic=@topic_not_discussed]': a task with variables of its own) or several\n"
-        "chat models (--models X,Y), it validates the passages for each, prints each one's\n"
-        "report and then an overview, one row per passage and one column per task and model,\n"
-        "in the layout of the paper's Tables 7 and 8. Each model's answers are cached under\n"
-        "their own keys: adding a model later pays only for that model.\n"
-        "Example: llmvalidate run --task simple_sentiment --passages "
-        "prompts/passages/section4.toml",
+            pipeline::auto_sources() +
+            ". With none of them the\n"
+            "simulated provider (a synthetic data-generating process, docs/simulated.md) runs,\n"
+            "and the report's first line says so. Every answer is cached (--cache): a re-run\n"
+            "makes no call.\n\n"
+            "--passages reads a passages file (prompts/passages/section4.toml: the paper's five\n"
+            "Section 4 passages with their own simulation prompts) and prints a Table-1-style\n"
+            "report, one panel per passage. With several tasks (--task A,B or\n"
+            "--task 'topic[topic=@topic_not_discussed]': a task with variables of its own) or "
+            "several\n"
+            "chat models (--models X,Y), it validates the passages for each, prints each one's\n"
+            "report and then an overview, one row per passage and one column per task and model,\n"
+            "in the layout of the paper's Tables 7 and 8. Each model's answers are cached under\n"
+            "their own keys: adding a model later pays only for that model.\n"
+            "Example: llmvalidate run --task simple_sentiment --passages "
+            "prompts/passages/section4.toml",
         "",
         {
             {"--text", "", "TEXT", "The passage to validate."},
@@ -142,40 +145,21 @@ std::vector<GridColumn> grid_columns(const std::string& command, const ParsedArg
 }
 
 // The overview: one row per passage, one column per task and model; each cell the passage's
-// label and verdict, as the paper's Tables 7 and 8.
+// label and verdict, as the paper's Tables 7 and 8 (the engine's layout, which Stata shares).
 std::string format_overview(const std::vector<GridColumn>& columns,
                             const std::vector<std::vector<pipeline::PassageResult>>& results,
                             const std::vector<std::string>& titles) {
-    const auto cell = [](const pipeline::PassageResult& result) {
-        return result.ok ? result.label + " (" + result.verdict_name + ")"
-                         : "error [" + result.error_code + "]";
-    };
-    std::size_t first = 8;
-    for (const std::string& title : titles) first = std::max(first, title.size() + 2);
-    std::vector<std::size_t> widths;
+    std::vector<pipeline::OverviewColumn> grid;
     for (std::size_t c = 0; c < columns.size(); ++c) {
-        std::size_t width = columns[c].header.size() + 2;
-        for (const auto& result : results[c]) width = std::max(width, cell(result).size() + 2);
-        widths.push_back(width);
+        pipeline::OverviewColumn column;
+        column.header = columns[c].header;
+        for (const auto& result : results[c])
+            column.cells.push_back(pipeline::overview_cell(result.ok, result.label,
+                                                           result.verdict_name, result.error_code));
+        grid.push_back(std::move(column));
     }
-    const auto padded = [](std::string text, std::size_t width) {
-        if (text.size() < width) text.resize(width, ' ');
-        return text;
-    };
-    std::string out =
-        "Overview: label (verdict) of each passage, by " +
-        std::string(columns.size() > 1 && columns[0].model != columns[1].model ? "model (Table 8)"
-                                                                               : "task (Table 7)") +
-        "\n  " + padded("Passage", first);
-    for (std::size_t c = 0; c < columns.size(); ++c) out += padded(columns[c].header, widths[c]);
-    out += "\n";
-    for (std::size_t row = 0; row < titles.size(); ++row) {
-        out += "  " + padded(titles[row], first);
-        for (std::size_t c = 0; c < columns.size(); ++c)
-            out += padded(row < results[c].size() ? cell(results[c][row]) : "", widths[c]);
-        out += "\n";
-    }
-    return out;
+    const bool by_model = columns.size() > 1 && columns[0].model != columns[1].model;
+    return pipeline::format_overview(by_model ? "model (Table 8)" : "task (Table 7)", titles, grid);
 }
 
 // run --passages with several tasks or models: each column as its own run (its own cache
@@ -329,7 +313,8 @@ int command_run(const std::vector<std::string>& args) {
         } else {
             std::string source;
             input.text = read_input(parsed.value("--text-file"), &source);
-            while (!input.text.empty() && (input.text.back() == '\n' || input.text.back() == '\r')) {
+            while (!input.text.empty() &&
+                   (input.text.back() == '\n' || input.text.back() == '\r')) {
                 input.text.pop_back();
             }
         }
@@ -371,9 +356,10 @@ int command_run(const std::vector<std::string>& args) {
         report += "Task: " + first.task_name + "; labels:";
         for (const auto& label : first.label_set) report += " " + label;
         report += "; M = " + std::to_string(first.m) + ", n = " + std::to_string(first.n) +
-                  ", R = " + std::to_string(first.repeats) + ", alpha = " + std::to_string(first.alpha).substr(0, 4) +
-                  ", methods " + first.validation_method + "/" + first.separation_method +
-                  ", models " + first.model + " + " + first.embedding_model + ", seed " +
+                  ", R = " + std::to_string(first.repeats) +
+                  ", alpha = " + std::to_string(first.alpha).substr(0, 4) + ", methods " +
+                  first.validation_method + "/" + first.separation_method + ", models " +
+                  first.model + " + " + first.embedding_model + ", seed " +
                   std::to_string(first.seed) + ".\n\n";
         if (passages.size() > 1 || parsed.has("--passages")) {
             report += format_table1(batch.passages, titles);
@@ -382,7 +368,8 @@ int command_run(const std::vector<std::string>& args) {
         }
         report += "Total: " + format_counts(batch.calls) + ".\n";
         report += format_cost(batch.cost, "Cost at the price table's prices");
-        if (batch.cancelled) report += "Cancelled: a re-run with the same cache resumes without repeating a call.\n";
+        if (batch.cancelled)
+            report += "Cancelled: a re-run with the same cache resumes without repeating a call.\n";
     }
     write_output(parsed.value("--output"), report);
     warn_unwritten(batch, config.cache_path);

@@ -3,12 +3,12 @@
 // run and batch build from --labels, --annotation-prompt and --simulation-prompt.
 #include <iostream>
 
-#include "cli/cli.hpp"
-#include "cli/task_options.hpp"
-#include "core/key_value.hpp"
-#include "core/text.hpp"
+#include "cli.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/key_value.hpp"
 #include "llmvalidate/task.hpp"
+#include "llmvalidate/text.hpp"
+#include "task_options.hpp"
 
 namespace llmv::cli {
 
@@ -32,7 +32,8 @@ const CommandSpec& task_spec() {
         "  show NAME                 Print a shipped task's TOML, after its aliases and file.\n"
         "  new                       Write an editable task template with comments.\n",
         {
-            {"--output", "-o", "FILE", "new: write the template to FILE instead of standard output."},
+            {"--output", "-o", "FILE",
+             "new: write the template to FILE instead of standard output."},
         },
         2,
     };
@@ -54,7 +55,8 @@ std::string list_text() {
     for (const std::string& name : list_tasks()) {
         const Task task = load_task(name);
         std::string labels;
-        for (const std::string& label : task.labels()) labels += (labels.empty() ? "" : ", ") + label;
+        for (const std::string& label : task.labels())
+            labels += (labels.empty() ? "" : ", ") + label;
         const std::string aliases = aliases_of(name);
         out += name + (aliases.empty() ? "" : " (or " + aliases + ")") + "\n";
         out += "    " + task.title() + "\n";
@@ -85,7 +87,8 @@ std::string show_text(const std::string& name) {
 }
 
 // The template of `task new`: every field, commented, ready to edit. It loads as it is.
-const char* const new_task_template = R"TOML(# A task of your own for llmvalidate (the format: prompts/README.md).
+const char* const new_task_template =
+    R"TOML(# A task of your own for llmvalidate (the format: prompts/README.md).
 # Run it with: llmvalidate run --task THIS_FILE --text "..."
 #
 # The method compares the texts the LLM writes for each label with your passage. So the
@@ -129,9 +132,13 @@ each passage should be characterized as {label}."""
 
 std::vector<OptionSpec> task_from_options_options() {
     return {
-        {"--labels", "", "A,B,...", "A task from options instead of --task: the label set S, separated by commas."},
-        {"--annotation-prompt", "", "TEXT", "With --labels: the annotation prompt, with {text} (the passage)."},
-        {"--simulation-prompt", "", "TEXT", "With --labels: the simulation prompt, with {n} and {label}; it must describe your texts (kind, style, length)."},
+        {"--labels", "", "A,B,...",
+         "A task from options instead of --task: the label set S, separated by commas."},
+        {"--annotation-prompt", "", "TEXT",
+         "With --labels: the annotation prompt, with {text} (the passage)."},
+        {"--simulation-prompt", "", "TEXT",
+         "With --labels: the simulation prompt, with {n} and {label}; it must describe your texts "
+         "(kind, style, length)."},
     };
 }
 
@@ -141,16 +148,20 @@ std::string task_source_from_options(const std::string& command, const ParsedArg
     const bool simulation = parsed.has("--simulation-prompt");
     if (!labels && !annotation && !simulation) return "";
     if (parsed.has("--task")) {
-        throw_usage(command, "give either `--task` or `--labels` with `--annotation-prompt` and "
-                             "`--simulation-prompt`, not both; received --task " +
-                                 parsed.value("--task") + " and a task from options.");
+        throw_usage(command,
+                    "give either `--task` or `--labels` with `--annotation-prompt` and "
+                    "`--simulation-prompt`, not both; received --task " +
+                        parsed.value("--task") + " and a task from options.");
     }
     if (!labels || !annotation || !simulation) {
         std::string missing;
         for (const char* option : {"--labels", "--annotation-prompt", "--simulation-prompt"})
-            if (!parsed.has(option)) missing += std::string(missing.empty() ? "" : ", ") + "`" + option + "`";
-        throw_usage(command, "a task from options needs `--labels`, `--annotation-prompt` and "
-                             "`--simulation-prompt` together; missing " + missing + ".");
+            if (!parsed.has(option))
+                missing += std::string(missing.empty() ? "" : ", ") + "`" + option + "`";
+        throw_usage(command,
+                    "a task from options needs `--labels`, `--annotation-prompt` and "
+                    "`--simulation-prompt` together; missing " +
+                        missing + ".");
     }
     TaskSpec spec;
     for (const std::string& label : text::split(parsed.value("--labels"), ','))
@@ -168,7 +179,8 @@ std::string task_source_from_options(const std::string& command, const ParsedArg
     if (parsed.has("--variable-columns")) {
         for (const std::string& column : text::split(parsed.value("--variable-columns"), ',')) {
             const std::string name = text::trim(column);
-            if (!name.empty() && !spec.variables.count(name)) spec.required_variables.push_back(name);
+            if (!name.empty() && !spec.variables.count(name))
+                spec.required_variables.push_back(name);
         }
     }
     const std::map<std::string, std::string> option_names = {
@@ -179,7 +191,8 @@ std::string task_source_from_options(const std::string& command, const ParsedArg
         {"required_variables", "`--variable-columns`"},
     };
     try {
-        task_from_spec(spec, options_task_origin, option_names, "give it a value with --vars NAME=VALUE");
+        task_from_spec(spec, options_task_origin, option_names,
+                       "give it a value with --vars NAME=VALUE");
     } catch (const Error& error) {
         throw_usage(command, error.what());
     }
@@ -197,17 +210,20 @@ int command_task(const std::vector<std::string>& args) {
     const std::size_t expected = action == "show" ? 2 : 1;
     if (action != "list" && action != "show" && action != "new") {
         throw_usage(spec.name, "the action must be list, show NAME or new; received " +
-                                   (action.empty() ? std::string("none") : "`" + action + "`") + ".");
+                                   (action.empty() ? std::string("none") : "`" + action + "`") +
+                                   ".");
     }
     if (parsed.operands.size() != expected) {
         throw_usage(spec.name, action == "show"
                                    ? "`task show` takes the name of one shipped task, e.g. "
-                                     "`llmvalidate task show sentiment`; shipped: " + describe_tasks() + "."
+                                     "`llmvalidate task show sentiment`; shipped: " +
+                                         describe_tasks() + "."
                                    : "`task " + action + "` takes no further operand; received `" +
                                          parsed.operands.back() + "`.");
     }
     if (parsed.has("--output") && action != "new")
-        throw_usage(spec.name, "`--output` goes with `task new` only; received it with `task " + action + "`.");
+        throw_usage(spec.name, "`--output` goes with `task new` only; received it with `task " +
+                                   action + "`.");
     if (action == "list") {
         std::cout << list_text();
     } else if (action == "show") {

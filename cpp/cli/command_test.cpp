@@ -4,8 +4,8 @@
 
 #include <iostream>
 
-#include "cli/cli.hpp"
-#include "pipeline/test_json.hpp"
+#include "cli.hpp"
+#include "llmvalidate/test_format.hpp"
 
 namespace llmv::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/csv_reader.hpp"
+#include "csv_reader.hpp"
 
 #include <cstdio>
 #include <istream>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.hpp"
+#include "cli.hpp"
 #include "llmvalidate/error.hpp"
 
 #ifndef LLMV_VERSION

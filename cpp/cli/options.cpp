@@ -1,13 +1,13 @@
-#include "cli/options.hpp"
+#include "options.hpp"
 
 #include <cctype>
 
-#include "cli/task_options.hpp"
-#include "core/key_value.hpp"
-#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/key_value.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
+#include "llmvalidate/text.hpp"
+#include "task_options.hpp"
 
 namespace llmv::cli {
 
@@ -28,7 +28,8 @@ std::vector<OptionSpec> setting_options() {
         } else if (setting.optional) {
             help += " " + settings::allowed(setting) + "; unset by default.";
         } else {
-            help += " " + settings::allowed(setting) + "; default " + settings::default_text(setting) + ".";
+            help += " " + settings::allowed(setting) + "; default " +
+                    settings::default_text(setting) + ".";
         }
         help[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(help[0])));
         options.push_back({setting.cli, setting.cli_short,
@@ -39,19 +40,39 @@ std::vector<OptionSpec> setting_options() {
 
 std::vector<OptionSpec> pipeline_options() {
     std::vector<OptionSpec> options = {
-        {"--task", "-t", "TASK", "A shipped task (simple_sentiment, ...) or the path of a task file (prompts/*.toml)."},
-        {"--vars", "", "NAME=VALUE,...", "Values of the task's user placeholders, e.g. --vars topic=inflation."},
-        {"--provider", "-p", "NAME", "Chat provider: auto (default: from the environment), " + pipeline::provider_names("chat") + "; simulated is synthetic (no network)."},
-        {"--model", "", "NAME", "Chat model (LLMV_MODEL; default per provider: docs/providers.md)."},
-        {"--base-url", "", "URL", "Base URL of an OpenAI-compatible server (LLMV_BASE_URL): Ollama, vLLM, llama-server, Azure."},
-        {"--embedding-provider", "", "NAME", pipeline::provider_names("embedding") + " (hashed is synthetic). Default: the chat provider's own vendor."},
-        {"--embedding-model", "", "NAME", "Embedding model (LLMV_EMBEDDING_MODEL; default per provider: docs/providers.md). One model embeds every text of a validation."},
-        {"--embedding-base-url", "", "URL", "Base URL of the embedding server when it differs from --base-url."},
-        {"--methods", "", "METHODS", "exact (default: exact validation + permutation separation), paper (the paper's bootstrap variants), or VALIDATION,SEPARATION."},
-        {"--cache", "", "PATH", "Response cache (SQLite; default $LLMV_CACHE, else the per-user cache shared with R and Stata: `llmvalidate cache --path` prints it)."},
+        {"--task", "-t", "TASK",
+         "A shipped task (simple_sentiment, ...) or the path of a task file (prompts/*.toml)."},
+        {"--vars", "", "NAME=VALUE,...",
+         "Values of the task's user placeholders, e.g. --vars topic=inflation."},
+        {"--provider", "-p", "NAME",
+         "Chat provider: auto (default: from the environment), " +
+             pipeline::provider_names("chat") + "; simulated is synthetic (no network)."},
+        {"--model", "", "NAME",
+         "Chat model (LLMV_MODEL; default per provider: docs/providers.md)."},
+        {"--base-url", "", "URL",
+         "Base URL of an OpenAI-compatible server (LLMV_BASE_URL): Ollama, vLLM, llama-server, "
+         "Azure."},
+        {"--embedding-provider", "", "NAME",
+         pipeline::provider_names("embedding") +
+             " (hashed is synthetic). Default: the chat provider's own vendor."},
+        {"--embedding-model", "", "NAME",
+         "Embedding model (LLMV_EMBEDDING_MODEL; default per provider: docs/providers.md). One "
+         "model embeds every text of a validation."},
+        {"--embedding-base-url", "", "URL",
+         "Base URL of the embedding server when it differs from --base-url."},
+        {"--methods", "", "METHODS",
+         "exact (default: exact validation + permutation separation), paper (the paper's bootstrap "
+         "variants), or VALIDATION,SEPARATION."},
+        {"--cache", "", "PATH",
+         "Response cache (SQLite; default $LLMV_CACHE, else the per-user cache shared with R and "
+         "Stata: `llmvalidate cache --path` prints it)."},
         {"--no-cache", "", "", "Keep responses in memory only (a re-run pays again)."},
-        {"--dry-run", "", "", "Print the exact number of calls, the estimated tokens and their price (synchronous and batch API); make none."},
-        {"--price-table", "", "PATH", "Prices per million tokens for the dry run and the run's cost (LLMV_PRICE_TABLE; default: the shipped prompts/prices.csv, whose columns a table of your own repeats)."},
+        {"--dry-run", "", "",
+         "Print the exact number of calls, the estimated tokens and their price (synchronous and "
+         "batch API); make none."},
+        {"--price-table", "", "PATH",
+         "Prices per million tokens for the dry run and the run's cost (LLMV_PRICE_TABLE; default: "
+         "the shipped prompts/prices.csv, whose columns a table of your own repeats)."},
         {"--quiet", "-q", "", "No progress bar."},
     };
     for (OptionSpec& option : task_from_options_options()) options.push_back(std::move(option));
@@ -64,7 +85,9 @@ std::vector<OptionSpec> pipeline_options() {
 
 std::vector<OptionSpec> simulated_options() {
     return {
-        {"--confusion", "", "ROWS", "Simulated provider: annotator confusion matrix, rows by ';', entries by ',' (rows = true label, S order)."},
+        {"--confusion", "", "ROWS",
+         "Simulated provider: annotator confusion matrix, rows by ';', entries by ',' (rows = true "
+         "label, S order)."},
     };
 }
 
@@ -74,17 +97,20 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     pipeline::ValidationConfig& config = choice.config;
     config.task_source = task_source_from_options(command, parsed);
     if (config.task_source.empty() && !parsed.has("--task")) {
-        throw_usage(command, "option `--task` is required: a shipped task (e.g. simple_sentiment), "
-                             "the path of a task file, or a task from options (--labels, "
-                             "--annotation-prompt, --simulation-prompt).");
+        throw_usage(command,
+                    "option `--task` is required: a shipped task (e.g. simple_sentiment), "
+                    "the path of a task file, or a task from options (--labels, "
+                    "--annotation-prompt, --simulation-prompt).");
     }
     if (config.task_source.empty()) config.task_path = parsed.value("--task");
     if (parsed.has("--vars")) {
         for (const std::string& item : split(parsed.value("--vars"), ',')) {
             const auto pair = key_value::split(item);
             if (!pair) {
-                throw_usage(command, "option `--vars` takes NAME=VALUE pairs separated by commas; "
-                                     "received `" + item + "`.");
+                throw_usage(command,
+                            "option `--vars` takes NAME=VALUE pairs separated by commas; "
+                            "received `" +
+                                item + "`.");
             }
             config.variables[trim(pair->first)] = pair->second;
         }
@@ -121,16 +147,15 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     pipeline::apply_resolution(config, resolved);
     choice.synthetic = resolved.synthetic_chat || resolved.local_embedding;
     if (resolved.synthetic_chat) {
-        choice.banner = parsed.value("--provider", pipeline::auto_provider_name) ==
-                                pipeline::auto_provider_name
-                            ? "SYNTHETIC RESULTS: no LLM provider is configured (" +
-                                  pipeline::auto_sources() +
-                                  "), so the simulated "
-                                  "provider (a synthetic data-generating process, docs/simulated.md) "
-                              "stands in for the LLM and the embeddings. No LLM was called."
-                            : "SYNTHETIC RESULTS: the simulated provider (a synthetic data-generating "
-                              "process, docs/simulated.md) stands in for the LLM and the embeddings. "
-                              "No LLM was called.";
+        choice.banner =
+            parsed.value("--provider", pipeline::auto_provider_name) == pipeline::auto_provider_name
+                ? "SYNTHETIC RESULTS: no LLM provider is configured (" + pipeline::auto_sources() +
+                      "), so the simulated "
+                      "provider (a synthetic data-generating process, docs/simulated.md) "
+                      "stands in for the LLM and the embeddings. No LLM was called."
+                : "SYNTHETIC RESULTS: the simulated provider (a synthetic data-generating "
+                  "process, docs/simulated.md) stands in for the LLM and the embeddings. "
+                  "No LLM was called.";
     } else {
         choice.banner = resolved.description();
     }
@@ -146,8 +171,10 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
         } else {
             const auto parts = split(methods, ',');
             if (parts.size() != 2) {
-                throw_usage(command, "option `--methods` takes exact, paper, or VALIDATION,SEPARATION "
-                                     "(e.g. exact,paper); received `" + methods + "`.");
+                throw_usage(command,
+                            "option `--methods` takes exact, paper, or VALIDATION,SEPARATION "
+                            "(e.g. exact,paper); received `" +
+                                methods + "`.");
             }
             config.tests.validation_method = trim(parts[0]);
             config.tests.separation_method = trim(parts[1]);
@@ -158,9 +185,10 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     }
     {
         const std::string warning = pipeline::cache_warning(config);
-        const bool nothing_paid = config.provider == "simulated" && config.embedding_provider == "hashed";
+        const bool nothing_paid =
+            config.provider == "simulated" && config.embedding_provider == "hashed";
         // Nothing paid, nothing cached: the banner already says the run is synthetic.
-        choice.cache_note = nothing_paid                 ? ""
+        choice.cache_note = nothing_paid                ? ""
                             : config.cache_path.empty() ? "Cache: none (--no-cache)."
                                                         : "Cache: " + config.cache_path;
         if (!warning.empty()) choice.cache_note += "\nWarning: " + warning;
@@ -178,8 +206,10 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
                 try {
                     row.push_back(std::stod(trim(cell)));
                 } catch (const std::exception&) {
-                    throw_usage(command, "option `--confusion` takes numbers (rows by ';', entries "
-                                         "by ','); received `" + cell + "`.");
+                    throw_usage(command,
+                                "option `--confusion` takes numbers (rows by ';', entries "
+                                "by ','); received `" +
+                                    cell + "`.");
                 }
             }
             dgp.confusion.push_back(row);

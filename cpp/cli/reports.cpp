@@ -1,4 +1,4 @@
-#include "cli/reports.hpp"
+#include "reports.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -38,10 +38,11 @@ std::string format_counts(const pipeline::CallCounts& counts) {
     out << counts.chat_calls << " chat calls made (" << counts.annotation_calls << " annotation, "
         << counts.simulation_calls << " simulation, " << counts.backtranslation_calls
         << " backtranslation draws), " << counts.embedded_texts << " texts embedded, "
-        << counts.cache_hits << " cache hits, " << counts.transport_retries << " transport retries, "
-        << counts.parse_retries << " parse retries (" << counts.unparseable << " unparseable, "
-        << counts.out_of_set << " outside the label set), "
-        << counts.input_tokens << " input and " << counts.output_tokens << " output tokens";
+        << counts.cache_hits << " cache hits, " << counts.transport_retries
+        << " transport retries, " << counts.parse_retries << " parse retries ("
+        << counts.unparseable << " unparseable, " << counts.out_of_set
+        << " outside the label set), " << counts.input_tokens << " input and "
+        << counts.output_tokens << " output tokens";
     return out.str();
 }
 
@@ -54,22 +55,26 @@ std::string format_passage_report(const pipeline::PassageResult& result) {
     }
     const stats::TestOutput& tests = result.tests;
     out << "label " << result.label;
-    if (result.repeats > 1) out << " (stability " << fixed(result.annotation_stability, 2) << " over " << result.repeats << " annotations)";
+    if (result.repeats > 1)
+        out << " (stability " << fixed(result.annotation_stability, 2) << " over " << result.repeats
+            << " annotations)";
     out << " -> verdict " << result.verdict_name << "\n";
     out << "  " << tests.verdict_reason << "\n";
     const auto& bt = tests.backtranslation;
-    out << "  Backtranslation (" << bt.label << "): accuracy " << fixed(bt.accuracy) << " (" << bt.correct << "/" << bt.m
-        << "), lower bound " << fixed(bt.lower_bound) << ", rule " << bt.rule << " >= " << fixed(bt.threshold, 2)
-        << ": " << pass_word(bt.pass) << "\n";
+    out << "  Backtranslation (" << bt.label << "): accuracy " << fixed(bt.accuracy) << " ("
+        << bt.correct << "/" << bt.m << "), lower bound " << fixed(bt.lower_bound) << ", rule "
+        << bt.rule << " >= " << fixed(bt.threshold, 2) << ": " << pass_word(bt.pass) << "\n";
     for (const auto& separation : tests.separation) {
-        out << "  Separation " << result.label << " vs " << separation.label << " (" << separation.method
-            << "): xi " << fixed(separation.statistic) << ", critical value " << fixed(separation.critical_value)
-            << ", p " << fixed(separation.p_value) << ": " << pass_word(separation.pass) << "\n";
+        out << "  Separation " << result.label << " vs " << separation.label << " ("
+            << separation.method << "): xi " << fixed(separation.statistic) << ", critical value "
+            << fixed(separation.critical_value) << ", p " << fixed(separation.p_value) << ": "
+            << pass_word(separation.pass) << "\n";
     }
     const auto& validation = tests.validation;
-    out << "  Validation (" << validation.method << ", M = " << validation.m << "): tau " << fixed(validation.statistic)
-        << ", critical value " << fixed(validation.critical_value) << ", p " << fixed(validation.p_value)
-        << ": " << (validation.reject ? "validity rejected" : "not rejected") << "\n";
+    out << "  Validation (" << validation.method << ", M = " << validation.m << "): tau "
+        << fixed(validation.statistic) << ", critical value " << fixed(validation.critical_value)
+        << ", p " << fixed(validation.p_value) << ": "
+        << (validation.reject ? "validity rejected" : "not rejected") << "\n";
     out << "  Calls: " << format_counts(result.calls) << "\n";
     return out.str();
 }
@@ -80,7 +85,8 @@ std::string format_table1(const std::vector<pipeline::PassageResult>& results,
     for (std::size_t i = 0; i < results.size(); ++i) {
         const pipeline::PassageResult& result = results[i];
         const std::string title = i < titles.size() && !titles[i].empty() ? titles[i] : result.id;
-        out << "Panel (" << static_cast<char>('a' + static_cast<int>(i % 26)) << ") " << title << "\n";
+        out << "Panel (" << static_cast<char>('a' + static_cast<int>(i % 26)) << ") " << title
+            << "\n";
         if (!result.ok) {
             out << "  ERROR [" << result.error_code << "] " << result.error_message << "\n\n";
             continue;
@@ -121,23 +127,26 @@ std::string format_table1(const std::vector<pipeline::PassageResult>& results,
 
 std::string format_summary(const pipeline::BatchSummary& summary) {
     std::ostringstream out;
-    out << "Passages: " << summary.n_passages << " (" << summary.n_valid << " valid, " << summary.n_invalid
-        << " invalid, " << summary.n_inconclusive << " inconclusive, " << summary.n_failed << " failed)\n";
+    out << "Passages: " << summary.n_passages << " (" << summary.n_valid << " valid, "
+        << summary.n_invalid << " invalid, " << summary.n_inconclusive << " inconclusive, "
+        << summary.n_failed << " failed)\n";
     if (summary.summary.table9.empty()) return out.str();
     const bool human = !summary.summary.table10.empty();
     out << "Share valid among passages whose prerequisites pass (Table 9):\n";
     out << "  " << pad("LLM label", 16) << pad("n", 8) << pad("valid", 8) << pad("share", 8)
         << (human ? "share agreeing with human" : "") << "\n";
     for (const auto& row : summary.summary.table9) {
-        out << "  " << pad(row.label.empty() ? "All" : row.label, 16) << pad(std::to_string(row.n), 8)
-            << pad(std::to_string(row.n_valid), 8) << pad(fixed(row.share_valid, 3), 8)
-            << (human ? fixed(row.share_human, 3) : "") << "\n";
+        out << "  " << pad(row.label.empty() ? "All" : row.label, 16)
+            << pad(std::to_string(row.n), 8) << pad(std::to_string(row.n_valid), 8)
+            << pad(fixed(row.share_valid, 3), 8) << (human ? fixed(row.share_human, 3) : "")
+            << "\n";
     }
     if (human) {
         out << "LLM label x human label, share valid (Table 10):\n";
         for (const auto& cell : summary.summary.table10) {
-            out << "  " << pad(cell.llm_label, 16) << pad(cell.human_label, 16) << pad(std::to_string(cell.n), 8)
-                << pad(std::to_string(cell.n_valid), 8) << fixed(cell.share_valid, 3) << "\n";
+            out << "  " << pad(cell.llm_label, 16) << pad(cell.human_label, 16)
+                << pad(std::to_string(cell.n), 8) << pad(std::to_string(cell.n_valid), 8)
+                << fixed(cell.share_valid, 3) << "\n";
         }
         out << "Disagreements with the human label that pass (Table 11): "
             << summary.summary.table11.size() << "\n";
@@ -163,7 +172,8 @@ std::string format_cost(const CostEstimate& cost, const std::string& title) {
     for (const CostLine& line : cost.lines) {
         out << "    " << line.role << " " << line.provider << " " << line.model << ": "
             << line.input_tokens << " input";
-        if (line.cached_input_tokens > 0) out << " + " << line.cached_input_tokens << " cached input";
+        if (line.cached_input_tokens > 0)
+            out << " + " << line.cached_input_tokens << " cached input";
         if (line.cache_write_input_tokens > 0)
             out << " + " << line.cache_write_input_tokens << " written to the prompt cache";
         if (line.role == "chat") out << ", " << line.output_tokens << " output";

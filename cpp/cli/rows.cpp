@@ -1,4 +1,4 @@
-#include "cli/rows.hpp"
+#include "rows.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -8,10 +8,10 @@
 #include <fstream>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/record_csv.hpp"
+#include "llmvalidate/record_json.hpp"
 #include "llmvalidate/records.hpp"
-#include "pipeline/record_csv.hpp"
-#include "pipeline/record_json.hpp"
-#include "pipeline/test_json.hpp"
+#include "llmvalidate/test_format.hpp"
 
 namespace llmv::cli {
 
@@ -30,14 +30,17 @@ std::string csv_line(const std::vector<std::string>& fields) { return pipeline::
 
 OptionSpec save_generations_option() {
     return {"--save-generations", "", "PATH",
-            "Write what the model wrote and answered (the audit trail): one row per annotation and per generated "
-            "text, with its label, draw, backtranslated label, model and prompt hash. CSV, or JSON lines when PATH "
+            "Write what the model wrote and answered (the audit trail): one row per annotation and "
+            "per generated "
+            "text, with its label, draw, backtranslated label, model and prompt hash. CSV, or JSON "
+            "lines when PATH "
             "ends in .jsonl."};
 }
 
 GenerationsWriter::GenerationsWriter(const std::string& path) : path_(path) {
     const auto ends_with = [&](const std::string& suffix) {
-        return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+        return path.size() >= suffix.size() &&
+               path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
     jsonl_ = ends_with(".jsonl") || ends_with(".ndjson");
     out_ = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
@@ -70,7 +73,8 @@ void GenerationsWriter::write(const pipeline::PassageResult& result) {
 
 void GenerationsWriter::close() {
     out_->flush();
-    if (!*out_) throw Error(code::io, "writing the generations to " + path_ + " failed (disk full?)");
+    if (!*out_)
+        throw Error(code::io, "writing the generations to " + path_ + " failed (disk full?)");
     out_->close();
 }
 

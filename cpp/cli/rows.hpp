@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.hpp"
+#include "cli.hpp"
 #include "llmvalidate/pipeline.hpp"
 
 namespace llmv::cli {
@@ -24,13 +24,13 @@ std::string jsonl_line(const pipeline::PassageResult& result);  // one JSON obje
 // when PATH ends in .jsonl or .ndjson, else CSV. The run must keep its texts (keep_texts).
 OptionSpec save_generations_option();
 class GenerationsWriter {
-public:
+  public:
     explicit GenerationsWriter(const std::string& path);
     ~GenerationsWriter();
     void write(const pipeline::PassageResult& result);
     void close();  // throws llmv.io.failed when a write failed
 
-private:
+  private:
     std::string path_;
     bool jsonl_ = false;
     std::unique_ptr<std::ofstream> out_;

@@ -1,4 +1,4 @@
-#include "cli/terminal.hpp"
+#include "terminal.hpp"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/cli.hpp"
+#include "cli.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/interrupt.hpp"
 
@@ -57,9 +57,9 @@ ProgressBar::ProgressBar(bool enabled) : enabled_(enabled) {}
 
 void ProgressBar::update(const pipeline::Progress& progress) {
     if (!enabled_) return;
-    const double share = progress.calls_total > 0
-                             ? static_cast<double>(progress.calls_done) / static_cast<double>(progress.calls_total)
-                             : 0.0;
+    const double share = progress.calls_total > 0 ? static_cast<double>(progress.calls_done) /
+                                                        static_cast<double>(progress.calls_total)
+                                                  : 0.0;
     const int width = 24;
     const int filled = static_cast<int>(share * width + 0.5);
     std::string bar(static_cast<std::size_t>(std::max(0, std::min(width, filled))), '#');
@@ -71,7 +71,8 @@ void ProgressBar::update(const pipeline::Progress& progress) {
          << (progress.input_tokens + progress.output_tokens) << " tokens, passages "
          << progress.passages_done;
     if (progress.passages_total > 0) line << "/" << progress.passages_total;
-    if (progress.eta_seconds >= 0) line << ", ETA " << static_cast<long>(progress.eta_seconds + 0.5) << " s";
+    if (progress.eta_seconds >= 0)
+        line << ", ETA " << static_cast<long>(progress.eta_seconds + 0.5) << " s";
     line << "   ";
     std::cerr << line.str() << std::flush;
     drawn_ = true;
@@ -85,16 +86,18 @@ void ProgressBar::finish() {
 void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path) {
     if (batch.unwritten_file.empty()) return;
     const std::string& reason = batch.unwritten_reason;
-    const std::string what = reason.empty() || reason.rfind("locked", 0) == 0
-                                 ? "stayed " + (reason.empty() ? std::string("locked by another process") : reason)
-                                 : "could not be written: " + reason;
-    std::cerr << "Warning: the cache " << cache_path << " " << what << ", so " << batch.unwritten_answers
-              << " answers paid for were written to " << batch.unwritten_file
-              << " instead; add them with: llmvalidate cache --cache " << cache_path << " --import "
-              << batch.unwritten_file << "\n";
+    const std::string what =
+        reason.empty() || reason.rfind("locked", 0) == 0
+            ? "stayed " + (reason.empty() ? std::string("locked by another process") : reason)
+            : "could not be written: " + reason;
+    std::cerr << "Warning: the cache " << cache_path << " " << what << ", so "
+              << batch.unwritten_answers << " answers paid for were written to "
+              << batch.unwritten_file << " instead; add them with: llmvalidate cache --cache "
+              << cache_path << " --import " << batch.unwritten_file << "\n";
     if (batch.cache_stopped) {
-        std::cerr << "No new request was sent after that write failed; once the cache can be written, "
-                     "the import and the same command again pay only for what is missing.\n";
+        std::cerr
+            << "No new request was sent after that write failed; once the cache can be written, "
+               "the import and the same command again pay only for what is missing.\n";
     }
 }
 
@@ -114,16 +117,18 @@ int exit_code_for_results(bool cancelled, const Failures& failures) {
     const std::size_t failed = failures.count;
     if (cancelled) {
         const bool term = interrupt_signal == SIGTERM;
-        print_error(code::cancelled,
-                    std::string("interrupted (") + (term ? "SIGTERM" : "SIGINT") +
-                        "): no new request was started and the requests in flight were drained into "
-                        "the cache; a re-run with the same cache resumes without repeating a call.");
+        print_error(
+            code::cancelled,
+            std::string("interrupted (") + (term ? "SIGTERM" : "SIGINT") +
+                "): no new request was started and the requests in flight were drained into "
+                "the cache; a re-run with the same cache resumes without repeating a call.");
         return term ? 128 + SIGTERM : exit_cancelled;
     }
     if (first_error_code.empty()) return exit_ok;
     print_error(first_error_code,
-                first_error_message +
-                    (failed > 1 ? " (" + std::to_string(failed - 1) + " more passage(s) failed; see the rows)" : ""));
+                first_error_message + (failed > 1 ? " (" + std::to_string(failed - 1) +
+                                                        " more passage(s) failed; see the rows)"
+                                                  : ""));
     return exit_code_for(first_error_code);
 }
 

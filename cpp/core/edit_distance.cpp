@@ -1,4 +1,4 @@
-#include "core/edit_distance.hpp"
+#include "llmvalidate/edit_distance.hpp"
 
 #include <algorithm>
 #include <cctype>

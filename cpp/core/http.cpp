@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-#include "core/text.hpp"
+#include "llmvalidate/text.hpp"
 
 namespace llmv {
 
@@ -21,7 +21,8 @@ std::string percent_encode(const std::string& text, bool keep_slash) {
     static const char* hex = "0123456789ABCDEF";
     std::string out;
     for (unsigned char c : text) {
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+            (keep_slash && c == '/')) {
             out += static_cast<char>(c);
         } else {
             out += '%';

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/text.hpp"
 
 namespace llmv {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/key_value.hpp"
+#include "llmvalidate/key_value.hpp"
 
 #include <cerrno>
 #include <cmath>

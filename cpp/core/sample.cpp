@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/rng.hpp"
+#include "llmvalidate/text.hpp"
 
 namespace llmv {
 
@@ -35,14 +35,16 @@ RowFilter RowFilter::parse(const std::string& text, const std::string& argument)
     for (const std::string& condition : split(text, ';')) {
         if (text::trim(condition).empty()) continue;
         const auto equals = condition.find('=');
-        const std::string column = equals == std::string::npos ? "" : text::trim(condition.substr(0, equals));
+        const std::string column =
+            equals == std::string::npos ? "" : text::trim(condition.substr(0, equals));
         if (column.empty()) {
             throw_invalid(code::invalid_argument, argument, "\"" + condition + "\"",
                           "conditions COLUMN=VALUE (several values: VALUE|VALUE; several "
                           "conditions: separated by ';'), e.g. agreement=50|66");
         }
         std::set<std::string> values;
-        for (const std::string& value : split(condition.substr(equals + 1), '|')) values.insert(text::trim(value));
+        for (const std::string& value : split(condition.substr(equals + 1), '|'))
+            values.insert(text::trim(value));
         filter.conditions_.emplace_back(column, std::move(values));
     }
     return filter;

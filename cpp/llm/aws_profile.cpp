@@ -4,9 +4,9 @@
 #include <fstream>
 #include <map>
 
-#include "core/text.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/text.hpp"
 
 namespace llmv::detail {
 
@@ -30,7 +30,8 @@ Sections read_ini(const std::string& path) {
         }
         const auto equals = content.find('=');
         if (equals == std::string::npos || section.empty()) continue;
-        sections[section][text::trim(content.substr(0, equals))] = text::trim(content.substr(equals + 1));
+        sections[section][text::trim(content.substr(0, equals))] =
+            text::trim(content.substr(equals + 1));
     }
     return sections;
 }
@@ -50,24 +51,28 @@ AwsProfile read_aws_profile(const ProviderConfig& config) {
     const Sections credentials = credentials_path.empty() ? Sections() : read_ini(credentials_path);
     const Sections settings = config_path.empty() ? Sections() : read_ini(config_path);
     const auto in_credentials = credentials.find(profile.name);
-    auto in_config = settings.find(profile.name == "default" ? "default" : "profile " + profile.name);
+    auto in_config =
+        settings.find(profile.name == "default" ? "default" : "profile " + profile.name);
     if (in_config == settings.end()) in_config = settings.find(profile.name);
     if (!named.empty() && in_credentials == credentials.end() && in_config == settings.end()) {
-        throw Error(code::provider_config,
-                    "AWS_PROFILE names profile `" + named + "`, which neither " + credentials_path +
-                        " nor " + config_path + " has");
+        throw Error(code::provider_config, "AWS_PROFILE names profile `" + named +
+                                               "`, which neither " + credentials_path + " nor " +
+                                               config_path + " has");
     }
-    const auto take = [](const Sections::const_iterator& section, const Sections& all, const char* key) {
+    const auto take = [](const Sections::const_iterator& section, const Sections& all,
+                         const char* key) {
         if (section == all.end()) return std::string();
         const auto found = section->second.find(key);
         return found == section->second.end() ? std::string() : found->second;
     };
     for (const auto* source : {&credentials, &settings}) {
         const auto section = source == &credentials ? in_credentials : in_config;
-        if (profile.access_key_id.empty()) profile.access_key_id = take(section, *source, "aws_access_key_id");
+        if (profile.access_key_id.empty())
+            profile.access_key_id = take(section, *source, "aws_access_key_id");
         if (profile.secret_access_key.empty())
             profile.secret_access_key = take(section, *source, "aws_secret_access_key");
-        if (profile.session_token.empty()) profile.session_token = take(section, *source, "aws_session_token");
+        if (profile.session_token.empty())
+            profile.session_token = take(section, *source, "aws_session_token");
     }
     profile.region = take(in_config, settings, "region");
     profile.source = "profile " + profile.name;

@@ -5,6 +5,8 @@
 // "inferenceProfileName", "status"}], "nextToken"}.
 #include "llm/model_catalogue.hpp"
 
+#include <algorithm>
+
 #include "llm/bedrock_common.hpp"
 #include "llm/openai_common.hpp"
 #include "llm/provider_util.hpp"
@@ -46,11 +48,23 @@ HttpRequest anthropic_models_request(const ProviderConfig& config, const std::st
 
 }  // namespace
 
+const std::vector<std::string>& catalogue_vendors() {
+    static const std::vector<std::string> vendors = {"openai", "anthropic", "bedrock"};
+    return vendors;
+}
+
 ModelCatalogue::ModelCatalogue(const std::string& provider, const ProviderConfig& config)
     : provider_(provider == "bedrock-titan" ? "bedrock" : provider), config_(config) {
-    if (provider_ != "openai" && provider_ != "anthropic" && provider_ != "bedrock") {
+    const auto& vendors = catalogue_vendors();
+    if (std::find(vendors.begin(), vendors.end(), provider_) == vendors.end()) {
+        std::string allowed;
+        for (std::size_t i = 0; i < vendors.size(); ++i)
+            allowed += (i == 0                    ? ""
+                        : i + 1 == vendors.size() ? " or "
+                                                  : ", ") +
+                       ("\"" + vendors[i] + "\"");
         throw_invalid(code::invalid_argument, "provider", "\"" + provider + "\"",
-                      "a vendor with a model list: \"openai\", \"anthropic\" or \"bedrock\"");
+                      "a vendor with a model list: " + allowed);
     }
     (void)requests();  // credentials are checked now, before anything is sent
 }
@@ -80,10 +94,12 @@ std::optional<HttpRequest> ModelCatalogue::read(const HttpRequest& request,
     };
     if (!body.is_object()) throw malformed("is not a JSON object");
     if (provider_ == "openai" || provider_ == "anthropic") {
-        if (!body.contains("data") || !body["data"].is_array()) throw malformed("has no data array");
+        if (!body.contains("data") || !body["data"].is_array())
+            throw malformed("has no data array");
         for (const json& entry : body["data"]) {
             if (!entry.is_object() || text_field(entry, "id").empty()) continue;
-            into.push_back({text_field(entry, "id"), text_field(entry, "display_name"), "model", ""});
+            into.push_back(
+                {text_field(entry, "id"), text_field(entry, "display_name"), "model", ""});
         }
         if (provider_ == "anthropic" && body.value("has_more", false) &&
             !text_field(body, "last_id").empty()) {
@@ -97,11 +113,13 @@ std::optional<HttpRequest> ModelCatalogue::read(const HttpRequest& request,
             std::string status;
             if (entry.contains("modelLifecycle") && entry["modelLifecycle"].is_object())
                 status = text_field(entry["modelLifecycle"], "status");
-            into.push_back({text_field(entry, "modelId"), text_field(entry, "modelName"), "model", status});
+            into.push_back(
+                {text_field(entry, "modelId"), text_field(entry, "modelName"), "model", status});
         }
         return std::nullopt;
     }
-    if (body.contains("inferenceProfileSummaries") && body["inferenceProfileSummaries"].is_array()) {
+    if (body.contains("inferenceProfileSummaries") &&
+        body["inferenceProfileSummaries"].is_array()) {
         for (const json& entry : body["inferenceProfileSummaries"]) {
             if (!entry.is_object() || text_field(entry, "inferenceProfileId").empty()) continue;
             into.push_back({text_field(entry, "inferenceProfileId"),

@@ -19,6 +19,9 @@ struct CatalogueModel {
     std::string status;  // the vendor's lifecycle word ("ACTIVE", "LEGACY"), when it gives one
 };
 
+// The vendors with a model list, in the order the help names them.
+const std::vector<std::string>& catalogue_vendors();
+
 class ModelCatalogue {
   public:
     // provider: "openai", "anthropic" or "bedrock" (also "bedrock-titan"); throws

@@ -6,11 +6,11 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "llm/provider_util.hpp"
 #include "core/http_status.hpp"
-#include "core/text.hpp"
-#include "llmvalidate/error.hpp"
 #include "llm/provider.hpp"
+#include "llm/provider_util.hpp"
+#include "llmvalidate/error.hpp"
+#include "llmvalidate/text.hpp"
 
 namespace llmv {
 

@@ -1,6 +1,6 @@
 #include "llm/structured_output.hpp"
-#include "core/text.hpp"
 #include "llmvalidate/labels.hpp"
+#include "llmvalidate/text.hpp"
 
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -128,7 +128,6 @@ const char* to_string(AnswerStatus status) {
     }
     return "unknown";
 }
-
 
 std::optional<std::string> find_json_value(const std::string& text) {
     auto values = json_values(text);

@@ -16,14 +16,28 @@ namespace {
 // The price table's provider of a listed id: Bedrock's embedding models are priced under the
 // embedding provider's name.
 std::string priced_as(const std::string& provider, const std::string& id) {
-    if (provider == "bedrock" && id.find("amazon.titan-embed") != std::string::npos) return "bedrock-titan";
+    if (provider == "bedrock" && id.find("amazon.titan-embed") != std::string::npos)
+        return "bedrock-titan";
     return provider;
 }
 
 }  // namespace
 
+const std::vector<std::string>& model_list_vendors() { return catalogue_vendors(); }
+
+std::string model_list_vendors_text() {
+    const auto& vendors = model_list_vendors();
+    std::string text;
+    for (std::size_t i = 0; i < vendors.size(); ++i) {
+        if (i > 0) text += i + 1 == vendors.size() ? " or " : ", ";
+        text += vendors[i];
+    }
+    return text;
+}
+
 ModelList list_models(const std::string& provider, const ProviderConfig& config,
-                      const std::string& price_table_path, const std::function<bool()>& interrupted) {
+                      const std::string& price_table_path,
+                      const std::function<bool()>& interrupted) {
     const std::string vendor = provider == "bedrock-titan" ? "bedrock" : provider;
     const ModelCatalogue catalogue(vendor, config);
     std::vector<CatalogueModel> found;
@@ -44,7 +58,8 @@ ModelList list_models(const std::string& provider, const ProviderConfig& config,
             jobs.push_back(std::move(job));
             const std::vector<JobResult> results = transport.run_all(std::move(jobs));
             const JobResult& result = results.front();
-            if (result.error_code == code::cancelled) throw Error(code::cancelled, "cancelled while listing models");
+            if (result.error_code == code::cancelled)
+                throw Error(code::cancelled, "cancelled while listing models");
             if (result.response.status == 0) {
                 throw Error(result.error_code.empty() ? code::transport : result.error_code,
                             "listing the models of " + vendor + " failed: " + result.error_message);
@@ -65,8 +80,8 @@ ModelList list_models(const std::string& provider, const ProviderConfig& config,
         listed.kind = model.kind;
         listed.status = model.status;
         for (const ProviderDefaults& row : provider_defaults()) {
-            const bool same_vendor = row.provider == vendor ||
-                                     (vendor == "bedrock" && row.provider == "bedrock-titan");
+            const bool same_vendor =
+                row.provider == vendor || (vendor == "bedrock" && row.provider == "bedrock-titan");
             if (same_vendor && row.model == model.id) listed.default_for = row.kind;
         }
         const std::string price_provider = priced_as(vendor, model.id);

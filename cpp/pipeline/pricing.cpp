@@ -12,10 +12,10 @@
 #include <map>
 #include <sstream>
 
-#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/task.hpp"
+#include "llmvalidate/text.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/simulated.hpp"
 
@@ -308,7 +308,8 @@ CostEstimate cost_of_usage(const std::map<std::string, ModelUsage>& usage, const
     }
     const auto as_int = [](std::uint64_t value) { return static_cast<std::int64_t>(value); };
     const std::uint64_t cached = std::min(chat.cached_input_tokens, chat.input_tokens);
-    const std::uint64_t written = std::min(chat.cache_write_input_tokens, chat.input_tokens - cached);
+    const std::uint64_t written =
+        std::min(chat.cache_write_input_tokens, chat.input_tokens - cached);
     return cost_of(table, chat_provider, chat_model, as_int(chat.input_tokens - cached - written),
                    as_int(cached), as_int(chat.output_tokens), embedding_provider, embedding_model,
                    as_int(embedding.input_tokens), as_int(written));

@@ -12,7 +12,6 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "core/text.hpp"
 #include "llm/model_rules.hpp"
 #include "llm/provider.hpp"
 #include "llmvalidate/accounting.hpp"
@@ -20,6 +19,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/resolution.hpp"
+#include "llmvalidate/text.hpp"
 #include "pipeline/cache_buffer.hpp"
 #include "pipeline/debug_env.hpp"
 #include "pipeline/embedding_batches.hpp"

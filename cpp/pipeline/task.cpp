@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/text.hpp"
+#include "core/sha256.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/labels.hpp"
-#include "core/sha256.hpp"
+#include "llmvalidate/text.hpp"
 #include "pipeline/task_internal.hpp"
 
 namespace llmv {
@@ -44,10 +44,11 @@ std::size_t word_count(const std::string& text) {
 // ---------------------------------------------------------------------------------------------
 Task Task::from_string(const std::string& toml_text, const std::string& origin) {
     const TomlValue root = parse_toml(toml_text, origin);
-    check_keys(root,
-               {"schema", "name", "title", "description", "source", "labels", "required_variables",
-                "variables", "variable_descriptions", "annotation", "simulation", "label_variables"},
-               origin, "the file");
+    check_keys(
+        root,
+        {"schema", "name", "title", "description", "source", "labels", "required_variables",
+         "variables", "variable_descriptions", "annotation", "simulation", "label_variables"},
+        origin, "the file");
     check_schema(root, origin);
 
     Task task;
@@ -59,8 +60,9 @@ Task Task::from_string(const std::string& toml_text, const std::string& origin) 
 
     const auto* labels = find(root, "labels");
     if (!labels) {
-        fail(origin, "labels is missing; give the label set S, e.g. labels = [\"Positive\", "
-                     "\"Neutral\", \"Negative\"].");
+        fail(origin,
+             "labels is missing; give the label set S, e.g. labels = [\"Positive\", "
+             "\"Neutral\", \"Negative\"].");
     }
     for (const auto& label : get_strings(*labels, origin, "labels")) {
         task.labels_.push_back(trim(label));
@@ -69,7 +71,8 @@ Task Task::from_string(const std::string& toml_text, const std::string& origin) 
     for (const auto& section : {"annotation", "simulation"}) {
         const auto* table = find(root, section);
         if (!table) {
-            fail(origin, std::string("[") + section + "] is missing; it must hold at least template = \"...\".");
+            fail(origin, std::string("[") + section +
+                             "] is missing; it must hold at least template = \"...\".");
         }
         if (!table->is_table()) {
             fail(origin, std::string(section) + " must be a table; received " + type_name(*table) +
@@ -80,8 +83,10 @@ Task Task::from_string(const std::string& toml_text, const std::string& origin) 
     const auto& simulation = *find(root, "simulation");
     check_keys(annotation, {"template", "answer_format"}, origin, "[annotation]");
     check_keys(simulation, {"template", "answer_format", "label_case"}, origin, "[simulation]");
-    task.annotation_template_ = trim(get_string(annotation, "template", origin, "annotation.", true));
-    task.simulation_template_ = trim(get_string(simulation, "template", origin, "simulation.", true));
+    task.annotation_template_ =
+        trim(get_string(annotation, "template", origin, "annotation.", true));
+    task.simulation_template_ =
+        trim(get_string(simulation, "template", origin, "simulation.", true));
     // Without answer-format instructions of its own a task gets the engine's.
     task.annotation_answer_format_ =
         find(annotation, "answer_format")
@@ -104,7 +109,8 @@ Task Task::from_string(const std::string& toml_text, const std::string& origin) 
         task.required_variables_ = get_strings(*required, origin, "required_variables");
     }
     if (const auto* descriptions = find(root, "variable_descriptions")) {
-        task.variable_descriptions_ = get_string_table(*descriptions, origin, "variable_descriptions");
+        task.variable_descriptions_ =
+            get_string_table(*descriptions, origin, "variable_descriptions");
         for (auto& entry : task.variable_descriptions_) entry.second = trim(entry.second);
     }
     if (const auto* per_label = find(root, "label_variables")) {
@@ -144,8 +150,10 @@ void Task::check() const {
                          in_quotes(name_) + ".");
     }
     if (labels_.size() < 2) {
-        fail(origin, "labels must hold at least two labels (the separation test compares "
-                     "labels); received " + std::to_string(labels_.size()) + ".");
+        fail(origin,
+             "labels must hold at least two labels (the separation test compares "
+             "labels); received " +
+                 std::to_string(labels_.size()) + ".");
     }
     std::set<std::string> seen;
     for (const auto& label : labels_) {
@@ -170,7 +178,8 @@ void Task::check() const {
         }
         if (std::find(kAllBuiltins.begin(), kAllBuiltins.end(), name) != kAllBuiltins.end()) {
             fail(origin, field + " declares " + in_quotes(name) +
-                             ", a built-in placeholder; built-ins: " + join(kAllBuiltins, ", ") + ".");
+                             ", a built-in placeholder; built-ins: " + join(kAllBuiltins, ", ") +
+                             ".");
         }
         if (std::find(user_names.begin(), user_names.end(), name) != user_names.end()) {
             fail(origin, field + " declares " + in_quotes(name) +
@@ -216,15 +225,17 @@ void Task::check() const {
             if (!segment.placeholder) continue;
             if (std::find(allowed.begin(), allowed.end(), segment.text) != allowed.end()) continue;
             std::string hint;
-            if (std::find(kAllBuiltins.begin(), kAllBuiltins.end(), segment.text) != kAllBuiltins.end()) {
+            if (std::find(kAllBuiltins.begin(), kAllBuiltins.end(), segment.text) !=
+                kAllBuiltins.end()) {
                 hint = " ({" + segment.text + "} is a built-in of the " +
                        (where.rfind("annotation", 0) == 0 ? "simulation" : "annotation") +
                        " template only)";
             } else if (label_variables_.count(segment.text)) {
                 hint = " (a per-label value cannot use another per-label variable)";
             } else {
-                hint = "; declare it under [variables] with a default or in required_variables, "
-                       "or write {{ and }} for literal braces";
+                hint =
+                    "; declare it under [variables] with a default or in required_variables, "
+                    "or write {{ and }} for literal braces";
             }
             fail(origin, where + " uses the unknown placeholder {" + segment.text + "}" + hint +
                              ". Allowed here: " + join(allowed, ", ", "{", "}") + ".");
@@ -252,12 +263,13 @@ void Task::check() const {
         if (name == "label" || label_variables_.count(name)) uses_label = true;
     }
     if (!uses_label) {
-        fail(origin, "simulation.template must depend on the label: use {label} or a variable of "
-                     "[label_variables]" +
-                         (label_variable_names.empty()
-                              ? std::string()
-                              : " (" + join(label_variable_names, ", ", "{", "}") + ")") +
-                         ".");
+        fail(origin,
+             "simulation.template must depend on the label: use {label} or a variable of "
+             "[label_variables]" +
+                 (label_variable_names.empty()
+                      ? std::string()
+                      : " (" + join(label_variable_names, ", ", "{", "}") + ")") +
+                 ".");
     }
 }
 
@@ -288,23 +300,23 @@ TaskVariables Task::merged(const TaskVariables& variables) const {
             std::vector<std::string> accepted;
             for (const auto& d : default_variables_) accepted.push_back(d.first);
             for (const auto& r : required_variables_) accepted.push_back(r);
-            throw_invalid(code::task_invalid, "variables",
-                          in_quotes(entry.first) + " (task " + name_ + ")",
-                          accepted.empty() ? "empty: task " + name_ + " declares no variables"
-                                           : "one of the task's variables: " + join(accepted, ", "));
+            throw_invalid(
+                code::task_invalid, "variables", in_quotes(entry.first) + " (task " + name_ + ")",
+                accepted.empty() ? "empty: task " + name_ + " declares no variables"
+                                 : "one of the task's variables: " + join(accepted, ", "));
         }
         values[entry.first] = entry.second;
     }
     for (const auto& name : required_variables_) {
         if (!values.count(name)) {
             const auto description = variable_descriptions_.find(name);
-            throw Error(code::task_invalid,
-                        "`variables` must give a value for " + in_quotes(name) + ", which task " +
-                            name_ + " requires (required_variables); received none." +
-                            (description == variable_descriptions_.end() ||
-                                     description->second.empty()
-                                 ? std::string()
-                                 : " " + name + ": " + description->second));
+            throw Error(
+                code::task_invalid,
+                "`variables` must give a value for " + in_quotes(name) + ", which task " + name_ +
+                    " requires (required_variables); received none." +
+                    (description == variable_descriptions_.end() || description->second.empty()
+                         ? std::string()
+                         : " " + name + ": " + description->second));
         }
     }
     values["labels"] = join(labels_, ", ");
@@ -341,10 +353,9 @@ std::string Task::render_simulation(const std::string& label, int n, const std::
     values["length"] = std::to_string(word_count(example));
     for (const auto& entry : label_variables_) {
         const auto it = entry.second.find(*matched);
-        values[entry.first] =
-            it == entry.second.end()
-                ? ""
-                : render("label_variables." + entry.first, it->second, values);
+        values[entry.first] = it == entry.second.end()
+                                  ? ""
+                                  : render("label_variables." + entry.first, it->second, values);
     }
     std::string prompt = render("simulation.template", simulation_template_, values);
     if (!simulation_answer_format_.empty()) {
@@ -384,7 +395,8 @@ std::string Task::definition_hash() const {
     nlohmann::json definition = {
         {"schema", kSchemaVersion},
         {"labels", labels_},
-        {"annotation", {{"template", annotation_template_}, {"answer_format", annotation_answer_format_}}},
+        {"annotation",
+         {{"template", annotation_template_}, {"answer_format", annotation_answer_format_}}},
         {"simulation",
          {{"template", simulation_template_},
           {"answer_format", simulation_answer_format_},

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <set>
 
-#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/task.hpp"
+#include "llmvalidate/text.hpp"
 #include "pipeline/task_internal.hpp"
 
 namespace llmv {
@@ -30,7 +30,8 @@ std::vector<TaskPassage> load_passages(const std::string& path) {
         TaskPassage passage;
         passage.id = get_string(item, "id", path, "passage.", true);
         if (!ids.insert(passage.id).second) {
-            fail(path, "passage id " + in_quotes(passage.id) + " appears twice" + line_of(item) + ".");
+            fail(path,
+                 "passage id " + in_quotes(passage.id) + " appears twice" + line_of(item) + ".");
         }
         const std::string where = "passage " + in_quotes(passage.id) + ": ";
         passage.title = get_string(item, "title", path, where, false);
@@ -41,7 +42,8 @@ std::vector<TaskPassage> load_passages(const std::string& path) {
             passage.variables = get_string_table(*variables, path, where + "variables");
         }
         if (const auto* simulation = find(item, "simulation")) {
-            passage.simulation_templates = get_string_table(*simulation, path, where + "simulation");
+            passage.simulation_templates =
+                get_string_table(*simulation, path, where + "simulation");
             for (auto& entry : passage.simulation_templates) {
                 entry.second = trim(entry.second);
                 parse_template(entry.second, path, where + "simulation." + entry.first);
@@ -74,10 +76,13 @@ void check_simulation_names(const Task& task, const TaskPassage& passage) {
         }
         if (std::find(known.begin(), known.end(), name) != known.end()) continue;
         std::vector<std::string> names = known;
-        if (std::find(names.begin(), names.end(), task.name()) == names.end()) names.push_back(task.name());
-        throw Error(code::task_invalid, "passage " + in_quotes(passage.id) + ": simulation." + entry.first +
-                                            " names no task; the keys of [passage.simulation] are task "
-                                            "names: " + describe_task_names(names) + ".");
+        if (std::find(names.begin(), names.end(), task.name()) == names.end())
+            names.push_back(task.name());
+        throw Error(code::task_invalid,
+                    "passage " + in_quotes(passage.id) + ": simulation." + entry.first +
+                        " names no task; the keys of [passage.simulation] are task "
+                        "names: " +
+                        describe_task_names(names) + ".");
     }
 }
 
@@ -112,7 +117,8 @@ pipeline::PassageInput passage_input(const Task& task, const TaskPassage& passag
     pipeline::PassageInput input;
     input.id = passage.id;
     input.text = passage.text;
-    if (const std::string* templ = simulation_template_for(task, passage)) input.simulation_template = *templ;
+    if (const std::string* templ = simulation_template_for(task, passage))
+        input.simulation_template = *templ;
     for (const auto& [name, value] : passage.variables)
         if (task.accepts_variable(name)) input.variables[name] = value;
     // A run's variable given as "@NAME" takes each passage's own NAME, e.g. Table 6's

@@ -6,7 +6,7 @@
 #include "transport/transport.hpp"
 
 #include "core/aws_sigv4.hpp"
-#include "core/text.hpp"
+#include "llmvalidate/text.hpp"
 
 #include <curl/curl.h>
 

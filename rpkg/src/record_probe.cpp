@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/record_probe.hpp"
+#include "llmvalidate/record_probe.hpp"
 #include "record_r.hpp"
 
 using llmv::records::probe::ProbeResult;

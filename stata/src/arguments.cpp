@@ -1,6 +1,6 @@
 #include "arguments.hpp"
 
-#include "core/key_value.hpp"
+#include "llmvalidate/key_value.hpp"
 #include "return_codes.hpp"
 #include "stata_api.hpp"
 
@@ -85,7 +85,8 @@ std::uint64_t parse_seed(const std::string& text, const std::string& option) {
     if (!value)
         throw StataFailure(kRcSyntax, "option " + option +
                                           "() must be an integer from 0 to "
-                                          "18446744073709551615; received `" + text + "'");
+                                          "18446744073709551615; received `" +
+                                          text + "'");
     return *value;
 }
 

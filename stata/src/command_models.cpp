@@ -30,9 +30,8 @@ int command_models(Api& api, int argc, char* argv[]) {
     forget_pending();
     const std::string provider = api.local("llmv_provider").value_or("");
     if (provider.empty())
-        throw StataFailure(kRcSyntax,
-                           "llmvalidate models: option provider() is required: "
-                           "openai, anthropic or bedrock");
+        throw StataFailure(kRcSyntax, "llmvalidate models: option provider() is required: " +
+                                          pipeline::model_list_vendors_text());
     ProviderConfig config;
     config.base_url = api.local("llmv_base_url").value_or("");
     config.api_key = chat_key(api);

@@ -29,9 +29,9 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
-#include "core/text.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/stats.hpp"
+#include "llmvalidate/text.hpp"
 #include "messages.hpp"
 #include "results.hpp"
 #include "return_codes.hpp"
@@ -46,7 +46,7 @@ using text::trim;
 
 struct Layout {
     int label = 0, passage = 0, backtranslation = 0, reference = 0, embed = 0, dim = 0;
-    std::string source = "vars";  // where the embeddings are: vars, matrix or file
+    std::string source = "vars";     // where the embeddings are: vars, matrix or file
     std::vector<std::string> names;  // variable names by position, for messages
 
     std::string name(int position) const {
@@ -67,13 +67,14 @@ Layout read_layout(const Api& api, const Arguments& args) {
     const bool matrix = !api.local("llmv_embmatrix").value_or("").empty();
     const bool file = !api.local("llmv_embfile").value_or("").empty();
     if (matrix + file + (layout.dim > 0) != 1)
-        throw StataFailure(kRcSyntax,
-                           "llmvalidate test: give the embeddings one way: as variables (the "
-                           "varlist), with embmatrix() or with embfile(); received " +
-                               std::string(layout.dim > 0 ? "variables" : "") +
-                               (matrix ? std::string(layout.dim > 0 ? " and " : "") + "embmatrix()" : "") +
-                               (file ? std::string(layout.dim > 0 || matrix ? " and " : "") + "embfile()" : "") +
-                               (matrix + file + (layout.dim > 0) == 0 ? "none" : ""));
+        throw StataFailure(
+            kRcSyntax,
+            "llmvalidate test: give the embeddings one way: as variables (the "
+            "varlist), with embmatrix() or with embfile(); received " +
+                std::string(layout.dim > 0 ? "variables" : "") +
+                (matrix ? std::string(layout.dim > 0 ? " and " : "") + "embmatrix()" : "") +
+                (file ? std::string(layout.dim > 0 || matrix ? " and " : "") + "embfile()" : "") +
+                (matrix + file + (layout.dim > 0) == 0 ? "none" : ""));
     layout.source = matrix ? "matrix" : file ? "file" : "vars";
     if (const auto names = api.local("llmv_varnames"))
         layout.names = split_stata_list(*names, "llmv_varnames");
@@ -171,11 +172,11 @@ std::map<int, Eigen::VectorXd> outside_embeddings(const Api& api, const Layout& 
             throw StataFailure(111, "embmatrix(): there is no matrix " + name +
                                         "; allowed: a matrix with one row per observation");
         if (n_rows != observations)
-            throw StataFailure(kRcData, "embmatrix(): matrix " + name + " has " +
-                                            std::to_string(n_rows) + " rows; it must have one "
-                                            "row per observation of the data (" +
-                                            std::to_string(observations) +
-                                            "), row i for observation i");
+            throw StataFailure(kRcData,
+                               "embmatrix(): matrix " + name + " has " + std::to_string(n_rows) +
+                                   " rows; it must have one "
+                                   "row per observation of the data (" +
+                                   std::to_string(observations) + "), row i for observation i");
         for (int obs : wanted) {
             Eigen::VectorXd row(dim);
             for (int c = 1; c <= dim; ++c) {
@@ -194,8 +195,7 @@ std::map<int, Eigen::VectorXd> outside_embeddings(const Api& api, const Layout& 
     }
     const std::string path = api.local("llmv_embfile").value_or("");
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw StataFailure(601, "embfile(): file " + path + " not found or not readable");
+    if (!in) throw StataFailure(601, "embfile(): file " + path + " not found or not readable");
     std::vector<char> want(static_cast<std::size_t>(observations) + 1, 0);
     for (int obs : wanted) want[static_cast<std::size_t>(obs)] = 1;
     dim = 0;
@@ -211,12 +211,13 @@ std::map<int, Eigen::VectorXd> outside_embeddings(const Api& api, const Layout& 
         std::size_t start = 0;
         for (int column = 1;; ++column) {
             const auto comma = line.find(',', start);
-            const std::string field =
-                trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            const std::string field = trim(
+                line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
             char* end = nullptr;
             errno = 0;
             const double value = std::strtod(field.c_str(), &end);
-            if (bad.empty() && (field.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value))) {
+            if (bad.empty() &&
+                (field.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value))) {
                 bad = field;
                 bad_column = column;
             }
@@ -257,7 +258,8 @@ std::map<int, Eigen::VectorXd> outside_embeddings(const Api& api, const Layout& 
         if (bad_column != 0)
             throw StataFailure(kRcData, "embfile(): line " + std::to_string(line_number) + " of " +
                                             path + ", column " + std::to_string(bad_column) +
-                                            " is `" + bad + "'; allowed: a number (every line "
+                                            " is `" + bad +
+                                            "'; allowed: a number (every line "
                                             "after an optional header holds one observation's "
                                             "embedding)");
         if (dim <= 0) dim = static_cast<int>(values.size());
@@ -272,7 +274,8 @@ std::map<int, Eigen::VectorXd> outside_embeddings(const Api& api, const Layout& 
     if (data_row != observations)
         throw StataFailure(kRcData, "embfile(): " + path + " has " + std::to_string(data_row) +
                                         " lines of numbers; it must have one per observation of "
-                                        "the data (" + std::to_string(observations) +
+                                        "the data (" +
+                                        std::to_string(observations) +
                                         "), line i for observation i");
     return rows;
 }

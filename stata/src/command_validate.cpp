@@ -80,15 +80,16 @@ void write_generations(const std::string& path, const pipeline::BatchResult& bat
         for (const auto& row : pipeline::generation_rows(passage))
             out << pipeline::generation_csv_line(row) << "\n";
     out.flush();
-    if (!out) throw StataFailure(603, "llmvalidate: saving(): could not write the generations to " + path);
+    if (!out)
+        throw StataFailure(603,
+                           "llmvalidate: saving(): could not write the generations to " + path);
 }
 
 // Section 5 of the paper over the passages validated: Table 9 (share valid by LLM label, and
 // the share agreeing with human() when given), Table 10 (LLM label x human label, share valid
 // and counts) and the Benjamini-Hochberg adjusted validation p-values, all as the engine's
 // summarize() computes them for the CLI and R.
-void add_passage_summary(Results& results, const pipeline::BatchSummary& summary,
-                         bool generate) {
+void add_passage_summary(Results& results, const pipeline::BatchSummary& summary, bool generate) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     if (!summary.summary.table9.empty()) {
         ResultMatrix table9;
@@ -118,6 +119,21 @@ void add_passage_summary(Results& results, const pipeline::BatchSummary& summary
         counts.cols = shares.cols;
         results.matrices.push_back(std::move(shares));
         results.matrices.push_back(std::move(counts));
+    }
+    // Table 11: the passages whose LLM label differs from the human label and whose annotation
+    // is valid, one row each: the observation, named LLM label (row equation):human label.
+    if (!summary.summary.table11.empty()) {
+        ResultMatrix table11;
+        table11.key = "table11";
+        table11.col_names = {"obs"};
+        table11.cols = 1;
+        for (const auto& row : summary.summary.table11) {
+            table11.row_equations.push_back(row.llm_label);
+            table11.row_names.push_back(row.human_label);
+            table11.values.push_back(std::stod(row.id));  // ids are observation numbers
+        }
+        table11.rows = static_cast<int>(table11.row_names.size());
+        results.matrices.push_back(std::move(table11));
     }
     // p_bh: a column of r(results) and, with generate(), the variable <prefix>p_bh.
     std::map<int, double> adjusted;
@@ -151,7 +167,7 @@ void add_passage_summary(Results& results, const pipeline::BatchSummary& summary
 // vars(): NAME=VARIABLE (a value per passage, from a variable) or NAME="text" (one value for
 // every passage), separated by white space.
 struct TaskVariableSpec {
-    std::map<std::string, std::string> constants;          // name -> value
+    std::map<std::string, std::string> constants;                  // name -> value
     std::vector<std::pair<std::string, std::string>> per_passage;  // name -> variable
 };
 
@@ -215,12 +231,14 @@ std::string task_from_options(const Api& api, const TaskVariableSpec& vars) {
     if (labels.empty() || annotation.empty() || simulation.empty()) {
         std::string missing;
         if (labels.empty()) missing += "labels()";
-        if (annotation.empty()) missing += std::string(missing.empty() ? "" : ", ") + "annotation()";
-        if (simulation.empty()) missing += std::string(missing.empty() ? "" : ", ") + "simulation()";
+        if (annotation.empty())
+            missing += std::string(missing.empty() ? "" : ", ") + "annotation()";
+        if (simulation.empty())
+            missing += std::string(missing.empty() ? "" : ", ") + "simulation()";
         throw StataFailure(kRcSyntax,
                            "llmvalidate: a task from options needs labels(), annotation() and "
-                           "simulation() together; missing " + missing +
-                               " (or give task() instead)");
+                           "simulation() together; missing " +
+                               missing + " (or give task() instead)");
     }
     TaskSpec spec;
     spec.labels = split_stata_list(labels, "option labels()");
@@ -257,23 +275,24 @@ void check_task_variables(const Task& task, const TaskVariableSpec& vars) {
             accepted += (accepted.empty() ? "" : ", ") + entry.first;
         for (const auto& entry : task.required_variables())
             accepted += (accepted.empty() ? "" : ", ") + entry;
-        throw StataFailure(kRcSyntax,
-                           "option vars() must name variables of task " + task.name() +
-                               "; received " + name + "; allowed: " +
-                               (accepted.empty() ? "none (the task has no variables)" : accepted));
+        throw StataFailure(
+            kRcSyntax,
+            "option vars() must name variables of task " + task.name() + "; received " + name +
+                "; allowed: " + (accepted.empty() ? "none (the task has no variables)" : accepted));
     }
     for (const std::string& name : task.required_variables()) {
         if (std::find(given.begin(), given.end(), name) != given.end()) continue;
         const auto description = task.variable_descriptions().find(name);
-        throw StataFailure(
-            kRcSyntax,
-            "llmvalidate: task " + task.name() + " requires the variable " + name +
-                ", which vars() does not give; give it with vars(" + name + "=\"...\") (one "
-                "value for every passage) or vars(" + name + "=varname) (a value per passage). " +
-                (description == task.variable_descriptions().end()
-                     ? std::string()
-                     : name + ": " + description->second + " ") +
-                "No call was made.");
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate: task " + task.name() + " requires the variable " + name +
+                               ", which vars() does not give; give it with vars(" + name +
+                               "=\"...\") (one "
+                               "value for every passage) or vars(" +
+                               name + "=varname) (a value per passage). " +
+                               (description == task.variable_descriptions().end()
+                                    ? std::string()
+                                    : name + ": " + description->second + " ") +
+                               "No call was made.");
     }
 }
 }  // namespace
@@ -290,10 +309,10 @@ int command_vars_variables(Api& api, int argc, char* argv[]) {
 
 int command_validate(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
-    args.allow_only(accepted_words({"text", "human", "generate", "dryrun", "matrix", "matrixmax",
-                                    "preset", "continue", "varstart", "simprompt", "batchapi",
-                                    "nowait"},
-                                   Offered::validation));
+    args.allow_only(
+        accepted_words({"text", "human", "generate", "dryrun", "matrix", "matrixmax", "preset",
+                        "continue", "varstart", "simprompt", "batchapi", "nowait"},
+                       Offered::validation));
     forget_pending();
     const int text_var = args.integer("text", 1);
     const int human_var = args.integer("human", 0);
@@ -306,8 +325,9 @@ int command_validate(Api& api, int argc, char* argv[]) {
     if (human_var != 0 && (human_var > api.variables() || !api.is_string(human_var)))
         throw StataFailure(109, "llmvalidate: human() must be a string variable");
     if (simulation_var != 0 && (simulation_var > api.variables() || !api.is_string(simulation_var)))
-        throw StataFailure(109, "llmvalidate: simprompt() must be a string variable holding a "
-                                "simulation prompt per passage");
+        throw StataFailure(109,
+                           "llmvalidate: simprompt() must be a string variable holding a "
+                           "simulation prompt per passage");
 
     // vars(): the names, and the variables of the varlist (from position varstart=) that hold
     // per-passage values, in the order of llmv_taskvars_found.
@@ -318,14 +338,17 @@ int command_validate(Api& api, int argc, char* argv[]) {
     for (const auto& [name, variable] : vars.per_passage) {
         const auto at = std::find(found.begin(), found.end(), variable);
         if (at == found.end())
-            throw StataFailure(kRcSyntax, "option vars() must name variables of the data after "
-                                          "NAME=; received " + name + "=" + variable + ", and " +
-                                          variable + " is not a variable (quote a text: " + name +
-                                          "=\"" + variable + "\")");
+            throw StataFailure(kRcSyntax,
+                               "option vars() must name variables of the data after "
+                               "NAME=; received " +
+                                   name + "=" + variable + ", and " + variable +
+                                   " is not a variable (quote a text: " + name + "=\"" + variable +
+                                   "\")");
         const int position = var_start + static_cast<int>(at - found.begin());
         if (var_start < 1 || position > api.variables() || !api.is_string(position))
-            throw StataFailure(kRcSyntax, "llmvalidate plugin: vars() variables must be passed as "
-                                          "string variables from varstart=");
+            throw StataFailure(kRcSyntax,
+                               "llmvalidate plugin: vars() variables must be passed as "
+                               "string variables from varstart=");
         variable_positions.emplace_back(name, position);
     }
 
@@ -337,12 +360,13 @@ int command_validate(Api& api, int argc, char* argv[]) {
     if (!config.task_path.empty() && parts)
         throw StataFailure(kRcSyntax,
                            "llmvalidate: give either task() or labels(), annotation() and "
-                           "simulation(), not both; received task(" + config.task_path +
-                               ") and a task from options");
+                           "simulation(), not both; received task(" +
+                               config.task_path + ") and a task from options");
     if (parts) config.task_source = task_from_options(api, vars);
     if (config.task_path.empty() && config.task_source.empty())
-        throw StataFailure(kRcSyntax, "llmvalidate: option task() is required (or labels(), "
-                                      "annotation() and simulation() together)");
+        throw StataFailure(kRcSyntax,
+                           "llmvalidate: option task() is required (or labels(), "
+                           "annotation() and simulation() together)");
     config.variables = vars.constants;
     const Task task = task_of(config, "from options");
     check_task_variables(task, vars);
@@ -426,7 +450,8 @@ int command_validate(Api& api, int argc, char* argv[]) {
                                             ": the passage is empty or only white space; every "
                                             "passage needs text (leave such observations out with "
                                             "if, e.g. if strtrim(varname) != \"\"). No call was "
-                                            "made. (" + error.what() + ")");
+                                            "made. (" +
+                                            error.what() + ")");
         }
         inputs.push_back(std::move(input));
         input_obs.push_back(obs);
@@ -481,7 +506,9 @@ int command_validate(Api& api, int argc, char* argv[]) {
     // nowait: submit (or poll once) and return; the same command collects later.
     pipeline::BatchApiOptions batch_options;
     batch_options.submit_only = args.integer("nowait", 0) != 0;
-    batch_options.on_status = [&api](const std::string& line) { api.text("Batch API: " + line + "\n"); };
+    batch_options.on_status = [&api](const std::string& line) {
+        api.text("Batch API: " + line + "\n");
+    };
     pipeline::BatchApiReport batch_report;
     const auto batch = args.integer("batchapi", 0) != 0
                            ? pipeline::validate_with_batch_api(config, inputs, progress.callbacks(),
@@ -489,8 +516,9 @@ int command_validate(Api& api, int argc, char* argv[]) {
                            : pipeline::validate_batch(config, inputs, progress.callbacks(), true);
     if (batch_report.waiting) {
         progress.finish(false);
-        api.text("Batch API: provider batches are in progress; run the same command again to "
-                 "collect the answers (nothing is submitted twice).\n");
+        api.text(
+            "Batch API: provider batches are in progress; run the same command again to "
+            "collect the answers (nothing is submitted twice).\n");
         Results waiting;
         waiting.scalar("waiting", 1);
         std::string ids;

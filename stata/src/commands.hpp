@@ -22,6 +22,8 @@ int command_sample(Api& api, int argc, char* argv[]);
 int command_where_columns(Api& api, int argc, char* argv[]);
 // The vendor's own list of models, from its API (command_models.cpp).
 int command_models(Api& api, int argc, char* argv[]);
+// The overview of Tables 7 and 8 from generate() variables (command_overview.cpp).
+int command_overview(Api& api, int argc, char* argv[]);
 // The pipeline is linked into this build (validate, power and cache can run).
 
 }  // namespace llmv::stata

@@ -5,6 +5,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "arguments.hpp"
 #include "commands.hpp"
@@ -37,23 +38,30 @@ int dispatch(int argc, char* argv[]) {
     Api api;
     const std::string subcommand = (argc >= 1 && argv && argv[0]) ? argv[0] : "";
     if (subcommand.empty()) llmv::stata::Arguments(argc, argv);  // throws: no subcommand
-    if (subcommand == "version") return llmv::stata::command_version(api, argc, argv);
-    if (subcommand == "test") return llmv::stata::command_test(api, argc, argv);
-    if (subcommand == "store") return llmv::stata::store_pending(api, argc, argv);
-    if (subcommand == "validate") return llmv::stata::command_validate(api, argc, argv);
-    if (subcommand == "power") return llmv::stata::command_power(api, argc, argv);
-    if (subcommand == "cache") return llmv::stata::command_cache(api, argc, argv);
-    if (subcommand == "task") return llmv::stata::command_task(api, argc, argv);
-    if (subcommand == "cachepath") return llmv::stata::command_cache_path(api, argc, argv);
-    if (subcommand == "varsvariables")
-        return llmv::stata::command_vars_variables(api, argc, argv);
-    if (subcommand == "sample") return llmv::stata::command_sample(api, argc, argv);
-    if (subcommand == "wherecolumns") return llmv::stata::command_where_columns(api, argc, argv);
-    if (subcommand == "models") return llmv::stata::command_models(api, argc, argv);
-    return report(llmv::stata::kRcSyntax,
-                  "llmvalidate plugin: unknown subcommand `" + subcommand +
-                      "'; allowed: version, test, store, validate, power, cache, task, cachepath, "
-                      "sample, wherecolumns, varsvariables, models");
+    // One table: the dispatch and the message's list of subcommands.
+    using Command = int (*)(Api&, int, char*[]);
+    static const std::pair<const char*, Command> commands[] = {
+        {"version", llmv::stata::command_version},
+        {"test", llmv::stata::command_test},
+        {"store", llmv::stata::store_pending},
+        {"validate", llmv::stata::command_validate},
+        {"power", llmv::stata::command_power},
+        {"cache", llmv::stata::command_cache},
+        {"task", llmv::stata::command_task},
+        {"cachepath", llmv::stata::command_cache_path},
+        {"varsvariables", llmv::stata::command_vars_variables},
+        {"sample", llmv::stata::command_sample},
+        {"wherecolumns", llmv::stata::command_where_columns},
+        {"models", llmv::stata::command_models},
+        {"overview", llmv::stata::command_overview},
+    };
+    std::string allowed;
+    for (const auto& [name, command] : commands) {
+        if (subcommand == name) return command(api, argc, argv);
+        allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+    }
+    return report(llmv::stata::kRcSyntax, "llmvalidate plugin: unknown subcommand `" + subcommand +
+                                              "'; allowed: " + allowed);
 }
 
 }  // namespace

@@ -57,6 +57,7 @@ void announce(Api& api, Results results) {
         api.set_local(base + "_cols", std::to_string(matrix.cols));
         api.set_local(base + "_rn", join_stata_list(matrix.row_names));
         api.set_local(base + "_cn", join_stata_list(matrix.col_names));
+        api.set_local(base + "_re", join_stata_list(matrix.row_equations));
     }
     std::vector<std::string> suffixes;
     for (std::size_t i = 0; i < results.variables.size(); ++i) {

@@ -23,6 +23,9 @@ struct ResultMatrix {
     std::vector<double> values;  // row-major; NaN and +-inf become Stata missing
     std::vector<std::string> row_names;
     std::vector<std::string> col_names;
+    // Row equations (Stata's roweq), one per row, or empty for none: r(table11) names a row
+    // LLM label:human label.
+    std::vector<std::string> row_equations;
 };
 
 struct ResultVariable {

@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "llmvalidate/error.hpp"
-#include "pipeline/test_json.hpp"
+#include "llmvalidate/test_format.hpp"
 
 using nlohmann::json;
 using nlohmann::ordered_json;

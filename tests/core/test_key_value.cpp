@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "core/key_value.hpp"
+#include "llmvalidate/key_value.hpp"
 
 using namespace llmv;
 

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "../../stata/src/record_stata.hpp"
+#include "llmvalidate/record_csv.hpp"
+#include "llmvalidate/record_json.hpp"
+#include "llmvalidate/record_probe.hpp"
 #include "llmvalidate/records.hpp"
-#include "pipeline/record_csv.hpp"
-#include "pipeline/record_json.hpp"
-#include "pipeline/record_probe.hpp"
 
 namespace probe {
 
@@ -67,7 +67,8 @@ void visit(const ProbeReport& x, Visitor& v) {
 using llmv::records::stata_row;
 using llmv::records::to_json;
 
-TEST_CASE("records: a field added to a record appears in the JSON and in Stata's row", "[records]") {
+TEST_CASE("records: a field added to a record appears in the JSON and in Stata's row",
+          "[records]") {
     const probe::ProbeResult result;
     const nlohmann::ordered_json json = to_json(result);
     CHECK(json.dump() ==
@@ -124,7 +125,8 @@ TEST_CASE("records: the tests' JSON leaves R-only fields out and null distributi
     bulk.bulk = true;
     CHECK(to_json(validation, bulk)["null_distribution"].size() == 3);
     // Stata: the validation test's scalars, by their Stata names.
-    CHECK(stata_row(validation).names == std::vector<std::string>{"tau", "crit", "p", "reject", "M", "B"});
+    CHECK(stata_row(validation).names ==
+          std::vector<std::string>{"tau", "crit", "p", "reject", "M", "B"});
 }
 
 TEST_CASE("records: a backtranslation that did not run shows the options and null numbers",
@@ -134,8 +136,7 @@ TEST_CASE("records: a backtranslation that did not run shows the options and nul
     options.backtranslation_rule = "bound";
     llmv::stats::TestOutput output;  // nothing run
     const std::string label = "Positive";
-    const nlohmann::ordered_json json =
-        to_json(llmv::records::TestReport{label, options, output});
+    const nlohmann::ordered_json json = to_json(llmv::records::TestReport{label, options, output});
     const auto& bt = json["backtranslation"];
     CHECK(bt["accuracy"].is_null());
     CHECK(bt["pass"].is_null());

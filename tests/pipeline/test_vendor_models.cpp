@@ -16,7 +16,8 @@ using namespace llmv;
 
 namespace {
 
-pipeline::ValidationConfig anthropic_config(const fake::FakeServer& server, const std::string& model) {
+pipeline::ValidationConfig anthropic_config(const fake::FakeServer& server,
+                                            const std::string& model) {
     pipeline::ValidationConfig config;
     config.task_path = "simple_sentiment";
     config.provider = "anthropic";
@@ -51,14 +52,16 @@ TEST_CASE("a model the vendor does not serve stops the run after exactly one req
     }
     INFO(message);
     CHECK(error_code == code::provider_not_found);
-    CHECK(message.find("Model claude-retired-9 is not available at Anthropic") != std::string::npos);
+    CHECK(message.find("Model claude-retired-9 is not available at Anthropic") !=
+          std::string::npos);
     CHECK(message.find("llmvalidate models --provider anthropic") != std::string::npos);
     CHECK(message.find("model: claude-retired-9") != std::string::npos);
     CHECK(server.total_count() == 1);  // nothing else sent, nothing else paid
     CHECK(server.count("anthropic.messages") == 1);
 }
 
-TEST_CASE("a model past its end of life on Bedrock stops the run after one request too", "[models]") {
+TEST_CASE("a model past its end of life on Bedrock stops the run after one request too",
+          "[models]") {
     fake::FakeServer server;
     server.start();
     pipeline::ValidationConfig config;
@@ -99,15 +102,30 @@ TEST_CASE("a temperature of 0.7 with a model that takes only 1 is refused before
     fake::FakeServer server;
     server.start();
     ::setenv("ANTHROPIC_API_KEY", server.options().api_key.c_str(), 1);
-    const std::vector<std::string> common = {
-        "run", "--task", "simple_sentiment", "--provider", "anthropic", "--base-url", server.base_url(),
-        "--embedding-provider", "hashed", "-M", "20", "-n", "10", "--no-cache", "--quiet",
-        "--text", "Revenue grew strongly this quarter."};
+    const std::vector<std::string> common = {"run",
+                                             "--task",
+                                             "simple_sentiment",
+                                             "--provider",
+                                             "anthropic",
+                                             "--base-url",
+                                             server.base_url(),
+                                             "--embedding-provider",
+                                             "hashed",
+                                             "-M",
+                                             "20",
+                                             "-n",
+                                             "10",
+                                             "--no-cache",
+                                             "--quiet",
+                                             "--text",
+                                             "Revenue grew strongly this quarter."};
     std::vector<std::string> args = common;
-    for (const char* extra : {"--model", "claude-opus-4-8", "--temperature", "0.7"}) args.push_back(extra);
+    for (const char* extra : {"--model", "claude-opus-4-8", "--temperature", "0.7"})
+        args.push_back(extra);
     cli_test::CliResult result = cli_test::run_cli(args);
     CHECK(result.exit_code == 3);
-    CHECK(result.err.find("`--temperature` must be 1 only for model claude-opus-4-8") != std::string::npos);
+    CHECK(result.err.find("`--temperature` must be 1 only for model claude-opus-4-8") !=
+          std::string::npos);
     CHECK(result.err.find("received 0.7") != std::string::npos);
     CHECK(server.total_count() == 0);
 
@@ -126,18 +144,20 @@ TEST_CASE("a temperature of 0.7 with a model that takes only 1 is refused before
     result = cli_test::run_cli(args);
     INFO(result.err);
     CHECK(result.exit_code != 0);
-    CHECK(result.err.find("Model claude-retired-9 is not available at Anthropic") != std::string::npos);
+    CHECK(result.err.find("Model claude-retired-9 is not available at Anthropic") !=
+          std::string::npos);
     CHECK(server.total_count() == 1);
     ::unsetenv("ANTHROPIC_API_KEY");
 }
 
-TEST_CASE("llmvalidate models lists the vendor's catalogue, marks the defaults, says which are priced",
-          "[models][cli]") {
+TEST_CASE(
+    "llmvalidate models lists the vendor's catalogue, marks the defaults, says which are priced",
+    "[models][cli]") {
     fake::FakeServer server;
     server.start();
     ::setenv("ANTHROPIC_API_KEY", server.options().api_key.c_str(), 1);
-    cli_test::CliResult result =
-        cli_test::run_cli({"models", "--provider", "anthropic", "--base-url", server.base_url(), "--json"});
+    cli_test::CliResult result = cli_test::run_cli(
+        {"models", "--provider", "anthropic", "--base-url", server.base_url(), "--json"});
     ::unsetenv("ANTHROPIC_API_KEY");
     INFO(result.err);
     REQUIRE(result.exit_code == 0);
@@ -153,19 +173,23 @@ TEST_CASE("llmvalidate models lists the vendor's catalogue, marks the defaults, 
         }
         if (model["id"] == "claude-opus-4-8") CHECK(model["default_for"] == "");
     }
-    CHECK(ids == std::vector<std::string>{"claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-8"});
+    CHECK(ids ==
+          std::vector<std::string>{"claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-8"});
     CHECK(server.count("anthropic.models") == 1);
 
     // Bedrock: foundation models and inference profiles, signed like every Bedrock request.
     ::setenv("AWS_BEARER_TOKEN_BEDROCK", server.options().bedrock_api_key.c_str(), 1);
-    result = cli_test::run_cli({"models", "--provider", "bedrock", "--base-url", server.base_url()});
+    result =
+        cli_test::run_cli({"models", "--provider", "bedrock", "--base-url", server.base_url()});
     ::unsetenv("AWS_BEARER_TOKEN_BEDROCK");
     INFO(result.out);
     REQUIRE(result.exit_code == 0);
     CHECK(result.out.find("us.anthropic.claude-sonnet-4-6  (Fake us.anthropic.claude-sonnet-4-6)  "
-                          "[inference profile]  ACTIVE  DEFAULT chat  priced") != std::string::npos);
-    CHECK(result.out.find("amazon.titan-embed-text-v2:0  (Fake amazon.titan-embed-text-v2:0)  ACTIVE  "
-                          "DEFAULT embedding  priced") != std::string::npos);
+                          "[inference profile]  ACTIVE  DEFAULT chat  priced") !=
+          std::string::npos);
+    CHECK(result.out.find(
+              "amazon.titan-embed-text-v2:0  (Fake amazon.titan-embed-text-v2:0)  ACTIVE  "
+              "DEFAULT embedding  priced") != std::string::npos);
     CHECK(result.out.find("meta.llama3-8b-instruct-v1:0") != std::string::npos);
     CHECK(server.count("bedrock.models") == 2);
 
@@ -180,8 +204,23 @@ TEST_CASE("llmvalidate models lists the vendor's catalogue, marks the defaults, 
     CHECK(openai.models[3].default_for == "embedding");
     CHECK_FALSE(openai.models[0].priced);  // fake-chat has no price
 
-    // A vendor without a list: the error names the option.
+    // A vendor without a list: the error names the option and the vendors that have one.
     result = cli_test::run_cli({"models", "--provider", "ollama"});
     CHECK(result.exit_code == 3);
     CHECK(result.err.find("`--provider` must be a vendor with a model list") != std::string::npos);
+    CHECK(result.err.find(R"("openai", "anthropic" or "bedrock")") != std::string::npos);
+}
+
+TEST_CASE("the vendors with a model list are one list: the engine's, the CLI's help and message",
+          "[models]") {
+    const std::vector<std::string>& vendors = pipeline::model_list_vendors();
+    REQUIRE(vendors == std::vector<std::string>{"openai", "anthropic", "bedrock"});
+    CHECK(pipeline::model_list_vendors_text() == "openai, anthropic or bedrock");
+    // The CLI names them in its usage, its help and the message for a missing --provider.
+    const auto missing = cli_test::run_cli({"models"});
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.err.find("is required: openai, anthropic or bedrock.") != std::string::npos);
+    const auto help = cli_test::run_cli({"models", "--help"});
+    CHECK(help.out.find("--provider openai|anthropic|bedrock") != std::string::npos);
+    CHECK(help.out.find("The vendor: openai, anthropic or bedrock.") != std::string::npos);
 }

@@ -13,9 +13,9 @@ namespace llmv::pipeline {
 
 struct ListedModel {
     std::string id;
-    std::string name;    // the vendor's display name, when given
-    std::string kind;    // "model" or "inference profile"
-    std::string status;  // the vendor's lifecycle word, when given
+    std::string name;         // the vendor's display name, when given
+    std::string kind;         // "model" or "inference profile"
+    std::string status;       // the vendor's lifecycle word, when given
     std::string default_for;  // "chat", "embedding", or "" (not a default of the engine)
     bool priced = false;      // the price table has a row for it
 };
@@ -26,7 +26,13 @@ struct ModelList {
     std::string price_table;          // the table `priced` refers to ("" when none was found)
 };
 
-// Asks the vendor ("openai", "anthropic", "bedrock") for its models. `config` gives the base URL
+// The vendors whose model list the engine can read ("openai", "anthropic", "bedrock"): the one
+// list that list_models() accepts and that the front ends' help and messages name.
+const std::vector<std::string>& model_list_vendors();
+// "openai, anthropic or bedrock": model_list_vendors() as a sentence.
+std::string model_list_vendors_text();
+
+// Asks the vendor (one of model_list_vendors()) for its models. `config` gives the base URL
 // and credentials as for a run (empty: the environment). Throws llmv::Error with the vendor's
 // message when the list cannot be read. `interrupted` is asked at least every 50 ms while a
 // request is out (Ctrl-C, R's interrupt, Stata's Break); true cancels (llmv.cancelled).

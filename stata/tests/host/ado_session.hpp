@@ -1,8 +1,8 @@
 // A replay of llmvalidate.ado for the host tests that run commands as a user types them (the
 // help's Examples, the docs' Stata routes): a command line is read against the ado-file's own
 // `syntax` statements (option names, abbreviations, which options keep quotes as typed) and
-// turned into the plugin calls its program makes (Validate, Sample, Power, Cache, Models), with
-// the locals RunPlugin sets. An option a program does not declare fails the test.
+// turned into the plugin calls its program makes (Validate, Sample, Power, Cache, Models,
+// Overview), with the locals RunPlugin sets. An option a program does not declare fails the test.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -463,6 +463,44 @@ struct Session {
         CHECK(last->matrices.at("catalogue").rows == static_cast<int>(last->scalars.at("N")));
     }
 
+    // Overview: a label and a verdict variable per prefix, then a string copy of titles().
+    void overview(const Command& command) {
+        auto options = resolve_options(command, syntax_options(ado, "Overview"));
+        INFO(command.text);
+        REQUIRE(command.before.size() >= 2);
+        const std::vector<std::string> stubs(command.before.begin() + 1, command.before.end());
+        std::vector<std::string> variables;
+        for (const std::string& stub : stubs) {
+            REQUIRE(stata.var(stub + "label").kind != Kind::numeric);
+            REQUIRE(stata.var(stub + "verdict").kind == Kind::numeric);
+            variables.push_back(stub + "label");
+            variables.push_back(stub + "verdict");
+        }
+        if (options.has("titles"))
+            variables.push_back(string_copy(options.get("titles"), "__titles"));
+        const std::string headers = options.has("names") ? options.get("names") : [&] {
+            std::string joined;
+            for (const std::string& stub : stubs) joined += (joined.empty() ? "" : " ") + stub;
+            return joined;
+        }();
+        REQUIRE(split_list(headers).size() == stubs.size());
+        stata.set_local("llmv_headers", headers);
+        stata.set_varlist(variables);
+        stata.if_mask = touse(command);
+        stata.in_first = 1;
+        stata.in_last = 0;
+        stata.errors.clear();
+        const int rc = stata.call({"overview", "columns=" + std::to_string(stubs.size()),
+                                   std::string("titles=") + (options.has("titles") ? "1" : "0")});
+        if (options.has("titles")) stata.drop("__titles");
+        INFO(stata.errors);
+        REQUIRE(rc == 0);
+        CHECK(std::stol(stata.local("llmv_overview_n")) ==
+              std::count(stata.if_mask.begin(), stata.if_mask.end(), true));
+        CHECK(split_list(stata.local("llmv_overview_valid")).size() == stubs.size());
+        last.reset();
+    }
+
     void cache(const Command& command) {
         auto options = resolve_options(command, syntax_options(ado, "Cache"));
         INFO(command.text);
@@ -495,6 +533,8 @@ struct Session {
             cache(command);
         else if (first == "models")
             models(command);
+        else if (first == "overview")
+            overview(command);
         else if (first == "test")
             FAIL("llmvalidate test runs on the do-file's data: test_example.cpp replays it");
         else

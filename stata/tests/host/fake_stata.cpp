@@ -503,6 +503,10 @@ std::vector<std::string> split_list(const std::string& list) {
             const std::size_t close = list.find("\"'", i + 2);
             words.push_back(list.substr(i + 2, close - i - 2));
             i = close + 2;
+        } else if (list[i] == '"') {  // "two words", as a user types a list
+            const std::size_t close = list.find('"', i + 1);
+            words.push_back(list.substr(i + 1, close - i - 1));
+            i = close + 1;
         } else {
             const std::size_t end = std::min(list.find(' ', i), list.size());
             words.push_back(list.substr(i, end - i));
@@ -535,6 +539,7 @@ RunResult run_like_ado(Stata& stata, const std::vector<std::string>& varlist,
         matrix_names[key] = name;
         result.matrix_rownames[key] = split_list(stata.local(base + "_rn"));
         result.matrix_colnames[key] = split_list(stata.local(base + "_cn"));
+        result.matrix_roweqs[key] = split_list(stata.local(base + "_re"));
     }
     std::vector<std::string> temporaries, suffixes = split_list(stata.local("llmv_vars"));
     index = 0;

@@ -118,6 +118,7 @@ struct RunResult {
     std::map<std::string, std::string> macros;
     std::map<std::string, Matrix> matrices;
     std::map<std::string, std::vector<std::string>> matrix_rownames;
+    std::map<std::string, std::vector<std::string>> matrix_roweqs;  // empty: no row equations
     std::map<std::string, std::vector<std::string>> matrix_colnames;
 };
 RunResult run_like_ado(Stata& stata, const std::vector<std::string>& varlist,

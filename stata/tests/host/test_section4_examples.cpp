@@ -1,4 +1,4 @@
-// The help's Section 4 examples (Tables 1 to 6 of the paper) run through the host: the data
+// The help's Section 4 examples (Tables 1 to 7 of the paper) run through the host: the data
 // are the shipped stata/llmv_section4.csv (what `import delimited` reads after `net get`), and
 // every `llmvalidate text, ...` line of the help that uses simprompt() is read from
 // llmvalidate.sthlp and turned into the plugin calls the ado-file makes, so the help cannot show
@@ -42,9 +42,10 @@ Example parse_example(const std::string& line) {
 
 }  // namespace
 
-TEST_CASE("the help's Section 4 examples (Tables 1-6) run on the shipped data",
+TEST_CASE("the help's Section 4 examples (Tables 1-7) run on the shipped data",
           "[validate][examples][section4]") {
-    const std::string help = read_whole_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.sthlp");
+    const std::string help =
+        read_whole_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.sthlp");
     // The data step the help shows, and the file net get installs.
     REQUIRE(help.find("{cmd:import delimited using llmv_section4.csv, clear varnames(1) "
                       "encoding(\"utf-8\") bindquote(strict)}") != std::string::npos);
@@ -59,6 +60,10 @@ TEST_CASE("the help's Section 4 examples (Tables 1-6) run on the shipped data",
         examples.push_back(parse_example((*it)[1].str()));
     REQUIRE(examples.size() == 6);
 
+    // One dataset, as a do-file runs the six commands one after another.
+    Stata stata;
+    load_plugin(stata);
+    load_section4(stata);
     std::vector<std::string> prefixes;
     for (const Example& example : examples) {
         INFO(example.line);
@@ -67,9 +72,9 @@ TEST_CASE("the help's Section 4 examples (Tables 1-6) run on the shipped data",
                 name != "provider" && name != "generate")
                 FAIL("the runner does not know option " << name << "()");
         REQUIRE(example.options.at("provider") == "simulated");
-        Stata stata;
-        load_plugin(stata);
-        load_section4(stata);
+        stata.set_local("llmv_taskvars", "");
+        stata.set_local("llmv_taskvars_found", "");
+        stata.select_all();
         stata.set_local("llmv_task", std::string(LLMV_SOURCE_DIR) + "/prompts/" +
                                          example.options.at("task") + ".toml");
         stata.set_local("llmv_provider", "simulated");
@@ -86,10 +91,10 @@ TEST_CASE("the help's Section 4 examples (Tables 1-6) run on the shipped data",
         }
         // The ado's words: a setting only when given (none is), so the engine's table holds
         // the defaults; paper is the preset.
-        std::vector<std::string> words = {"validate",   "text=1",         "human=0",
-                                          "simprompt=2", "varstart=3",    "generate=1",
-                                          "seed=20260101", "dryrun=0",    "continue=0",
-                                          "matrix=1",   "matrixmax=11000"};
+        std::vector<std::string> words = {"validate",      "text=1",         "human=0",
+                                          "simprompt=2",   "varstart=3",     "generate=1",
+                                          "seed=20260101", "dryrun=0",       "continue=0",
+                                          "matrix=1",      "matrixmax=11000"};
         if (example.options.count("paper")) words.push_back("preset=paper");
         const std::string prefix = example.options.at("generate");
         const RunResult r = run_like_ado(stata, varlist, words, prefix);
@@ -110,6 +115,65 @@ TEST_CASE("the help's Section 4 examples (Tables 1-6) run on the shipped data",
         prefixes.push_back(prefix);
     }
     CHECK(prefixes == std::vector<std::string>({"t1_", "t2_", "t3_", "t4_", "t5_", "t6_"}));
-    CHECK(help.find("{cmd:list id t1_label t1_verdict t5_verdict t6_verdict}") !=
-          std::string::npos);
+
+    // Table 7: the help's overview of the six runs, as the ado-file calls the plugin (a label
+    // and a verdict variable per prefix, then the titles); its cells are the runs' variables.
+    std::smatch overview;
+    REQUIRE(std::regex_search(
+        help, overview,
+        std::regex(
+            R"(\{phang2\}\{cmd:llmvalidate overview ([^,]*), titles\((\w+)\) names\(([^)]*)\)\}\{p_end\})")));
+    const std::vector<std::string> stubs = split_list(overview[1].str());
+    CHECK(stubs == prefixes);
+    const std::string titles = overview[2].str();
+    std::vector<std::string> varlist;
+    for (const std::string& stub : stubs) {
+        varlist.push_back(stub + "label");
+        varlist.push_back(stub + "verdict");
+    }
+    varlist.push_back(titles);
+    stata.set_local("llmv_headers", overview[3].str());
+    stata.set_varlist(varlist);
+    stata.select_all();
+    stata.output.clear();
+    stata.errors.clear();
+    const int rc = stata.call({"overview", "columns=" + std::to_string(stubs.size()), "titles=1"});
+    INFO(stata.errors << stata.output);
+    REQUIRE(rc == 0);
+    CHECK(stata.local("llmv_overview_n") == "5");
+    const std::vector<std::string> headers = split_list(overview[3].str());
+    REQUIRE(headers.size() == 6);
+    CHECK(headers[5] == "topic absent");
+    // The header line, then a line per passage: its title and each run's "label (verdict)".
+    std::istringstream lines(stata.output);
+    std::string line;
+    std::getline(lines, line);
+    CHECK(line == "Overview: label (verdict) of each passage, by run (Tables 7 and 8)");
+    std::getline(lines, line);
+    std::size_t at = 0;
+    for (const std::string& header : headers) {
+        at = line.find(header, at);
+        CHECK(at != std::string::npos);
+    }
+    static const char* const verdicts[] = {"", "valid", "invalid", "inconclusive"};
+    std::vector<int> valid(stubs.size(), 0);
+    for (int obs = 1; obs <= 5; ++obs) {
+        REQUIRE(std::getline(lines, line));
+        const auto index = static_cast<std::size_t>(obs - 1);
+        const std::string title = stata.var(titles).strings.at(index);
+        CHECK(line.find("  " + title) == 0);
+        std::size_t from = title.size();
+        for (std::size_t c = 0; c < stubs.size(); ++c) {
+            const int code = static_cast<int>(stata.var(stubs[c] + "verdict").numbers.at(index));
+            REQUIRE((code >= 1 && code <= 3));
+            if (code == 1) ++valid[c];
+            const std::string cell =
+                stata.var(stubs[c] + "label").strings.at(index) + " (" + verdicts[code] + ")";
+            from = line.find(cell, from);
+            CHECK(from != std::string::npos);
+        }
+    }
+    std::string counts;
+    for (int n : valid) counts += (counts.empty() ? "" : " ") + std::to_string(n);
+    CHECK(stata.local("llmv_overview_valid") == counts);
 }

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -173,6 +174,30 @@ TEST_CASE("human(): Tables 9 and 10 and the BH p-values in r(), as the CLI's bat
         check_number(cell.at("n"), table10_n.at(i, j), "table10_n");
         check_number(cell.at("share_valid"), table10.at(i, j), "table10 share_valid");
     }
+
+    // Table 11: the disagreements with the human label that pass, in the CLI's order; a row
+    // names the LLM label (equation) and the human label, its value is the observation.
+    const auto& disagreements = cli.at("table11");
+    REQUIRE(!disagreements.empty());  // the corpus has some, or this checks nothing
+    const Matrix& table11 = r.matrices.at("table11");
+    REQUIRE(r.matrix_colnames.at("table11") == std::vector<std::string>{"obs"});
+    REQUIRE(static_cast<std::size_t>(table11.rows) == disagreements.size());
+    for (std::size_t i = 0; i < disagreements.size(); ++i) {
+        const auto& row = disagreements[i];
+        const int obs = std::stoi(row.at("id").get<std::string>());
+        CHECK(table11.at(static_cast<int>(i) + 1, 1) == obs);
+        CHECK(r.matrix_roweqs.at("table11").at(i) == row.at("llm_label").get<std::string>());
+        CHECK(r.matrix_rownames.at("table11").at(i) == row.at("human_label").get<std::string>());
+        // The observation's own labels: the LLM's differs from the human's, and it is valid.
+        const auto index = static_cast<std::size_t>(obs - 1);
+        // Table 11 spells the human label as the label set S does ("positive" -> "Positive").
+        std::string human = rows.at(index).human;
+        human[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(human[0])));
+        CHECK(human == row.at("human_label").get<std::string>());
+        CHECK(stata.var("v_label").strings.at(index) == row.at("llm_label").get<std::string>());
+        CHECK(stata.var("v_verdict").numbers.at(index) == 1);  // valid
+    }
+    CHECK(r.matrix_roweqs.at("table10").empty());
 
     // Benjamini-Hochberg: a column of r(results) and the variable v_p_bh, by passage.
     const Matrix& results = r.matrices.at("results");
@@ -387,4 +412,3 @@ TEST_CASE("validate paper: the paper's methods and structured output none",
             any_schema = true;
     CHECK(any_schema);
 }
-

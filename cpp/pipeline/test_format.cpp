@@ -1,4 +1,4 @@
-#include "pipeline/test_json.hpp"
+#include "llmvalidate/test_format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "core/edit_distance.hpp"
+#include "llmvalidate/edit_distance.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/record_json.hpp"
 #include "llmvalidate/records.hpp"
 #include "llmvalidate/settings.hpp"
-#include "pipeline/record_json.hpp"
 
 namespace llmv {
 
