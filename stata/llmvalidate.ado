@@ -87,7 +87,8 @@ program define IsValidation, rclass
         EMBedding(passthru) EMBMODel(passthru) EMBBASEurl(passthru)                         ///
         STRuctured(passthru) PAPER HUMan(passthru) NOCACHE                                  ///
         MAXRetries(passthru) TIMEout(passthru) DRAIN(passthru) ENCoding(passthru) DRYrun    ///
-        continue SAVing(passthru) NOMATrix SIMPrompt(passthru) PARSERetries(passthru)
+        continue SAVing(passthru) NOMATrix SIMPrompt(passthru) PARSERetries(passthru)       ///
+        ANSwerformat(passthru)
     local methods ALPha(passthru) THReshold(passthru) PERMutations(passthru)                ///
         VMethod(passthru) SMethod(passthru) RULE(passthru) CONCurrency(passthru)           ///
         REPeats(passthru) M(passthru) LABELS(passthru)
@@ -396,7 +397,7 @@ program define Validate, rclass
           CONCurrency(string) MAXRetries(string) KEYenv(name) GENerate(name)          ///
           TIMEout(string) DRAIN(string) ENCoding(string) PARSERetries(string)         ///
           REPLACE DRYrun NOTABle BATCHapi NOWAIT POLLinterval(string) TEMPerature(string) ///
-          SAVing(string asis) NOMATrix continue ]
+          ANSwerformat(string) SAVing(string asis) NOMATrix continue ]
 
     capture confirm string variable `varlist'
     if _rc {
@@ -478,7 +479,7 @@ program define Validate, rclass
     * paper preset its own values), and the plugin checks each value and names the option.
     foreach setting in m n repeats alpha threshold permutations concurrency maxretries       ///
         timeout drain encoding parseretries pollinterval vmethod smethod rule structured    ///
-        temperature {
+        temperature answerformat {
         if `"``setting''"' != "" local words `words' `setting'=``setting''
     }
     local words `words' dryrun=`=("`dryrun'" != "")'

@@ -101,6 +101,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt base:url(string)}}the provider's address (local servers, Azure){p_end}
 {synopt:{opt embbase:url(string)}}the embedding provider's address, when it is not the chat provider's{p_end}
 {synopt:{opt str:uctured(name)}}how the answer's JSON is asked for: {cmd:schema} (default), {cmd:prompt} or {cmd:none} (the paper's way){p_end}
+{synopt:{opt ans:werformat(name)}}whether prompts end with the task's answer-format instructions: {cmd:auto} (left out when {cmd:structured(schema)} sends the JSON Schema with the request) or {cmd:always} (as earlier versions: their cached answers serve again); default {cmd:answerformat(auto)}{p_end}
 {synopt:{opt paper}}the paper's way: {cmd:vmethod(paper)}, {cmd:smethod(paper)}, {cmd:structured(none)} and {cmd:parseretries(0)}; options given beside it win{p_end}
 {synopt:{opt key:env(name)}}the environment variable holding the API key{p_end}
 {syntab:Method}
@@ -281,6 +282,10 @@ named, and every result it produces says so in {cmd:r(synthetic)}.
 {opt structured(name)} chooses how the answer's JSON shape is asked for: {cmd:schema} (the
 API's structured output), {cmd:prompt} (the JSON Schema in the prompt) or {cmd:none} (the
 paper's way: the task's prompt alone, one user message, JSON read from the free text).
+With {cmd:schema}, the JSON Schema travels with each request, so the prompts leave out the
+task's answer-format instructions (a fifth to a third fewer input tokens);
+{cmd:answerformat(always)} keeps them, as earlier versions did, so that answers they cached
+serve again.
 {opt paper} sets the paper's bootstrap tests, {cmd:structured(none)} and {cmd:parseretries(0)}.
 
 {phang}

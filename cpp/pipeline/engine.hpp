@@ -8,17 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "llm/provider.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/task.hpp"
-#include "llm/provider.hpp"
 
 namespace llmv::pipeline {
 
 // Loads config.task_path (a shipped task name or a path) or config.task_source (TOML text);
-// throws llmv::Error.
+// throws llmv::Error. Without its answer-format instructions when the prompts need none
+// (prompts_carry_answer_format), so that the run and the dry run render the same prompts.
 Task load_config_task(const ValidationConfig& config);
+// False when the prompts leave out the task's answer-format instructions: answer_format
+// "auto", structured output "schema" and a chat provider that receives requests.
+bool prompts_carry_answer_format(const ValidationConfig& config);
 // The task as used for one passage (its own simulation template, when it has one).
 Task task_for_input(const Task& task, const PassageInput& passage);
 // config.variables overridden by the passage's.

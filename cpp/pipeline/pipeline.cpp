@@ -8,18 +8,36 @@
 #include <string>
 #include <vector>
 
+#include "core/utf8.hpp"
+#include "llm/structured_output.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
-#include "core/utf8.hpp"
-#include "llm/structured_output.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/simulated.hpp"
 
 namespace llmv::pipeline {
 
-Task load_config_task(const ValidationConfig& config) { return task_of(config, "<task_source>"); }
+bool prompts_carry_answer_format(const ValidationConfig& config) {
+    if (config.answer_format == "always" || config.structured_output != "schema") return true;
+    // The simulated provider receives no request: its prompts only name its draws (cache keys),
+    // which stay those of every earlier version.
+    if (config.provider == simulated_provider_name) return true;
+    if (config.provider == "auto") {
+        try {
+            return resolve_providers(config).chat_provider == simulated_provider_name;
+        } catch (const Error&) {
+            return false;  // the run itself reports what cannot be resolved
+        }
+    }
+    return false;
+}
+
+Task load_config_task(const ValidationConfig& config) {
+    Task task = task_of(config, "<task_source>");
+    return prompts_carry_answer_format(config) ? task : task.without_answer_formats();
+}
 
 Task task_for_input(const Task& task, const PassageInput& passage) {
     return task.with_simulation_template(passage.simulation_template);
@@ -66,11 +84,13 @@ CallCounts expected_calls_per_passage(const ValidationConfig& config, int label_
     // ⌈(M + B)/n⌉ calls instead of ⌈M/n⌉.
     const int with_reference = per_passage_reference_labels(config, label_count);
     const int without_reference = label_count - with_reference;
-    counts.simulation_calls = static_cast<std::int64_t>(without_reference) * calls_for(m, config.n) +
-                              static_cast<std::int64_t>(with_reference) * calls_for(m + config.paper_b, config.n);
+    counts.simulation_calls =
+        static_cast<std::int64_t>(without_reference) * calls_for(m, config.n) +
+        static_cast<std::int64_t>(with_reference) * calls_for(m + config.paper_b, config.n);
     counts.backtranslation_calls =
         static_cast<std::int64_t>(m) * (config.backtranslate_all_labels ? label_count : 1);
-    counts.chat_calls = counts.annotation_calls + counts.simulation_calls + counts.backtranslation_calls;
+    counts.chat_calls =
+        counts.annotation_calls + counts.simulation_calls + counts.backtranslation_calls;
     counts.embedded_texts = static_cast<std::int64_t>(label_count) * m + 1 +
                             static_cast<std::int64_t>(with_reference) * config.paper_b;
     return counts;
@@ -91,7 +111,8 @@ class HumanLabelCheck {
         const std::string key = normalize_label(passage.human_label);
         if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) return;
         std::string names;
-        for (const std::string& label : labels_) names += (names.empty() ? "'" : ", '") + label + "'";
+        for (const std::string& label : labels_)
+            names += (names.empty() ? "'" : ", '") + label + "'";
         const std::string id = passage.id.empty() ? std::to_string(position + 1) : passage.id;
         throw_invalid(code::unknown_label, "human label of passage " + id,
                       "'" + passage.human_label + "'",
@@ -142,8 +163,12 @@ void check_passage_text(const PassageInput& passage, std::size_t index) {
         "passage " + (passage.id.empty() ? std::to_string(index + 1) : "\"" + passage.id + "\"") +
         " (row " + std::to_string(index + 1) + ")";
     throw_invalid(code::invalid_argument, "text",
-                  name + ": " + (passage.text.empty() ? "an empty text" : "only white space " + nlohmann::json(abbreviate(passage.text)).dump()),
-                  "a passage with text to annotate (leave out the empty rows before the run; no call was made)");
+                  name + ": " +
+                      (passage.text.empty()
+                           ? "an empty text"
+                           : "only white space " + nlohmann::json(abbreviate(passage.text)).dump()),
+                  "a passage with text to annotate (leave out the empty rows before the run; no "
+                  "call was made)");
 }
 
 void check_passages(const std::vector<PassageInput>& passages) {
@@ -171,7 +196,8 @@ PassageResult validate_passage(const ValidationConfig& config, const PassageInpu
     return std::move(batch.passages.front());
 }
 
-BatchResult validate_batch(const ValidationConfig& config, const std::vector<PassageInput>& passages,
+BatchResult validate_batch(const ValidationConfig& config,
+                           const std::vector<PassageInput>& passages,
                            const BatchCallbacks& callbacks, bool keep_results) {
     check_passages(passages);
     return run_passages(config, passages, callbacks, keep_results);
@@ -241,15 +267,18 @@ std::string csv_line(const std::vector<std::string>& fields) {
 }
 
 std::string generations_csv_header() {
-    return csv_line({"index", "id", "kind", "label", "draw", "text", "answer", "model", "prompt_hash"});
+    return csv_line(
+        {"index", "id", "kind", "label", "draw", "text", "answer", "model", "prompt_hash"});
 }
 
 std::string generation_csv_line(const GenerationRow& row) {
     return csv_line({std::to_string(row.index + 1), row.passage_id, row.kind, row.label,
-                     std::to_string(row.draw + 1), row.text, row.answer, row.model, row.prompt_hash});
+                     std::to_string(row.draw + 1), row.text, row.answer, row.model,
+                     row.prompt_hash});
 }
 
-Generations read_generations(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
+Generations read_generations(const ValidationConfig& config,
+                             const std::vector<PassageInput>& passages) {
     ValidationConfig replay = config;
     replay.replay_only = true;
     replay.keep_texts = true;
@@ -293,9 +322,15 @@ BatchSummary summarize(const std::vector<PassageResult>& results,
         input.verdict.push_back(result.verdict);
         if (any_human) input.human_label.push_back(result.human_label);
         switch (result.verdict) {
-            case stats::Verdict::valid: ++summary.n_valid; break;
-            case stats::Verdict::invalid: ++summary.n_invalid; break;
-            case stats::Verdict::inconclusive: ++summary.n_inconclusive; break;
+            case stats::Verdict::valid:
+                ++summary.n_valid;
+                break;
+            case stats::Verdict::invalid:
+                ++summary.n_invalid;
+                break;
+            case stats::Verdict::inconclusive:
+                ++summary.n_inconclusive;
+                break;
         }
     }
     summary.p_bh = stats::benjamini_hochberg(summary.p_values);

@@ -391,6 +391,13 @@ Task Task::with_variables(const TaskVariables& variables) const {
     return task;
 }
 
+Task Task::without_answer_formats() const {
+    Task task = *this;
+    task.annotation_answer_format_.clear();
+    task.simulation_answer_format_.clear();
+    return task;
+}
+
 std::string Task::definition_hash() const {
     nlohmann::json definition = {
         {"schema", kSchemaVersion},

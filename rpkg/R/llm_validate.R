@@ -116,7 +116,11 @@
 #'   the call gives explicitly still wins), `structured` (how the answer's
 #'   JSON is asked for: `"schema"`, the API's structured output, the default;
 #'   `"prompt"`, the schema in the prompt; `"none"`, the prompt alone as the
-#'   paper sends it), `timeout` (seconds one request may take, retries apart;
+#'   paper sends it), `answer_format` (`"auto"`, the default: with
+#'   `structured = "schema"` the prompts leave out the task's answer-format
+#'   instructions, as the schema travels with each request, a fifth to a third fewer
+#'   input tokens; `"always"` keeps them, as earlier versions did, so that
+#'   answers they cached serve again), `timeout` (seconds one request may take, retries apart;
 #'   default 300), `drain` (after Ctrl-C, seconds the requests in flight may
 #'   finish and be cached; default 10), `encoding` (`"utf-8"` or `"latin1"`,
 #'   how the passages' bytes are read), `permutations` (default 999), `repeats`
@@ -233,7 +237,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   # The settings `...` takes; an ellmer Chat's params of these names count as given there.
   extra_settings <- c("permutations", "repeats", "temperature", "max_retries", "variables",
                       "structured", "preset", "timeout", "drain", "encoding", "batch",
-                      "poll_interval", "parse_retries", "wait")
+                      "poll_interval", "parse_retries", "wait", "answer_format")
   provider <- provider %||% getOption("llmvalidate.provider") %||% auto_provider()
   provider <- as_llm_provider(provider, extra_settings, call)
   if (!inherits(provider, "llm_provider")) {
@@ -305,6 +309,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                                  "parse_retries", call = call)
   structured <- check_choice_setting(structured %||% setting_default("structured_output"),
                                      "structured_output", "structured", call)
+  answer_format <- check_choice_setting(extra$answer_format %||% setting_default("answer_format"),
+                                        "answer_format", "answer_format", call)
   methods <- check_methods(methods, call)
   permutations <- check_permutations(extra$permutations %||% setting_default("permutations"),
                                      call)
@@ -332,7 +338,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     validation_method = methods[["validation"]], separation_method = methods[["separation"]],
     backtranslation_rule = methods[["backtranslation"]], permutations = permutations,
     seed = seed, cache_path = cache %||% "", concurrency = concurrency,
-    temperature = temperature, structured_output = structured, dry_run = dry_run,
+    temperature = temperature, structured_output = structured,
+    answer_format = answer_format, dry_run = dry_run,
     price_table = price_table_path(),
     batch_api = batch, poll_interval = poll_interval, wait = wait,
     timeout = timeout, drain = drain, input_encoding = encoding,

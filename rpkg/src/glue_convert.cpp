@@ -79,16 +79,17 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     config.temperature = list_get<double>(list, "temperature", config.temperature);
     config.structured_output =
         list_get<std::string>(list, "structured_output", config.structured_output);
+    config.answer_format = list_get<std::string>(list, "answer_format", config.answer_format);
     // Settings R offers through `...`, set through the table (its units: timeout in seconds).
     for (const char* name : {"timeout", "drain", "parse_retries", "poll_interval"}) {
         if (list.containsElementNamed(name) && !Rf_isNull(list[name]))
-            settings::setting(name).set(config, settings::Value{true, Rcpp::as<double>(list[name]), {}});
+            settings::setting(name).set(config,
+                                        settings::Value{true, Rcpp::as<double>(list[name]), {}});
     }
     config.input_encoding = list_get<std::string>(list, "input_encoding", config.input_encoding);
     config.dry_run = list_get<bool>(list, "dry_run", false);
     config.price_table = list_get<std::string>(list, "price_table", "");
-    config.max_transport_retries =
-        list_get<int>(list, "max_retries", config.max_transport_retries);
+    config.max_transport_retries = list_get<int>(list, "max_retries", config.max_transport_retries);
     if (list.containsElementNamed("variables") && !Rf_isNull(list["variables"])) {
         const Rcpp::CharacterVector variables(list["variables"]);
         if (variables.size() > 0) {
@@ -110,9 +111,11 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     if (list.containsElementNamed("simulated") && !Rf_isNull(list["simulated"])) {
         const Rcpp::List dgp(list["simulated"]);
         auto& sim = config.simulated;
-        sim.follow_probability = list_get<double>(dgp, "follow_probability", sim.follow_probability);
+        sim.follow_probability =
+            list_get<double>(dgp, "follow_probability", sim.follow_probability);
         sim.label_signal = list_get<double>(dgp, "label_signal", sim.label_signal);
-        sim.annotator_accuracy = list_get<double>(dgp, "annotator_accuracy", sim.annotator_accuracy);
+        sim.annotator_accuracy =
+            list_get<double>(dgp, "annotator_accuracy", sim.annotator_accuracy);
         sim.unparseable_probability =
             list_get<double>(dgp, "unparseable_probability", sim.unparseable_probability);
         sim.words = list_get<int>(dgp, "words", sim.words);
@@ -185,7 +188,8 @@ std::vector<pipeline::PassageInput> as_passages(const pipeline::ValidationConfig
             own[i].simulation_templates = strings_at(Rcpp::List(templates_), index);
         if (!Rf_isNull(variables_)) own[i].variables = strings_at(Rcpp::List(variables_), index);
     }
-    std::vector<pipeline::PassageInput> inputs = llmv::passage_inputs(config, own, "built by llm_task()");
+    std::vector<pipeline::PassageInput> inputs =
+        llmv::passage_inputs(config, own, "built by llm_task()");
     for (std::size_t i = 0; i < inputs.size(); ++i) inputs[i].human_label = passages[i].human_label;
     return inputs;
 }

@@ -4,6 +4,8 @@
 // faults in the middle of a batch.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -18,15 +20,15 @@
 #include <vector>
 
 #include "cache/temp_cache_dir.hpp"
-#include "fake_server/fake_server.hpp"
 #include "fake_config.hpp"
+#include "fake_server/fake_server.hpp"
+#include "llm/structured_output.hpp"
+#include "llm/synthetic_text.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/task.hpp"
-#include "llm/structured_output.hpp"
-#include "llm/synthetic_text.hpp"
 
 namespace fs = std::filesystem;
 using namespace llmv;
@@ -37,8 +39,8 @@ namespace {
 std::string temp_cache(const std::string& name) {
     static int counter = 0;
     const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    fs::path dir = fs::temp_directory_path() / ("llmv-pipeline-" + std::to_string(stamp) + "-" +
-                                                 std::to_string(++counter));
+    fs::path dir = fs::temp_directory_path() /
+                   ("llmv-pipeline-" + std::to_string(stamp) + "-" + std::to_string(++counter));
     fs::create_directories(dir);
     return (dir / (name + ".sqlite")).string();
 }
@@ -133,8 +135,11 @@ TEST_CASE("cancelling at 50% keeps the cache consistent and the re-run repeats n
     server.start();
     std::vector<PassageInput> passages;
     for (int i = 0; i < 4; ++i) {
-        passages.push_back({"p" + std::to_string(i), server_style_passage(i % 2 ? "positive" : "negative", 40 + i),
-                            "", {}, ""});
+        passages.push_back({"p" + std::to_string(i),
+                            server_style_passage(i % 2 ? "positive" : "negative", 40 + i),
+                            "",
+                            {},
+                            ""});
     }
     // The full run on a fresh cache: how many chat requests the batch needs.
     ValidationConfig full = fake_config(server, temp_cache("full"));
@@ -191,7 +196,8 @@ TEST_CASE("cancelling at 50% keeps the cache consistent and the re-run repeats n
     CHECK(server.count("openai.chat") == chat_needed - cached_chat);
     for (std::size_t i = 0; i < passages.size(); ++i) {
         REQUIRE(resumed.passages[i].ok);
-        CHECK(resumed.passages[i].tests.validation.p_value == reference.passages[i].tests.validation.p_value);
+        CHECK(resumed.passages[i].tests.validation.p_value ==
+              reference.passages[i].tests.validation.p_value);
         CHECK(resumed.passages[i].verdict == reference.passages[i].verdict);
     }
 }
@@ -201,7 +207,8 @@ TEST_CASE("verdicts: valid, invalid and inconclusive data-generating processes")
         fake::FakeServer server;
         server.start();
         const ValidationConfig config = fake_config(server, temp_cache("valid"));
-        const PassageResult result = validate_passage(config, {"y", server_style_passage("negative", 5), "", {}, ""});
+        const PassageResult result =
+            validate_passage(config, {"y", server_style_passage("negative", 5), "", {}, ""});
         REQUIRE(result.ok);
         CHECK(result.label == "Negative");
         CHECK(result.tests.backtranslation.pass);
@@ -221,8 +228,9 @@ TEST_CASE("verdicts: valid, invalid and inconclusive data-generating processes")
         REQUIRE(result.ok);
         CHECK(result.label == "Negative");
         CHECK(result.tests.backtranslation.pass);
-        INFO("tau " << result.tests.validation.statistic << ", p " << result.tests.validation.p_value
-                    << ", null min " << result.tests.validation.null_distribution.minCoeff());
+        INFO("tau " << result.tests.validation.statistic << ", p "
+                    << result.tests.validation.p_value << ", null min "
+                    << result.tests.validation.null_distribution.minCoeff());
         CHECK(result.tests.validation.reject);
         CHECK(result.verdict == stats::Verdict::invalid);
     }
@@ -232,7 +240,8 @@ TEST_CASE("verdicts: valid, invalid and inconclusive data-generating processes")
         fake::FakeServer server(options);
         server.start();
         const ValidationConfig config = fake_config(server, temp_cache("inconclusive"));
-        const PassageResult result = validate_passage(config, {"y", server_style_passage("negative", 5), "", {}, ""});
+        const PassageResult result =
+            validate_passage(config, {"y", server_style_passage("negative", 5), "", {}, ""});
         REQUIRE(result.ok);
         CHECK_FALSE(result.tests.backtranslation.pass);
         CHECK(result.tests.backtranslation.accuracy < 0.9);
@@ -263,7 +272,8 @@ TEST_CASE("faults in the middle of a batch lose no passage") {
     server.push_faults("openai.embeddings", {fake::Fault::http(500)});
     std::vector<PassageInput> passages;
     for (int i = 0; i < 3; ++i) {
-        passages.push_back({"f" + std::to_string(i), server_style_passage("positive", 70 + i), "", {}, ""});
+        passages.push_back(
+            {"f" + std::to_string(i), server_style_passage("positive", 70 + i), "", {}, ""});
     }
     const BatchResult batch = validate_batch(config, passages);
     REQUIRE(batch.passages.size() == 3);
@@ -336,7 +346,8 @@ TEST_CASE("a cache locked by another process loses no answer: a side file keeps 
     }
     fake::FakeServer server;
     server.start();
-    ValidationConfig config = fake_config(server, temp_cache(inline_writes ? "locked-inline" : "locked"));
+    ValidationConfig config =
+        fake_config(server, temp_cache(inline_writes ? "locked-inline" : "locked"));
     // One request at a time: the queue serves the first passages first, so that some finish
     // (and are written) before the lock and the others after it.
     config.concurrency = 1;
@@ -344,7 +355,10 @@ TEST_CASE("a cache locked by another process loses no answer: a side file keeps 
     std::vector<PassageInput> passages;
     for (int i = 0; i < 5; ++i) {
         passages.push_back({"w" + std::to_string(i),
-                            server_style_passage(i % 2 ? "positive" : "negative", 90 + i), "", {}, ""});
+                            server_style_passage(i % 2 ? "positive" : "negative", 90 + i),
+                            "",
+                            {},
+                            ""});
     }
     std::unique_ptr<llmv::test::HeldWriteLock> other_process;
     BatchCallbacks callbacks;
@@ -383,7 +397,8 @@ TEST_CASE("a cache locked by another process loses no answer: a side file keeps 
         INFO(rerun.passages[i].id << ": " << rerun.passages[i].error_message);
         REQUIRE(rerun.passages[i].ok);
         CHECK(rerun.passages[i].calls.chat_calls == 0);
-        CHECK(rerun.passages[i].tests.validation.p_value == locked.passages[i].tests.validation.p_value);
+        CHECK(rerun.passages[i].tests.validation.p_value ==
+              locked.passages[i].tests.validation.p_value);
     }
     CHECK(server.total_count() == served);  // nothing paid twice
     CHECK(rerun.unwritten_file.empty());
@@ -392,7 +407,8 @@ TEST_CASE("a cache locked by another process loses no answer: a side file keeps 
 TEST_CASE("a side file line that is not an answer is refused, naming the file and the line") {
     test::TempCacheDir directory("llmv-import");
     const std::string side_file = directory.path + "/side.jsonl";
-    std::ofstream(side_file) << side_file_line(CacheKey{"openai", "e", "m", nlohmann::json::object(), "p", 0, 0},
+    std::ofstream(side_file) << side_file_line(CacheKey{"openai", "e", "m",
+                                                        nlohmann::json::object(), "p", 0, 0},
                                                CacheEntry{}, {})
                              << "\n{\"key\": 1}\n";
     Cache cache(directory.cache());
@@ -403,7 +419,9 @@ TEST_CASE("a side file line that is not an answer is refused, naming the file an
     std::filesystem::remove(side_file);
 }
 
-TEST_CASE("read_generations returns K*M texts per passage and the answers the server served, with no call") {
+TEST_CASE(
+    "read_generations returns K*M texts per passage and the answers the server served, with no "
+    "call") {
     fake::FakeServer server;
     server.start();
     ValidationConfig config = fake_config(server, temp_cache("generations"));
@@ -430,7 +448,8 @@ TEST_CASE("read_generations returns K*M texts per passage and the answers the se
         if (texts.status == AnswerStatus::ok) {
             served_texts.insert(texts.passages.begin(), texts.passages.end());
         } else {
-            served_labels.insert(parse_label_answer(content, {"Positive", "Neutral", "Negative"}).label);
+            served_labels.insert(
+                parse_label_answer(content, {"Positive", "Neutral", "Negative"}).label);
         }
     }
 
@@ -475,13 +494,11 @@ TEST_CASE("read_generations returns K*M texts per passage and the answers the se
         for (const auto& entry : per_label) CHECK(entry.second == m);
         // The backtranslation accuracy of the test is the share of the rows' answers.
         CHECK(static_cast<double>(result.tests.backtranslation.correct) ==
-              static_cast<double>(std::count_if(generations.rows.begin(), generations.rows.end(),
-                                                [&](const GenerationRow& row) {
-                                                    return row.passage_id == result.id &&
-                                                           row.kind == "simulation" &&
-                                                           row.label == result.label &&
-                                                           row.answer == result.label;
-                                                })));
+              static_cast<double>(std::count_if(
+                  generations.rows.begin(), generations.rows.end(), [&](const GenerationRow& row) {
+                      return row.passage_id == result.id && row.kind == "simulation" &&
+                             row.label == result.label && row.answer == result.label;
+                  })));
     }
     CHECK(read_texts == served_texts);
     CHECK(read_labels == served_labels);
@@ -514,7 +531,8 @@ TEST_CASE("read_generations recomputes the simulated provider's texts exactly") 
     config.n = 5;
     config.tests.permutations = 99;
     config.keep_texts = true;
-    const std::vector<PassageInput> passages = {{"s", "Revenue grew strongly this year.", "", {}, ""}};
+    const std::vector<PassageInput> passages = {
+        {"s", "Revenue grew strongly this year.", "", {}, ""}};
     const BatchResult batch = validate_batch(config, passages);
     REQUIRE(batch.passages.at(0).ok);
     const std::vector<GenerationRow> kept = generation_rows(batch.passages[0]);
@@ -536,18 +554,21 @@ TEST_CASE("an empty or white-space-only passage is refused before any call") {
     server.start();
     const ValidationConfig config = fake_config(server, temp_cache("blank"));
     for (const std::string& blank : {std::string(" \t\n "), std::string()}) {
-        const std::vector<PassageInput> passages = {{"a", server_style_passage("negative", 51), "", {}, ""},
-                                                    {"b", blank, "", {}, ""}};
+        const std::vector<PassageInput> passages = {
+            {"a", server_style_passage("negative", 51), "", {}, ""}, {"b", blank, "", {}, ""}};
         try {
             validate_batch(config, passages);
             FAIL("no error");
         } catch (const Error& error) {
             CHECK(error.code() == code::invalid_argument);
-            CHECK_THAT(error.what(), Catch::Matchers::Contains("passage \"b\" (row 2)") &&
-                                         Catch::Matchers::Contains("a passage with text to annotate"));
+            CHECK_THAT(error.what(),
+                       Catch::Matchers::Contains("passage \"b\" (row 2)") &&
+                           Catch::Matchers::Contains("a passage with text to annotate"));
         }
-        CHECK_THROWS_WITH(dry_run(config, passages), Catch::Matchers::Contains("passage \"b\" (row 2)"));
-        CHECK_THROWS_WITH(read_generations(config, passages), Catch::Matchers::Contains("passage \"b\" (row 2)"));
+        CHECK_THROWS_WITH(dry_run(config, passages),
+                          Catch::Matchers::Contains("passage \"b\" (row 2)"));
+        CHECK_THROWS_WITH(read_generations(config, passages),
+                          Catch::Matchers::Contains("passage \"b\" (row 2)"));
         CHECK(server.total_count() == 0);
     }
     // A streamed batch cannot look ahead: the blank row fails alone, with no call of its own.
@@ -557,7 +578,8 @@ TEST_CASE("an empty or white-space-only passage is refused before any call") {
     std::size_t next = 0;
     const std::vector<PassageInput> rows = {{"blank", "   ", "", {}, ""}};
     const BatchResult batch = validate_stream(
-        one_call, [&](PassageInput& out) { return next < rows.size() ? (out = rows[next++], true) : false; },
+        one_call,
+        [&](PassageInput& out) { return next < rows.size() ? (out = rows[next++], true) : false; },
         {}, true);
     REQUIRE(batch.passages.size() == 1);
     CHECK_FALSE(batch.passages[0].ok);
@@ -581,7 +603,8 @@ TEST_CASE("structured output none sends the task's prompt alone, as the paper do
     const PassageResult result = validate_passage(config, passage);
     INFO(result.error_message);
     REQUIRE(result.ok);
-    const std::string annotation_prompt = load_task("simple_sentiment").render_annotation(passage.text);
+    const std::string annotation_prompt =
+        load_task("simple_sentiment").render_annotation(passage.text);
     std::size_t chat_requests = 0;
     bool annotation_seen = false;
     for (const auto& request : server.recorded(100000)) {
@@ -606,6 +629,91 @@ TEST_CASE("structured output none sends the task's prompt alone, as the paper do
         if (request.endpoint != "openai.chat") continue;
         const auto body = nlohmann::json::parse(request.body);
         CHECK_FALSE(body.contains("response_format"));
-        CHECK(body["messages"][0]["content"].get<std::string>().find("JSON Schema") != std::string::npos);
+        CHECK(body["messages"][0]["content"].get<std::string>().find("JSON Schema") !=
+              std::string::npos);
+    }
+}
+
+// Issue 26: with structured output "schema" the JSON Schema travels with every request, so the
+// prompts leave out the task's answer-format instructions (a fifth to a third of the input tokens);
+// answer_format "always" keeps them, as earlier versions did, so that a cache they filled
+// serves again. The dry run renders the same prompts as the run.
+TEST_CASE("answer-format instructions are left out when the schema travels with the request") {
+    fake::FakeServer server;
+    server.start();
+    test::TempCacheDir directory("llmv-answer-format");
+    ValidationConfig config = fake_config(server, directory.cache());
+    REQUIRE(config.structured_output == "schema");
+    REQUIRE(config.answer_format == "auto");
+    const Task task = load_task("simple_sentiment");
+    REQUIRE(!task.annotation_answer_format().empty());
+    const PassageInput passage{"y", server_style_passage("negative", 3), "", {}, ""};
+    const auto chat_prompts = [&] {
+        std::vector<std::string> prompts;
+        for (const auto& request : server.recorded(100000)) {
+            if (request.endpoint != "openai.chat") continue;
+            const auto body = nlohmann::json::parse(request.body);
+            CHECK(body.contains("response_format"));  // the schema, with every request
+            prompts.push_back(body["messages"].back()["content"].get<std::string>());
+        }
+        return prompts;
+    };
+    const auto mentions_format = [](const std::string& prompt) {
+        return prompt.find("Answer with a JSON object") != std::string::npos;
+    };
+
+    const PassageResult lean = validate_passage(config, passage);
+    INFO(lean.error_message);
+    REQUIRE(lean.ok);
+    const std::vector<std::string> lean_prompts = chat_prompts();
+    REQUIRE(static_cast<std::int64_t>(lean_prompts.size()) == lean.calls.chat_calls);
+    CHECK(std::none_of(lean_prompts.begin(), lean_prompts.end(), mentions_format));
+    // The annotation prompt is the task's template alone.
+    CHECK(std::count(lean_prompts.begin(), lean_prompts.end(),
+                     task.without_answer_formats().render_annotation(passage.text)) ==
+          config.annotation_repeats);
+    const DryRunReport lean_dry = dry_run(config, {passage});
+
+    // "always": every prompt ends with the instructions, as before; new cache keys, so the run
+    // pays again once, and its re-run is served from the cache.
+    config.answer_format = "always";
+    server.reset_counters();
+    const PassageResult full = validate_passage(config, passage);
+    REQUIRE(full.ok);
+    const std::vector<std::string> full_prompts = chat_prompts();
+    REQUIRE(!full_prompts.empty());
+    CHECK(std::all_of(full_prompts.begin(), full_prompts.end(), mentions_format));
+    CHECK(std::count(full_prompts.begin(), full_prompts.end(),
+                     task.render_annotation(passage.text)) == config.annotation_repeats);
+    server.reset_counters();
+    REQUIRE(validate_passage(config, passage).ok);
+    CHECK(server.total_count() == 0);
+    const DryRunReport full_dry = dry_run(config, {passage});
+    // What the instructions cost: the dry run counts fewer input tokens without them.
+    CHECK(lean_dry.estimated_input_tokens < full_dry.estimated_input_tokens);
+    CHECK(lean_dry.calls.chat_calls == full_dry.calls.chat_calls);
+
+    // Structured output "prompt" sends no schema with the request: the instructions stay.
+    config.answer_format = "auto";
+    config.structured_output = "prompt";
+    server.reset_counters();
+    REQUIRE(validate_passage(config, passage).ok);
+    for (const auto& request : server.recorded(100000)) {
+        if (request.endpoint != "openai.chat") continue;
+        const auto body = nlohmann::json::parse(request.body);
+        CHECK(mentions_format(body["messages"].back()["content"].get<std::string>()));
+    }
+}
+
+TEST_CASE("answer_format takes auto or always and a wrong value names it") {
+    ValidationConfig config;
+    config.answer_format = "sometimes";
+    try {
+        settings::check(config);
+        FAIL("answer_format \"sometimes\" was accepted");
+    } catch (const Error& error) {
+        CHECK(std::string(error.what()).find("`answer_format`") != std::string::npos);
+        CHECK(std::string(error.what()).find(R"(one of "auto", "always"; received "sometimes")") !=
+              std::string::npos);
     }
 }

@@ -130,6 +130,12 @@ struct ValidationConfig {
     // appended to the prompt, no API feature), or "none" (the paper's way: the task's prompt
     // alone as one user message, JSON read from the free-text answer).
     std::string structured_output = "schema";
+    // Whether the prompts end with the task's answer-format instructions ("Answer with a JSON
+    // object ..."): "auto" leaves them out when structured_output is "schema" and the request
+    // goes to an API (the JSON Schema travels with it: a fifth to a third of a call's input tokens
+    // saved); "always" keeps them, as every version before did, so that a cache filled by an
+    // earlier version serves its answers again.
+    std::string answer_format = "auto";
     std::optional<double> top_p;
     std::optional<int> max_tokens;
     int parse_retry_limit = 3;  // redraws of an unparseable / out-of-set answer

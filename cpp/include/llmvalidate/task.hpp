@@ -22,7 +22,7 @@ using TaskVariables = std::map<std::string, std::string>;
 //   simulation: {label}, {n}, {length} (word count of y), {example} (y itself), {labels}
 // {topic} is an ordinary variable that the topic tasks declare.
 class Task {
-public:
+  public:
     // Parse a task from TOML text; `origin` names it in error messages (a path or "<string>").
     static Task from_string(const std::string& toml_text, const std::string& origin = "<string>");
     static Task from_file(const std::string& path);
@@ -61,7 +61,8 @@ public:
     // The full prompts: template, a blank line, then the answer-format instructions.
     // `variables` override the task's defaults; an unknown name, a required variable left
     // unset, or a label outside S throws llmv::Error (task_invalid).
-    std::string render_annotation(const std::string& text, const TaskVariables& variables = {}) const;
+    std::string render_annotation(const std::string& text,
+                                  const TaskVariables& variables = {}) const;
     std::string render_simulation(const std::string& label, int n, const std::string& example,
                                   const TaskVariables& variables = {}) const;
 
@@ -72,12 +73,15 @@ public:
     // prompts/passages/*.toml) or other default variables; checked like a loaded one.
     Task with_simulation_template(const std::string& simulation_template) const;
     Task with_variables(const TaskVariables& variables) const;
+    // The same task without its answer-format instructions: for requests whose JSON Schema
+    // travels with them (structured output `schema`), which constrains the answer already.
+    Task without_answer_formats() const;
 
     // SHA-256 (hex) of everything that shapes the prompts (labels, templates, answer formats,
     // per-label values, defaults), independent of TOML layout and comments.
     std::string definition_hash() const;
 
-private:
+  private:
     Task() = default;
     void check() const;
     std::string render(const std::string& which, const std::string& templ,
@@ -106,9 +110,9 @@ struct TaskSpec {
     std::string simulation;                        // simulation.template
     std::optional<std::string> annotation_format;  // unset: the engine's; "": none
     std::optional<std::string> simulation_format;
-    std::string label_case;                        // empty: as_is
+    std::string label_case;  // empty: as_is
     std::map<std::string, std::map<std::string, std::string>> label_variables;
-    TaskVariables variables;                       // defaults
+    TaskVariables variables;  // defaults
     std::vector<std::string> required_variables;
     std::map<std::string, std::string> variable_descriptions;
 };
@@ -178,7 +182,7 @@ Task task_for_passage(const Task& task, const TaskPassage& passage);
 namespace pipeline {
 struct PassageInput;      // pipeline.hpp
 struct ValidationConfig;  // pipeline.hpp
-}
+}  // namespace pipeline
 // The task of a run: config.task_source (TOML text, named `source_origin` in messages, e.g.
 // "built by llm_task()") or config.task_path (as load_task() takes it).
 Task task_of(const pipeline::ValidationConfig& config, const std::string& source_origin);

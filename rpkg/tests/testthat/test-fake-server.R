@@ -269,3 +269,18 @@ test_that("batch = TRUE gives the synchronous run's numbers through the provider
   expect_identical(again$p.value, synchronous$p.value)
   expect_error(fake_run(server, batch = "yes"), class = "llmvalidate_error")
 })
+
+test_that("answer_format = \"auto\" leaves the instructions out of schema prompts, \"always\" keeps them", {
+  server <- local_fake_server()
+  expect_output(lean <- fake_run(server, text = texts[1], dry_run = TRUE), "chat calls")
+  expect_output(full <- fake_run(server, text = texts[1], dry_run = TRUE, answer_format = "always"),
+                "chat calls")
+  # The same calls; fewer input tokens without the instructions.
+  expect_equal(lean$calls[["chat_calls"]], full$calls[["chat_calls"]])
+  expect_lt(lean$estimated_input_tokens, full$estimated_input_tokens)
+  error <- expect_error(fake_run(server, text = texts[1], dry_run = TRUE, answer_format = "sometimes"),
+                        class = "llmvalidate_error_invalid_argument")
+  expect_match(conditionMessage(error), "answer_format", fixed = TRUE)
+  expect_match(conditionMessage(error), "always", fixed = TRUE)
+  expect_equal(fake_counters(server)[["total"]], 0)
+})
