@@ -12,11 +12,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "llm/structured_output.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
-#include "llm/structured_output.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/providers.hpp"
 #include "pipeline/requests.hpp"
@@ -242,13 +242,13 @@ std::vector<std::string> size_warnings(const ValidationConfig& config) {
         add("the paper's validation test cannot decide", "B", "reference texts", config.paper_b,
             every);
     else
-        add("the exact validation test cannot reject", "M", "pool texts", pool_size(config),
-            every);
+        add("the exact validation test cannot reject", "M", "pool texts", pool_size(config), every);
     if (config.tests.separation_method == "paper")
         add("the paper's separation test cannot decide", "B", "reference texts", config.paper_b,
             every);
     else
-        add("the separation test cannot pass", "R", "permutations", config.tests.permutations, every);
+        add("the separation test cannot pass", "R", "permutations", config.tests.permutations,
+            every);
     for (std::string& warning : warnings) warning[0] = static_cast<char>(std::toupper(warning[0]));
     return warnings;
 }
@@ -299,8 +299,9 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
     if (!synthetic && !config.cache_path.empty()) {
         // A cache file not created yet holds nothing: an empty one in memory stands in, so that
         // the dry run creates no file (the requests it would share are still counted).
-        cache = std::make_unique<Cache>(file_exists(config.cache_path) ? config.cache_path : ":memory:",
-                                        config.cache_busy_timeout_ms);
+        cache =
+            std::make_unique<Cache>(file_exists(config.cache_path) ? config.cache_path : ":memory:",
+                                    config.cache_busy_timeout_ms);
     }
     std::unique_ptr<RunProviders> providers;
     std::unique_ptr<RequestKeys> keys;
@@ -310,7 +311,8 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         // The run's providers and request keys. A dry run sends nothing: a placeholder stands
         // in for a key not set yet (the endpoint's identity, part of every cache key, does not
         // depend on the key).
-        providers = std::make_unique<RunProviders>(open_providers(config, resolved, labels, "dry-run-no-key"));
+        providers = std::make_unique<RunProviders>(
+            open_providers(config, resolved, labels, "dry-run-no-key"));
         keys = std::make_unique<RequestKeys>(config, *providers, labels);
         walk = std::make_unique<CacheWalk>(labels, *cache, *keys, report);
         embeddings_cached = !resolved.local_embedding;
@@ -328,7 +330,8 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         calls.backtranslation_calls += per_passage.backtranslation_calls;
         calls.chat_calls += per_passage.chat_calls;
         calls.embedded_texts += per_passage.embedded_texts;
-        const Task task = passage.simulation_template.empty() ? base : task_for_input(base, passage);
+        const Task task =
+            passage.simulation_template.empty() ? base : task_for_input(base, passage);
         const TaskVariables variables = passage_variables(config, passage);
         const std::string annotation = task.render_annotation(passage.text, variables);
         const auto tokens = [](const std::string& text) {
@@ -341,16 +344,37 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         const std::int64_t passage_tokens = std::max<std::int64_t>(15, tokens(passage.text));
         const std::int64_t label_output =
             config.max_tokens ? std::min<std::int64_t>(10, *config.max_tokens) : 10;
-        report.estimated_input_tokens += config.annotation_repeats * tokens(annotation);
+        // What a request carries beside the prompt and is billed as input: the answer's JSON
+        // Schema (the API's structured output, a forced tool, or appended to the prompt), and
+        // for Claude's forced tool the tool-use system prompt Anthropic adds (its tool-use
+        // pricing page: 313 tokens with tool_choice any or tool on the Claude 4 models). The
+        // simulated provider sends nothing; structured output none sends the prompt alone.
+        const auto request_overhead = [&](bool simulate, int count) -> std::int64_t {
+            if (synthetic || config.structured_output == "none") return 0;
+            const std::string schema = simulate
+                                           ? passages_json_schema(static_cast<std::size_t>(count))
+                                           : label_json_schema(labels);
+            std::int64_t overhead = tokens(schema) + 10;  // the schema's name and wrapper
+            const bool claude_tool = config.structured_output == "schema" &&
+                                     (resolved.chat_provider == "anthropic" ||
+                                      (resolved.chat_provider == "bedrock" &&
+                                       resolved.chat_model.find("claude") != std::string::npos));
+            if (claude_tool) overhead += 313;
+            return overhead;
+        };
+        const std::int64_t label_overhead = request_overhead(false, 0);
+        report.estimated_input_tokens +=
+            config.annotation_repeats * (tokens(annotation) + label_overhead);
         report.estimated_output_tokens += config.annotation_repeats * label_output;
-        kind_tokens[0].input += config.annotation_repeats * tokens(annotation);
+        kind_tokens[0].input += config.annotation_repeats * (tokens(annotation) + label_overhead);
         kind_tokens[0].output += config.annotation_repeats * label_output;
         // The simulation calls of one label's pool of `texts` texts: their input and output tokens.
         const auto pool_tokens = [&](const std::string& label, int texts) {
             std::pair<std::int64_t, std::int64_t> sum{0, 0};
             for (int c = 0; c < calls_for(texts, config.n); ++c) {
                 const int count = std::min(config.n, texts - c * config.n);
-                sum.first += tokens(task.render_simulation(label, count, passage.text, variables));
+                sum.first += tokens(task.render_simulation(label, count, passage.text, variables)) +
+                             request_overhead(true, count);
                 std::int64_t out = 4 + count * (passage_tokens + 2);
                 if (config.max_tokens) out = std::min<std::int64_t>(out, *config.max_tokens);
                 sum.second += out;
@@ -381,10 +405,12 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         // Backtranslation prompts quote texts not written yet: the template with a generated
         // passage in place of y.
         report.estimated_input_tokens +=
-            per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + passage_tokens);
+            per_passage.backtranslation_calls *
+            (tokens(annotation) - tokens(passage.text) + passage_tokens + label_overhead);
         report.estimated_output_tokens += per_passage.backtranslation_calls * label_output;
         kind_tokens[2].input +=
-            per_passage.backtranslation_calls * (tokens(annotation) - tokens(passage.text) + passage_tokens);
+            per_passage.backtranslation_calls *
+            (tokens(annotation) - tokens(passage.text) + passage_tokens + label_overhead);
         kind_tokens[2].output += per_passage.backtranslation_calls * label_output;
         report.estimated_embedding_tokens +=
             tokens(passage.text) + (per_passage.embedded_texts - 1) * passage_tokens;
@@ -398,7 +424,9 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         // Dollars for what is still to be made: the estimated tokens in the share of calls and
         // texts neither cached nor shared.
         const auto share = [](std::int64_t part, std::int64_t whole) {
-            return whole > 0 ? static_cast<double>(std::max<std::int64_t>(0, part)) / static_cast<double>(whole) : 0.0;
+            return whole > 0 ? static_cast<double>(std::max<std::int64_t>(0, part)) /
+                                   static_cast<double>(whole)
+                             : 0.0;
         };
         const double text_share = share(report.texts_to_embed, report.calls.embedded_texts);
         const auto scaled = [](std::int64_t tokens, double by) {
@@ -406,7 +434,8 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         };
         // Each kind of call by the share of its own calls still to make: the shared calls are
         // mostly simulations, whose answers are the longest.
-        const std::int64_t kind_calls[3] = {report.calls.annotation_calls, report.calls.simulation_calls,
+        const std::int64_t kind_calls[3] = {report.calls.annotation_calls,
+                                            report.calls.simulation_calls,
                                             report.calls.backtranslation_calls};
         std::int64_t input_to_make = 0;
         std::int64_t output_to_make = 0;
@@ -417,10 +446,10 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
             output_to_make += scaled(kind_tokens[kind].output, kind_share);
         }
         const auto table = price_table_for(config.price_table);
-        report.cost = cost_of(table.get(), resolved.chat_provider, resolved.chat_model,
-                              input_to_make, 0, output_to_make,
-                              resolved.embedding_provider, resolved.embedding_model,
-                              scaled(report.estimated_embedding_tokens, text_share));
+        report.cost =
+            cost_of(table.get(), resolved.chat_provider, resolved.chat_model, input_to_make, 0,
+                    output_to_make, resolved.embedding_provider, resolved.embedding_model,
+                    scaled(report.estimated_embedding_tokens, text_share));
     }
     report.warnings = size_warnings(config);
     if (const std::string warning = cache_warning_for(config, resolved); !warning.empty())

@@ -144,6 +144,15 @@ std::string lower(std::string text) {
 // text, which the dry run's estimate also uses), per prompt or answer.
 std::size_t count_tokens(const std::string& text) { return (text.size() + 3) / 4; }
 
+// Input the vendors bill beside the messages: the JSON Schema of a structured answer (OpenAI's
+// response_format) or the tool definitions (name, description, schema), and for a Claude tool
+// the tool-use system prompt Anthropic adds (its tool-use pricing page, Claude 4 models: 313
+// tokens with tool_choice any or tool, 346 with auto or none).
+std::size_t tool_tokens(const json& tools, bool forced) {
+    if (!tools.is_array() || tools.empty()) return 0;
+    return count_tokens(tools.dump()) + (forced ? 313 : 346);
+}
+
 // What a chat request asks for, read the way a model would: from the schema if there is one,
 // else from the prompt's words.
 struct ChatTask {
@@ -275,7 +284,7 @@ struct FakeServer::Impl {
     std::map<std::string, std::size_t> counts;
     std::size_t total = 0;
     std::deque<RecordedRequest> recorded;
-    std::vector<ServedAnswer> served;  // every answer given without a fault, in order
+    std::vector<ServedAnswer> served;    // every answer given without a fault, in order
     std::set<std::string> prompt_cache;  // Anthropic prefixes marked cache_control so far
     std::mutex prompt_cache_mutex;
 
@@ -299,7 +308,7 @@ struct FakeServer::Impl {
         std::string errors;  // OpenAI: the error file's text
         std::string output_file_id, error_file_id;
         json validation_errors = json::array();
-        json metadata;                 // OpenAI: as given at creation
+        json metadata;  // OpenAI: as given at creation
         std::int64_t created_unix = 0;
         std::size_t embedding_inputs = 0;
     };
@@ -308,12 +317,14 @@ struct FakeServer::Impl {
     std::vector<std::string> batch_order;
     std::deque<BatchScript> batch_scripts;
     std::size_t next_object = 0;
-    std::set<std::string> downloaded;                   // files / results read once (truncate_first_downloads)
+    std::set<std::string> downloaded;  // files / results read once (truncate_first_downloads)
     std::map<std::string, std::size_t> custom_id_uses;  // custom id -> batches created with it
 
     // A download's text as served: cut mid-line at its first GET when so configured.
     std::string download(const std::string& key, const std::string& content) {
-        if (!options.truncate_first_downloads || !downloaded.insert(key).second || content.size() < 2) return content;
+        if (!options.truncate_first_downloads || !downloaded.insert(key).second ||
+            content.size() < 2)
+            return content;
         // Half of the text, and never at a line's end: the cut line cannot parse.
         std::size_t cut = content.size() / 2;
         while (cut > 0 && (content[cut - 1] == '\n' || content[cut] == '\n')) --cut;
@@ -321,13 +332,16 @@ struct FakeServer::Impl {
     }
 
     // The caps of one batch (FakeServerOptions; 0: the vendor's documented ones).
-    std::size_t cap(std::size_t configured, std::size_t vendor) const { return configured > 0 ? configured : vendor; }
+    std::size_t cap(std::size_t configured, std::size_t vendor) const {
+        return configured > 0 ? configured : vendor;
+    }
 
     // The batch's line count, ids and embedding inputs counted when it is created.
     void count_created(Batch& batch) {
         for (const Line& line : batch.lines) {
             ++custom_id_uses[line.custom_id];
-            if (!batch.anthropic && batch.endpoint == "/v1/embeddings" && line.body.contains("input")) {
+            if (!batch.anthropic && batch.endpoint == "/v1/embeddings" &&
+                line.body.contains("input")) {
                 const json& input = line.body["input"];
                 batch.embedding_inputs += input.is_array() ? input.size() : 1;
             }
@@ -346,7 +360,8 @@ struct FakeServer::Impl {
     // GET list of this vendor's batches, newest first, paged as the vendor documents it.
     json list_batches(bool anthropic, const httplib::Request& req, const std::string& base) {
         std::size_t limit = 20;
-        if (req.has_param("limit")) limit = std::max<std::size_t>(1, std::stoul(req.get_param_value("limit")));
+        if (req.has_param("limit"))
+            limit = std::max<std::size_t>(1, std::stoul(req.get_param_value("limit")));
         const std::string after = req.get_param_value(anthropic ? "after_id" : "after");
         const std::string before = anthropic ? req.get_param_value("before_id") : "";
         std::vector<std::string> ids;
@@ -365,7 +380,8 @@ struct FakeServer::Impl {
         json data = json::array();
         std::size_t end = std::min(to, from + limit);
         for (std::size_t i = from; i < end; ++i)
-            data.push_back(anthropic ? anthropic_batch_json(batches.at(ids[i]), base) : openai_batch_json(batches.at(ids[i])));
+            data.push_back(anthropic ? anthropic_batch_json(batches.at(ids[i]), base)
+                                     : openai_batch_json(batches.at(ids[i])));
         json body = {{"data", data},
                      {"has_more", end < to},
                      {"first_id", data.empty() ? json(nullptr) : json(ids[from])},
@@ -451,7 +467,8 @@ struct FakeServer::Impl {
         }
         if (fault.kind == Fault::Kind::empty_passages) return {{"passages", json::array()}};
         if (options.follow_length && task.words > 0) {
-            return {{"passages", SyntheticText(options.seed, task.words).passages(task.label, task.n, v)}};
+            return {{"passages",
+                     SyntheticText(options.seed, task.words).passages(task.label, task.n, v)}};
         }
         return {{"passages", text.passages(task.label, task.n, v)}};
     }
@@ -631,32 +648,37 @@ struct FakeServer::Impl {
     }
 
     // A model the vendor does not serve: 404, in each vendor's words.
-    bool answer_model_unavailable(Protocol protocol, const httplib::Request& req, const json& request,
-                                  httplib::Response& res) {
-        std::string model = request.is_object() ? request.value("model", std::string()) : std::string();
+    bool answer_model_unavailable(Protocol protocol, const httplib::Request& req,
+                                  const json& request, httplib::Response& res) {
+        std::string model =
+            request.is_object() ? request.value("model", std::string()) : std::string();
         if (protocol == Protocol::bedrock && req.matches.size() > 1) {
             model = req.matches[1].str();  // httplib matches the decoded path
         }
-        const bool listed = std::find(options.unavailable_models.begin(), options.unavailable_models.end(),
-                                      model) != options.unavailable_models.end();
+        const bool listed =
+            std::find(options.unavailable_models.begin(), options.unavailable_models.end(),
+                      model) != options.unavailable_models.end();
         if (model.empty() || (!listed && model.find("retired") == std::string::npos)) return false;
         switch (protocol) {
             case Protocol::openai:
-                send_error(res, protocol, 404,
-                           "The model `" + model + "` does not exist or you do not have access to it.",
-                           "invalid_request_error");
+                send_error(
+                    res, protocol, 404,
+                    "The model `" + model + "` does not exist or you do not have access to it.",
+                    "invalid_request_error");
                 break;
             case Protocol::anthropic:
                 send_error(res, protocol, 404, "model: " + model, "not_found_error");
                 break;
             case Protocol::bedrock:
-                send_error(res, protocol, 404,
-                           "This model version has reached the end of its life. Please refer to the "
-                           "AWS documentation for more details.",
-                           "ResourceNotFoundException");
+                send_error(
+                    res, protocol, 404,
+                    "This model version has reached the end of its life. Please refer to the "
+                    "AWS documentation for more details.",
+                    "ResourceNotFoundException");
                 break;
             case Protocol::ollama:
-                send_error(res, protocol, 404, "model \"" + model + "\" not found, try pulling it first");
+                send_error(res, protocol, 404,
+                           "model \"" + model + "\" not found, try pulling it first");
                 break;
         }
         return true;
@@ -683,16 +705,23 @@ struct FakeServer::Impl {
                 const bool claude = id.rfind("claude-", 0) == 0;
                 if (bedrock_id(id) || claude != anthropic) continue;
                 if (anthropic) {
-                    data.push_back({{"type", "model"}, {"id", id}, {"display_name", "Fake " + id},
+                    data.push_back({{"type", "model"},
+                                    {"id", id},
+                                    {"display_name", "Fake " + id},
                                     {"created_at", "2026-01-01T00:00:00Z"}});
                 } else {
-                    data.push_back({{"id", id}, {"object", "model"}, {"created", 1767225600}, {"owned_by", "fake"}});
+                    data.push_back({{"id", id},
+                                    {"object", "model"},
+                                    {"created", 1767225600},
+                                    {"owned_by", "fake"}});
                 }
             }
-            json body = anthropic ? json{{"data", data}, {"has_more", false},
-                                         {"first_id", data.empty() ? json(nullptr) : data.front()["id"]},
-                                         {"last_id", data.empty() ? json(nullptr) : data.back()["id"]}}
-                                  : json{{"object", "list"}, {"data", data}};
+            json body = anthropic
+                            ? json{{"data", data},
+                                   {"has_more", false},
+                                   {"first_id", data.empty() ? json(nullptr) : data.front()["id"]},
+                                   {"last_id", data.empty() ? json(nullptr) : data.back()["id"]}}
+                            : json{{"object", "list"}, {"data", data}};
             res.set_content(body.dump(), "application/json");
         });
         const auto bedrock_list = [this](bool profiles) {
@@ -705,10 +734,13 @@ struct FakeServer::Impl {
                     const bool profile = id.rfind("us.", 0) == 0 || id.rfind("global.", 0) == 0;
                     if (profile != profiles) continue;
                     if (profiles) {
-                        list.push_back({{"inferenceProfileId", id}, {"inferenceProfileName", "Fake " + id},
-                                        {"status", "ACTIVE"}, {"type", "SYSTEM_DEFINED"}});
+                        list.push_back({{"inferenceProfileId", id},
+                                        {"inferenceProfileName", "Fake " + id},
+                                        {"status", "ACTIVE"},
+                                        {"type", "SYSTEM_DEFINED"}});
                     } else {
-                        list.push_back({{"modelId", id}, {"modelName", "Fake " + id},
+                        list.push_back({{"modelId", id},
+                                        {"modelName", "Fake " + id},
                                         {"providerName", id.substr(0, id.find('.'))},
                                         {"modelLifecycle", {{"status", "ACTIVE"}}}});
                     }
@@ -741,9 +773,11 @@ struct FakeServer::Impl {
             }
         }
         json schema;
+        std::string schema_text;  // billed as input
         if (request.contains("response_format") && request["response_format"].is_object() &&
             request["response_format"].value("type", "") == "json_schema") {
             schema = request["response_format"]["json_schema"].value("schema", json::object());
+            schema_text = request["response_format"].dump();
         }
         const double temperature = request.value("temperature", 1.0);
         const json answer =
@@ -771,9 +805,10 @@ struct FakeServer::Impl {
             {"choices",
              json::array({{{"index", 0}, {"message", message}, {"finish_reason", finish}}})},
             {"usage",
-             {{"prompt_tokens", count_tokens(prompt)},
+             {{"prompt_tokens", count_tokens(prompt) + count_tokens(schema_text)},
               {"completion_tokens", count_tokens(content)},
-              {"total_tokens", count_tokens(prompt) + count_tokens(content)}}}};
+              {"total_tokens",
+               count_tokens(prompt) + count_tokens(schema_text) + count_tokens(content)}}}};
         return body.dump();
     }
 
@@ -815,9 +850,14 @@ struct FakeServer::Impl {
         }
         json schema;
         std::string tool_name;
+        std::size_t tools_billed = 0;
         if (request.contains("tools") && request["tools"].is_array() && !request["tools"].empty()) {
             schema = request["tools"][0].value("input_schema", json::object());
             tool_name = request["tools"][0].value("name", "answer");
+            const std::string choice = request.contains("tool_choice")
+                                           ? request["tool_choice"].value("type", "auto")
+                                           : "auto";
+            tools_billed = tool_tokens(request["tools"], choice == "any" || choice == "tool");
         }
         const json answer =
             chat_answer(prompt, schema, json(), request.value("temperature", 1.0), fault);
@@ -839,21 +879,23 @@ struct FakeServer::Impl {
             produced = as_text(answer, false);
             content.push_back({{"type", "text"}, {"text", produced}});
         }
-        json body = {
-            {"id", "msg_fake"},
-            {"type", "message"},
-            {"role", "assistant"},
-            {"model", request["model"]},
-            {"content", content},
-            {"stop_reason", stop},
-            {"stop_sequence", nullptr},
-            {"usage",
-             {{"input_tokens", count_tokens(prompt)}, {"output_tokens", count_tokens(produced)}}}};
+        json body = {{"id", "msg_fake"},
+                     {"type", "message"},
+                     {"role", "assistant"},
+                     {"model", request["model"]},
+                     {"content", content},
+                     {"stop_reason", stop},
+                     {"stop_sequence", nullptr},
+                     {"usage",
+                      {{"input_tokens", count_tokens(prompt) + tools_billed},
+                       {"output_tokens", count_tokens(produced)}}}};
         if (!cached_prefix.empty()) {
             const std::size_t prefix_tokens = count_tokens(cached_prefix);
             auto& usage = body["usage"];
-            usage["input_tokens"] = count_tokens(prompt) - std::min(count_tokens(prompt), prefix_tokens);
-            usage[prefix_read ? "cache_read_input_tokens" : "cache_creation_input_tokens"] = prefix_tokens;
+            usage["input_tokens"] =
+                count_tokens(prompt) - std::min(count_tokens(prompt), prefix_tokens) + tools_billed;
+            usage[prefix_read ? "cache_read_input_tokens" : "cache_creation_input_tokens"] =
+                prefix_tokens;
             usage[prefix_read ? "cache_creation_input_tokens" : "cache_read_input_tokens"] = 0;
         }
         return body.dump();
@@ -887,6 +929,14 @@ struct FakeServer::Impl {
             if (spec.contains("inputSchema") && spec["inputSchema"].contains("json"))
                 schema = spec["inputSchema"]["json"];
         }
+        // The engine sends a tool to Claude and Nova models only: billed as Anthropic bills
+        // Claude's (Nova's own tool overhead is not published).
+        std::size_t tools_billed = 0;
+        if (!tool_name.empty()) {
+            const json choice = request["toolConfig"].value("toolChoice", json::object());
+            tools_billed = tool_tokens(request["toolConfig"]["tools"],
+                                       choice.contains("any") || choice.contains("tool"));
+        }
         double temperature = 1.0;
         if (request.contains("inferenceConfig") && request["inferenceConfig"].is_object()) {
             temperature = request["inferenceConfig"].value("temperature", 1.0);
@@ -908,7 +958,7 @@ struct FakeServer::Impl {
             produced = as_text(answer, false);
             content.push_back({{"text", produced}});
         }
-        const auto in = count_tokens(prompt), out = count_tokens(produced);
+        const auto in = count_tokens(prompt) + tools_billed, out = count_tokens(produced);
         json body = {
             {"output", {{"message", {{"role", "assistant"}, {"content", content}}}}},
             {"stopReason", stop},
@@ -954,12 +1004,14 @@ struct FakeServer::Impl {
         std::size_t tokens = 0;
         for (std::size_t i = 0; i < inputs->size(); ++i) {
             const std::vector<double> vector =
-                embed((*inputs)[i], dimensions + (i == 0 && fault.kind == Fault::Kind::wrong_dimension ? 1 : 0));
+                embed((*inputs)[i],
+                      dimensions + (i == 0 && fault.kind == Fault::Kind::wrong_dimension ? 1 : 0));
             json embedding = vector;
             if (encoding == "base64") {
                 embedding = llmv::base64_encode(llmv::float32_bytes(llmv::to_float32(vector)));
             }
-            data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", std::move(embedding)}});
+            data.push_back(
+                {{"object", "embedding"}, {"index", i}, {"embedding", std::move(embedding)}});
             tokens += count_tokens((*inputs)[i]);
         }
         return json({{"object", "list"},
@@ -1015,25 +1067,28 @@ struct FakeServer::Impl {
     using AnswerMember = std::string (Impl::*)(const json&, const Fault&, std::string&);
     httplib::Server::Handler answer_route(const std::string& endpoint, Protocol protocol,
                                           AnswerMember answer) {
-        return [this, endpoint, protocol, answer](const httplib::Request& req, httplib::Response& res) {
-            handle(endpoint, protocol, req, res, [this, answer](const json& r, const Fault& f, std::string& e) {
-                return (this->*answer)(r, f, e);
-            });
+        return [this, endpoint, protocol, answer](const httplib::Request& req,
+                                                  httplib::Response& res) {
+            handle(endpoint, protocol, req, res,
+                   [this, answer](const json& r, const Fault& f, std::string& e) {
+                       return (this->*answer)(r, f, e);
+                   });
         };
     }
 
     void install_routes() {
         using httplib::Request;
         using httplib::Response;
-        const auto openai_chat_route = answer_route("openai.chat", Protocol::openai, &Impl::openai_chat);
+        const auto openai_chat_route =
+            answer_route("openai.chat", Protocol::openai, &Impl::openai_chat);
         server.Post("/v1/chat/completions", openai_chat_route);
         server.Post(R"(/openai/deployments/([^/]+)/chat/completions)", openai_chat_route);
         const auto openai_embeddings_route =
             answer_route("openai.embeddings", Protocol::openai, &Impl::openai_embeddings);
         server.Post("/v1/embeddings", openai_embeddings_route);
         server.Post(R"(/openai/deployments/([^/]+)/embeddings)", openai_embeddings_route);
-        server.Post("/v1/messages",
-                    answer_route("anthropic.messages", Protocol::anthropic, &Impl::anthropic_messages));
+        server.Post("/v1/messages", answer_route("anthropic.messages", Protocol::anthropic,
+                                                 &Impl::anthropic_messages));
         server.Post(R"(/model/(.+)/converse)",
                     answer_route("bedrock.converse", Protocol::bedrock, &Impl::bedrock_converse));
         server.Post(R"(/model/(.+)/invoke)", [this](const Request& req, Response& res) {
@@ -1043,7 +1098,8 @@ struct FakeServer::Impl {
                        return titan_embeddings(model, r, f, e);
                    });
         });
-        server.Post("/api/embed", answer_route("ollama.embed", Protocol::ollama, &Impl::ollama_embed));
+        server.Post("/api/embed",
+                    answer_route("ollama.embed", Protocol::ollama, &Impl::ollama_embed));
 
         install_batch_routes();
         install_model_routes();
@@ -1093,21 +1149,26 @@ struct FakeServer::Impl {
         server.Get("/_control/batches", [this](const Request&, Response& res) {
             std::lock_guard<std::mutex> lock(mutex);
             json list = json::array();
-            for (const std::string& id : batch_order) list.push_back({{"id", id}, {"lines", batches.at(id).lines.size()}});
+            for (const std::string& id : batch_order)
+                list.push_back({{"id", id}, {"lines", batches.at(id).lines.size()}});
             json uses = json::object();
             for (const auto& [id, times] : custom_id_uses) uses[id] = times;
-            res.set_content(json({{"batches", list}, {"custom_ids", uses}}).dump(), "application/json");
+            res.set_content(json({{"batches", list}, {"custom_ids", uses}}).dump(),
+                            "application/json");
         });
         server.Post("/_control/batch_polls", [this](const Request& req, Response& res) {
             const json request = json::parse(req.body, nullptr, false);
-            if (!request.is_object() || !request.contains("polls") || !request["polls"].is_number_integer()) {
+            if (!request.is_object() || !request.contains("polls") ||
+                !request["polls"].is_number_integer()) {
                 res.status = 400;
-                res.set_content(json({{"error", "body must be {\"polls\": N}"}}).dump(), "application/json");
+                res.set_content(json({{"error", "body must be {\"polls\": N}"}}).dump(),
+                                "application/json");
                 return;
             }
             std::lock_guard<std::mutex> lock(mutex);
             options.batch_polls_in_progress = request["polls"].get<int>();
-            for (auto& entry : batches) entry.second.script.polls_in_progress = options.batch_polls_in_progress;
+            for (auto& entry : batches)
+                entry.second.script.polls_in_progress = options.batch_polls_in_progress;
             res.set_content("{}", "application/json");
         });
         server.Post("/_control/reset", [this](const Request&, Response& res) {
@@ -1140,9 +1201,7 @@ struct FakeServer::Impl {
         return true;
     }
 
-    std::string new_id(const std::string& prefix) {
-        return prefix + std::to_string(++next_object);
-    }
+    std::string new_id(const std::string& prefix) { return prefix + std::to_string(++next_object); }
 
     // One line's answer as the synchronous endpoint gives it; "" and `error` when refused.
     std::string answer_line(const Batch& batch, const json& body, std::string& error) {
@@ -1168,11 +1227,12 @@ struct FakeServer::Impl {
         }
         for (std::size_t i = 0; i < line_count; ++i) {
             const Line& line = batch.lines[i];
-            json outcome;  // Anthropic's result / OpenAI's response-or-error
+            json outcome;      // Anthropic's result / OpenAI's response-or-error
             std::string kind;  // succeeded, errored, expired, canceled
             std::string answer, error;
             if (i >= done) {
-                kind = cancelled || script.kind == BatchScript::Kind::cancelled ? "canceled" : "expired";
+                kind = cancelled || script.kind == BatchScript::Kind::cancelled ? "canceled"
+                                                                                : "expired";
             } else if (script.kind == BatchScript::Kind::errored_lines && script.every > 0 &&
                        i % script.every == 0) {
                 kind = "errored";
@@ -1198,26 +1258,33 @@ struct FakeServer::Impl {
                     result["error"] = {{"type", "error"},
                                        {"error", {{"type", "api_error"}, {"message", error}}}};
                 }
-                batch.output += json({{"custom_id", line.custom_id}, {"result", result}}).dump() + "\n";
+                batch.output +=
+                    json({{"custom_id", line.custom_id}, {"result", result}}).dump() + "\n";
                 continue;
             }
             json record = {{"id", "batch_req_" + std::to_string(i)}, {"custom_id", line.custom_id}};
             if (kind == "succeeded") {
-                record["response"] = {{"status_code", 200}, {"request_id", "req_" + std::to_string(i)},
+                record["response"] = {{"status_code", 200},
+                                      {"request_id", "req_" + std::to_string(i)},
                                       {"body", json::parse(answer)}};
                 record["error"] = nullptr;
                 batch.output += record.dump() + "\n";
             } else if (kind == "errored") {
-                record["response"] = {{"status_code", 500}, {"request_id", "req_" + std::to_string(i)},
-                                      {"body", {{"error", {{"message", error}, {"type", "server_error"}}}}}};
+                record["response"] = {
+                    {"status_code", 500},
+                    {"request_id", "req_" + std::to_string(i)},
+                    {"body", {{"error", {{"message", error}, {"type", "server_error"}}}}}};
                 record["error"] = nullptr;
                 batch.errors += record.dump() + "\n";
             } else {
                 record["response"] = nullptr;
-                record["error"] = {{"code", kind == "expired" ? "batch_expired" : "batch_cancelled"},
-                                   {"message", kind == "expired"
-                                                   ? "This request could not be executed before the completion window expired."
-                                                   : "This request was not executed because the batch was cancelled."}};
+                record["error"] = {
+                    {"code", kind == "expired" ? "batch_expired" : "batch_cancelled"},
+                    {"message",
+                     kind == "expired"
+                         ? "This request could not be executed before the completion window "
+                           "expired."
+                         : "This request was not executed because the batch was cancelled."}};
                 batch.errors += record.dump() + "\n";
             }
         }
@@ -1274,8 +1341,10 @@ struct FakeServer::Impl {
                 {"status", batch.status},
                 {"created_at", batch.created_unix},
                 {"metadata", batch.metadata.is_object() ? batch.metadata : json(nullptr)},
-                {"output_file_id", batch.output_file_id.empty() ? json(nullptr) : json(batch.output_file_id)},
-                {"error_file_id", batch.error_file_id.empty() ? json(nullptr) : json(batch.error_file_id)},
+                {"output_file_id",
+                 batch.output_file_id.empty() ? json(nullptr) : json(batch.output_file_id)},
+                {"error_file_id",
+                 batch.error_file_id.empty() ? json(nullptr) : json(batch.error_file_id)},
                 {"errors", batch.validation_errors.empty()
                                ? json(nullptr)
                                : json({{"object", "list"}, {"data", batch.validation_errors}})},
@@ -1286,12 +1355,13 @@ struct FakeServer::Impl {
     }
 
     json anthropic_batch_json(const Batch& batch, const std::string& base) const {
-        const bool ended = batch.status == "completed" || batch.status == "expired" || batch.status == "cancelled";
-        const std::size_t processing =
-            ended ? 0 : batch.lines.size();
+        const bool ended =
+            batch.status == "completed" || batch.status == "expired" || batch.status == "cancelled";
+        const std::size_t processing = ended ? 0 : batch.lines.size();
         return {{"id", batch.id},
                 {"type", "message_batch"},
-                {"processing_status", ended ? "ended" : (batch.status == "cancelling" ? "canceling" : "in_progress")},
+                {"processing_status",
+                 ended ? "ended" : (batch.status == "cancelling" ? "canceling" : "in_progress")},
                 {"request_counts",
                  {{"processing", processing},
                   {"succeeded", batch.succeeded},
@@ -1301,8 +1371,10 @@ struct FakeServer::Impl {
                 {"created_at", rfc3339(batch.created_unix)},
                 {"expires_at", rfc3339(batch.created_unix + 86400)},
                 {"ended_at", ended ? json("2026-01-01T01:00:00Z") : json(nullptr)},
-                {"cancel_initiated_at", batch.cancel_requested ? json("2026-01-01T00:30:00Z") : json(nullptr)},
-                {"results_url", ended ? json(base + "/v1/messages/batches/" + batch.id + "/results") : json(nullptr)}};
+                {"cancel_initiated_at",
+                 batch.cancel_requested ? json("2026-01-01T00:30:00Z") : json(nullptr)},
+                {"results_url", ended ? json(base + "/v1/messages/batches/" + batch.id + "/results")
+                                      : json(nullptr)}};
     }
 
     BatchScript next_script() {
@@ -1355,7 +1427,8 @@ struct FakeServer::Impl {
             std::lock_guard<std::mutex> lock(mutex);
             const auto found = files.find(req.matches[1].str());
             if (found == files.end()) {
-                send_error(res, Protocol::openai, 404, "No such File object: " + req.matches[1].str());
+                send_error(res, Protocol::openai, 404,
+                           "No such File object: " + req.matches[1].str());
                 return;
             }
             res.set_content(download(found->first, found->second), "application/octet-stream");
@@ -1382,7 +1455,8 @@ struct FakeServer::Impl {
             batch.script = next_script();
             batch.status = "validating";
             batch.created_unix = static_cast<std::int64_t>(std::time(nullptr));
-            if (request.contains("metadata") && request["metadata"].is_object()) batch.metadata = request["metadata"];
+            if (request.contains("metadata") && request["metadata"].is_object())
+                batch.metadata = request["metadata"];
             std::istringstream in(file->second);
             std::string raw;
             std::set<std::string> ids;
@@ -1392,16 +1466,20 @@ struct FakeServer::Impl {
                 if (raw.empty()) continue;
                 const json line = json::parse(raw, nullptr, false);
                 std::string problem;
-                if (!line.is_object() || !line.contains("custom_id") || !line["custom_id"].is_string() ||
-                    !line.contains("body") || !line["body"].is_object()) {
+                if (!line.is_object() || !line.contains("custom_id") ||
+                    !line["custom_id"].is_string() || !line.contains("body") ||
+                    !line["body"].is_object()) {
                     problem = "each line needs custom_id, method, url and body";
-                } else if (line.value("url", "") != batch.endpoint || line.value("method", "") != "POST") {
+                } else if (line.value("url", "") != batch.endpoint ||
+                           line.value("method", "") != "POST") {
                     problem = "the line's url and method must be POST " + batch.endpoint;
                 } else if (!ids.insert(line["custom_id"].get<std::string>()).second) {
-                    problem = "custom_id " + line["custom_id"].get<std::string>() + " is not unique";
+                    problem =
+                        "custom_id " + line["custom_id"].get<std::string>() + " is not unique";
                 }
                 if (!problem.empty()) {
-                    batch.validation_errors.push_back({{"code", "invalid_request"}, {"message", problem}, {"line", number}});
+                    batch.validation_errors.push_back(
+                        {{"code", "invalid_request"}, {"message", problem}, {"line", number}});
                     continue;
                 }
                 batch.lines.push_back({line["custom_id"].get<std::string>(), line["body"]});
@@ -1409,15 +1487,19 @@ struct FakeServer::Impl {
             count_created(batch);
             // The vendor's caps: a batch over one fails as a whole (no line runs).
             const auto over = [&](const std::string& what) {
-                batch.validation_errors.push_back({{"code", "batch_too_large"}, {"message", what}, {"line", nullptr}});
+                batch.validation_errors.push_back(
+                    {{"code", "batch_too_large"}, {"message", what}, {"line", nullptr}});
             };
             if (batch.lines.size() > cap(options.batch_max_requests, 50000))
-                over("a batch holds at most " + std::to_string(cap(options.batch_max_requests, 50000)) + " requests");
+                over("a batch holds at most " +
+                     std::to_string(cap(options.batch_max_requests, 50000)) + " requests");
             if (batch.embedding_inputs > cap(options.batch_max_embedding_inputs, 50000))
-                over("an embeddings batch holds at most " + std::to_string(cap(options.batch_max_embedding_inputs, 50000)) +
+                over("an embeddings batch holds at most " +
+                     std::to_string(cap(options.batch_max_embedding_inputs, 50000)) +
                      " embedding inputs; this one has " + std::to_string(batch.embedding_inputs));
             if (file->second.size() > cap(options.batch_max_bytes, 200000000))
-                over("the input file is larger than " + std::to_string(cap(options.batch_max_bytes, 200000000)) + " bytes");
+                over("the input file is larger than " +
+                     std::to_string(cap(options.batch_max_bytes, 200000000)) + " bytes");
             if (!batch.validation_errors.empty()) {
                 batch.status = "failed";
                 // Refused: nothing of it runs or is paid.
@@ -1435,7 +1517,9 @@ struct FakeServer::Impl {
         server.Get("/v1/messages/batches", [this](const Request& req, Response& res) {
             if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
             std::lock_guard<std::mutex> lock(mutex);
-            res.set_content(list_batches(true, req, "http://" + req.get_header_value("Host")).dump(), "application/json");
+            res.set_content(
+                list_batches(true, req, "http://" + req.get_header_value("Host")).dump(),
+                "application/json");
         });
         server.Get(R"(/v1/batches/([^/]+))", [this](const Request& req, Response& res) {
             if (!batch_frame("openai.batches", Protocol::openai, req, res)) return;
@@ -1458,20 +1542,23 @@ struct FakeServer::Impl {
         server.Post("/v1/messages/batches", [this](const Request& req, Response& res) {
             if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
             const json request = json::parse(req.body, nullptr, false);
-            if (!request.is_object() || !request.contains("requests") || !request["requests"].is_array() ||
-                request["requests"].empty()) {
-                send_error(res, Protocol::anthropic, 400, "requests: a non-empty array is required");
+            if (!request.is_object() || !request.contains("requests") ||
+                !request["requests"].is_array() || request["requests"].empty()) {
+                send_error(res, Protocol::anthropic, 400,
+                           "requests: a non-empty array is required");
                 return;
             }
             static const std::regex custom_id_pattern("^[a-zA-Z0-9_-]{1,64}$");
             if (request["requests"].size() > cap(options.batch_max_requests, 100000)) {
                 send_error(res, Protocol::anthropic, 400,
-                           "requests: at most " + std::to_string(cap(options.batch_max_requests, 100000)) + " items");
+                           "requests: at most " +
+                               std::to_string(cap(options.batch_max_requests, 100000)) + " items");
                 return;
             }
             if (req.body.size() > cap(options.batch_max_bytes, 256000000)) {
-                send_error(res, Protocol::anthropic, 413, "request_too_large: the batch is larger than " +
-                                                              std::to_string(cap(options.batch_max_bytes, 256000000)) + " bytes");
+                send_error(res, Protocol::anthropic, 413,
+                           "request_too_large: the batch is larger than " +
+                               std::to_string(cap(options.batch_max_bytes, 256000000)) + " bytes");
                 return;
             }
             Batch batch;
@@ -1482,7 +1569,8 @@ struct FakeServer::Impl {
                 if (!std::regex_match(id, custom_id_pattern) || !item.contains("params") ||
                     !item["params"].is_object()) {
                     send_error(res, Protocol::anthropic, 400,
-                               "requests: each needs a custom_id matching ^[a-zA-Z0-9_-]{1,64}$ and params");
+                               "requests: each needs a custom_id matching ^[a-zA-Z0-9_-]{1,64}$ "
+                               "and params");
                     return;
                 }
                 if (!ids.insert(id).second) {
@@ -1499,8 +1587,9 @@ struct FakeServer::Impl {
             count_created(batch);
             batches[batch.id] = batch;
             batch_order.push_back(batch.id);
-            res.set_content(anthropic_batch_json(batch, "http://" + req.get_header_value("Host")).dump(),
-                            "application/json");
+            res.set_content(
+                anthropic_batch_json(batch, "http://" + req.get_header_value("Host")).dump(),
+                "application/json");
         });
         server.Get(R"(/v1/messages/batches/([^/]+))", [this](const Request& req, Response& res) {
             if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
@@ -1508,30 +1597,36 @@ struct FakeServer::Impl {
             Batch* const batch = find_batch(req, res, /*anthropic=*/true);
             if (!batch) return;
             advance(*batch);
-            res.set_content(anthropic_batch_json(*batch, "http://" + req.get_header_value("Host")).dump(),
-                            "application/json");
+            res.set_content(
+                anthropic_batch_json(*batch, "http://" + req.get_header_value("Host")).dump(),
+                "application/json");
         });
-        server.Get(R"(/v1/messages/batches/([^/]+)/results)", [this](const Request& req, Response& res) {
-            if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
-            std::lock_guard<std::mutex> lock(mutex);
-            Batch* const batch = find_batch(req, res, /*anthropic=*/true);
-            if (!batch) return;
-            if (batch->status != "completed" && batch->status != "expired" && batch->status != "cancelled") {
-                send_error(res, Protocol::anthropic, 400, "the batch has not ended; its results are not ready");
-                return;
-            }
-            res.set_content(download(batch->id, batch->output), "application/binary");
-        });
-        server.Post(R"(/v1/messages/batches/([^/]+)/cancel)", [this](const Request& req, Response& res) {
-            if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
-            std::lock_guard<std::mutex> lock(mutex);
-            Batch* const batch = find_batch(req, res, /*anthropic=*/true);
-            if (!batch) return;
-            batch->cancel_requested = true;
-            if (batch->status == "in_progress") batch->status = "cancelling";
-            res.set_content(anthropic_batch_json(*batch, "http://" + req.get_header_value("Host")).dump(),
-                            "application/json");
-        });
+        server.Get(R"(/v1/messages/batches/([^/]+)/results)",
+                   [this](const Request& req, Response& res) {
+                       if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
+                       std::lock_guard<std::mutex> lock(mutex);
+                       Batch* const batch = find_batch(req, res, /*anthropic=*/true);
+                       if (!batch) return;
+                       if (batch->status != "completed" && batch->status != "expired" &&
+                           batch->status != "cancelled") {
+                           send_error(res, Protocol::anthropic, 400,
+                                      "the batch has not ended; its results are not ready");
+                           return;
+                       }
+                       res.set_content(download(batch->id, batch->output), "application/binary");
+                   });
+        server.Post(
+            R"(/v1/messages/batches/([^/]+)/cancel)", [this](const Request& req, Response& res) {
+                if (!batch_frame("anthropic.batches", Protocol::anthropic, req, res)) return;
+                std::lock_guard<std::mutex> lock(mutex);
+                Batch* const batch = find_batch(req, res, /*anthropic=*/true);
+                if (!batch) return;
+                batch->cancel_requested = true;
+                if (batch->status == "in_progress") batch->status = "cancelling";
+                res.set_content(
+                    anthropic_batch_json(*batch, "http://" + req.get_header_value("Host")).dump(),
+                    "application/json");
+            });
     }
 
     void push(const std::string& endpoint, const std::vector<Fault>& list) {
@@ -1661,7 +1756,8 @@ std::vector<std::size_t> FakeServer::embedding_batch_inputs() const {
     std::vector<std::size_t> list;
     for (const std::string& id : impl_->batch_order) {
         const auto& batch = impl_->batches.at(id);
-        if (!batch.anthropic && batch.endpoint == "/v1/embeddings") list.push_back(batch.embedding_inputs);
+        if (!batch.anthropic && batch.endpoint == "/v1/embeddings")
+            list.push_back(batch.embedding_inputs);
     }
     return list;
 }

@@ -711,3 +711,39 @@ TEST_CASE("answer_format takes auto or always and a wrong value names it") {
               std::string::npos);
     }
 }
+
+// Issue 26: the dry run bills what a request carries beside its prompt. With structured output
+// schema: the answer's JSON Schema, and for Claude's forced tool also the tool-use system
+// prompt (313 tokens on the Claude 4 models, Anthropic's tool-use pricing page); nothing with
+// structured output none.
+TEST_CASE("the dry run counts the schema and Claude's tool-use system prompt per call") {
+    fake::FakeServer server;
+    server.start();
+    test::TempCacheDir directory("llmv-dry-overhead");
+    ValidationConfig config = fake_config(server, directory.cache());
+    const PassageInput passage{"y", server_style_passage("negative", 3), "", {}, ""};
+    const DryRunReport openai = dry_run(config, {passage});
+    ValidationConfig plain = config;
+    plain.structured_output = "none";
+    plain.answer_format = "always";  // the same prompts as the schema run, with the sentence
+    ValidationConfig sentence = config;
+    sentence.answer_format = "always";
+    const DryRunReport without_schema = dry_run(plain, {passage});
+    const DryRunReport with_schema = dry_run(sentence, {passage});
+    REQUIRE(with_schema.calls.chat_calls == without_schema.calls.chat_calls);
+    // Each call's schema: at least the wrapper's 10 tokens more, per call.
+    CHECK(with_schema.estimated_input_tokens - without_schema.estimated_input_tokens >=
+          10 * with_schema.calls.chat_calls);
+
+    ValidationConfig claude = config;
+    claude.provider = "anthropic";
+    claude.model = "claude-sonnet-4-6";
+    claude.base_url = "";  // a dry run sends nothing
+    claude.api_key = "sk-ant-test";
+    const DryRunReport anthropic = dry_run(claude, {passage});
+    REQUIRE(anthropic.calls.chat_calls == openai.calls.chat_calls);
+    // The same prompts and schemas; the forced tool's system prompt on every call.
+    CHECK(anthropic.estimated_input_tokens - openai.estimated_input_tokens ==
+          313 * anthropic.calls.chat_calls);
+    CHECK(server.total_count() == 0);
+}
