@@ -9,23 +9,18 @@
 #include "cli.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/models.hpp"
+#include "llmvalidate/text.hpp"
 #include "terminal.hpp"
 
 namespace llmv::cli {
 
 namespace {
 
-std::string join_vendors(const std::string& separator) {
-    std::string joined;
-    for (const std::string& vendor : pipeline::model_list_vendors())
-        joined += (joined.empty() ? "" : separator) + vendor;
-    return joined;
-}
-
 CommandSpec models_spec() {
     return {
         "models",
-        "--provider " + join_vendors("|") + " [--base-url URL] [--price-table PATH] [--json]",
+        "--provider " + text::join_list(pipeline::model_list_vendors(), "|", "|") +
+            " [--base-url URL] [--price-table PATH] [--json]",
         "Lists the models the vendor serves to your credentials, read from its API (OpenAI and\n"
         "Anthropic GET /v1/models; Bedrock ListFoundationModels and inference profiles). The\n"
         "engine's default models are marked, and each row says whether the price table has it.\n"

@@ -11,6 +11,7 @@
 #include "llm/openai_common.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/text.hpp"
 
 namespace llmv {
 
@@ -57,14 +58,9 @@ ModelCatalogue::ModelCatalogue(const std::string& provider, const ProviderConfig
     : provider_(provider == "bedrock-titan" ? "bedrock" : provider), config_(config) {
     const auto& vendors = catalogue_vendors();
     if (std::find(vendors.begin(), vendors.end(), provider_) == vendors.end()) {
-        std::string allowed;
-        for (std::size_t i = 0; i < vendors.size(); ++i)
-            allowed += (i == 0                    ? ""
-                        : i + 1 == vendors.size() ? " or "
-                                                  : ", ") +
-                       ("\"" + vendors[i] + "\"");
-        throw_invalid(code::invalid_argument, "provider", "\"" + provider + "\"",
-                      "a vendor with a model list: " + allowed);
+        throw_invalid(
+            code::invalid_argument, "provider", "\"" + provider + "\"",
+            "a vendor with a model list: " + text::join_list(vendors, ", ", " or ", "\""));
     }
     (void)requests();  // credentials are checked now, before anything is sent
 }

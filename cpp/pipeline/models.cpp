@@ -7,6 +7,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pricing.hpp"
 #include "llmvalidate/resolution.hpp"
+#include "llmvalidate/text.hpp"
 #include "transport/transport.hpp"
 
 namespace llmv::pipeline {
@@ -25,15 +26,7 @@ std::string priced_as(const std::string& provider, const std::string& id) {
 
 const std::vector<std::string>& model_list_vendors() { return catalogue_vendors(); }
 
-std::string model_list_vendors_text() {
-    const auto& vendors = model_list_vendors();
-    std::string text;
-    for (std::size_t i = 0; i < vendors.size(); ++i) {
-        if (i > 0) text += i + 1 == vendors.size() ? " or " : ", ";
-        text += vendors[i];
-    }
-    return text;
-}
+std::string model_list_vendors_text() { return text::join_list(model_list_vendors()); }
 
 ModelList list_models(const std::string& provider, const ProviderConfig& config,
                       const std::string& price_table_path,

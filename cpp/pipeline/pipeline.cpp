@@ -23,15 +23,11 @@ bool prompts_carry_answer_format(const ValidationConfig& config) {
     if (config.answer_format == "always" || config.structured_output != "schema") return true;
     // The simulated provider receives no request: its prompts only name its draws (cache keys),
     // which stay those of every earlier version.
-    if (config.provider == simulated_provider_name) return true;
-    if (config.provider == "auto") {
-        try {
-            return resolve_providers(config).chat_provider == simulated_provider_name;
-        } catch (const Error&) {
-            return false;  // the run itself reports what cannot be resolved
-        }
+    try {
+        return resolve_providers(config).synthetic_chat;
+    } catch (const Error&) {
+        return false;  // the run itself reports what cannot be resolved
     }
-    return false;
 }
 
 Task load_config_task(const ValidationConfig& config) {

@@ -1,10 +1,10 @@
 // Provider, model, key and cache resolution (resolution.hpp): the one copy of these rules.
 #include "llmvalidate/resolution.hpp"
 
-#include <algorithm>
-#include <cstdlib>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <algorithm>
+#include <cstdlib>
 #ifdef _WIN32
 #include <direct.h>
 #endif
@@ -12,6 +12,7 @@
 #include "llm/model_rules.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/settings.hpp"
+#include "llmvalidate/text.hpp"
 #include "pipeline/simulated.hpp"
 
 namespace llmv::pipeline {
@@ -60,9 +61,8 @@ std::vector<const ProviderDefaults*> auto_rows() {
     for (const ProviderDefaults& row : provider_defaults()) {
         if (row.kind == "chat" && row.auto_rank > 0) rows.push_back(&row);
     }
-    std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
-        return a->auto_rank < b->auto_rank;
-    });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto* a, const auto* b) { return a->auto_rank < b->auto_rank; });
     return rows;
 }
 
@@ -74,34 +74,70 @@ const std::vector<ProviderDefaults>& provider_defaults() {
     // Each is dated with its source; re-check them against the vendors' lists (GET /v1/models,
     // ListFoundationModels: `llmvalidate models --provider P`) when a vendor retires a model.
     static const std::vector<ProviderDefaults> table = {
-        {"chat", "openai", "gpt-4.1-mini", "openai",
+        {"chat",
+         "openai",
+         "gpt-4.1-mini",
+         "openai",
          "OPENAI_API_KEY (AZURE_OPENAI_API_KEY with flavor azure); none for a local server",
          "2026-12-04",
          "OpenAI deprecations page (2026-04-22 entry: the substitute for retired snapshots); npm "
          "openai ChatModel list",
-         {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_API_KEY"}, 2, {"OPENAI_API_KEY"},
-         "OPENAI_API_KEY", true},
-        {"chat", "anthropic", "claude-haiku-4-5", "", "ANTHROPIC_API_KEY", "2026-12-04",
+         {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_API_KEY"},
+         2,
+         {"OPENAI_API_KEY"},
+         "OPENAI_API_KEY",
+         true},
+        {"chat",
+         "anthropic",
+         "claude-haiku-4-5",
+         "",
+         "ANTHROPIC_API_KEY",
+         "2026-12-04",
          "Anthropic models overview (current line-up); npm @anthropic-ai/sdk 1.17.0 Model list, "
          "not in its deprecated-models table",
-         {"ANTHROPIC_API_KEY"}, 1, {"ANTHROPIC_API_KEY"}, "ANTHROPIC_API_KEY", true},
-        {"chat", "bedrock", "us.anthropic.claude-sonnet-4-6", "bedrock-titan",
+         {"ANTHROPIC_API_KEY"},
+         1,
+         {"ANTHROPIC_API_KEY"},
+         "ANTHROPIC_API_KEY",
+         true},
+        {"chat",
+         "bedrock",
+         "us.anthropic.claude-sonnet-4-6",
+         "bedrock-titan",
          "AWS_BEARER_TOKEN_BEDROCK, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE",
          "2026-12-04",
          "Anthropic's Claude on Amazon Bedrock page (US inference profile); Bedrock model "
          "lifecycle: launched 2026-02, at least 12 months before end of life",
-         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}, 3,
+         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"},
+         3,
          {"AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "AWS_ACCESS_KEY_ID+AWS_SECRET_ACCESS_KEY"},
-         "AWS credentials", false},  // Bedrock's batch inference needs S3
+         "AWS credentials",
+         false},  // Bedrock's batch inference needs S3
         {"chat", simulated_provider_name, simulated_model_name, hashed_embedding_name,
          "none: a synthetic data-generating process, not an LLM", "", ""},
-        {"embedding", "openai", "text-embedding-3-small", "", "OPENAI_API_KEY", "2026-12-04",
+        {"embedding",
+         "openai",
+         "text-embedding-3-small",
+         "",
+         "OPENAI_API_KEY",
+         "2026-12-04",
          "npm openai EmbeddingModel list; OpenAI deprecations page (not listed)",
          {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_EMBEDDING_API_KEY", "LLMV_API_KEY"}},
-        {"embedding", "bedrock-titan", "amazon.titan-embed-text-v2:0", "", "as bedrock",
-         "2026-12-04", "Bedrock model lifecycle (active); the paper's embedding model",
+        {"embedding",
+         "bedrock-titan",
+         "amazon.titan-embed-text-v2:0",
+         "",
+         "as bedrock",
+         "2026-12-04",
+         "Bedrock model lifecycle (active); the paper's embedding model",
          {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}},
-        {"embedding", "ollama", "nomic-embed-text", "", "none", "", "a local server: any pulled model",
+        {"embedding",
+         "ollama",
+         "nomic-embed-text",
+         "",
+         "none",
+         "",
+         "a local server: any pulled model",
          {"LLMV_EMBEDDING_API_KEY"}},
         {"embedding", hashed_embedding_name, hashed_embedding_model, "",
          "none: a hashed bag of words, not a language model", "", ""},
@@ -122,12 +158,7 @@ std::string provider_names(const std::string& kind, const std::string& separator
 std::string auto_sources(const std::string& separator, const std::string& last) {
     std::vector<std::string> labels = {"LLMV_BASE_URL"};
     for (const ProviderDefaults* row : auto_rows()) labels.push_back(row->auto_label);
-    std::string text;
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-        if (i > 0) text += i + 1 == labels.size() ? last : separator;
-        text += labels[i];
-    }
-    return text;
+    return text::join_list(labels, separator, last);
 }
 
 std::vector<std::string> secret_variables() {
@@ -143,7 +174,8 @@ std::vector<std::string> secret_variables() {
 std::string batch_api_provider_names(const std::string& separator) {
     std::string names;
     for (const ProviderDefaults& row : provider_defaults()) {
-        if (row.kind == "chat" && row.batch_api) names += (names.empty() ? "" : separator) + row.provider;
+        if (row.kind == "chat" && row.batch_api)
+            names += (names.empty() ? "" : separator) + row.provider;
     }
     return names;
 }
@@ -271,8 +303,9 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
                 "hashed bag of words, not by a language model.";
         } else {
             throw_invalid(code::invalid_argument, "embedding_provider", "none",
-                          "an embedding provider (" + provider_names("embedding", ", ", "\"") + "): provider " +
-                              resolved.chat_provider + " offers no embedding model");
+                          "an embedding provider (" + provider_names("embedding", ", ", "\"") +
+                              "): provider " + resolved.chat_provider +
+                              " offers no embedding model");
         }
     }
     if (!find_defaults("embedding", embedding)) {
@@ -296,7 +329,8 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
     // same server; another one reads its own (docs/providers.md, "Keys").
     const bool chat_server = same_vendor && resolved.embedding.base_url == resolved.chat.base_url;
     resolved.embedding.api_key = config.embedding_api_key;
-    if (resolved.embedding.api_key.empty() && chat_server) resolved.embedding.api_key = config.api_key;
+    if (resolved.embedding.api_key.empty() && chat_server)
+        resolved.embedding.api_key = config.api_key;
     if (!chat_server) resolved.embedding.server_key_env = "LLMV_EMBEDDING_API_KEY";
     resolved.embedding.connect_timeout_ms = config.connect_timeout_ms;
     resolved.embedding.total_timeout_ms = config.total_timeout_ms;
@@ -327,7 +361,8 @@ Error in_front_end_terms(const Error& error, settings::FrontEnd front_end) {
         const char* spellings[4];  // engine, CLI, R, Stata
     };
     static const Spelling fields[] = {
-        {"embedding_provider", {"embedding_provider", "--embedding-provider", "embedding", "embedding()"}},
+        {"embedding_provider",
+         {"embedding_provider", "--embedding-provider", "embedding", "embedding()"}},
         {"embedding_model", {"embedding_model", "--embedding-model", "embedding", "embmodel()"}},
         {"provider", {"provider", "--provider", "provider", "provider()"}},
         {"model", {"model", "--model", "model", "model()"}},
@@ -336,15 +371,15 @@ Error in_front_end_terms(const Error& error, settings::FrontEnd front_end) {
     for (const Spelling& entry : fields) {
         const std::string quoted_field = std::string("`") + entry.field + "`";
         if (message.rfind(quoted_field, 0) != 0) continue;
-        return Error(error.code(), "`" + std::string(entry.spellings[static_cast<int>(front_end)]) + "`" +
-                                       message.substr(quoted_field.size()));
+        return Error(error.code(), "`" + std::string(entry.spellings[static_cast<int>(front_end)]) +
+                                       "`" + message.substr(quoted_field.size()));
     }
     // The model rules' settings (temperature, top_p, max_tokens): the settings table's spelling.
     for (const char* name : {"temperature", "top_p", "max_tokens"}) {
         const std::string quoted_field = std::string("`") + name + "`";
         if (message.rfind(quoted_field, 0) != 0) continue;
-        return Error(error.code(), "`" + settings::spelling(settings::setting(name), front_end) + "`" +
-                                       message.substr(quoted_field.size()));
+        return Error(error.code(), "`" + settings::spelling(settings::setting(name), front_end) +
+                                       "`" + message.substr(quoted_field.size()));
     }
     return error;
 }

@@ -30,4 +30,17 @@ inline std::vector<std::string> split(const std::string& value, char separator) 
     return parts;
 }
 
+// A list as a message says it: "a, b or c" (`separator` between items, `last` before the last
+// one), each item wrapped in `quote` ("\"a\", \"b\" or \"c\"").
+inline std::string join_list(const std::vector<std::string>& items,
+                             const std::string& separator = ", ", const std::string& last = " or ",
+                             const std::string& quote = "") {
+    std::string text;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) text += i + 1 == items.size() ? last : separator;
+        text += quote + items[i] + quote;
+    }
+    return text;
+}
+
 }  // namespace llmv::text
