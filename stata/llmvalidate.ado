@@ -744,6 +744,7 @@ program define Overview, rclass
         local variables `variables' `stub'label `stub'verdict
     }
     local columns : word count `namelist'
+    local llmv_stubs `namelist'
     local llmv_headers `namelist'
     if `"`names'"' != "" {
         local llmv_headers `names'

@@ -6,47 +6,53 @@
 //   varlist:  for each column, <stub>label (string) and <stub>verdict (numeric, 1 valid,
 //             2 invalid, 3 inconclusive), then a string copy of titles() when given
 //   words:    columns=K titles=0|1
-//   locals:   llmv_headers (a header per column: the stubs, or names())
+//   locals:   llmv_stubs (the generate() prefixes), llmv_headers (a header per column: the
+//             stubs, or names())
 //
 // An observation a run did not validate (verdict missing) shows ".". Sets the locals
 // llmv_overview_n (rows shown), llmv_overview_valid (valid cells per column).
-#include <sstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "arguments.hpp"
 #include "commands.hpp"
 #include "llmvalidate/overview.hpp"
+#include "llmvalidate/record_csv.hpp"
+#include "llmvalidate/records.hpp"
 #include "return_codes.hpp"
 
 namespace llmv::stata {
-
-namespace {
-std::string number_text(double value) {
-    std::ostringstream text;
-    text << value;
-    return text.str();
-}
-}  // namespace
 
 int command_overview(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
     args.allow_only({"columns", "titles"});
     const int columns = args.integer("columns", 0);
     const bool titles = args.integer("titles", 0) == 1;
+    const auto stubs = split_stata_list(api.local("llmv_stubs").value_or(""), "overview");
     const auto headers = split_stata_list(api.local("llmv_headers").value_or(""), "names()");
     if (columns < 1 || api.variables() != 2 * columns + (titles ? 1 : 0) ||
-        static_cast<int>(headers.size()) != columns)
+        static_cast<int>(stubs.size()) != columns || static_cast<int>(headers.size()) != columns)
         throw StataFailure(kRcSyntax,
                            "llmvalidate plugin: overview expects a label and a verdict variable "
-                           "per column, a header per column and the titles when given");
+                           "per column, a prefix and a header per column and the titles when given");
     for (int c = 0; c < columns; ++c)
         if (!api.is_string(2 * c + 1) || api.is_string(2 * c + 2))
             throw StataFailure(kRcSyntax,
                                "llmvalidate plugin: overview expects a string label and a "
                                "numeric verdict per column");
 
-    static const char* const verdicts[] = {"valid", "invalid", "inconclusive"};
+    // The verdict of each code of <prefix>verdict, and the codes as a message lists them: the
+    // engine's names and Stata codes (records.hpp), not a copy.
+    std::map<double, std::string> verdict_of_code;
+    std::string codes;
+    for (const stats::Verdict verdict :
+         {stats::Verdict::valid, stats::Verdict::invalid, stats::Verdict::inconclusive}) {
+        const int code = records::stata_verdict_code(verdict);
+        verdict_of_code[code] = stats::verdict_name(verdict);
+        codes += std::to_string(code) + " " + stats::verdict_name(verdict) + ", ";
+    }
+    const double valid_code = records::stata_verdict_code(stats::Verdict::valid);
     std::vector<pipeline::OverviewColumn> grid(static_cast<std::size_t>(columns));
     std::vector<int> valid(static_cast<std::size_t>(columns), 0);
     for (int c = 0; c < columns; ++c)
@@ -58,22 +64,21 @@ int command_overview(Api& api, int argc, char* argv[]) {
         rows.push_back(titles ? api.string(2 * columns + 1, obs) : std::to_string(obs));
         for (int c = 0; c < columns; ++c) {
             const double code = api.number(2 * c + 2, obs);
-            const int verdict = api.is_missing(code) ? 0 : static_cast<int>(code);
             auto& column = grid[static_cast<std::size_t>(c)];
-            if (verdict < 1 || verdict > 3 || static_cast<double>(verdict) != code) {
-                if (!api.is_missing(code))
-                    throw StataFailure(kRcSyntax,
-                                       "overview: " + headers[static_cast<std::size_t>(c)] +
-                                           "verdict must hold verdicts (1 valid, 2 invalid, "
-                                           "3 inconclusive, or missing); received " +
-                                           number_text(code) + " in observation " +
-                                           std::to_string(obs));
+            if (api.is_missing(code)) {
                 column.cells.push_back(".");
                 continue;
             }
-            if (verdict == 1) ++valid[static_cast<std::size_t>(c)];
+            const auto verdict = verdict_of_code.find(code);
+            if (verdict == verdict_of_code.end())
+                throw StataFailure(kRcSyntax, "overview: " + stubs[static_cast<std::size_t>(c)] +
+                                                  "verdict must hold verdicts (" + codes +
+                                                  "or missing); received " +
+                                                  records::csv_number(code) + " in observation " +
+                                                  std::to_string(obs));
+            if (code == valid_code) ++valid[static_cast<std::size_t>(c)];
             column.cells.push_back(
-                pipeline::overview_cell(true, api.string(2 * c + 1, obs), verdicts[verdict - 1]));
+                pipeline::overview_cell(true, api.string(2 * c + 1, obs), verdict->second));
         }
     }
     api.text(pipeline::format_overview("run (Tables 7 and 8)", rows, grid));

@@ -478,12 +478,12 @@ struct Session {
         }
         if (options.has("titles"))
             variables.push_back(string_copy(options.get("titles"), "__titles"));
-        const std::string headers = options.has("names") ? options.get("names") : [&] {
-            std::string joined;
-            for (const std::string& stub : stubs) joined += (joined.empty() ? "" : " ") + stub;
-            return joined;
-        }();
+        // The ado's namelist: the prefixes, and the headers unless names() gives them.
+        std::string stub_list;
+        for (const std::string& stub : stubs) stub_list += (stub_list.empty() ? "" : " ") + stub;
+        const std::string headers = options.has("names") ? options.get("names") : stub_list;
         REQUIRE(split_list(headers).size() == stubs.size());
+        stata.set_local("llmv_stubs", stub_list);
         stata.set_local("llmv_headers", headers);
         stata.set_varlist(variables);
         stata.if_mask = touse(command);

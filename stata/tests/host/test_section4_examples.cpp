@@ -132,6 +132,7 @@ TEST_CASE("the help's Section 4 examples (Tables 1-7) run on the shipped data",
         varlist.push_back(stub + "verdict");
     }
     varlist.push_back(titles);
+    stata.set_local("llmv_stubs", overview[1].str());
     stata.set_local("llmv_headers", overview[3].str());
     stata.set_varlist(varlist);
     stata.select_all();
@@ -176,4 +177,27 @@ TEST_CASE("the help's Section 4 examples (Tables 1-7) run on the shipped data",
     std::string counts;
     for (int n : valid) counts += (counts.empty() ? "" : " ") + std::to_string(n);
     CHECK(stata.local("llmv_overview_valid") == counts);
+
+    // A verdict variable that holds something else is refused, naming the variable (its prefix,
+    // not the header names() gave), the codes allowed, the value and the observation; a missing
+    // verdict (an observation that run did not validate) shows ".".
+    std::vector<double>& verdict1 = stata.var("t1_verdict").numbers;
+    const double kept = verdict1.at(0);
+    verdict1.at(0) = 7;
+    stata.errors.clear();
+    CHECK(stata.call({"overview", "columns=6", "titles=1"}) == 198);
+    CHECK(stata.errors.find("overview: t1_verdict must hold verdicts (1 valid, 2 invalid, "
+                            "3 inconclusive, or missing); received 7 in observation 1") !=
+          std::string::npos);
+    verdict1.at(0) = missing();
+    stata.output.clear();
+    REQUIRE(stata.call({"overview", "columns=6", "titles=1"}) == 0);
+    std::istringstream shown(stata.output);
+    std::getline(shown, line);
+    std::getline(shown, line);
+    std::getline(shown, line);  // the first passage's row: its first cell is "."
+    const std::string title = stata.var(titles).strings.at(0);
+    CHECK(line.substr(2 + title.size()).find_first_not_of(' ') ==
+          line.substr(2 + title.size()).find(". "));
+    verdict1.at(0) = kept;
 }
