@@ -81,6 +81,10 @@ ModelRules claude_rules(const std::string& id, bool bedrock) {
     rules.token_limit_required = !bedrock;  // the Messages API requires max_tokens
     rules.temperature_low = 0;
     rules.temperature_high = 1;
+    // Anthropic's tool-use pricing page: the tool-use system prompt of a forced tool
+    // (tool_choice any or tool) is 313 tokens on the Claude 4 models (the retired Claude 3
+    // models took 235 to 340); Bedrock bills Claude's the same way.
+    rules.tool_prompt_tokens = 313;
     const ClaudeVersion version = claude_version(id);
     const bool new_line = version.tier == "fable" || version.tier == "mythos";
     if (new_line || version.version >= 4.7 - 1e-9) {
@@ -143,7 +147,8 @@ ModelRules model_rules(const std::string& provider, const std::string& model) {
             rules.forced_tool = false;
         } else if (model.find("amazon.nova") != std::string::npos) {
             rules.family = "Amazon Nova on Bedrock";
-            rules.source = "Bedrock Converse toolChoice (Anthropic Claude and Amazon Nova); read 2026-12-04";
+            rules.source =
+                "Bedrock Converse toolChoice (Anthropic Claude and Amazon Nova); read 2026-12-04";
         } else {
             rules.family = "Bedrock Converse";
             rules.source = "Bedrock Converse API reference (temperature 0 to 1); read 2026-12-04";
@@ -164,7 +169,8 @@ ModelRules model_rules(const std::string& provider, const std::string& model) {
             rules.top_p_allowed = false;
         } else {
             rules.family = "OpenAI chat completions";
-            rules.source = "OpenAI chat completions reference (temperature 0 to 2); read 2026-12-04";
+            rules.source =
+                "OpenAI chat completions reference (temperature 0 to 2); read 2026-12-04";
         }
         return rules;
     }
@@ -222,9 +228,8 @@ namespace {
 
 }  // namespace
 
-void check_model_settings(const std::string& provider, const std::string& model,
-                          double temperature, std::optional<double> top_p,
-                          std::optional<int> max_tokens) {
+void check_model_settings(const std::string& provider, const std::string& model, double temperature,
+                          std::optional<double> top_p, std::optional<int> max_tokens) {
     if (const RetiredModel* retired = find_retired_model(provider, model)) {
         refuse("model", "\"" + model + "\"",
                "a model " + provider + " still serves: this one was retired on " +
@@ -232,12 +237,14 @@ void check_model_settings(const std::string& provider, const std::string& model,
                    retired->replacement + ". " + model_not_available_message(provider, model));
     }
     const ModelRules rules = model_rules(provider, model);
-    const std::string of_model = " for model " + model + " (" + rules.family + "; " + rules.source + ")";
+    const std::string of_model =
+        " for model " + model + " (" + rules.family + "; " + rules.source + ")";
     if (!rules.send_temperature) {
         if (temperature != 1) {
             refuse("temperature", number_text(temperature),
-                   "1 only" + of_model + ": the model samples with its own settings, so no "
-                   "temperature is sent");
+                   "1 only" + of_model +
+                       ": the model samples with its own settings, so no "
+                       "temperature is sent");
         }
     } else if (temperature < rules.temperature_low || temperature > rules.temperature_high) {
         refuse("temperature", number_text(temperature),
@@ -250,8 +257,9 @@ void check_model_settings(const std::string& provider, const std::string& model,
         }
         if (!rules.top_p_with_temperature) {
             refuse("top_p", number_text(*top_p),
-                   "unset" + of_model + ": it refuses temperature and top_p together, and every "
-                   "request carries the temperature (the paper's sampling setting)");
+                   "unset" + of_model +
+                       ": it refuses temperature and top_p together, and every "
+                       "request carries the temperature (the paper's sampling setting)");
         }
         if (*top_p < rules.top_p_low) {
             refuse("top_p", number_text(*top_p),

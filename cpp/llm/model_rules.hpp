@@ -8,6 +8,7 @@
 // does not know gets the provider's general rules (what the API itself allows).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct ModelRules {
     // a JSON schema response format (OpenAI).
     bool forced_tool = true;
     bool json_schema = true;
+    // Input tokens the vendor adds to a request with a forced tool, its tool-use system prompt
+    // (0: none known). Billed on every call; the dry run counts it.
+    std::int64_t tool_prompt_tokens = 0;
 };
 
 // The rules of `model` at `provider` ("openai", "anthropic", "bedrock"; other names get
@@ -59,9 +63,8 @@ const RetiredModel* find_retired_model(const std::string& provider, const std::s
 // the model against the retired list. Throws llmv::Error(invalid_argument) whose message starts
 // with the setting's engine name in backquotes (`temperature`, `top_p`, `max_tokens`, `model`),
 // then the value received and what the model allows.
-void check_model_settings(const std::string& provider, const std::string& model,
-                          double temperature, std::optional<double> top_p,
-                          std::optional<int> max_tokens);
+void check_model_settings(const std::string& provider, const std::string& model, double temperature,
+                          std::optional<double> top_p, std::optional<int> max_tokens);
 
 // The sentence a front end shows when a vendor answers 404 for a model: the model is not
 // available at this vendor, and how to list the ones that are.

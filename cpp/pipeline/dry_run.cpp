@@ -12,6 +12,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "llm/model_rules.hpp"
 #include "llm/structured_output.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
@@ -323,6 +324,29 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         std::int64_t output = 0;
     };
     Tokens kind_tokens[3];  // annotation, simulation, backtranslation (CacheWalk::Kind)
+    const auto tokens = [](const std::string& text) {
+        return static_cast<std::int64_t>((text.size() + 3) / 4);
+    };
+    // What a request carries beside the prompt and is billed as input: the answer's JSON Schema
+    // (the API's structured output, a forced tool, or appended to the prompt), and the system
+    // prompt a vendor adds to a forced tool (the model's rules: Claude's tool-use prompt). The
+    // simulated provider sends nothing; structured output none sends the prompt alone. The same
+    // for every passage: computed once, the simulation schema once per count of texts.
+    const bool sends_schema = !synthetic && config.structured_output != "none";
+    const ModelRules rules = model_rules(resolved.chat_provider, resolved.chat_model);
+    const std::int64_t tool_prompt =
+        config.structured_output == "schema" && rules.forced_tool ? rules.tool_prompt_tokens : 0;
+    const auto schema_overhead = [&](const std::string& schema) -> std::int64_t {
+        return sends_schema ? tokens(schema) + 10 + tool_prompt : 0;  // 10: its name, wrapper
+    };
+    const std::int64_t label_overhead = schema_overhead(label_json_schema(labels));
+    std::map<int, std::int64_t> simulation_overhead;  // by the texts a call asks for
+    const auto pool_call_overhead = [&](int count) {
+        const auto found = simulation_overhead.find(count);
+        if (found != simulation_overhead.end()) return found->second;
+        return simulation_overhead[count] =
+                   schema_overhead(passages_json_schema(static_cast<std::size_t>(count)));
+    };
     for (const PassageInput& passage : passages) {
         CallCounts& calls = report.calls;
         calls.annotation_calls += per_passage.annotation_calls;
@@ -334,9 +358,6 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
             passage.simulation_template.empty() ? base : task_for_input(base, passage);
         const TaskVariables variables = passage_variables(config, passage);
         const std::string annotation = task.render_annotation(passage.text, variables);
-        const auto tokens = [](const std::string& text) {
-            return static_cast<std::int64_t>((text.size() + 3) / 4);
-        };
         // A generated passage is about as long as y (the simulation prompts ask for y's
         // length), at least 15 tokens; a simulation answer is its n passages in a JSON array
         // (a few tokens each for the quotes and commas) and a label answer ~10 tokens. Where
@@ -344,25 +365,6 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         const std::int64_t passage_tokens = std::max<std::int64_t>(15, tokens(passage.text));
         const std::int64_t label_output =
             config.max_tokens ? std::min<std::int64_t>(10, *config.max_tokens) : 10;
-        // What a request carries beside the prompt and is billed as input: the answer's JSON
-        // Schema (the API's structured output, a forced tool, or appended to the prompt), and
-        // for Claude's forced tool the tool-use system prompt Anthropic adds (its tool-use
-        // pricing page: 313 tokens with tool_choice any or tool on the Claude 4 models). The
-        // simulated provider sends nothing; structured output none sends the prompt alone.
-        const auto request_overhead = [&](bool simulate, int count) -> std::int64_t {
-            if (synthetic || config.structured_output == "none") return 0;
-            const std::string schema = simulate
-                                           ? passages_json_schema(static_cast<std::size_t>(count))
-                                           : label_json_schema(labels);
-            std::int64_t overhead = tokens(schema) + 10;  // the schema's name and wrapper
-            const bool claude_tool = config.structured_output == "schema" &&
-                                     (resolved.chat_provider == "anthropic" ||
-                                      (resolved.chat_provider == "bedrock" &&
-                                       resolved.chat_model.find("claude") != std::string::npos));
-            if (claude_tool) overhead += 313;
-            return overhead;
-        };
-        const std::int64_t label_overhead = request_overhead(false, 0);
         report.estimated_input_tokens +=
             config.annotation_repeats * (tokens(annotation) + label_overhead);
         report.estimated_output_tokens += config.annotation_repeats * label_output;
@@ -374,7 +376,7 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
             for (int c = 0; c < calls_for(texts, config.n); ++c) {
                 const int count = std::min(config.n, texts - c * config.n);
                 sum.first += tokens(task.render_simulation(label, count, passage.text, variables)) +
-                             request_overhead(true, count);
+                             pool_call_overhead(count);
                 std::int64_t out = 4 + count * (passage_tokens + 2);
                 if (config.max_tokens) out = std::min<std::int64_t>(out, *config.max_tokens);
                 sum.second += out;
@@ -429,8 +431,8 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
                              : 0.0;
         };
         const double text_share = share(report.texts_to_embed, report.calls.embedded_texts);
-        const auto scaled = [](std::int64_t tokens, double by) {
-            return static_cast<std::int64_t>(std::llround(static_cast<double>(tokens) * by));
+        const auto scaled = [](std::int64_t count, double by) {
+            return static_cast<std::int64_t>(std::llround(static_cast<double>(count) * by));
         };
         // Each kind of call by the share of its own calls still to make: the shared calls are
         // mostly simulations, whose answers are the longest.
