@@ -25,7 +25,7 @@ if [ "$need" = all ]; then
     git time ccache catch2 libcpp-httplib-dev libssl-dev
     r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-bh r-cran-cli r-cran-rlang
     r-cran-testthat r-cran-generics r-cran-broom r-cran-tibble r-cran-withr
-    r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown r-cran-dplyr r-cran-yaml pandoc
+    r-cran-processx r-cran-jsonlite r-cran-knitr r-cran-rmarkdown r-cran-dplyr r-cran-yaml r-cran-pkgdown pandoc
     qpdf devscripts r-cran-roxygen2
     curl
     # The Windows plugin: cross-compiled, its test run under wine (tools/test.d/stata-windows.sh);

@@ -160,14 +160,29 @@ std::string format_summary(const pipeline::BatchSummary& summary) {
 
 std::string format_cost(const CostEstimate& cost, const std::string& title) {
     std::ostringstream out;
+    // A run says which price it paid; an estimate (the dry run) gives both.
+    const bool batch = cost.paid_through == "batch";
+    std::string prices;
+    if (cost.paid_through.empty()) {
+        prices = format_dollars(cost.dollars) + " with the synchronous APIs, " +
+                 format_dollars(cost.batch_dollars) + " with the batch API";
+    } else {
+        prices = format_dollars(cost.paid_dollars()) + " paid through the " +
+                 (batch ? "batch API" : "synchronous APIs");
+        // The other price, where a model has one (a batch discount in the table).
+        const bool discount =
+            std::any_of(cost.lines.begin(), cost.lines.end(),
+                        [](const CostLine& line) { return line.batch_available; });
+        if (discount)
+            prices += std::string(" (the ") + (batch ? "synchronous APIs: " : "batch API: ") +
+                      format_dollars(batch ? cost.dollars : cost.batch_dollars) + ")";
+    }
     // A total without a model's price is no total: say so rather than print a partial sum.
     if (cost.complete) {
-        out << title << ": " << format_dollars(cost.dollars) << " with the synchronous APIs, "
-            << format_dollars(cost.batch_dollars) << " with the batch API\n";
+        out << title << ": " << prices << "\n";
     } else {
-        out << title << ": unknown, not every model is priced (the priced models: "
-            << format_dollars(cost.dollars) << " with the synchronous APIs, "
-            << format_dollars(cost.batch_dollars) << " with the batch API)\n";
+        out << title << ": unknown, not every model is priced (the priced models: " << prices
+            << ")\n";
     }
     for (const CostLine& line : cost.lines) {
         out << "    " << line.role << " " << line.provider << " " << line.model << ": "
@@ -182,8 +197,15 @@ std::string format_cost(const CostEstimate& cost, const std::string& title) {
             out << "no price\n";
             continue;
         }
-        out << format_dollars(line.dollars);
-        if (line.batch_available) out << " (batch " << format_dollars(line.batch_dollars) << ")";
+        if (batch) {
+            out << format_dollars(line.batch_dollars);
+            if (line.batch_available)
+                out << " (synchronous " << format_dollars(line.dollars) << ")";
+        } else {
+            out << format_dollars(line.dollars);
+            if (line.batch_available)
+                out << " (batch " << format_dollars(line.batch_dollars) << ")";
+        }
         if (!line.checked.empty()) out << ", prices of " << line.checked;
         out << "\n";
     }

@@ -201,6 +201,7 @@ class BatchRunner {
         result.cost =
             cost_of_usage(result.usage, table.get(), resolved.chat_provider, resolved.chat_model,
                           resolved.embedding_provider, resolved.embedding_model);
+        result.cost.paid_through = "batch";
         return result;
     }
 

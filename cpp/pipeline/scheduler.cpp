@@ -170,6 +170,7 @@ class Engine : private PassageFlow::Requests {
         batch_.cost = cost_of_usage(
             batch_.usage, price_table_.get(), providers_.resolved.chat_provider, chat_model(),
             providers_.resolved.embedding_provider, providers_.resolved.embedding_model);
+        batch_.cost.paid_through = "synchronous";
         if (keep_results_) {
             std::sort(
                 batch_.passages.begin(), batch_.passages.end(),

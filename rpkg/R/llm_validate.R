@@ -142,7 +142,10 @@
 #'   (`id`, `label`, `verdict`, `tau`, `critical.value`, `p.value`, `error`,
 #'   `human` when given) and the `llm_validation` objects in the list column
 #'   `validation`, and the attribute `cost` (the tokens the providers reported
-#'   per model and their price at the price table's prices). A passage that
+#'   per model and their price at the price table's prices: `dollars` with the
+#'   synchronous APIs, `batch_dollars` with the batch API, and what the run
+#'   paid, `paid_dollars`, through `paid_through`, `"synchronous"` or
+#'   `"batch"`). A passage that
 #'   fails has verdict `"error"`; when every passage fails for the same reason
 #'   (a key, a model, a server), `llm_validate()` raises that error instead.
 #'   With `dry_run = TRUE`, an `llm_dry_run` object.

@@ -47,10 +47,20 @@ new_llm_validations <- function(result, validations, human) {
 }
 
 # The engine's cost estimate, one row per model (chat, embedding): a tibble when tibble is
-# installed, else a data frame.
+# installed, else a data frame. A run's accounting says which price it paid: `paid_through`
+# ("synchronous" or "batch") and `paid_dollars`, the price of that route; an estimate (the dry
+# run) prices both routes and has neither column.
 cost_tibble <- function(cost) {
   if (is.null(cost)) return(NULL)
   frame <- as.data.frame(cost$lines, stringsAsFactors = FALSE)
+  paid_through <- cost$paid_through %||% ""
+  if (nzchar(paid_through)) {
+    frame$paid_through <- rep(paid_through, nrow(frame))
+    frame <- frame[c(setdiff(names(frame), c("paid_dollars", "prices_checked")),
+                     "paid_dollars", "prices_checked")]
+  } else {
+    frame$paid_dollars <- NULL
+  }
   if (requireNamespace("tibble", quietly = TRUE)) frame <- tibble::as_tibble(frame)
   frame
 }

@@ -41,7 +41,8 @@ Rcpp::List passage_to_r(const pipeline::PassageResult& result) {
 Rcpp::List cost_to_r(const llmv::CostEstimate& cost) {
     const R_xlen_t count = static_cast<R_xlen_t>(cost.lines.size());
     Rcpp::CharacterVector role(count), provider(count), model(count), checked(count);
-    Rcpp::NumericVector input(count), cached(count), output(count), dollars(count), batch(count);
+    Rcpp::NumericVector input(count), cached(count), output(count), dollars(count), batch(count),
+        paid(count);
     Rcpp::LogicalVector priced(count), batch_available(count);
     for (R_xlen_t i = 0; i < count; ++i) {
         const llmv::CostLine& line = cost.lines[static_cast<std::size_t>(i)];
@@ -54,6 +55,10 @@ Rcpp::List cost_to_r(const llmv::CostEstimate& cost) {
         priced[i] = line.priced;
         dollars[i] = line.priced ? line.dollars : NA_REAL;
         batch[i] = line.priced ? line.batch_dollars : NA_REAL;
+        // What the run paid for this model: the batch price when it went through a batch API.
+        paid[i] = !line.priced || cost.paid_through.empty() ? NA_REAL
+                  : cost.paid_through == "batch"            ? line.batch_dollars
+                                                            : line.dollars;
         batch_available[i] = line.batch_available;
         checked[i] = line.checked;
     }
@@ -64,10 +69,10 @@ Rcpp::List cost_to_r(const llmv::CostEstimate& cost) {
             Rcpp::Named("cached_input_tokens") = cached, Rcpp::Named("output_tokens") = output,
             Rcpp::Named("priced") = priced, Rcpp::Named("dollars") = dollars,
             Rcpp::Named("batch_dollars") = batch, Rcpp::Named("batch_available") = batch_available,
-            Rcpp::Named("prices_checked") = checked),
+            Rcpp::Named("paid_dollars") = paid, Rcpp::Named("prices_checked") = checked),
         Rcpp::Named("dollars") = cost.dollars, Rcpp::Named("batch_dollars") = cost.batch_dollars,
         Rcpp::Named("complete") = cost.complete, Rcpp::Named("table") = cost.table,
-        Rcpp::Named("note") = cost.note);
+        Rcpp::Named("note") = cost.note, Rcpp::Named("paid_through") = cost.paid_through);
 }
 
 }  // namespace glue

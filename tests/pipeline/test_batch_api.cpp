@@ -120,6 +120,14 @@ TEST_CASE("a batch-API run gives the synchronous run's results from the same req
     };
     CHECK(tokens(synchronous) > 0);
     CHECK(tokens(batched) == tokens(synchronous));
+    // Each run says which price it paid (issue 29): the same tokens, priced for its route.
+    CHECK(synchronous.cost.paid_through == "synchronous");
+    CHECK(batched.cost.paid_through == "batch");
+    REQUIRE(batched.cost.complete);
+    CHECK(batched.cost.paid_dollars() == batched.cost.batch_dollars);
+    CHECK(synchronous.cost.paid_dollars() == synchronous.cost.dollars);
+    CHECK(batched.cost.paid_dollars() < synchronous.cost.paid_dollars());
+    CHECK(batched.cost.dollars == Approx(synchronous.cost.dollars).epsilon(1e-12));
     CHECK(server.count("openai.chat") == 0);
     CHECK(server.count("openai.embeddings") == 0);
     const auto batch_chat = bodies(server, "openai.chat", true);
@@ -261,6 +269,11 @@ TEST_CASE("CLI batch --batch-api: --submit-only until the last phase, then the r
     } while (step.err.find("waiting for the provider") != std::string::npos && ++runs < 20);
     CHECK(runs > 2);  // one call per phase and poll
     CHECK_THAT(step.err, Catch::Matchers::Contains("provider batches"));
+    // The price paid: the batch API's for the batch run, the synchronous APIs' for the other,
+    // each with the other route's price beside it (the table gives both models a discount).
+    CHECK_THAT(step.err, Catch::Matchers::Contains("paid through the batch API (the synchronous APIs: $"));
+    CHECK_THAT(synchronous.err,
+               Catch::Matchers::Contains("paid through the synchronous APIs (the batch API: $"));
     // The rows: those of the synchronous run, but for the call counts.
     const auto rows = [](const std::string& text) {
         std::vector<std::string> lines;

@@ -118,6 +118,41 @@ if grep -Eq '^Status: .*(ERROR|WARNING)' "$log" || [ "$status" != 0 ]; then
   done
   exit 1
 fi
+
+# The pkgdown site (rpkg/_pkgdown.yml): its reference index names every help topic
+# (pkgdown::check_pkgdown), and the whole site builds offline from the staged sources with the
+# package the check installed: a page per help topic and an article per vignette, examples and
+# vignettes run. pkgdown is Debian's r-cran-pkgdown (tools/setup.sh).
+if Rscript -e 'quit(status = !requireNamespace("pkgdown", quietly = TRUE))'; then
+  rm -rf "$work/site-source" "$work/site"
+  cp -R "$root/rpkg" "$work/site-source"
+  (cd "$work/site-source" && ./cleanup)
+  # Offline: pkgdown's CRAN and Bioconductor links are skipped, and downlit's look-ups of
+  # packages that are not installed read the empty list above.
+  R_LIBS="$work/llmvalidate.Rcheck${R_LIBS:+:$R_LIBS}" Rscript -e '
+    options(pkgdown.internet = FALSE)
+    source <- commandArgs(TRUE)[1]; site <- commandArgs(TRUE)[2]
+    pkgdown::check_pkgdown(source)
+    pkgdown::build_site(source, override = list(destination = site), install = FALSE,
+                        preview = FALSE)
+    topics <- sub("[.]Rd$", ".html", list.files(file.path(source, "man"), "[.]Rd$"))
+    articles <- sub("[.]Rmd$", ".html", list.files(file.path(source, "vignettes"), "[.]Rmd$"))
+    missing <- c(setdiff(topics, list.files(file.path(site, "reference"))),
+                 setdiff(articles, list.files(file.path(site, "articles"))))
+    if (length(missing)) stop("the pkgdown site lacks ", paste(missing, collapse = ", "))
+    cat(sprintf("r-package: pkgdown site built: %d reference pages, %d articles\n",
+                length(topics), length(articles)))' "$work/site-source" "$work/site" \
+    > "$work/pkgdown.log" 2>&1 || {
+      echo "r-package: the pkgdown site did not build (rpkg/_pkgdown.yml):" >&2
+      tail -n 40 "$work/pkgdown.log" >&2
+      exit 1
+    }
+  tail -1 "$work/pkgdown.log"
+elif [ "${CI:-}" = true ]; then
+  echo "r-package: pkgdown is not installed (tools/setup.sh installs r-cran-pkgdown)" >&2
+  exit 1
+fi
+
 if grep -q '\.\.\. NOTE$' "$log"; then
   echo "r-package: NOTEs (each is justified in rpkg/cran-comments.md):"
   grep -E -A8 '\.\.\. NOTE$' "$log" | sed 's/^/  /'

@@ -48,8 +48,8 @@ std::string default_price_table_path();
 struct CostLine {
     std::string role;  // "chat" or "embedding"
     std::string provider, model;
-    std::int64_t input_tokens = 0;         // uncached input (chat) or embedded (embedding)
-    std::int64_t cached_input_tokens = 0;  // chat input read from the provider's prompt cache
+    std::int64_t input_tokens = 0;              // uncached input (chat) or embedded (embedding)
+    std::int64_t cached_input_tokens = 0;       // chat input read from the provider's prompt cache
     std::int64_t cache_write_input_tokens = 0;  // chat input written to the prompt cache
     std::int64_t output_tokens = 0;
     bool priced = false;           // the table has this model
@@ -66,6 +66,10 @@ struct CostEstimate {
     bool complete = true;      // every line with tokens is priced
     std::string table;         // the table's file; empty when none was found
     std::string note;          // what is not priced and why
+    // What a finished run paid through: "synchronous" (the providers' synchronous APIs) or
+    // "batch" (their batch APIs). Empty for an estimate (the dry run), which prices both.
+    std::string paid_through;
+    double paid_dollars() const { return paid_through == "batch" ? batch_dollars : dollars; }
 };
 
 // Chat tokens at the chat model's prices plus embedding tokens at the embedding model's. A

@@ -263,6 +263,9 @@ test_that("batch = TRUE gives the synchronous run's numbers through the provider
   expect_equal(after[["chat"]], before[["chat"]])
   expect_identical(batched$verdict, synchronous$verdict)
   expect_identical(batched$p.value, synchronous$p.value)
+  # Each run's cost says which price it paid (issue 29, 3).
+  expect_identical(unique(attr(synchronous, "cost")$paid_through), "synchronous")
+  expect_identical(unique(attr(batched, "cost")$paid_through), "batch")
   # A later run without batch reads the batch run's answers from the cache: no call.
   again <- fake_run(server, cache = cache)
   expect_equal(fake_counters(server)[["total"]], after[["total"]])

@@ -143,7 +143,11 @@ test_that("4: the dry run of a 30-text own corpus predicts the calls and the pri
     length(jsonlite::fromJSON(body)$input)
   }, numeric(1)))
   expect_lt(abs(plan$to_make[["texts_to_embed"]] - embedded) / embedded, 0.10)
-  paid <- sum(attr(res, "cost")$dollars)
+  cost <- attr(res, "cost")
+  paid <- sum(cost$dollars)
+  # The cost says which price the run paid: the synchronous APIs' (issue 29, 3).
+  expect_identical(unique(cost$paid_through), "synchronous")
+  expect_equal(cost$paid_dollars, cost$dollars)
   expect_gt(paid, 0)
   expect_lt(abs(plan$dollars - paid) / paid, 0.10)
 })
