@@ -849,7 +849,7 @@ TEST_CASE("faults: ten kill -9 at random points re-pay at most the requests in f
     fake::FakeServer server(options);
     server.start();
     const std::string dir = fault_dir("kill-9");
-    write_input(dir + "/in.csv", 10, 900);
+    write_input(dir + "/in.csv", 200, 900);  // the issue's 200-row batch
     const Spawned reference_run =
         spawn_cli(batch_args(server, dir + "/in.csv", dir + "/reference.sqlite", dir + "/reference.jsonl"), dir);
     REQUIRE(wait_cli(reference_run) == 0);
