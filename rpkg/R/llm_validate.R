@@ -96,41 +96,27 @@
 #'   `system.file("prompts", "prices.csv", package = "llmvalidate")`, or from a
 #'   table of your own with the same columns:
 #'   `options(llmvalidate.price_table = "<path>")`.
-#' @param ... Further settings: `batch = TRUE` (send the requests through the
-#'   provider's batch API, OpenAI or Anthropic, at half the price; refused for
-#'   a provider without one, such as [llm_provider_ollama()]; its status lines
-#'   are messages of class `llmvalidate_message_batch`, which
-#'   [suppressMessages()] silences: one provider
-#'   batch per phase, each covering every passage; the batches' ids and answers
-#'   are kept in `cache`, so calling `llm_validate()` again with the same cache
-#'   resumes an interrupted run without submitting anything twice, and a later
-#'   run without `batch` reads every answer free; Ctrl-C while it waits stops
-#'   at once with an `llmvalidate_error_cancelled` condition, submitting
-#'   nothing more), `wait = FALSE` (with `batch = TRUE`: submit the next
-#'   phase's batches, or poll those out once, and return an
-#'   `llm_batch_pending` handle at once; the same call later collects),
-#'   `poll_interval` (seconds between two polls of a batch, default 30),
-#'   `preset = "paper"` (the paper's way: its
-#'   bootstrap tests, `methods` paper/paper, `structured = "none"` and
-#'   `parse_retries = 0`; what
-#'   the call gives explicitly still wins), `structured` (how the answer's
-#'   JSON is asked for: `"schema"`, the API's structured output, the default;
-#'   `"prompt"`, the schema in the prompt; `"none"`, the prompt alone as the
-#'   paper sends it), `answer_format` (`"auto"`, the default: with
-#'   `structured = "schema"` the prompts leave out the task's answer-format
-#'   instructions, as the schema travels with each request, a fifth to a third fewer
-#'   input tokens; `"always"` keeps them, as earlier versions did, so that
-#'   answers they cached serve again), `timeout` (seconds one request may take, retries apart;
-#'   default 300), `drain` (after Ctrl-C, seconds the requests in flight may
-#'   finish and be cached; default 10), `encoding` (`"utf-8"` or `"latin1"`,
-#'   how the passages' bytes are read), `permutations` (default 999), `repeats`
-#'   (annotations of each passage, default 1), `temperature` (default 1),
-#'   `max_retries` (retries of a request after HTTP 429/5xx or a transport
-#'   failure, honouring Retry-After; default 5), `parse_retries` (redraws of an
-#'   unparseable or out-of-set answer; default 3, 0 under `preset = "paper"`,
-#'   where a bad backtranslation answer counts as wrong), `variables` (a named character
-#'   vector of the task's placeholders, e.g. `c(topic = "inflation")` for the
-#'   `"topic"` task).
+#' @param ... Further settings, by name. `batch = TRUE` sends the requests
+#'   through the provider's batch API, OpenAI or Anthropic, at half the price
+#'   (refused for a provider without one, such as [llm_provider_ollama()]);
+#'   its status lines are messages of class `llmvalidate_message_batch`, which
+#'   [suppressMessages()] silences. There is one provider batch per phase, each
+#'   covering every passage; the batches' ids and answers are kept in `cache`,
+#'   so calling `llm_validate()` again with the same cache resumes an
+#'   interrupted run without submitting anything twice, and a later run
+#'   without `batch` reads every answer free. Ctrl-C while it waits stops at
+#'   once with an `llmvalidate_error_cancelled` condition, submitting nothing
+#'   more. `wait = FALSE` (with `batch = TRUE`) submits the next phase's
+#'   batches, or polls those out once, and returns an `llm_batch_pending`
+#'   handle at once; the same call later collects. `preset = "paper"` runs
+#'   the paper's way: its bootstrap tests, `methods` paper/paper,
+#'   `structured = "none"` and `parse_retries = 0`, where a bad
+#'   backtranslation answer counts as wrong; what the call gives explicitly
+#'   still wins. `variables` is a named character vector of the task's
+#'   placeholders, e.g. `c(topic = "inflation")` for the `"topic"` task.
+#'   The engine's settings (its table, shared with the command-line tool and
+#'   Stata, `docs/settings.md`), each checked against its range:
+#'   `r dots_settings_help()`
 #' @param text_column,id_column For a data frame `text`: the names of the
 #'   column of passages and of the column of their ids.
 #' @param labels Deprecated: the human labels, now `human`. (Elsewhere in the
@@ -148,7 +134,9 @@
 #'   `"batch"`). A passage that
 #'   fails has verdict `"error"`; when every passage fails for the same reason
 #'   (a key, a model, a server), `llm_validate()` raises that error instead.
-#'   With `dry_run = TRUE`, an `llm_dry_run` object.
+#'   With `dry_run = TRUE`, an `llm_dry_run` object; its element `settings`
+#'   holds every setting of the engine's table as the run would use it
+#'   (defaults included), as does the `run` element of a result.
 #' @references Hansen, A. L. (2026). Validating Large Language Model
 #'   Annotations. Finance and Economics Discussion Series 2026-020.
 #'   \doi{10.17016/FEDS.2026.020}
@@ -237,10 +225,10 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                      human, call)
     }
   }
-  # The settings `...` takes; an ellmer Chat's params of these names count as given there.
-  extra_settings <- c("permutations", "repeats", "temperature", "max_retries", "variables",
-                      "structured", "preset", "timeout", "drain", "encoding", "batch",
-                      "poll_interval", "parse_retries", "wait", "answer_format")
+  # The settings `...` takes: the engine table's settings that R spells and llm_validate()
+  # has no formal for, and the structural ones. An ellmer Chat's params of these names count
+  # as given there.
+  extra_settings <- c(names(dots_settings()), "variables", "preset", "batch", "wait")
   provider <- provider %||% getOption("llmvalidate.provider") %||% auto_provider()
   provider <- as_llm_provider(provider, extra_settings, call)
   if (!inherits(provider, "llm_provider")) {
@@ -269,8 +257,6 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   if (!is.logical(batch) || length(batch) != 1 || is.na(batch)) {
     abort_argument("batch", "TRUE or FALSE", batch, call)
   }
-  poll_interval <- check_setting(extra$poll_interval %||% setting_default("poll_interval"),
-                                 "poll_interval", call = call)
   wait <- extra$wait %||% TRUE
   if (!is.logical(wait) || length(wait) != 1 || is.na(wait)) {
     abort_argument("wait", "TRUE or FALSE", wait, call)
@@ -288,10 +274,15 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   if (batch && is.null(cache)) {
     abort_argument("cache", "a cache file: a batch run (batch = TRUE) keeps its batches there and resumes from them", "NULL", call)
   }
-  timeout <- check_setting(extra$timeout %||% setting_default("timeout"), "timeout", call = call)
-  drain <- check_setting(extra$drain %||% setting_default("drain"), "drain", call = call)
-  encoding <- check_choice_setting(extra$encoding %||% setting_default("input_encoding"),
-                                   "input_encoding", "encoding", call)
+  if (!is.null(extra$preset)) {
+    preset <- apply_preset(extra$preset, methods, !missing(methods), extra, call)
+    methods <- preset$methods
+    extra <- preset$extra
+  }
+  # Each table setting given (in `...`, by the preset or by an ellmer Chat), checked against
+  # the engine's table; those not given keep the engine's defaults.
+  given_settings <- check_dots_settings(extra, call)
+  encoding <- given_settings$input_encoding %||% setting_default("input_encoding")
   if (encoding == "utf-8") {
     # R knows the encoding of marked strings (latin1 from a file read with
     # `encoding = "latin1"`, or a native string elsewhere): the engine reads UTF-8 bytes.
@@ -299,29 +290,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     names(text) <- if (!is.null(names(text))) enc2utf8(names(text))
     if (!is.null(human)) human <- enc2utf8(human)
   }
-  structured <- extra$structured
-  parse_retries <- extra$parse_retries
-  if (!is.null(extra$preset)) {
-    preset <- apply_preset(extra$preset, methods, !missing(methods), structured, call,
-                           parse_retries)
-    methods <- preset$methods
-    structured <- preset$structured
-    parse_retries <- preset$parse_retries
-  }
-  parse_retries <- check_setting(parse_retries %||% setting_default("parse_retries"),
-                                 "parse_retries", call = call)
-  structured <- check_choice_setting(structured %||% setting_default("structured_output"),
-                                     "structured_output", "structured", call)
-  answer_format <- check_choice_setting(extra$answer_format %||% setting_default("answer_format"),
-                                        "answer_format", "answer_format", call)
   methods <- check_methods(methods, call)
-  permutations <- check_permutations(extra$permutations %||% setting_default("permutations"),
-                                     call)
-  repeats <- check_setting(extra$repeats %||% setting_default("repeats"), "repeats", call = call)
-  temperature <- check_setting(extra$temperature %||% setting_default("temperature"),
-                               "temperature", call = call)
-  max_retries <- check_setting(extra$max_retries %||% setting_default("max_retries"),
-                               "max_retries", call = call)
   variables <- extra$variables
   if (!is.null(variables) && (!is.character(variables) || is.null(names(variables)) ||
                                 anyNA(variables) || any(!nzchar(names(variables))))) {
@@ -337,17 +306,12 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     embedding_provider = if (is.null(embedding)) "" else embedding$name,
     embedding_model = if (is.null(embedding)) "" else embedding$model %||% "",
     embedding_base_url = if (is.null(embedding)) "" else embedding$base_url %||% "",
-    m = M, n = n, repeats = repeats, alpha = alpha, threshold = threshold,
+    m = M, n = n, alpha = alpha, threshold = threshold,
     validation_method = methods[["validation"]], separation_method = methods[["separation"]],
-    backtranslation_rule = methods[["backtranslation"]], permutations = permutations,
+    backtranslation_rule = methods[["backtranslation"]],
     seed = seed, cache_path = cache %||% "", concurrency = concurrency,
-    temperature = temperature, structured_output = structured,
-    answer_format = answer_format, dry_run = dry_run,
-    price_table = price_table_path(),
-    batch_api = batch, poll_interval = poll_interval, wait = wait,
-    timeout = timeout, drain = drain, input_encoding = encoding,
-    max_retries = as.integer(max_retries), parse_retries = as.integer(parse_retries),
-    variables = variables,
+    dry_run = dry_run, price_table = price_table_path(), batch_api = batch, wait = wait,
+    settings = given_settings, variables = variables,
     simulated = if (!is.null(provider$simulated)) c(provider$simulated, seed = seed)
   )
   ids <- names(text) %||% as.character(seq_along(text))
@@ -381,6 +345,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   if (is.null(passage_variables)) {
     engine_result(.Call(llmv_task_check_variables, config), call = call)
   }
+  # Every setting of the engine's table as the run uses it, defaults included (provenance).
+  used_settings <- engine_result(.Call(llmv_config_settings, config), call = call)
   if (!dry_run) announce_cache(resolved, cache, call)
   if (dry_run) {
     report <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
@@ -396,6 +362,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     report$price_note <- report$cost$note
     report$cost <- cost_tibble(report$cost)
     report$providers <- resolved$description  # with what "auto" read, as resolved above
+    report$settings <- used_settings
     report <- structure(report, class = "llm_dry_run")
     print(report)
     return(invisible(report))
@@ -435,6 +402,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     abort_llmv(c("The run was interrupted.", cache_note(cache, "resume")),
                code = "llmv.cancelled", call = call)
   }
+  permutations <- given_settings$permutations %||% setting_default("permutations")
   settings <- list(alpha = alpha, threshold = threshold, permutations = permutations,
                    validation_method = methods[["validation"]],
                    separation_method = methods[["separation"]],
@@ -444,7 +412,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   run_config <- config
   run_config$api_key <- ""
   run <- list(config = run_config, text = unname(text), ids = ids, templates = templates,
-              variables = passage_variables)
+              variables = passage_variables, settings = used_settings)
   if (length(text) == 1 && !as_table) {
     passage <- result$passages[[1]]
     if (!isTRUE(passage$ok)) {

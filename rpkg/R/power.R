@@ -48,17 +48,14 @@ llm_power <- function(task, provider = llm_provider_simulated(), M = 100, n = 10
   if (!is.null(true_label)) true_label <- check_label(true_label, "true_label", call)
   replications <- check_count(replications, "replications", call)
   extra <- check_settings(list(...), c("permutations", "repeats", "variables"), call)
-  permutations <- check_permutations(extra$permutations %||% setting_default("permutations"),
-                                     call)
-  repeats <- check_setting(extra$repeats %||% setting_default("repeats"), "repeats", call = call)
+  given_settings <- check_dots_settings(extra, call)
   seed <- resolve_seed(seed, call)
   config <- list(
     task_path = task$path, task_source = task$source, provider = "simulated", m = M, n = n,
-    repeats = repeats,
     alpha = alpha, threshold = threshold, validation_method = methods[["validation"]],
     separation_method = methods[["separation"]],
-    backtranslation_rule = methods[["backtranslation"]], permutations = permutations,
-    seed = seed, variables = extra$variables,
+    backtranslation_rule = methods[["backtranslation"]],
+    seed = seed, settings = given_settings, variables = extra$variables,
     simulated = c(provider$simulated, seed = seed)
   )
   warn_sizes(config, call)

@@ -57,9 +57,9 @@ check_methods <- function(methods, call) {
   defaults
 }
 
-# preset = "paper": the engine's bundle of settings; what the call gives explicitly wins.
-apply_preset <- function(preset, methods, methods_given, structured, call,
-                         parse_retries = NULL) {
+# preset = "paper": the engine's bundle of settings; what the call gives explicitly wins. Its
+# methods go to `methods` (unless given), its other settings into `extra` under their R names.
+apply_preset <- function(preset, methods, methods_given, extra, call) {
   presets <- .Call(llmv_presets)
   preset <- check_choice(preset, names(presets), "preset", call)
   values <- presets[[preset]]
@@ -69,13 +69,78 @@ apply_preset <- function(preset, methods, methods_given, structured, call,
       if (setting %in% names(values)) methods[[name]] <- values[[setting]]
     }
   }
-  if (is.null(structured) && "structured_output" %in% names(values)) {
-    structured <- values[["structured_output"]]
+  settings <- engine_settings()
+  for (name in setdiff(names(values), method_settings)) {
+    row <- settings[settings$name == name, , drop = FALSE]
+    if (is.null(extra[[row$r]])) {
+      extra[[row$r]] <- if (row$kind %in% c("integer", "number")) {
+        as.numeric(values[[name]])
+      } else {
+        values[[name]]
+      }
+    }
   }
-  if (is.null(parse_retries) && "parse_retries" %in% names(values)) {
-    parse_retries <- as.numeric(values[["parse_retries"]])
+  list(methods = methods, extra = extra)
+}
+
+# The settings of the engine's table that llm_validate() takes through `...`: each one R
+# spells and has no formal for, named by its R spelling, valued by its engine name. A setting
+# added to the table with an R spelling is taken, checked and documented with no R code.
+dots_settings <- function() {
+  settings <- engine_settings()
+  rows <- settings$group == "validation" & nzchar(settings$r) &
+    !startsWith(settings$r, "methods[[") & !settings$r %in% names(formals(llm_validate))
+  stats::setNames(settings$name[rows], settings$r[rows])
+}
+
+# The help of the table settings llm_validate() takes through `...`, one item each (name, what
+# it does, what it allows, its default), from the generated settings_doc_table(): roxygen2
+# writes it into ?llm_validate, so the help states the table's ranges and defaults.
+dots_settings_help <- function() {
+  table <- settings_doc_table()
+  rows <- table$group == "validation" & !startsWith(table$r, "methods[[") &
+    !table$r %in% names(formals(llm_validate))
+  table <- table[rows, , drop = FALSE]
+  # Brackets of ranges are not links.
+  escape <- function(x) gsub("([][])", "\\\\\\1", x)
+  default <- ifelse(table$default == "the provider's", table$default,
+                    paste0("`", table$default, "`"))
+  paste0("\n\n", paste0("* `", table$r, "`: ", escape(table$doc), " Allowed: ",
+                        escape(table$allowed), "; default ", default, ".", collapse = "\n"),
+         "\n")
+}
+
+# The table settings among `extra` (R spellings), checked against the table's kinds and
+# ranges: a list by engine name, for the engine's config (`settings`).
+check_dots_settings <- function(extra, call) {
+  spellings <- dots_settings()
+  given <- list()
+  for (r_name in intersect(names(spellings), names(extra))) {
+    value <- extra[[r_name]]
+    if (is.null(value)) next
+    given[[spellings[[r_name]]]] <- check_table_value(value, spellings[[r_name]], r_name, call)
   }
-  list(methods = methods, structured = structured, parse_retries = parse_retries)
+  given
+}
+
+# One value of table setting `name` (spelled `arg` in R), by the setting's kind.
+check_table_value <- function(x, name, arg, call) {
+  settings <- engine_settings()
+  row <- settings[settings$name == name, , drop = FALSE]
+  switch(row$kind,
+    choice = check_choice_setting(x, name, arg, call),
+    flag = {
+      if (!is.logical(x) || length(x) != 1 || is.na(x)) abort_argument(arg, "TRUE or FALSE", x, call)
+      as.numeric(x)
+    },
+    seed = {
+      if (!is_whole_number(x) || x < 0 || x > 2^53) {
+        abort_argument(arg, "a whole number between 0 and 2^53", x, call)
+      }
+      format(x, scientific = FALSE)
+    },
+    check_setting(x, name, arg, call)
+  )
 }
 
 # The price table the engine reads: the user's (option llmvalidate.price_table, or the

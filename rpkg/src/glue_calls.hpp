@@ -10,6 +10,7 @@
 extern "C" {
 
 SEXP llmv_settings();
+SEXP llmv_config_settings(SEXP config);
 SEXP llmv_error_category(SEXP code_);
 SEXP llmv_task_file(SEXP name_, SEXP prompts_dir_);
 SEXP llmv_task_build(SEXP parts_);

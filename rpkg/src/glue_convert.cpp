@@ -62,7 +62,6 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     config.embedding_base_url = list_get<std::string>(list, "embedding_base_url", "");
     config.m = list_get<int>(list, "m", config.m);
     config.n = list_get<int>(list, "n", config.n);
-    config.annotation_repeats = list_get<int>(list, "repeats", config.annotation_repeats);
     config.tests.alpha = list_get<double>(list, "alpha", config.tests.alpha);
     config.tests.threshold = list_get<double>(list, "threshold", config.tests.threshold);
     config.tests.validation_method =
@@ -71,25 +70,30 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
         list_get<std::string>(list, "separation_method", config.tests.separation_method);
     config.tests.backtranslation_rule =
         list_get<std::string>(list, "backtranslation_rule", config.tests.backtranslation_rule);
-    config.tests.permutations = list_get<int>(list, "permutations", config.tests.permutations);
     config.tests.seed = static_cast<std::uint64_t>(
         list_get<double>(list, "seed", static_cast<double>(config.tests.seed)));
     config.cache_path = list_get<std::string>(list, "cache_path", "");
     config.concurrency = list_get<int>(list, "concurrency", config.concurrency);
-    config.temperature = list_get<double>(list, "temperature", config.temperature);
-    config.structured_output =
-        list_get<std::string>(list, "structured_output", config.structured_output);
-    config.answer_format = list_get<std::string>(list, "answer_format", config.answer_format);
-    // Settings R offers through `...`, set through the table (its units: timeout in seconds).
-    for (const char* name : {"timeout", "drain", "parse_retries", "poll_interval"}) {
-        if (list.containsElementNamed(name) && !Rf_isNull(list[name]))
-            settings::setting(name).set(config,
-                                        settings::Value{true, Rcpp::as<double>(list[name]), {}});
-    }
-    config.input_encoding = list_get<std::string>(list, "input_encoding", config.input_encoding);
     config.dry_run = list_get<bool>(list, "dry_run", false);
     config.price_table = list_get<std::string>(list, "price_table", "");
-    config.max_transport_retries = list_get<int>(list, "max_retries", config.max_transport_retries);
+    // The table settings R takes through `...` (R checked them against the table), by the
+    // engine's name: set through the table, so that a new setting needs no line here.
+    if (list.containsElementNamed("settings") && !Rf_isNull(list["settings"])) {
+        const Rcpp::List given(list["settings"]);
+        const auto names =
+            given.size() > 0 ? as_strings(given.names()) : std::vector<std::string>();
+        for (R_xlen_t i = 0; i < given.size(); ++i) {
+            const settings::Setting& setting =
+                settings::setting(names[static_cast<std::size_t>(i)]);
+            settings::Value value;
+            if (setting.kind == settings::Kind::choice || setting.kind == settings::Kind::seed)
+                value.text = Rcpp::as<std::string>(given[i]);
+            else
+                value.number = Rcpp::as<double>(given[i]);
+            settings::check_value(setting, value, settings::FrontEnd::r);
+            setting.set(config, value);
+        }
+    }
     if (list.containsElementNamed("variables") && !Rf_isNull(list["variables"])) {
         const Rcpp::CharacterVector variables(list["variables"]);
         if (variables.size() > 0) {

@@ -28,15 +28,14 @@ SEXP llmv_resolve_providers(SEXP config_) {
         } catch (const llmv::Error& error) {
             throw pipeline::in_front_end_terms(error, settings::FrontEnd::r);  // R's arguments
         }
-        return Rcpp::List::create(
-            Rcpp::Named("provider") = resolved.chat_provider,
-            Rcpp::Named("model") = resolved.chat_model,
-            Rcpp::Named("base_url") = resolved.chat.base_url,
-            Rcpp::Named("embedding_provider") = resolved.embedding_provider,
-            Rcpp::Named("embedding_model") = resolved.embedding_model,
-            Rcpp::Named("synthetic") = resolved.synthetic_chat,
-            Rcpp::Named("description") = resolved.description(),
-            Rcpp::Named("cache_warning") = pipeline::cache_warning(config));
+        return Rcpp::List::create(Rcpp::Named("provider") = resolved.chat_provider,
+                                  Rcpp::Named("model") = resolved.chat_model,
+                                  Rcpp::Named("base_url") = resolved.chat.base_url,
+                                  Rcpp::Named("embedding_provider") = resolved.embedding_provider,
+                                  Rcpp::Named("embedding_model") = resolved.embedding_model,
+                                  Rcpp::Named("synthetic") = resolved.synthetic_chat,
+                                  Rcpp::Named("description") = resolved.description(),
+                                  Rcpp::Named("cache_warning") = pipeline::cache_warning(config));
     });
     END_RCPP
 }
@@ -45,7 +44,8 @@ SEXP llmv_resolve_providers(SEXP config_) {
 SEXP llmv_provider_defaults() {
     BEGIN_RCPP
     return guarded([&]() -> Rcpp::RObject {
-        std::vector<std::string> kind, provider, model, embedding_family, credential, checked, source;
+        std::vector<std::string> kind, provider, model, embedding_family, credential, checked,
+            source;
         Rcpp::List key_variables;
         std::vector<int> auto_rank;
         std::vector<bool> batch_api;
@@ -61,14 +61,12 @@ SEXP llmv_provider_defaults() {
             checked.push_back(row.checked);
             source.push_back(row.source);
         }
-        return Rcpp::List::create(Rcpp::Named("kind") = kind, Rcpp::Named("provider") = provider,
-                                  Rcpp::Named("model") = model,
-                                  Rcpp::Named("embedding_provider") = embedding_family,
-                                  Rcpp::Named("credential") = credential,
-                                  Rcpp::Named("checked") = checked, Rcpp::Named("source") = source,
-                                  Rcpp::Named("key_variables") = key_variables,
-                                  Rcpp::Named("auto_rank") = auto_rank,
-                                  Rcpp::Named("batch_api") = batch_api);
+        return Rcpp::List::create(
+            Rcpp::Named("kind") = kind, Rcpp::Named("provider") = provider,
+            Rcpp::Named("model") = model, Rcpp::Named("embedding_provider") = embedding_family,
+            Rcpp::Named("credential") = credential, Rcpp::Named("checked") = checked,
+            Rcpp::Named("source") = source, Rcpp::Named("key_variables") = key_variables,
+            Rcpp::Named("auto_rank") = auto_rank, Rcpp::Named("batch_api") = batch_api);
     });
     END_RCPP
 }
@@ -82,8 +80,8 @@ SEXP llmv_models(SEXP provider_, SEXP base_url_, SEXP price_table_) {
     return guarded([&]() -> Rcpp::RObject {
         llmv::ProviderConfig config;
         config.base_url = base_url;
-        const pipeline::ModelList list =
-            pipeline::list_models(provider, config, price_table, []() { return interrupt_pending(); });
+        const pipeline::ModelList list = pipeline::list_models(
+            provider, config, price_table, []() { return interrupt_pending(); });
         std::vector<std::string> id, name, kind, status, default_for;
         std::vector<bool> priced;
         for (const pipeline::ListedModel& model : list.models) {
@@ -129,7 +127,8 @@ SEXP llmv_presets() {
 SEXP llmv_settings() {
     BEGIN_RCPP
     return guarded([&]() -> Rcpp::RObject {
-        std::vector<std::string> name, cli, r, stata, kind, default_value, choices, allowed, doc, group;
+        std::vector<std::string> name, cli, r, stata, kind, default_value, choices, allowed, doc,
+            group;
         std::vector<double> low, high;
         std::vector<int> low_open, high_open, optional, statistics;
         const char* kinds[] = {"integer", "number", "choice", "seed", "flag"};
@@ -141,7 +140,8 @@ SEXP llmv_settings() {
             kind.push_back(kinds[static_cast<int>(setting.kind)]);
             default_value.push_back(settings::default_text(setting));
             std::string joined;
-            for (const std::string& choice : setting.choices) joined += (joined.empty() ? "" : ",") + choice;
+            for (const std::string& choice : setting.choices)
+                joined += (joined.empty() ? "" : ",") + choice;
             choices.push_back(joined);
             allowed.push_back(settings::allowed(setting));
             doc.push_back(setting.doc);
@@ -151,18 +151,40 @@ SEXP llmv_settings() {
             high_open.push_back(setting.high_open);
             optional.push_back(setting.optional);
             statistics.push_back(setting.statistics);
-            group.push_back(setting.group == settings::Group::simulated ? "simulated" : "validation");
+            group.push_back(setting.group == settings::Group::simulated ? "simulated"
+                                                                        : "validation");
         }
         return Rcpp::List::create(
             Rcpp::Named("name") = name, Rcpp::Named("cli") = cli, Rcpp::Named("r") = r,
             Rcpp::Named("stata") = stata, Rcpp::Named("kind") = kind,
             Rcpp::Named("default") = default_value, Rcpp::Named("low") = low,
-            Rcpp::Named("high") = high, Rcpp::Named("low_open") = Rcpp::LogicalVector(low_open.begin(), low_open.end()),
+            Rcpp::Named("high") = high,
+            Rcpp::Named("low_open") = Rcpp::LogicalVector(low_open.begin(), low_open.end()),
             Rcpp::Named("high_open") = Rcpp::LogicalVector(high_open.begin(), high_open.end()),
             Rcpp::Named("optional") = Rcpp::LogicalVector(optional.begin(), optional.end()),
             Rcpp::Named("statistics") = Rcpp::LogicalVector(statistics.begin(), statistics.end()),
             Rcpp::Named("choices") = choices, Rcpp::Named("allowed") = allowed,
             Rcpp::Named("doc") = doc, Rcpp::Named("group") = group);
+    });
+    END_RCPP
+}
+
+// Every table setting of the engine's configuration built from an R config list, as the
+// table formats it (name -> value): the settings a run used, defaults included.
+SEXP llmv_config_settings(SEXP config_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    return guarded([&]() -> Rcpp::RObject {
+        const pipeline::ValidationConfig config = as_config(config_list);
+        // In the table's order, as docs/settings.md lists them.
+        std::vector<std::string> names, values;
+        for (const settings::Setting& setting : settings::table()) {
+            names.push_back(setting.name);
+            values.push_back(settings::format_value(setting, setting.get(config)));
+        }
+        Rcpp::CharacterVector out = Rcpp::wrap(values);
+        out.attr("names") = names;
+        return out;
     });
     END_RCPP
 }

@@ -15,6 +15,7 @@ extern "C" {
 
 static const R_CallMethodDef call_methods[] = {
     {"llmv_settings", reinterpret_cast<DL_FUNC>(&llmv_settings), 0},
+    {"llmv_config_settings", reinterpret_cast<DL_FUNC>(&llmv_config_settings), 1},
     {"llmv_error_category", reinterpret_cast<DL_FUNC>(&llmv_error_category), 1},
     {"llmv_task_file", reinterpret_cast<DL_FUNC>(&llmv_task_file), 2},
     {"llmv_task_build", reinterpret_cast<DL_FUNC>(&llmv_task_build), 1},

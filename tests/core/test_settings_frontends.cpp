@@ -78,6 +78,56 @@ std::string markdown_table() {
     return text;
 }
 
+// The R source that carries the table's documentation into the help of llm_validate()'s `...`
+// (roxygen2 evaluates rpkg/R/validate-arguments.R's dots_settings_help(), which reads it).
+std::string r_doc_source() {
+    const auto quoted = [](const std::string& value) {
+        std::string out = "\"";
+        for (char c : value) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        return out + "\"";
+    };
+    std::string r, group, default_value, allowed, doc;
+    for (const settings::Setting& setting : settings::table()) {
+        if (setting.r.empty()) continue;
+        const std::string separator = r.empty() ? "" : ",\n      ";
+        r += separator + quoted(setting.r);
+        group += separator + quoted(setting.group == settings::Group::simulated ? "simulated" : "validation");
+        std::string default_text = settings::default_text(setting);
+        if (setting.optional && default_text.empty()) default_text = "the provider's";
+        default_value += separator + quoted(default_text);
+        allowed += separator + quoted(settings::allowed(setting));
+        doc += separator + quoted(setting.doc);
+    }
+    return "# Generated from the engine's settings table (cpp/stats/settings.cpp) by\n"
+           "# `LLMV_UPDATE_DOCS=1 build/tests/test_core \"[docs]\"`, which fails when this file and\n"
+           "# the table differ: edit the table, not this file. roxygen2 writes the help of\n"
+           "# llm_validate()'s `...` from it; at run time R reads the engine's table itself.\n"
+           "settings_doc_table <- function() {\n"
+           "  data.frame(\n"
+           "    r = c(" + r + "),\n"
+           "    group = c(" + group + "),\n"
+           "    default = c(" + default_value + "),\n"
+           "    allowed = c(" + allowed + "),\n"
+           "    doc = c(" + doc + "),\n"
+           "    stringsAsFactors = FALSE\n"
+           "  )\n"
+           "}\n";
+}
+
+// Checks `relative` (under the source tree) against `expected`; LLMV_UPDATE_DOCS=1 rewrites it.
+void check_generated(const std::string& relative, const std::string& expected) {
+    const std::string path = std::string(LLMV_SOURCE_DIR) + "/" + relative;
+    if (const char* update = std::getenv("LLMV_UPDATE_DOCS"); update && *update == '1') {
+        std::ofstream(path) << expected;  // LLMV_UPDATE_DOCS=1 test_core "[docs]" regenerates it
+    }
+    const std::string actual = read_text(path);
+    INFO(relative << " should be:\n" << expected);
+    CHECK(actual == expected);
+}
+
 }  // namespace
 
 TEST_CASE("CLI: --help shows every setting of the table with its range and default",
@@ -196,12 +246,12 @@ TEST_CASE("Stata: every default the help states is the table's", "[settings][par
 }
 
 TEST_CASE("docs/settings.md is the settings table", "[settings][parity][docs]") {
-    const std::string expected = markdown_table();
-    const std::string path = std::string(LLMV_SOURCE_DIR) + "/docs/settings.md";
-    if (const char* update = std::getenv("LLMV_UPDATE_DOCS"); update && *update == '1') {
-        std::ofstream(path) << expected;  // LLMV_UPDATE_DOCS=1 test_core "[docs]" regenerates it
-    }
-    const std::string actual = read_text(std::string(LLMV_SOURCE_DIR) + "/docs/settings.md");
-    INFO("docs/settings.md should be:\n" << expected);
-    CHECK(actual == expected);
+    check_generated("docs/settings.md", markdown_table());
+}
+
+// The help of llm_validate()'s `...` is written from this file by roxygen2 (the r-package test
+// checks man/ against roxygen2's output): a setting added to the table is documented in R
+// with its default and range without an R edit.
+TEST_CASE("rpkg/R/settings-doc.R is the settings table", "[settings][parity][docs]") {
+    check_generated("rpkg/R/settings-doc.R", r_doc_source());
 }

@@ -264,7 +264,8 @@ test_that("a pool too small to reject warns before any call, in the dry run too"
     class = "llmvalidate_warning_cannot_decide"
   )
   expect_snapshot(warn_sizes(list(task_path = resolve_task("sentiment", NULL)$path,
-                                   provider = "simulated", m = 10, permutations = 9)))
+                                   provider = "simulated", m = 10,
+                                   settings = list(permutations = 9))))
   report$note <- ""
   expect_snapshot(print(report))
   expect_warning(

@@ -111,3 +111,45 @@ test_that("llm_provider_simulated() has the engine's defaults and ranges for eve
     expect_match(conditionMessage(error), row$allowed, fixed = TRUE, label = row$r)
   }
 })
+
+test_that("every engine setting llm_validate() takes through `...` reaches the engine with its value", {
+  # A value other than the default for each one, by kind; the dry run reports what the engine's
+  # configuration holds (its `settings`), so a setting R accepts but drops fails here.
+  dots <- llmvalidate:::dots_settings()
+  expect_gt(length(dots), 5)
+  for (r_name in names(dots)) {
+    row <- settings[settings$name == dots[[r_name]], ]
+    value <- switch(row$kind,
+      choice = setdiff(strsplit(row$choices, ",", fixed = TRUE)[[1]], row$default)[[1]],
+      flag = TRUE,
+      seed = 7,
+      integer = if (as.numeric(row$default) < row$high) as.numeric(row$default) + 1 else row$low,
+      number = (if (row$low_open) row$low + (row$high - row$low) / 4 else row$low) +
+        if (as.numeric(row$default) == row$low) (row$high - row$low) / 8 else 0
+    )
+    if (identical(r_name, "encoding")) next  # latin1 changes how R hands over the text
+    args <- list(text = "Revenue grew.", task = "sentiment", provider = llm_provider_simulated(),
+                 M = 20, dry_run = TRUE, cache = FALSE)
+    args[[r_name]] <- value
+    plan <- NULL
+    expect_output(plan <- suppressWarnings(do.call(llm_validate, args)), "to be made", label = r_name)
+    used <- plan$settings[[dots[[r_name]]]]
+    if (row$kind %in% c("integer", "number")) {
+      expect_equal(as.numeric(used), value, label = r_name)
+    } else {
+      expect_identical(used, as.character(value), label = r_name)
+    }
+    expect_false(identical(used, row$default), label = r_name)
+  }
+})
+
+test_that("the help of `...` lists every engine setting it takes, with the table's range and default", {
+  help <- paste(llmvalidate:::dots_settings_help(), collapse = "")
+  dots <- llmvalidate:::dots_settings()
+  for (r_name in names(dots)) {
+    row <- settings[settings$name == dots[[r_name]], ]
+    expect_match(help, paste0("* `", r_name, "`: "), fixed = TRUE, label = r_name)
+    expect_match(help, gsub("([][])", "\\\\\\1", row$allowed), fixed = TRUE, label = r_name)
+    expect_match(help, paste0("default `", row$default, "`"), fixed = TRUE, label = r_name)
+  }
+})
