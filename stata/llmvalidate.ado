@@ -83,15 +83,21 @@ program define IsValidation, rclass
     * provider(), baseurl() and keyenv() itself.
     local connection PROVider(passthru) BASEurl(passthru) KEYenv(passthru)
     if "`subcommand'" == "models" local connection
+    * The engine's settings that only validation takes, and the statistics settings, are
+    * written from the engine's table between the GENERATED markers.
     local only ANNotation(passthru) SIMulation(passthru) VARS(passthru) `connection'        ///
         EMBedding(passthru) EMBMODel(passthru) EMBBASEurl(passthru)                         ///
-        STRuctured(passthru) PAPER HUMan(passthru) NOCACHE                                  ///
-        MAXRetries(passthru) TIMEout(passthru) DRAIN(passthru) ENCoding(passthru) DRYrun    ///
-        continue SAVing(passthru) NOMATrix SIMPrompt(passthru) PARSERetries(passthru)       ///
-        ANSwerformat(passthru)
-    local methods ALPha(passthru) THReshold(passthru) PERMutations(passthru)                ///
-        VMethod(passthru) SMethod(passthru) RULE(passthru) CONCurrency(passthru)           ///
-        REPeats(passthru) M(passthru) LABELS(passthru)
+        PAPER HUMan(passthru) NOCACHE DRYrun continue SAVing(passthru) NOMATrix             ///
+        SIMPrompt(passthru) /* BEGIN GENERATED validation-only */                            ///
+        TEMPerature(passthru) STRuctured(passthru) ANSwerformat(passthru)                  ///
+        PARSERetries(passthru) MAXRetries(passthru) TIMEout(passthru) DRAIN(passthru)      ///
+        POLLinterval(passthru) ENCoding(passthru)                                          ///
+        /* END GENERATED */
+    local methods CONCurrency(passthru) REPeats(passthru) M(passthru) LABELS(passthru)      ///
+        /* BEGIN GENERATED statistics-passthru */                                            ///
+        ALPha(passthru) THReshold(passthru) VMethod(passthru) SMethod(passthru)            ///
+        RULE(passthru) PERMutations(passthru)                                              ///
+        /* END GENERATED */
     if "`subcommand'" == "test" {
         local only `only' TASK(passthru) MODel(passthru) CACHE(passthru) M(passthru) N(passthru) ///
             REPeats(passthru) CONCurrency(passthru)
@@ -323,8 +329,11 @@ program define Test, rclass
         PASSage(varname numeric)                                                       ///
         [ EMBMATrix(name) EMBFile(string)                                              ///
           LABELS(string asis) BACKtranslation(varname) REFerence(varname numeric)      ///
-          ALPha(string) THReshold(string) SEED(string) PERMutations(string)            ///
-          VMethod(string) SMethod(string) RULE(string) GENerate(name) REPLACE NOTABle ]
+          SEED(string) GENerate(name) REPLACE NOTABle                                  ///
+          /* BEGIN GENERATED Test-options (the engine's statistics settings) */           ///
+          ALPha(string) THReshold(string) VMethod(string) SMethod(string) RULE(string)     ///
+          PERMutations(string)                                                             ///
+          /* END GENERATED */ ]
 
     marksample touse, novarlist
     quietly count if `touse'
@@ -368,7 +377,9 @@ program define Test, rclass
     local words `words' dim=`dim' generate=`=("`generate'" != "")' seed=`seed'
     * The engine's settings, each only when given: the engine's table holds the defaults, and
     * the plugin checks each value and names the option.
-    foreach setting in alpha threshold permutations vmethod smethod rule {
+    foreach setting in /* BEGIN GENERATED Test-names */                                    ///
+        alpha threshold vmethod smethod rule permutations                                  ///
+        /* END GENERATED */ {
         if `"``setting''"' != "" local words `words' `setting'=``setting''
     }
 
@@ -389,15 +400,16 @@ program define Validate, rclass
         [ TASK(string) LABELS(string asis) ANNotation(string) SIMulation(string)      ///
           VARS(string asis) SIMPrompt(varname string)                                 ///
           PROVider(string) MODel(string) EMBedding(string) EMBMODel(string)           ///
-          BASEurl(string) STRuctured(string) PAPER                                    ///
-          EMBBASEurl(string)                                                          ///
-          HUMan(varname) M(string) N(string) REPeats(string)                          ///
-          ALPha(string) THReshold(string) SEED(string) PERMutations(string)           ///
-          VMethod(string) SMethod(string) RULE(string) CACHE(string) NOCACHE          ///
-          CONCurrency(string) MAXRetries(string) KEYenv(name) GENerate(name)          ///
-          TIMEout(string) DRAIN(string) ENCoding(string) PARSERetries(string)         ///
-          REPLACE DRYrun NOTABle BATCHapi NOWAIT POLLinterval(string) TEMPerature(string) ///
-          ANSwerformat(string) SAVing(string asis) NOMATrix continue ]
+          BASEurl(string) PAPER EMBBASEurl(string) HUMan(varname) SEED(string)        ///
+          CACHE(string) NOCACHE KEYenv(name) GENerate(name)                           ///
+          REPLACE DRYrun NOTABle BATCHapi NOWAIT SAVing(string asis) NOMATrix continue ///
+          /* BEGIN GENERATED Validate-options (the engine's settings table) */            ///
+          M(string) N(string) REPeats(string) ALPha(string) THReshold(string)              ///
+          VMethod(string) SMethod(string) RULE(string) PERMutations(string)                ///
+          CONCurrency(string) TEMPerature(string) STRuctured(string)                       ///
+          ANSwerformat(string) PARSERetries(string) MAXRetries(string) TIMEout(string)     ///
+          DRAIN(string) POLLinterval(string) ENCoding(string)                              ///
+          /* END GENERATED */ ]
 
     capture confirm string variable `varlist'
     if _rc {
@@ -477,9 +489,13 @@ program define Validate, rclass
     local words `words' generate=`=("`generate'" != "" & "`dryrun'" == "")' seed=`seed'
     * The engine's settings, each only when given: the engine's table holds the defaults (the
     * paper preset its own values), and the plugin checks each value and names the option.
-    foreach setting in m n repeats alpha threshold permutations concurrency maxretries       ///
-        timeout drain encoding parseretries pollinterval vmethod smethod rule structured    ///
-        temperature answerformat {
+    * The options and names between GENERATED markers are written from the engine's table
+    * (LLMV_UPDATE_DOCS=1 build/tests/test_core "[docs]"); edit cpp/stats/settings.cpp.
+    foreach setting in /* BEGIN GENERATED Validate-names */                                ///
+        m n repeats alpha threshold vmethod smethod rule permutations concurrency          ///
+        temperature structured answerformat parseretries maxretries timeout drain          ///
+        pollinterval encoding                                                              ///
+        /* END GENERATED */ {
         if `"``setting''"' != "" local words `words' `setting'=``setting''
     }
     local words `words' dryrun=`=("`dryrun'" != "")'
@@ -659,11 +675,13 @@ end
 program define Power, rclass
     version 14.1
     syntax , TASK(string)                                                              ///
-        [ TRUElabel(string) REPLications(string) M(string) N(string)                      ///
-          REPeats(string) ALPha(string) THReshold(string) SEED(string)                    ///
-          PERMutations(string) VMethod(string) SMethod(string) RULE(string)               ///
-          FOLlow(string) SIGnal(string) ACCuracy(string) UNParseable(string)              ///
-          WORDs(string) DGPseed(string) TOPic(string) CONCurrency(string) NOTABle ]
+        [ TRUElabel(string) REPLications(string) M(string) N(string) REPeats(string)    ///
+          SEED(string) DGPseed(string) TOPic(string) CONCurrency(string) NOTABle          ///
+          /* BEGIN GENERATED Power-options (statistics and simulated-provider settings) */ ///
+          ALPha(string) THReshold(string) VMethod(string) SMethod(string) RULE(string)     ///
+          PERMutations(string) FOLlow(string) SIGnal(string) ACCuracy(string)              ///
+          UNParseable(string) WORDs(string)                                                ///
+          /* END GENERATED */ ]
 
     * -set seed- governs both the tests' seed and the data-generating process's.
     if `"`seed'"' == "" local seed = strofreal(runiformint(1, 2147483646), "%12.0f")
@@ -674,8 +692,10 @@ program define Power, rclass
     local call seed=`seed' dgpseed=`dgpseed'
     * The engine's settings (and replications()), each only when given: the engine holds the
     * defaults, and the plugin checks each value and names the option.
-    foreach setting in replications m n repeats alpha threshold permutations vmethod smethod ///
-        rule follow signal accuracy unparseable words concurrency {
+    foreach setting in replications m n repeats /* BEGIN GENERATED Power-names */          ///
+        alpha threshold vmethod smethod rule permutations follow signal accuracy           ///
+        unparseable words                                                                  ///
+        /* END GENERATED */ concurrency {
         if `"``setting''"' != "" local call `call' `setting'=``setting''
     }
 

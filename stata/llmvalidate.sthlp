@@ -100,31 +100,34 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt embmod:el(string)}}the embedding model{p_end}
 {synopt:{opt base:url(string)}}the provider's address (local servers, Azure){p_end}
 {synopt:{opt embbase:url(string)}}the embedding provider's address, when it is not the chat provider's{p_end}
-{synopt:{opt str:uctured(name)}}how the answer's JSON is asked for: {cmd:schema} (default), {cmd:prompt} or {cmd:none} (the paper's way){p_end}
-{synopt:{opt ans:werformat(name)}}whether prompts end with the task's answer-format instructions: {cmd:auto} (left out when {cmd:structured(schema)} sends the JSON Schema with the request) or {cmd:always} (as earlier versions: their cached answers serve again); default {cmd:answerformat(auto)}{p_end}
 {synopt:{opt paper}}the paper's way: {cmd:vmethod(paper)}, {cmd:smethod(paper)}, {cmd:structured(none)} and {cmd:parseretries(0)}; options given beside it win{p_end}
 {synopt:{opt key:env(name)}}the environment variable holding the API key{p_end}
 {syntab:Method}
-{synopt:{opt m(#)}}pool size M per label; default {cmd:m(100)}{p_end}
-{synopt:{opt n(#)}}passages asked for per simulation call; default {cmd:n(10)}{p_end}
-{synopt:{opt rep:eats(#)}}annotations of each passage; default {cmd:repeats(1)}{p_end}
 {synopt:{opt hum:an(varname)}}human labels, for the cross-table of the paper's Table 10{p_end}
 {synopt:{it:test_method_options}}{opt alpha()}, {opt threshold()}, {opt seed()}, {opt permutations()}, {opt vmethod()}, {opt smethod()}, {opt rule()}; see below{p_end}
 {syntab:Running}
 {synopt:{opt cache(file)}}SQLite cache: a re-run makes no call already paid for; default {cmd:$LLMV_CACHE}, else the per-user cache shared with the command-line tool and R{p_end}
 {synopt:{opt nocache}}keep the answers in memory only (a re-run pays again){p_end}
-{synopt:{opt conc:urrency(#)}}requests in flight; default {cmd:concurrency(16)}{p_end}
-{synopt:{opt parser:etries(#)}}redraws of an answer that cannot be read or names no label of the task; default 3, 0 with {cmd:paper} (a bad backtranslation answer counts as wrong){p_end}
-{synopt:{opt temp:erature(#)}}sampling temperature of every chat call (1, as in the paper); a model that takes only 1 refuses another value before any call; default {cmd:temperature(1)}{p_end}
-{synopt:{opt maxr:etries(#)}}retries of a request after a 429 or 5xx answer or a failed connection; default {cmd:maxretries(5)}{p_end}
-{synopt:{opt time:out(#)}}seconds one request may take, retries apart; default {cmd:timeout(300)}{p_end}
-{synopt:{opt drain(#)}}after Break, seconds the requests in flight may finish and be cached; default {cmd:drain(10)}{p_end}
-{synopt:{opt enc:oding(name)}}how the passages' bytes are read: {cmd:utf-8} (default) or {cmd:latin1}{p_end}
 {synopt:{opt dry:run}}count the calls and tokens a run would need; make none{p_end}
 {synopt:{opt batch:api}}send the requests through the provider's batch API (openai, anthropic) at its batch price; resumable from {opt cache()}{p_end}
-{synopt:{opt poll:interval(#)}}with {opt batchapi}: seconds between two polls of a batch in progress; Break is seen at once whatever the interval; default {cmd:pollinterval(30)}{p_end}
 {synopt:{opt nowait}}with {opt batchapi}: submit the next phase's batches (or poll those out once) and return at once with {cmd:r(waiting)}; the same command collects later{p_end}
 {synopt:{opt continue}}store the results even when no passage could be validated (else an error){p_end}
+{syntab:Settings (the engine's table, shared with R and the command-line tool)}
+{* BEGIN GENERATED validate-settings: written from the engine's settings table}{...}
+{synopt:{opt m(#)}}Passages generated per label (the pool size M). Allowed: a whole number in 2..100000; default {cmd:m(100)}{p_end}
+{synopt:{opt n(#)}}Passages asked for per simulation call. Allowed: a whole number in 1..1000; default {cmd:n(10)}{p_end}
+{synopt:{opt rep:eats(#)}}Annotations of each passage; its label is the modal answer. Allowed: a whole number in 1..1000; default {cmd:repeats(1)}{p_end}
+{synopt:{opt conc:urrency(#)}}Requests in flight. Allowed: a whole number in 1..4096; default {cmd:concurrency(16)}{p_end}
+{synopt:{opt temp:erature(#)}}Sampling temperature (1, as in the paper). Allowed: a number in [0, 2]; default {cmd:temperature(1)}{p_end}
+{synopt:{opt str:uctured(name)}}How the answer's JSON is asked for: schema (the API's structured output), prompt (the schema in the prompt) or none (the paper's way: the prompt alone). Allowed: one of "schema", "prompt", "none"; default {cmd:structured(schema)}{p_end}
+{synopt:{opt ans:werformat(name)}}Whether prompts end with the task's answer-format instructions: auto (left out when structured output schema sends the JSON Schema with the request: a fifth to a third fewer input tokens) or always (as earlier versions did: their cached answers serve again). Allowed: one of "auto", "always"; default {cmd:answerformat(auto)}{p_end}
+{synopt:{opt parser:etries(#)}}Redraws of an unparseable or out-of-set answer (the paper preset: 0, a bad backtranslation answer counts as wrong). Allowed: a whole number in 0..100; default {cmd:parseretries(3)}{p_end}
+{synopt:{opt maxr:etries(#)}}Retries of a request after HTTP 429/5xx or a transport failure. Allowed: a whole number in 0..100; default {cmd:maxretries(5)}{p_end}
+{synopt:{opt time:out(#)}}Time limit of one request, retries apart, in seconds. Allowed: a number in (0, 86400]; default {cmd:timeout(300)}{p_end}
+{synopt:{opt drain(#)}}On Ctrl-C or SIGTERM: how long the requests in flight may finish and be cached before the run stops, in seconds. Allowed: a number in [0, 3600]; default {cmd:drain(10)}{p_end}
+{synopt:{opt poll:interval(#)}}Batch API: seconds between two polls of a provider batch in progress (Ctrl-C and Break are seen at once, whatever the interval). Allowed: a number in [0, 86400]; default {cmd:pollinterval(30)}{p_end}
+{synopt:{opt enc:oding(name)}}How the passages' bytes are read: utf-8, or latin1 (ISO 8859-1, e.g. the original Financial PhraseBank files). Allowed: one of "utf-8", "latin1"; default {cmd:encoding(utf-8)}{p_end}
+{* END GENERATED}{...}
 {syntab:Results}
 {synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:label}, {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p}, {it:prefix}{cmd:p_bh}{p_end}
 {synopt:{opt replace}}replace those variables if they exist{p_end}
@@ -146,13 +149,15 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt back:translation(varname)}}for each pool text, the label the LLM gave it{p_end}
 {synopt:{opt ref:erence(varname)}}1 for the extra reference draws of the paper's methods{p_end}
 {syntab:Method}
-{synopt:{opt alp:ha(#)}}level of the tests; default {cmd:alpha(0.05)}{p_end}
-{synopt:{opt thr:eshold(#)}}backtranslation accuracy required; default {cmd:threshold(0.9)}{p_end}
 {synopt:{opt seed(#)}}seed of the permutations; default: drawn from Stata's generator, so {cmd:set seed} governs{p_end}
-{synopt:{opt perm:utations(#)}}permutations R of the separation test; default {cmd:permutations(999)}{p_end}
-{synopt:{opt vm:ethod(name)}}validation test: {cmd:exact} (default) or {cmd:paper}{p_end}
-{synopt:{opt sm:ethod(name)}}separation test: {cmd:permutation} (default) or {cmd:paper}{p_end}
-{synopt:{opt rule(name)}}backtranslation rule: {cmd:point} (default) or {cmd:bound}{p_end}
+{* BEGIN GENERATED test-settings: written from the engine's settings table}{...}
+{synopt:{opt alp:ha(#)}}Level of every test. Allowed: a number in [1e-06, 0.5]; default {cmd:alpha(0.05)}{p_end}
+{synopt:{opt thr:eshold(#)}}Backtranslation accuracy needed. Allowed: a number in [0, 1]; default {cmd:threshold(0.9)}{p_end}
+{synopt:{opt vm:ethod(name)}}Validation test: exact (exact p-value) or paper (the paper's bootstrap). Allowed: one of "exact", "paper"; default {cmd:vmethod(exact)}{p_end}
+{synopt:{opt sm:ethod(name)}}Separation test: permutation (exact) or paper (the paper's bootstrap). Allowed: one of "paper", "permutation"; default {cmd:smethod(permutation)}{p_end}
+{synopt:{opt rule(name)}}Backtranslation pass rule: the accuracy (point, the paper's) or its lower confidence bound (bound). Allowed: one of "point", "bound"; default {cmd:rule(point)}{p_end}
+{synopt:{opt perm:utations(#)}}Permutations of the separation test. Allowed: a whole number in 1..1000000; default {cmd:permutations(999)}{p_end}
+{* END GENERATED}{...}
 {syntab:Results}
 {synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p} for the passages{p_end}
 {synopt:{opt replace}}replace those variables if they exist{p_end}
@@ -167,12 +172,14 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {syntab:Simulation}
 {synopt:{opt repl:ications(#)}}Monte Carlo replications; default {cmd:replications(200)}{p_end}
 {synopt:{opt true:label(string)}}the label the passage is written in; default: the task's first label{p_end}
-{synopt:{opt fol:low(#)}}probability that a generated text follows the requested label; default {cmd:follow(0.97)}{p_end}
-{synopt:{opt sig:nal(#)}}share of a text's words from its label's lexicon; default {cmd:signal(0.3)}{p_end}
-{synopt:{opt acc:uracy(#)}}the simulated annotator's accuracy; default {cmd:accuracy(0.97)}{p_end}
-{synopt:{opt unp:arseable(#)}}probability that an answer is not JSON; default {cmd:unparseable(0)}{p_end}
-{synopt:{opt word:s(#)}}words per generated text; default: the length of the passage{p_end}
 {synopt:{opt top:ic(string)}}topic words of the passage and the pools{p_end}
+{* BEGIN GENERATED power-settings: written from the engine's settings table}{...}
+{synopt:{opt fol:low(#)}}Simulated provider: probability that a generated text is written in the requested label. Allowed: a number in [0, 1]; default {cmd:follow(0.97)}{p_end}
+{synopt:{opt sig:nal(#)}}Simulated provider: share of a generated text's words drawn from its label's lexicon. Allowed: a number in [0, 1]; default {cmd:signal(0.3)}{p_end}
+{synopt:{opt acc:uracy(#)}}Simulated provider: probability that the annotator returns a text's latent label. Allowed: a number in [0, 1]; default {cmd:accuracy(0.97)}{p_end}
+{synopt:{opt unp:arseable(#)}}Simulated provider: probability that an answer is not valid JSON. Allowed: a number in [0, 1); default {cmd:unparseable(0)}{p_end}
+{synopt:{opt word:s(#)}}Simulated provider: words per generated text (0: the passage's length). Allowed: a whole number in 0..2000; default {cmd:words(0)}{p_end}
+{* END GENERATED}{...}
 {synopt:{opt dgp:seed(#)}}seed of the data-generating process; default: drawn from Stata's generator{p_end}
 {syntab:Method}
 {synopt:{it:validate_method_options}}{opt m()}, {opt n()}, {opt repeats()}, {opt alpha()}, {opt threshold()}, {opt seed()}, {opt permutations()}, {opt vmethod()}, {opt smethod()}, {opt rule()}, {opt concurrency()}, {opt notable}, as for {cmd:llmvalidate} {varname}{p_end}

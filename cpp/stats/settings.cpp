@@ -3,6 +3,7 @@
 // struct, and calls nothing outside stats/ and core/.
 #include "llmvalidate/settings.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -60,7 +61,11 @@ Setting entry(const std::string& name, const Spellings& spellings, Kind kind,
     setting.cli = spellings.cli;
     setting.cli_short = spellings.cli_short;
     setting.r = spellings.r;
-    setting.stata = spellings.stata;
+    // The table writes Stata's option as its `syntax` declares it (REPeats: the capitals are
+    // the minimal abbreviation); the plugin, messages and help use its lower-case name.
+    setting.stata_syntax = spellings.stata;
+    for (const char c : spellings.stata)
+        setting.stata += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     setting.value_name = spellings.value_name;
     setting.kind = kind;
     setting.doc = doc;
@@ -119,44 +124,44 @@ Setting optional(Setting setting) {
 std::vector<Setting> build_table() {
     constexpr double int_max = std::numeric_limits<int>::max();
     return {
-        integer("M", {"--pool-size", "-M", "M", "m", "M"}, 2, 100000,
+        integer("M", {"--pool-size", "-M", "M", "M", "M"}, 2, 100000,
                 "Passages generated per label (the pool size M).", LLMV_NUMBER_FIELD(m)),
-        integer("n", {"--per-call", "-n", "n", "n", "N"}, 1, 1000,
+        integer("n", {"--per-call", "-n", "n", "N", "N"}, 1, 1000,
                 "Passages asked for per simulation call.", LLMV_NUMBER_FIELD(n)),
-        integer("repeats", {"--repeats", "-R", "repeats", "repeats", "R"}, 1, 1000,
+        integer("repeats", {"--repeats", "-R", "repeats", "REPeats", "R"}, 1, 1000,
                 "Annotations of each passage; its label is the modal answer.",
                 LLMV_NUMBER_FIELD(annotation_repeats)),
         // Below 1e-6 no test could decide: its deciding size (1/α - 1) would exceed every size
         // the table allows (permutations up to 1e6).
-        statistics(number("alpha", {"--alpha", "", "alpha", "alpha", "LEVEL"}, 1e-6, false, 0.5,
+        statistics(number("alpha", {"--alpha", "", "alpha", "ALPha", "LEVEL"}, 1e-6, false, 0.5,
                           false, "Level of every test.", LLMV_NUMBER_FIELD(tests.alpha))),
-        statistics(number("threshold", {"--threshold", "", "threshold", "threshold", "ACCURACY"}, 0,
+        statistics(number("threshold", {"--threshold", "", "threshold", "THReshold", "ACCURACY"}, 0,
                           false, 1, false, "Backtranslation accuracy needed.",
                           LLMV_NUMBER_FIELD(tests.threshold))),
         statistics(
             choice("validation_method",
-                   {"--validation-method", "", "methods[[\"validation\"]]", "vmethod", "METHOD"},
+                   {"--validation-method", "", "methods[[\"validation\"]]", "VMethod", "METHOD"},
                    registry_names(stats::validation_methods()),
                    "Validation test: exact (exact p-value) or paper (the paper's "
                    "bootstrap).",
                    LLMV_TEXT_FIELD(tests.validation_method))),
         statistics(
             choice("separation_method",
-                   {"--separation-method", "", "methods[[\"separation\"]]", "smethod", "METHOD"},
+                   {"--separation-method", "", "methods[[\"separation\"]]", "SMethod", "METHOD"},
                    registry_names(stats::separation_methods()),
                    "Separation test: permutation (exact) or paper (the paper's "
                    "bootstrap).",
                    LLMV_TEXT_FIELD(tests.separation_method))),
         statistics(choice("backtranslation_rule",
-                          {"--rule", "", "methods[[\"backtranslation\"]]", "rule", "RULE"},
+                          {"--rule", "", "methods[[\"backtranslation\"]]", "RULE", "RULE"},
                           {"point", "bound"},
                           "Backtranslation pass rule: the accuracy (point, the paper's) or its "
                           "lower confidence bound (bound).",
                           LLMV_TEXT_FIELD(tests.backtranslation_rule))),
         statistics(integer(
-            "permutations", {"--permutations", "", "permutations", "permutations", "R"}, 1, 1000000,
+            "permutations", {"--permutations", "", "permutations", "PERMutations", "R"}, 1, 1000000,
             "Permutations of the separation test.", LLMV_NUMBER_FIELD(tests.permutations))),
-        statistics(entry("seed", {"--seed", "", "seed", "seed", "SEED"}, Kind::seed,
+        statistics(entry("seed", {"--seed", "", "seed", "SEED", "SEED"}, Kind::seed,
                          "Seed of the permutation and bootstrap draws.",
                          LLMV_SEED_FIELD(tests.seed))),
         integer("paper_n", {"", "", "", "", "N"}, 0, 100000,
@@ -166,20 +171,20 @@ std::vector<Setting> build_table() {
         entry("backtranslate_all", {"--backtranslate-all", "", "", "", ""}, Kind::flag,
               "Backtranslate every label's pool, not only the passage's label.",
               LLMV_NUMBER_FIELD(backtranslate_all_labels)),
-        integer("concurrency", {"--concurrency", "-c", "concurrency", "concurrency", "N"}, 1, 4096,
+        integer("concurrency", {"--concurrency", "-c", "concurrency", "CONCurrency", "N"}, 1, 4096,
                 "Requests in flight.", LLMV_NUMBER_FIELD(concurrency)),
         number("rpm", {"--rpm", "", "", "", "N"}, 0, false, 1e9, false,
                "Requests per minute (0: no limit).", LLMV_NUMBER_FIELD(rpm)),
         number("tpm", {"--tpm", "", "", "", "N"}, 0, false, 1e12, false,
                "Tokens per minute (0: no limit).", LLMV_NUMBER_FIELD(tpm)),
-        number("temperature", {"--temperature", "", "temperature", "temperature", "T"}, 0, false, 2,
+        number("temperature", {"--temperature", "", "temperature", "TEMPerature", "T"}, 0, false, 2,
                false, "Sampling temperature (1, as in the paper).", LLMV_NUMBER_FIELD(temperature)),
-        choice("structured_output", {"--structured", "", "structured", "structured", "HOW"},
+        choice("structured_output", {"--structured", "", "structured", "STRuctured", "HOW"},
                {"schema", "prompt", "none"},
                "How the answer's JSON is asked for: schema (the API's structured output), prompt "
                "(the schema in the prompt) or none (the paper's way: the prompt alone).",
                LLMV_TEXT_FIELD(structured_output)),
-        choice("answer_format", {"--answer-format", "", "answer_format", "answerformat", "WHEN"},
+        choice("answer_format", {"--answer-format", "", "answer_format", "ANSwerformat", "WHEN"},
                {"auto", "always"},
                "Whether prompts end with the task's answer-format instructions: auto (left out "
                "when structured output schema sends the JSON Schema with the request: a fifth to "
@@ -191,16 +196,16 @@ std::vector<Setting> build_table() {
         optional(integer("max_tokens", {"--max-tokens", "", "", "", "N"}, 1, 1000000,
                          "Answer length cap (unset: the provider's).",
                          LLMV_OPTIONAL_FIELD(max_tokens))),
-        integer("parse_retries", {"--parse-retries", "", "parse_retries", "parseretries", "N"}, 0,
+        integer("parse_retries", {"--parse-retries", "", "parse_retries", "PARSERetries", "N"}, 0,
                 100,
                 "Redraws of an unparseable or out-of-set answer (the paper preset: 0, a bad "
                 "backtranslation answer counts as wrong).",
                 LLMV_NUMBER_FIELD(parse_retry_limit)),
-        integer("max_retries", {"--max-retries", "", "max_retries", "maxretries", "N"}, 0, 100,
+        integer("max_retries", {"--max-retries", "", "max_retries", "MAXRetries", "N"}, 0, 100,
                 "Retries of a request after HTTP 429/5xx or a transport failure.",
                 LLMV_NUMBER_FIELD(max_transport_retries)),
         number(
-            "timeout", {"--timeout", "", "timeout", "timeout", "SECONDS"}, 0, true, 86400, false,
+            "timeout", {"--timeout", "", "timeout", "TIMEout", "SECONDS"}, 0, true, 86400, false,
             "Time limit of one request, retries apart, in seconds.",
             [](const ValidationConfig& c) {
                 return Value{true, static_cast<double>(c.total_timeout_ms) / 1000.0, {}};
@@ -208,16 +213,16 @@ std::vector<Setting> build_table() {
             [](ValidationConfig& c, const Value& v) {
                 c.total_timeout_ms = static_cast<long>(std::ceil(v.number * 1000));
             }),
-        number("drain", {"--drain", "", "drain", "drain", "SECONDS"}, 0, false, 3600, false,
+        number("drain", {"--drain", "", "drain", "DRAIN", "SECONDS"}, 0, false, 3600, false,
                "On Ctrl-C or SIGTERM: how long the requests in flight may finish and be cached "
                "before the run stops, in seconds.",
                LLMV_NUMBER_FIELD(drain_seconds)),
-        number("poll_interval", {"--poll-interval", "", "poll_interval", "pollinterval", "SECONDS"},
+        number("poll_interval", {"--poll-interval", "", "poll_interval", "POLLinterval", "SECONDS"},
                0, false, 86400, false,
                "Batch API: seconds between two polls of a provider batch in progress (Ctrl-C "
                "and Break are seen at once, whatever the interval).",
                LLMV_NUMBER_FIELD(poll_interval_seconds)),
-        choice("input_encoding", {"--encoding", "", "encoding", "encoding", "ENCODING"},
+        choice("input_encoding", {"--encoding", "", "encoding", "ENCoding", "ENCODING"},
                {"utf-8", "latin1"},
                "How the passages' bytes are read: utf-8, or latin1 (ISO 8859-1, e.g. the original "
                "Financial PhraseBank files).",
@@ -227,31 +232,31 @@ std::vector<Setting> build_table() {
                 LLMV_NUMBER_FIELD(cache_busy_timeout_ms)),
         // The simulated provider's data-generating process (docs/simulated.md): synthetic.
         simulated(number("follow_probability",
-                         {"--follow", "", "follow_probability", "follow", "P"}, 0, false, 1, false,
+                         {"--follow", "", "follow_probability", "FOLlow", "P"}, 0, false, 1, false,
                          "Simulated provider: probability that a generated text is written in "
                          "the requested label.",
                          LLMV_NUMBER_FIELD(simulated.follow_probability))),
-        simulated(number("label_signal", {"--signal", "", "label_signal", "signal", "SHARE"}, 0,
+        simulated(number("label_signal", {"--signal", "", "label_signal", "SIGnal", "SHARE"}, 0,
                          false, 1, false,
                          "Simulated provider: share of a generated text's words drawn from its "
                          "label's lexicon.",
                          LLMV_NUMBER_FIELD(simulated.label_signal))),
         simulated(number("annotator_accuracy",
-                         {"--accuracy", "", "annotator_accuracy", "accuracy", "P"}, 0, false, 1,
+                         {"--accuracy", "", "annotator_accuracy", "ACCuracy", "P"}, 0, false, 1,
                          false,
                          "Simulated provider: probability that the annotator returns a "
                          "text's latent label.",
                          LLMV_NUMBER_FIELD(simulated.annotator_accuracy))),
         simulated(number("unparseable_probability",
-                         {"--unparseable", "", "unparseable_probability", "unparseable", "P"}, 0,
+                         {"--unparseable", "", "unparseable_probability", "UNParseable", "P"}, 0,
                          false, 1, true,
                          "Simulated provider: probability that an answer is not valid JSON.",
                          LLMV_NUMBER_FIELD(simulated.unparseable_probability))),
-        simulated(integer("words", {"--words", "", "words", "words", "N"}, 0, 2000,
+        simulated(integer("words", {"--words", "", "words", "WORDs", "N"}, 0, 2000,
                           "Simulated provider: words per generated text (0: the passage's "
                           "length).",
                           LLMV_NUMBER_FIELD(simulated.words))),
-        simulated(entry("dgp_seed", {"--dgp-seed", "", "", "dgpseed", "SEED"}, Kind::seed,
+        simulated(entry("dgp_seed", {"--dgp-seed", "", "", "DGPseed", "SEED"}, Kind::seed,
                         "Simulated provider: seed of the data-generating process (R: the run's "
                         "seed).",
                         LLMV_SEED_FIELD(simulated.seed))),

@@ -47,13 +47,17 @@ def strip_comment(line):
     return line
 
 
+BLOCK_COMMENT_RE = re.compile(r"/\*.*?\*/")
+
+
 def logical_lines(lines):
-    """Joins `///` continuations; yields (first line number, text)."""
+    """Joins `///` continuations, /* */ comments (on one line) dropped; yields (first line
+    number, text)."""
     buffer, start = "", None
     for number, line in enumerate(lines, 1):
         if start is None:
             start = number
-        text = line
+        text = BLOCK_COMMENT_RE.sub(" ", line)
         if text.rstrip().endswith("///"):
             buffer += text.rstrip()[:-3] + " "
             continue

@@ -32,6 +32,12 @@ std::string read_text(const std::string& path) {
     return text.str();
 }
 
+// The ado-file as Stata reads it: its /* */ comments (the GENERATED markers) dropped.
+std::string read_ado() {
+    return std::regex_replace(read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado"),
+                              std::regex(R"(/\*[^*]*\*/)"), "");
+}
+
 std::string lower(std::string text) {
     for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return text;
@@ -117,6 +123,119 @@ std::string r_doc_source() {
            "}\n";
 }
 
+// ---- the Stata regions written from the table ----------------------------------------------
+// The ado-file and the help carry the engine's settings in regions that this test writes: the
+// lines strictly between a line holding `BEGIN GENERATED <name>` and the next line holding
+// `END GENERATED`. Everything else in those files is written by hand.
+
+// Whose options a region lists.
+bool is_validate_option(const settings::Setting& s) {
+    return !s.stata.empty() && s.kind != settings::Kind::seed && s.group == settings::Group::validation;
+}
+bool is_test_option(const settings::Setting& s) {
+    return !s.stata.empty() && s.kind != settings::Kind::seed && s.statistics;
+}
+bool is_simulated_option(const settings::Setting& s) {
+    return !s.stata.empty() && s.kind != settings::Kind::seed && s.group == settings::Group::simulated;
+}
+// The sizes and concurrency that `llmvalidate power` and `test` also declare by hand (beside
+// the statistics): every other validation setting is an option of validation alone, which
+// the ado's IsValidation reads to tell `llmvalidate test, timeout(9)` (a variable named
+// test) from the subcommand.
+bool is_validation_only_option(const settings::Setting& s) {
+    static const std::set<std::string> shared = {"M", "n", "repeats", "concurrency"};
+    return is_validate_option(s) && !s.statistics && shared.count(s.name) == 0;
+}
+
+// Words joined into `///`-continued lines of an ado command, each `indent` deep.
+std::string ado_lines(const std::vector<std::string>& words, const std::string& indent) {
+    std::string out, line;
+    const auto flush = [&]() {
+        std::string padded = indent + line;
+        if (padded.size() < 90) padded += std::string(90 - padded.size(), ' ');
+        out += padded + " ///\n";
+        line.clear();
+    };
+    for (const std::string& word : words) {
+        if (!line.empty() && indent.size() + line.size() + 1 + word.size() > 88) flush();
+        line += (line.empty() ? "" : " ") + word;
+    }
+    if (!line.empty()) flush();
+    return out;
+}
+
+template <typename Offered>
+std::vector<std::string> stata_words(Offered offered, const std::string& suffix, bool syntax_case) {
+    std::vector<std::string> words;
+    for (const settings::Setting& setting : settings::table())
+        if (offered(setting)) words.push_back((syntax_case ? setting.stata_syntax : setting.stata) + suffix);
+    return words;
+}
+
+// A {synopt} line of the help: the option with its abbreviation, what it does, what it
+// allows and its default.
+std::string help_line(const settings::Setting& setting) {
+    const auto smcl = [](const std::string& text) {
+        std::string out;
+        for (char c : text) out += c == '{' ? "{c -(}" : c == '}' ? "{c )-}" : std::string(1, c);
+        return out;
+    };
+    std::size_t capitals = 0;
+    while (capitals < setting.stata_syntax.size() &&
+           std::isupper(static_cast<unsigned char>(setting.stata_syntax[capitals])))
+        ++capitals;
+    std::string option = setting.stata;
+    if (capitals > 0 && capitals < option.size())
+        option = option.substr(0, capitals) + ":" + option.substr(capitals);
+    const std::string placeholder = setting.kind == settings::Kind::choice ? "name" : "#";
+    return "{synopt:{opt " + option + "(" + placeholder + ")}}" + smcl(setting.doc) +
+           " Allowed: " + smcl(settings::allowed(setting)) + "; default {cmd:" + setting.stata +
+           "(" + settings::default_text(setting) + ")}{p_end}\n";
+}
+
+template <typename Offered>
+std::string help_lines(Offered offered) {
+    std::string out;
+    for (const settings::Setting& setting : settings::table())
+        if (offered(setting)) out += help_line(setting);
+    return out;
+}
+
+// `text` with the lines of region `name` replaced by `lines`; the region must be there.
+std::string with_region(const std::string& text, const std::string& name, const std::string& lines) {
+    // The name ends where the marker's words do: a space, a colon, `*/` or `}`.
+    std::smatch marker;
+    INFO("region " << name);
+    REQUIRE(std::regex_search(text, marker, std::regex("BEGIN GENERATED " + name + "[ :*}]")));
+    const std::size_t begin = static_cast<std::size_t>(marker.position(0));
+    const std::size_t first = text.find('\n', begin) + 1;
+    const std::size_t end_marker = text.find("END GENERATED", first);
+    REQUIRE(end_marker != std::string::npos);
+    const std::size_t last = text.rfind('\n', end_marker) + 1;
+    return text.substr(0, first) + lines + text.substr(last);
+}
+
+std::string generated_ado(std::string ado) {
+    ado = with_region(ado, "Validate-options", ado_lines(stata_words(is_validate_option, "(string)", true), "          "));
+    ado = with_region(ado, "Validate-names", ado_lines(stata_words(is_validate_option, "", false), "        "));
+    ado = with_region(ado, "Test-options", ado_lines(stata_words(is_test_option, "(string)", true), "          "));
+    ado = with_region(ado, "Test-names", ado_lines(stata_words(is_test_option, "", false), "        "));
+    const auto power = [](const settings::Setting& s) { return is_test_option(s) || is_simulated_option(s); };
+    ado = with_region(ado, "Power-options", ado_lines(stata_words(power, "(string)", true), "          "));
+    ado = with_region(ado, "Power-names", ado_lines(stata_words(power, "", false), "        "));
+    ado = with_region(ado, "validation-only", ado_lines(stata_words(is_validation_only_option, "(passthru)", true), "        "));
+    ado = with_region(ado, "statistics-passthru", ado_lines(stata_words(is_test_option, "(passthru)", true), "        "));
+    return ado;
+}
+
+std::string generated_help(std::string help) {
+    const auto validate_only = [](const settings::Setting& s) { return is_validate_option(s) && !s.statistics; };
+    help = with_region(help, "validate-settings", help_lines(validate_only));
+    help = with_region(help, "test-settings", help_lines(is_test_option));
+    help = with_region(help, "power-settings", help_lines(is_simulated_option));
+    return help;
+}
+
 // Checks `relative` (under the source tree) against `expected`; LLMV_UPDATE_DOCS=1 rewrites it.
 void check_generated(const std::string& relative, const std::string& expected) {
     const std::string path = std::string(LLMV_SOURCE_DIR) + "/" + relative;
@@ -177,7 +296,7 @@ std::set<std::string> passed_settings(const std::string& ado, const std::string&
 // holds the default, and the plugin parses and checks the value (so no default is restated).
 template <typename Offered>
 static void check_stata_syntax(const std::string& program, Offered offered) {
-    const std::string ado = read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado");
+    const std::string ado = read_ado();
     const std::string syntax = syntax_of(ado, program);
     const std::set<std::string> passed = passed_settings(ado, program);
     // OPTion(type default): the capital letters are the minimal abbreviation.
@@ -239,7 +358,6 @@ TEST_CASE("Stata: every default the help states is the table's", "[settings][par
         const bool numeric =
             setting.kind == settings::Kind::integer || setting.kind == settings::Kind::number;
         if (setting.stata.empty() || !numeric || setting.optional) continue;
-        if (setting.stata == "parseretries" || setting.stata == "words") continue;  // "default 3, 0 with paper"; 0: the passage's length
         INFO(setting.stata);
         CHECK(checked.count(setting.stata) == 1);
     }
@@ -254,4 +372,17 @@ TEST_CASE("docs/settings.md is the settings table", "[settings][parity][docs]") 
 // with its default and range without an R edit.
 TEST_CASE("rpkg/R/settings-doc.R is the settings table", "[settings][parity][docs]") {
     check_generated("rpkg/R/settings-doc.R", r_doc_source());
+}
+
+// The settings in the ado-file (options of `syntax`, the names passed to the plugin) and in the
+// help are written from the table: a setting added there appears in Stata, with its help line,
+// default and range, when the regions are regenerated (LLMV_UPDATE_DOCS=1 test_core "[docs]").
+TEST_CASE("stata/llmvalidate.ado: its settings regions are the table's", "[settings][parity][docs][stata]") {
+    check_generated("stata/llmvalidate.ado",
+                    generated_ado(read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado")));
+}
+
+TEST_CASE("stata/llmvalidate.sthlp: its settings regions are the table's", "[settings][parity][docs][stata]") {
+    check_generated("stata/llmvalidate.sthlp",
+                    generated_help(read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.sthlp")));
 }

@@ -3,16 +3,21 @@
 // options through this table (or is checked against it by a parity test), and check() is the
 // one validation of a whole configuration, with one set of messages.
 //
-// How to add a setting:
+// How to add a setting (three hand-edited files: the field, the table, NEWS):
 //   1. Add the field, with its default, to pipeline::ValidationConfig (or stats::TestOptions
 //      for a setting of the statistics alone); the default is written only there.
 //   2. Add one entry to the table in cpp/stats/settings.cpp: name, front-end spellings ("" for
-//      a front end that does not offer it), kind, range, doc, and the field it reads/writes.
-//   3. Offer it in a front end by giving it a spelling: the CLI's options and --help come from
-//      the table; R (llm_validate() formals or `...`) and Stata (the ado `syntax` lines) are
-//      checked against the table by their parity tests (tests/cli, rpkg/tests, stata/tests).
-//   4. docs/settings.md is checked against the table (tests/core/test_settings_frontends.cpp);
-//      regenerate it with `LLMV_UPDATE_DOCS=1 build/tests/test_core "[docs]"`.
+//      a front end that does not offer it; Stata's with its minimal abbreviation in capitals,
+//      as `syntax` declares it), kind, range, doc, and the field it reads/writes.
+//   3. Regenerate what is written from the table: `LLMV_UPDATE_DOCS=1 build/tests/test_core
+//      "[docs]"` rewrites docs/settings.md, rpkg/R/settings-doc.R (the help of R's `...`) and
+//      the GENERATED regions of stata/llmvalidate.ado (syntax options, the names passed to the
+//      plugin) and stata/llmvalidate.sthlp (a help line with the range and default); then
+//      roxygen2 rewrites rpkg/man. The CLI's options and --help read the table at run time, R's
+//      llm_validate() takes a setting it has no formal for through `...` (checked and passed
+//      by the table), and the Stata plugin parses every option through the table.
+//   The parity tests (tests/core/test_settings_frontends.cpp, rpkg/tests/testthat/
+//   test-settings.R) fail until the generated files are current.
 #pragma once
 
 #include <string>
@@ -50,12 +55,13 @@ struct Value {
 };
 
 struct Setting {
-    std::string name;        // the engine's name: JSON field, messages of the engine
-    std::string cli;         // "--alpha", or "" when the CLI does not offer it
-    std::string cli_short;   // "-M", or ""
-    std::string r;           // argument of llm_validate() (or of its `...`), or ""
-    std::string stata;       // option of `llmvalidate varname` (no parentheses), or ""
-    std::string value_name;  // the CLI's placeholder: "LEVEL"
+    std::string name;          // the engine's name: JSON field, messages of the engine
+    std::string cli;           // "--alpha", or "" when the CLI does not offer it
+    std::string cli_short;     // "-M", or ""
+    std::string r;             // argument of llm_validate() (or of its `...`), or ""
+    std::string stata;         // option of `llmvalidate varname` (no parentheses), or ""
+    std::string stata_syntax;  // the same as the ado's `syntax` declares it: REPeats
+    std::string value_name;    // the CLI's placeholder: "LEVEL"
     Kind kind = Kind::integer;
     double low = 0, high = 0;  // integer / number range
     bool low_open = false, high_open = false;

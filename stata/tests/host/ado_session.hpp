@@ -34,11 +34,13 @@ struct OptionSpec {
     std::string type;      // what the parentheses hold ("" for an option without argument)
 };
 
-// The ado-file with its continuation lines (///) joined.
+// The ado-file with its /* */ comments (the GENERATED markers) dropped and its continuation
+// lines (///) joined.
 inline std::string joined_ado() {
-    return std::regex_replace(
-        read_whole_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado"),
-        std::regex(R"([ \t]*///[^\n]*\n[ \t]*)"), " ");
+    const std::string uncommented =
+        std::regex_replace(read_whole_file(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado"),
+                           std::regex(R"(/\*[^*]*\*/)"), "");
+    return std::regex_replace(uncommented, std::regex(R"([ \t]*///[^\n]*\n[ \t]*)"), " ");
 }
 
 // The options of program `name`'s syntax statement.
