@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -23,6 +24,7 @@
 #include "fake_server_process.hpp"
 #include "fake_stata.hpp"
 #include "host_test_helpers.hpp"
+#include "section4_csv.hpp"
 
 using namespace host;
 
@@ -794,6 +796,42 @@ TEST_CASE("validate: timeout(), drain() and encoding() outside their range name 
     // In range, the simulated run goes through.
     stata.errors.clear();
     CHECK(run_like_ado(stata, {"text"}, words("timeout=60"), "v_").rc == 0);
+}
+
+// Every number setting of the engine's table that validation offers, read from
+// docs/settings.md (written from the table and checked against it by test_core): the plugin
+// parses each option through the table, with no list of its own, so a value outside the range
+// is refused with the option's name and the table's range. A setting added to the table is
+// covered here with no edit.
+TEST_CASE("validate: every number setting of the table is read and checked through the table",
+          "[validate][errors][settings]") {
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    simulated_locals(stata, "");
+    const std::string doc = read_whole_file(std::string(LLMV_SOURCE_DIR) + "/docs/settings.md");
+    // | name | cli | r | `stata()` | default | a whole number in LOW..HIGH / a number in [LOW, HIGH] | doc |
+    const std::regex row(R"(\n\| \w+ \| [^|]+ \| [^|]+ \| `(\w+)\(\)` \| [^|]* \| )"
+                         R"((a whole number in ([-0-9.e]+)\.\.([-0-9.e]+)|a number in [\[(]([-0-9.e]+), ([-0-9.e]+)[\])]) \| ([^|]*) \|)");
+    int checked = 0;
+    for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator(); ++it) {
+        const auto& match = *it;
+        if (match[7].str().rfind("Simulated provider", 0) == 0) continue;  // options of power
+        const std::string name = match[1].str(), allowed = match[2].str();
+        const bool whole = match[3].matched;
+        const double low = std::stod(whole ? match[3].str() : match[5].str());
+        const double high = std::stod(whole ? match[4].str() : match[6].str());
+        char text[32];
+        std::snprintf(text, sizeof text, "%.15g", high < 1e9 ? high + 1 : low - 1);
+        const std::string outside = text;
+        stata.errors.clear();
+        INFO(name << "=" << outside);
+        const RunResult r = run_like_ado(stata, {"text"}, words(name + "=" + outside), "v_");
+        CHECK(r.rc == 198);
+        CHECK(stata.errors.find("`" + name + "()` must be " + allowed) != std::string::npos);
+        ++checked;
+    }
+    CHECK(checked >= 10);
 }
 
 // Issue 24/30: Break while batchapi waits for a provider batch. The batch stays in progress and
