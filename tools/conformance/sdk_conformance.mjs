@@ -201,7 +201,9 @@ for (const c of cases) {
 // The suite must see a renamed body field and a changed signature byte.
 const mutated = (c, edit) => { const copy = structuredClone(c.ours); edit(copy); return copy; };
 const first = results.find((r) => r.c.name === 'openai.chat');
-const renamed = mutated(first.c, (o) => { o.body.max_completion_tokens = o.body.max_tokens; delete o.body.max_tokens; });
+// max_tokens renamed to a field no chat request has.
+const renamedBody = (body) => { const copy = structuredClone(body); copy.max_token = copy.max_tokens; delete copy.max_tokens; return copy; };
+const renamed = mutated(first.c, (o) => { o.body = renamedBody(o.body); });
 const signedCase = results.find((r) => r.c.signing);
 const flipped = mutated(signedCase.c, (o) => {
   const a = o.headers.authorization;
@@ -211,6 +213,58 @@ const caught = differences(first.c, renamed, first.theirs).length > 0 &&
                differences(signedCase.c, flipped, signedCase.theirs, signedCase.authorization).length > 0;
 console.log(`${caught ? 'ok  ' : 'FAIL'} self-check: a renamed body field and a changed signature byte are caught`);
 if (!caught) failures += 1;
+
+// ---- our request bodies against the SDKs' request types -------------------------------------
+// OpenAI generates its SDK's types from its published OpenAPI specification (kept on GitHub,
+// which no package registry here serves), and Anthropic its SDK's from its API's. `tsc` checks
+// each body we send against them: the excess-property check of object literals fails a
+// renamed or unknown field, and the types and enumerations are checked. A copy of one body
+// with a field renamed must fail (`@ts-expect-error` fails the run when it does not).
+const REQUEST_TYPES = [
+  ['openai.chat', 'OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming'],
+  ['openai.embeddings', 'OpenAI.EmbeddingCreateParams'],
+  ['anthropic.messages', 'Anthropic.Messages.MessageCreateParamsNonStreaming'],
+];
+const typeOf = (name) => REQUEST_TYPES.find(([prefix]) => name.startsWith(prefix))?.[1];
+// Known differences with the SDKs' types, listed and printed rather than hidden. npm
+// @anthropic-ai/sdk 1.17.0 dropped `temperature` from its Messages types with the sampling
+// parameters' deprecation; the Messages API (anthropic-version 2023-06-01, which we pin) still
+// takes it for the Claude models before Opus 4.7, and for Opus 4.7 and later we send none
+// (the engine's model rules). To be reviewed with the API version.
+const KNOWN_TYPE_DIFFERENCES = { 'anthropic.messages': ['temperature'] };
+const fs = require('node:fs');
+const checkDir = fs.mkdtempSync(path.join(sdkDir, 'typecheck-'));
+let source = "import type OpenAI from 'openai';\nimport type Anthropic from '@anthropic-ai/sdk';\n";
+let typed = 0;
+for (const { c } of results) {
+  const type = typeOf(c.name);
+  if (!type) continue;
+  const body = structuredClone(c.ours.body);
+  for (const field of KNOWN_TYPE_DIFFERENCES[c.name] ?? []) {
+    if (!(field in body)) continue;
+    console.log(`      known difference, ${c.name} body field ${field}: not in the SDK's request type`);
+    delete body[field];
+  }
+  source += `// ${c.name}\nexport const body${typed}: ${type} = ${JSON.stringify(body, null, 2)};\n`;
+  typed += 1;
+}
+source += `// self-check: a renamed field is refused\n// @ts-expect-error\nexport const renamed: ${typeOf('openai.chat')} = ` +
+          `${JSON.stringify(renamedBody(first.c.ours.body))};\n`;
+fs.writeFileSync(path.join(checkDir, 'bodies.ts'), source);
+fs.writeFileSync(path.join(checkDir, 'tsconfig.json'), JSON.stringify({
+  compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, module: 'nodenext',
+                     moduleResolution: 'nodenext', target: 'es2022', types: [] },
+  files: ['bodies.ts'] }));
+const typescript = require('typescript/package.json').version;
+try {
+  execFileSync(path.join(sdkDir, 'node_modules', '.bin', 'tsc'), ['-p', checkDir], { encoding: 'utf8' });
+  console.log(`ok   ${typed} request bodies fit the SDKs' request types (tsc ${typescript}), and a renamed field is refused`);
+} catch (error) {
+  console.log(`FAIL our request bodies against the SDKs' request types (tsc ${typescript}):`);
+  console.log(String(error.stdout ?? error.message).replace(/^/gm, '      '));
+  failures += 1;
+}
+fs.rmSync(checkDir, { recursive: true, force: true });
 
 server.close();
 console.log(failures ? `${failures} case(s) differ from the official SDKs` : `all ${cases.length} cases match the official SDKs`);

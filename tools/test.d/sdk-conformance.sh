@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SDK conformance (issue 23): installs the vendors' official SDKs from npm into a cache outside
 # the clone (never committed), builds llmv_request_dump, and has tools/conformance/
-# sdk_conformance.mjs compare our requests (and SigV4 signatures) with the SDKs' on 127.0.0.1.
+# sdk_conformance.mjs compare our requests (and SigV4 signatures) with the SDKs' on 127.0.0.1,
+# and type-check our bodies against the SDKs' request types (typescript's tsc).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 build_dir=${BUILD_DIR:-build}
 sdk_dir=${LLMV_SDK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llmvalidate-sdk}
 packages=(openai @anthropic-ai/sdk @aws-sdk/client-bedrock-runtime @smithy/signature-v4 @smithy/node-http-handler
-          @aws-crypto/sha256-js)
+          @aws-crypto/sha256-js typescript)
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "sdk-conformance: node and npm are required (tools/setup.sh installs them)" >&2
