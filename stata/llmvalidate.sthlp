@@ -94,7 +94,9 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt vars(spec)}}the task's variables: {it:name}{cmd:=}{it:varname} (a value per passage) or {it:name}{cmd:="}{it:text}{cmd:"} (one value), e.g. {cmd:vars(topic=topic_var)} or {cmd:vars(genre="tweets")}{p_end}
 {synopt:{opt simp:rompt(varname)}}a simulation prompt per passage, from a string variable (empty: the task's){p_end}
 {syntab:Models}
-{synopt:{opt prov:ider(name)}}the chat provider: {cmd:anthropic}, {cmd:openai}, {cmd:bedrock}, or {cmd:simulated}; default: the one the environment configures{p_end}
+{* BEGIN GENERATED chat-providers: written from the engine's provider table}{...}
+{synopt:{opt prov:ider(name)}}the chat provider: {cmd:openai}, {cmd:anthropic}, {cmd:bedrock} or {cmd:simulated} (docs/providers.md); default: the one the environment configures{p_end}
+{* END GENERATED}{...}
 {synopt:{opt mod:el(string)}}the chat model; default is the provider's (the engine's table, docs/providers.md){p_end}
 {synopt:{opt emb:edding(name)}}the embedding provider; default follows {opt provider()}{p_end}
 {synopt:{opt embmod:el(string)}}the embedding model{p_end}

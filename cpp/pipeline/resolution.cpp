@@ -68,12 +68,15 @@ std::vector<const ProviderDefaults*> auto_rows() {
 
 }  // namespace
 
-const std::vector<ProviderDefaults>& provider_defaults() {
+namespace {
+
+// The table, which register_provider_defaults() extends at run time.
+std::vector<ProviderDefaults>& provider_table() {
     // Model defaults: small, current models of each vendor, for trying the package; a study
     // should name its model (the paper's point is that validity is a property of one model).
     // Each is dated with its source; re-check them against the vendors' lists (GET /v1/models,
     // ListFoundationModels: `llmvalidate models --provider P`) when a vendor retires a model.
-    static const std::vector<ProviderDefaults> table = {
+    static std::vector<ProviderDefaults> table = {
         {"chat",
          "openai",
          "gpt-4.1-mini",
@@ -143,6 +146,30 @@ const std::vector<ProviderDefaults>& provider_defaults() {
          "none: a hashed bag of words, not a language model", "", ""},
     };
     return table;
+}
+
+}  // namespace
+
+const std::vector<ProviderDefaults>& provider_defaults() { return provider_table(); }
+
+void register_provider_defaults(const ProviderDefaults& row) {
+    std::vector<ProviderDefaults>& table = provider_table();
+    for (ProviderDefaults& known : table) {
+        if (known.kind == row.kind && known.provider == row.provider) {
+            known = row;
+            return;
+        }
+    }
+    table.push_back(row);
+}
+
+void remove_provider_defaults(const std::string& kind, const std::string& provider) {
+    std::vector<ProviderDefaults>& table = provider_table();
+    table.erase(std::remove_if(table.begin(), table.end(),
+                               [&](const ProviderDefaults& row) {
+                                   return row.kind == kind && row.provider == provider;
+                               }),
+                table.end());
 }
 
 std::string provider_names(const std::string& kind, const std::string& separator,

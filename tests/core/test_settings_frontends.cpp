@@ -18,9 +18,12 @@
 #include <sstream>
 
 #include "cli/cli_runner.hpp"
+#include "generated_region.hpp"
 #include "llmvalidate/settings.hpp"
 
 using namespace llmv;
+using llmv::test::check_generated;
+using llmv::test::with_region;
 
 namespace {
 
@@ -201,20 +204,6 @@ std::string help_lines(Offered offered) {
     return out;
 }
 
-// `text` with the lines of region `name` replaced by `lines`; the region must be there.
-std::string with_region(const std::string& text, const std::string& name, const std::string& lines) {
-    // The name ends where the marker's words do: a space, a colon, `*/` or `}`.
-    std::smatch marker;
-    INFO("region " << name);
-    REQUIRE(std::regex_search(text, marker, std::regex("BEGIN GENERATED " + name + "[ :*}]")));
-    const std::size_t begin = static_cast<std::size_t>(marker.position(0));
-    const std::size_t first = text.find('\n', begin) + 1;
-    const std::size_t end_marker = text.find("END GENERATED", first);
-    REQUIRE(end_marker != std::string::npos);
-    const std::size_t last = text.rfind('\n', end_marker) + 1;
-    return text.substr(0, first) + lines + text.substr(last);
-}
-
 std::string generated_ado(std::string ado) {
     ado = with_region(ado, "Validate-options", ado_lines(stata_words(is_validate_option, "(string)", true), "          "));
     ado = with_region(ado, "Validate-names", ado_lines(stata_words(is_validate_option, "", false), "        "));
@@ -234,17 +223,6 @@ std::string generated_help(std::string help) {
     help = with_region(help, "test-settings", help_lines(is_test_option));
     help = with_region(help, "power-settings", help_lines(is_simulated_option));
     return help;
-}
-
-// Checks `relative` (under the source tree) against `expected`; LLMV_UPDATE_DOCS=1 rewrites it.
-void check_generated(const std::string& relative, const std::string& expected) {
-    const std::string path = std::string(LLMV_SOURCE_DIR) + "/" + relative;
-    if (const char* update = std::getenv("LLMV_UPDATE_DOCS"); update && *update == '1') {
-        std::ofstream(path) << expected;  // LLMV_UPDATE_DOCS=1 test_core "[docs]" regenerates it
-    }
-    const std::string actual = read_text(path);
-    INFO(relative << " should be:\n" << expected);
-    CHECK(actual == expected);
 }
 
 }  // namespace

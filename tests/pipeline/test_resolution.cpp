@@ -11,12 +11,16 @@
 
 #include "cache/temp_cache_dir.hpp"
 #include "fake_server/fake_server.hpp"
+#include "generated_region.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
 
 using namespace llmv;
 using namespace llmv::pipeline;
+using llmv::test::check_generated;
+using llmv::test::read_source_file;
+using llmv::test::with_region;
 
 namespace {
 
@@ -53,12 +57,6 @@ std::string error_message(const std::function<void()>& action) {
     return "";
 }
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 }  // namespace
 
@@ -261,20 +259,8 @@ TEST_CASE("docs/providers.md shows the table of default models", "[docs]") {
                     (entry.model.empty() ? "none" : "`" + entry.model + "`") + " | " +
                     entry.credential + " | " + entry.checked + " | " + entry.source + " |\n";
     }
-    const std::string path = std::string(LLMV_SOURCE_DIR) + "/docs/providers.md";
-    const std::string begin = "<!-- provider defaults: generated from provider_defaults() -->\n";
-    const std::string end = "<!-- end of provider defaults -->";
-    std::string text = read_text(path);
-    const auto from = text.find(begin);
-    const auto to = text.find(end);
-    REQUIRE(from != std::string::npos);
-    REQUIRE(to != std::string::npos);
-    if (const char* update = std::getenv("LLMV_UPDATE_DOCS"); update && *update == '1') {
-        text = text.substr(0, from + begin.size()) + expected + text.substr(to);
-        std::ofstream(path) << text;
-    }
-    const std::string actual = read_text(path);
-    CHECK(actual.substr(from + begin.size(), actual.find(end) - from - begin.size()) == expected);
+    check_generated("docs/providers.md",
+                    with_region(read_source_file("docs/providers.md"), "provider-defaults", expected));
 }
 
 // The dry run resolves providers with the run's own code: after a run, it finds every request
@@ -341,4 +327,19 @@ TEST_CASE("the provider table declares the secrets and the batch APIs") {
         error_message([&] { validate_with_batch_api(config, {}, {}, {}); });
     INFO(refused);
     CHECK(refused.find("a chat provider with a batch API: openai or anthropic") != std::string::npos);
+}
+
+// The chat providers Stata's help names for provider() are the table's (a provider added to the
+// table is named there when the region is regenerated: LLMV_UPDATE_DOCS=1).
+TEST_CASE("stata/llmvalidate.sthlp names the table's chat providers", "[docs]") {
+    std::string names;
+    std::vector<std::string> chat;
+    for (const ProviderDefaults& entry : provider_defaults())
+        if (entry.kind == "chat") chat.push_back(entry.provider);
+    for (std::size_t i = 0; i < chat.size(); ++i)
+        names += (i == 0 ? "" : i + 1 == chat.size() ? " or " : ", ") + std::string("{cmd:") + chat[i] + "}";
+    const std::string line = "{synopt:{opt prov:ider(name)}}the chat provider: " + names +
+                             " (docs/providers.md); default: the one the environment configures{p_end}\n";
+    check_generated("stata/llmvalidate.sthlp",
+                    with_region(read_source_file("stata/llmvalidate.sthlp"), "chat-providers", line));
 }

@@ -41,6 +41,12 @@ struct ProviderDefaults {
     bool batch_api = false;
 };
 const std::vector<ProviderDefaults>& provider_defaults();
+// A row added to the table at run time (or replacing the row of the same kind and provider), as
+// a provider of one's own (with register_chat_provider()) or a test's throwaway provider is
+// declared; resolution, `auto`, the secrets, the batch-API check and the front ends' lists then
+// read it. Not safe while a run reads the table: call it before.
+void register_provider_defaults(const ProviderDefaults& row);
+void remove_provider_defaults(const std::string& kind, const std::string& provider);
 // The chat providers "auto" picks from, in its order, after LLMV_BASE_URL: "LLMV_BASE_URL,
 // ANTHROPIC_API_KEY, ..." (for the front ends' help and messages).
 std::string auto_sources(const std::string& separator = ", ", const std::string& last = ", ");
@@ -69,10 +75,10 @@ struct ResolveOptions {
 };
 
 struct ResolvedProviders {
-    std::string chat_provider;  // never "auto"
-    std::string chat_model;     // "simulated-dgp-1" for the simulated provider
-    std::string chosen_from;    // what "auto" read ("ANTHROPIC_API_KEY", ...); empty otherwise
-    ProviderConfig chat;        // base URL, key, options and timeouts of the chat provider
+    std::string chat_provider;       // never "auto"
+    std::string chat_model;          // "simulated-dgp-1" for the simulated provider
+    std::string chosen_from;         // what "auto" read ("ANTHROPIC_API_KEY", ...); empty otherwise
+    ProviderConfig chat;             // base URL, key, options and timeouts of the chat provider
     std::string embedding_provider;  // "hashed" for the local embedder
     std::string embedding_model;
     ProviderConfig embedding;  // never holds another vendor's key or base URL
@@ -104,7 +110,8 @@ void apply_resolution(ValidationConfig& config, const ResolvedProviders& resolve
 // $XDG_CACHE_HOME/R/llmvalidate, else ~/.cache/R/llmvalidate on Linux,
 // ~/Library/Caches/org.R-project.R/R/llmvalidate on macOS, %LOCALAPPDATA%/R/cache/R/llmvalidate
 // on Windows). The directory is not created here.
-std::string default_cache_path(const std::optional<std::map<std::string, std::string>>& environment = {});
+std::string default_cache_path(
+    const std::optional<std::map<std::string, std::string>>& environment = {});
 
 // Creates the default cache's directory (and its parents) when `path` is default_cache_path();
 // a path the user gave must already have its directory.
