@@ -402,11 +402,11 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     abort_llmv(c("The run was interrupted.", cache_note(cache, "resume")),
                code = "llmv.cancelled", call = call)
   }
-  permutations <- given_settings$permutations %||% setting_default("permutations")
-  settings <- list(alpha = alpha, threshold = threshold, permutations = permutations,
-                   validation_method = methods[["validation"]],
-                   separation_method = methods[["separation"]],
-                   backtranslation_rule = methods[["backtranslation"]], M = M, n = n)
+  # The settings each validation reports: the engine's record of the run's configuration
+  # (used_settings), not a copy of R's arguments.
+  settings <- run_settings(used_settings, c("alpha", "threshold", "permutations",
+                                             "validation_method", "separation_method",
+                                             "backtranslation_rule", "M", "n"))
   validations <- lapply(result$passages, passage_validation, settings = settings)
   # What llm_generations() needs to read the run back from its cache (never the key).
   run_config <- config

@@ -93,6 +93,17 @@ dots_settings <- function() {
   stats::setNames(settings$name[rows], settings$r[rows])
 }
 
+# Settings `names` of the engine's record of a run (llmv_config_settings(): text by engine
+# name), typed by the table's kinds: whole numbers as integers, numbers as doubles.
+run_settings <- function(used, names) {
+  table <- engine_settings()
+  stats::setNames(lapply(names, function(name) {
+    kind <- table$kind[table$name == name]
+    switch(kind, integer = as.integer(used[[name]]), number = as.numeric(used[[name]]),
+           used[[name]])
+  }), names)
+}
+
 # The help of the table settings llm_validate() takes through `...`, one item each (name, what
 # it does, what it allows, its default), from the generated settings_doc_table(): roxygen2
 # writes it into ?llm_validate, so the help states the table's ranges and defaults.
