@@ -32,6 +32,18 @@ for step in tools/test.d/*.sh; do
   timings+=("$name $((SECONDS - started)) s")
 done
 started=$SECONDS
+# The fake server's SigV4 verdicts come from the official AWS signer (npm @smithy/signature-v4,
+# installed by the sdk-conformance step into the SDK cache), not from code of ours.
+sdk_cache=${LLMV_SDK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llmvalidate-sdk}
+if command -v node >/dev/null && [ -d "$sdk_cache/node_modules/@smithy/signature-v4" ]; then
+  export LLMV_SIGV4_VERIFIER="$PWD/tools/conformance/sigv4_verifier.mjs"
+elif [ "${CI:-}" = true ]; then
+  echo "test.sh: no official SigV4 signer in $sdk_cache (the sdk-conformance step installs it)" >&2
+  status=1
+  failed+=("sigv4-verifier")
+else
+  echo "test.sh: the fake server checks SigV4 signatures for their form only (no $sdk_cache)"
+fi
 # A test that hangs fails after LLMV_TEST_TIMEOUT seconds instead of eating CI's whole budget.
 if ! (cd "$build_dir" && ctest --output-on-failure -j 2 --timeout "${LLMV_TEST_TIMEOUT:-600}") 2>&1 |
   tee "$step_logs/ctest.log"; then

@@ -1,7 +1,12 @@
 #include "fake_server.hpp"
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <csignal>
+#include <cstdlib>
 
 #include <algorithm>
 #include <atomic>
@@ -264,6 +269,83 @@ class BacklogServer : public httplib::Server {
     void raise_backlog(int backlog) { ::listen(svr_sock_, backlog); }
 };
 
+// The official AWS signer as the SigV4 oracle (issue 23): tools/conformance/sigv4_verifier.mjs
+// under node, started on the first signed request when LLMV_SIGV4_VERIFIER names that script
+// (tools/test.sh sets it once the npm SDKs are installed), and kept for the server's life. The
+// server holds no canonicalisation of its own, so our signer is judged by AWS's. Without the
+// oracle a signature is checked for its form, key id, date and scope only.
+class Sigv4Oracle {
+  public:
+    ~Sigv4Oracle() {
+        if (to_child_ >= 0) ::close(to_child_);  // the script ends with its input
+        if (from_child_ >= 0) ::close(from_child_);
+        if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+    }
+
+    static std::string script() {
+        const char* path = std::getenv("LLMV_SIGV4_VERIFIER");
+        return path ? path : "";
+    }
+
+    // The official Authorization header for `request` (the oracle's JSON request), or an
+    // error message starting with "oracle: ".
+    std::string authorization(const json& request) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (pid_ <= 0 && !start()) return "oracle: cannot start node " + script();
+        const std::string line = request.dump() + "\n";
+        // A script that died must not take the test with it through SIGPIPE.
+        sigset_t pipe_signal, previous;
+        sigemptyset(&pipe_signal);
+        sigaddset(&pipe_signal, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+        const bool written =
+            ::write(to_child_, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+        if (!written) {
+            timespec none{0, 0};
+            sigtimedwait(&pipe_signal, nullptr, &none);  // the pending SIGPIPE, if any
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+        if (!written) return "oracle: the script " + script() + " is not running";
+        std::string answer;
+        char c = 0;
+        while (::read(from_child_, &c, 1) == 1 && c != '\n') answer += c;
+        const json parsed = json::parse(answer, nullptr, false);
+        if (parsed.is_discarded() || !parsed.contains("authorization"))
+            return "oracle: " + (parsed.is_discarded() ? answer : parsed.value("error", answer));
+        return parsed["authorization"].get<std::string>();
+    }
+
+  private:
+    // The pipes close on exec, so that no other child of the test keeps the script's input
+    // open: the script ends when this server (or its process) goes.
+    bool start() {
+        int to[2], from[2];
+        if (::pipe2(to, O_CLOEXEC) != 0) return false;
+        if (::pipe2(from, O_CLOEXEC) != 0) {
+            ::close(to[0]);
+            ::close(to[1]);
+            return false;
+        }
+        const std::string path = script();
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            ::dup2(to[0], 0);  // dup2 clears close-on-exec on 0 and 1
+            ::dup2(from[1], 1);
+            ::execlp("node", "node", path.c_str(), static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        ::close(to[0]);
+        ::close(from[1]);
+        to_child_ = to[1];
+        from_child_ = from[0];
+        return pid_ > 0;
+    }
+
+    std::mutex mutex_;
+    pid_t pid_ = -1;
+    int to_child_ = -1, from_child_ = -1;
+};
+
 struct FakeServer::Impl {
     explicit Impl(FakeServerOptions opts)
         : options(std::move(opts)),
@@ -278,6 +360,7 @@ struct FakeServer::Impl {
     SyntheticText text;
     HashedEmbedder embedder;
     std::atomic<std::uint64_t> request_counter{0};
+    Sigv4Oracle sigv4_oracle;
 
     mutable std::mutex mutex;
     std::map<std::string, std::deque<Fault>> faults;
@@ -569,40 +652,41 @@ struct FakeServer::Impl {
                        "UnrecognizedClientException");
             return false;
         }
-        SigV4Input input;
-        input.method = req.method;
+        // The signed headers: host and x-amz-date must be among them.
+        json request = {{"method", req.method},
+                        {"host", req.get_header_value("host")},
+                        {"region", match[3].str()},
+                        {"service", match[4].str()},
+                        {"access_key_id", match[1].str()},
+                        {"secret_access_key", options.aws_secret_access_key},
+                        {"amz_date", req.get_header_value("x-amz-date")},
+                        {"body_base64", llmv::base64_encode(req.body)}};
         const auto question = req.target.find('?');
-        input.path = req.target.substr(0, question);
-        input.query = question == std::string::npos ? "" : req.target.substr(question + 1);
-        input.body = req.body;
-        input.access_key_id = match[1].str();
-        input.secret_access_key = options.aws_secret_access_key;
-        input.region = match[3].str();
-        input.service = match[4].str();
-        input.amz_date = req.get_header_value("x-amz-date");
-        std::string signed_list = match[5].str();
-        std::size_t start = 0;
-        bool has_host = false, has_date = false;
-        while (start <= signed_list.size()) {
+        request["path"] = req.target.substr(0, question);
+        request["query"] = question == std::string::npos ? "" : req.target.substr(question + 1);
+        json headers = json::object();
+        const std::string signed_list = match[5].str();
+        for (std::size_t start = 0; start <= signed_list.size();) {
             const auto end = std::min(signed_list.find(';', start), signed_list.size());
             const std::string name = signed_list.substr(start, end - start);
-            if (!name.empty()) {
-                input.headers[name] = req.get_header_value(name.c_str());
-                has_host = has_host || name == "host";
-                has_date = has_date || name == "x-amz-date";
-            }
+            if (!name.empty()) headers[name] = req.get_header_value(name.c_str());
             start = end + 1;
         }
-        const std::string expected = sigv4_authorization(input);
-        const std::string signature = match[6].str();
-        if (!has_host || !has_date || input.amz_date.substr(0, 8) != match[2].str() ||
-            input.service != "bedrock" || expected.substr(expected.size() - 64) != signature) {
-            send_error(
-                res, Protocol::bedrock, 403,
-                "The request signature we calculated does not match the signature you provided. "
-                "The Canonical String for this request should have been\n'" +
-                    sigv4_canonical_request(input) + "'",
-                "InvalidSignatureException");
+        request["headers"] = headers;
+        const std::string amz_date = request["amz_date"].get<std::string>();
+        bool valid = headers.contains("host") && headers.contains("x-amz-date") &&
+                     amz_date.substr(0, 8) == match[2].str() && match[4].str() == "bedrock";
+        std::string official;
+        if (valid && !Sigv4Oracle::script().empty()) {
+            official = sigv4_oracle.authorization(request);
+            valid = official == authorization;
+        }
+        if (!valid) {
+            send_error(res, Protocol::bedrock, 403,
+                       "The request signature we calculated does not match the signature you "
+                       "provided. The official signer gave '" +
+                           official + "'",
+                       "InvalidSignatureException");
             return false;
         }
         return true;

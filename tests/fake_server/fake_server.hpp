@@ -224,23 +224,4 @@ class FakeServer {
     std::unique_ptr<Impl> impl_;
 };
 
-// AWS Signature Version 4 (documented algorithm), exposed so tests can sign requests
-// themselves. `path` is the request path as sent (percent-encoded), `query` without '?'.
-// Non-S3 services: every path segment is URI-encoded again in the canonical request.
-struct SigV4Input {
-    std::string method = "POST";
-    std::string path;
-    std::string query;
-    std::map<std::string, std::string> headers;  // lower-case names -> values, all signed
-    std::string body;
-    std::string access_key_id;
-    std::string secret_access_key;
-    std::string region;
-    std::string service = "bedrock";
-    std::string amz_date;  // "20260101T000000Z"
-};
-std::string sigv4_canonical_request(const SigV4Input& input);
-std::string sigv4_authorization(const SigV4Input& input);  // the Authorization header value
-std::string sha256_hex(const std::string& data);
-
 }  // namespace llmv::fake

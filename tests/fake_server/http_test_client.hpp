@@ -9,8 +9,9 @@
 #include <ctime>
 #include <string>
 
-#include "fake_server.hpp"
+#include "core/aws_sigv4.hpp"
 #include "core/http.hpp"
+#include "fake_server.hpp"
 
 namespace llmv::fake {
 
@@ -25,9 +26,11 @@ inline std::string now_amz_date() {
 }
 
 // A tiny stand-in for the transport: sends an HttpRequest (GET or POST) with cpp-httplib,
-// signing it with SigV4 itself when asked (the real transport lets libcurl sign). No answer at
-// all is the response's transport_error.
-inline HttpResponse send_http(const HttpRequest& request, int read_timeout_s = 10) {
+// signed with the engine's SigV4 signer when asked (as the transport signs). No answer at all
+// is the response's transport_error.
+inline HttpResponse send_http(const HttpRequest& unsigned_request, int read_timeout_s = 10) {
+    HttpRequest request = unsigned_request;
+    if (!request.aws_sigv4.empty()) sign_aws_sigv4(request, std::time(nullptr));
     const std::string prefix = "http://";
     REQUIRE(request.url.rfind(prefix, 0) == 0);
     const auto slash = request.url.find('/', prefix.size());
@@ -39,32 +42,11 @@ inline HttpResponse send_http(const HttpRequest& request, int read_timeout_s = 1
     httplib::Headers headers;
     std::string content_type = "application/json";
     for (const auto& [name, value] : request.headers) {
-        if (name == "Content-Type") {
+        if (name == "Content-Type" || name == "content-type") {
             content_type = value;
         } else {
             headers.emplace(name, value);
         }
-    }
-    if (!request.aws_sigv4.empty()) {
-        // "aws:amz:<region>:<service>"
-        const std::string spec = request.aws_sigv4;
-        const auto third = spec.find(':', 8);
-        fake::SigV4Input input;
-        input.method = request.method;
-        const auto question = target.find('?');
-        input.path = target.substr(0, question);
-        input.query = question == std::string::npos ? "" : target.substr(question + 1);
-        input.region = spec.substr(8, third - 8);
-        input.service = spec.substr(third + 1);
-        input.amz_date = now_amz_date();
-        input.headers = {
-            {"content-type", content_type}, {"host", host}, {"x-amz-date", input.amz_date}};
-        input.body = request.body;
-        input.access_key_id = request.aws_access_key_id;
-        input.secret_access_key = request.aws_secret_access_key;
-        headers.emplace("Host", host);
-        headers.emplace("x-amz-date", input.amz_date);
-        headers.emplace("Authorization", fake::sigv4_authorization(input));
     }
     HttpResponse response;
     auto result = request.method == "GET"

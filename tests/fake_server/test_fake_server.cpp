@@ -13,14 +13,14 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "fake_server.hpp"
 #include "core/aws_sigv4.hpp"
+#include "fake_server.hpp"
 #include "http_test_client.hpp"
-#include "llmvalidate/error.hpp"
 #include "llm/hashed_embedder.hpp"
 #include "llm/provider.hpp"
 #include "llm/structured_output.hpp"
 #include "llm/synthetic_text.hpp"
+#include "llmvalidate/error.hpp"
 #include "llmvalidate/task.hpp"
 #include "transport/transport.hpp"
 
@@ -28,7 +28,6 @@ using nlohmann::json;
 using namespace llmv;
 using llmv::fake::FakeServer;
 using llmv::fake::Fault;
-using llmv::fake::now_amz_date;
 using llmv::fake::send_http;
 
 namespace {
@@ -58,39 +57,17 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-TEST_CASE("SigV4 reproduces the published AWS test-suite signatures") {
-    fake::SigV4Input input;
-    input.method = "GET";
-    input.path = "/";
-    input.headers = {{"host", "example.amazonaws.com"}, {"x-amz-date", "20150830T123600Z"}};
-    input.access_key_id = "AKIDEXAMPLE";
-    input.secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
-    input.region = "us-east-1";
-    input.service = "service";
-    input.amz_date = "20150830T123600Z";
-    CHECK(fake::sigv4_authorization(input) ==
-          "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, "
-          "SignedHeaders=host;x-amz-date, "
-          "Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
-    input.method = "POST";  // post-vanilla
-    CHECK(fake::sigv4_authorization(input).substr(fake::sigv4_authorization(input).size() - 64) ==
-          "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b");
-    input.method = "GET";  // get-vanilla-query-order-key-case
-    input.query = "Param2=value2&Param1=value1";
-    CHECK(fake::sigv4_authorization(input).substr(fake::sigv4_authorization(input).size() - 64) ==
-          "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
-}
-
-TEST_CASE("SigV4 canonical URI encodes a Bedrock model id twice") {
-    fake::SigV4Input input;
-    input.path = "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse";
-    input.headers = {{"host", "bedrock-runtime.us-east-1.amazonaws.com"},
-                     {"x-amz-date", "20260101T000000Z"}};
-    const std::string canonical = fake::sigv4_canonical_request(input);
-    CHECK(canonical.find("/model/anthropic.claude-3-5-sonnet-20240620-v1%253A0/converse\n") !=
-          std::string::npos);
-    CHECK(fake::sha256_hex("") ==
-          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+// The fake server holds no SigV4 code of its own (issue 23): the official AWS signer judges our
+// signatures when LLMV_SIGV4_VERIFIER names tools/conformance/sigv4_verifier.mjs (tools/test.sh
+// sets it once the npm SDKs are installed). The tests that need a verdict on a signature's
+// value say so and stop where it is not set.
+bool official_signer() {
+    const char* script = std::getenv("LLMV_SIGV4_VERIFIER");
+    if (script && *script) return true;
+    WARN(
+        "LLMV_SIGV4_VERIFIER is not set: the fake server checks SigV4 signatures for their form "
+        "only, so this check of a wrong signature is not run");
+    return false;
 }
 
 TEST_CASE("OpenAI chat: passages lean to the asked label and are distinct") {
@@ -148,7 +125,8 @@ TEST_CASE("OpenAI chat: annotation picks the label of the text's vocabulary") {
             "Label the sentiment of this text as Positive, Neutral or Negative.\nText: \"" +
                 passage + "\"");
         request.json_schema = label_json_schema(sentiment);
-        const ChatResult result = provider->parse_response(send_http(provider->build_request(request)));
+        const ChatResult result =
+            provider->parse_response(send_http(provider->build_request(request)));
         REQUIRE(result.ok);
         const LabelAnswer answer = parse_label_answer(result.text, sentiment);
         REQUIRE(answer.status == AnswerStatus::ok);
@@ -233,7 +211,8 @@ TEST_CASE("Anthropic: tool-based structured output, version header required, 529
     CHECK(parse_passages_answer(result.text, 4).status == AnswerStatus::ok);
 
     server.push_faults("anthropic.messages", {Fault::http(529)});
-    const ChatResult overloaded = provider->parse_response(send_http(provider->build_request(request)));
+    const ChatResult overloaded =
+        provider->parse_response(send_http(provider->build_request(request)));
     CHECK_FALSE(overloaded.ok);
     CHECK(overloaded.error.http_status == 529);
     CHECK(overloaded.error.provider_type == "overloaded_error");
@@ -258,7 +237,8 @@ TEST_CASE("Anthropic: tool-based structured output, version header required, 529
     CHECK(server.count("anthropic.messages") == 4);
 }
 
-TEST_CASE("Bedrock Converse: a Llama model id sends no toolChoice, Claude and Nova force the tool") {
+TEST_CASE(
+    "Bedrock Converse: a Llama model id sends no toolChoice, Claude and Nova force the tool") {
     FakeServer server;
     server.start();
     auto config = config_for(server, "");
@@ -282,16 +262,17 @@ TEST_CASE("Bedrock Converse: a Llama model id sends no toolChoice, Claude and No
     for (const std::string model :
          {"anthropic.claude-sonnet-4-5-20250929-v1:0", "us.amazon.nova-pro-v1:0"}) {
         const json forced = sent_body(model);
-        CHECK(forced.at("toolConfig").at("toolChoice") == json::parse(R"({"tool": {"name": "answer"}})"));
+        CHECK(forced.at("toolConfig").at("toolChoice") ==
+              json::parse(R"({"tool": {"name": "answer"}})"));
     }
     // An explicit option wins over the family rule.
     config.options = {{"structured", "tool"}};
     provider = make_chat_provider("bedrock", config);
     CHECK(sent_body("meta.llama3-8b-instruct-v1:0").at("toolConfig").contains("toolChoice"));
     config.options = {{"structured", "schema"}};
-    CHECK_THROWS_WITH(make_chat_provider("bedrock", config),
-                      Catch::Contains("\"auto\", \"tool\" or \"prompt\"") &&
-                          Catch::Contains("\"schema\""));
+    CHECK_THROWS_WITH(
+        make_chat_provider("bedrock", config),
+        Catch::Contains("\"auto\", \"tool\" or \"prompt\"") && Catch::Contains("\"schema\""));
 }
 
 TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") {
@@ -329,6 +310,7 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
                   .find("/eu-west-1/bedrock/aws4_request") != std::string::npos);
     }
     SECTION("SigV4 signed with a wrong secret gets 403") {
+        if (!official_signer()) return;
         auto config = config_for(server, "");
         config.aws_access_key_id = "AKIDEXAMPLE";
         config.aws_secret_access_key = "wrong-secret-planted-0987";
@@ -342,37 +324,19 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         CHECK(result.error.message.find("wrong-secret-planted-0987") == std::string::npos);
     }
     SECTION("a body changed after signing gets 403") {
+        if (!official_signer()) return;
         auto config = config_for(server, "");
         config.aws_access_key_id = "AKIDEXAMPLE";
         config.aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
         auto provider = make_chat_provider("bedrock", config);
         HttpRequest http = provider->build_request(request);
-        // Sign, then tamper: send_http() signs what it sends, so sign by hand with another body.
-        fake::SigV4Input input;
-        input.path = "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse";
-        const std::string host = "127.0.0.1:" + std::to_string(server.port());
-        input.amz_date = now_amz_date();
-        input.headers = {
-            {"content-type", "application/json"}, {"host", host}, {"x-amz-date", input.amz_date}};
-        input.body = "{}";
-        input.access_key_id = "AKIDEXAMPLE";
-        input.secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
-        input.region = "us-east-1";
-        httplib::Client client("127.0.0.1", server.port());
-        httplib::Headers headers = {{"Host", host},
-                                    {"x-amz-date", input.amz_date},
-                                    {"Authorization", fake::sigv4_authorization(input)}};
-        auto result = client.Post(input.path.c_str(), headers, http.body, "application/json");
-        REQUIRE(result);
-        CHECK(result->status == 403);
-        // And the same signature over the body actually sent passes.
-        input.body = http.body;
-        headers = {{"Host", host},
-                   {"x-amz-date", input.amz_date},
-                   {"Authorization", fake::sigv4_authorization(input)}};
-        result = client.Post(input.path.c_str(), headers, http.body, "application/json");
-        REQUIRE(result);
-        CHECK(result->status == 200);
+        sign_aws_sigv4(http, std::time(nullptr));
+        // Signed, then tampered with: the signature covers the body's hash.
+        HttpRequest tampered = http;
+        tampered.body += " ";
+        CHECK(send_http(tampered).status == 403);
+        // The same signature over the body actually sent passes.
+        CHECK(send_http(http).status == 200);
     }
     SECTION("the engine's own SigV4 signer is accepted, model id with ':' included") {
         auto config = config_for(server, "");
@@ -387,6 +351,7 @@ TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") 
         REQUIRE(result.ok);
         CHECK(server.recorded(1).front().headers.at("x-amz-security-token") == "a-session-token");
         // Signed with the wrong secret: rejected.
+        if (!official_signer()) return;
         config.aws_secret_access_key = "not-the-secret";
         HttpRequest wrong = make_chat_provider("bedrock", config)->build_request(request);
         sign_aws_sigv4(wrong, std::time(nullptr));
@@ -412,7 +377,8 @@ TEST_CASE("Embeddings: openai batch, bedrock-titan with SigV4, ollama (similar t
     openai_config.api_key = "test-key";
     auto openai = make_embedding_provider("openai", openai_config);
     EmbeddingRequest request{"fake-embed", inputs, std::nullopt, true};
-    const auto batch = openai->parse_response(send_http(openai->build_request(request)), inputs.size());
+    const auto batch =
+        openai->parse_response(send_http(openai->build_request(request)), inputs.size());
     REQUIRE(batch.ok);
     REQUIRE(batch.vectors.size() == 3);
     CHECK(batch.vectors[0].size() == 64);
@@ -423,7 +389,8 @@ TEST_CASE("Embeddings: openai batch, bedrock-titan with SigV4, ollama (similar t
     CHECK(server.count("openai.embeddings") == 1);
 
     auto ollama = make_embedding_provider("ollama", config_for(server, ""));
-    const auto local = ollama->parse_response(send_http(ollama->build_request(request)), inputs.size());
+    const auto local =
+        ollama->parse_response(send_http(ollama->build_request(request)), inputs.size());
     REQUIRE(local.ok);
     CHECK(local.vectors == batch.vectors);  // one embedder behind both
 
