@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli_process.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llm/provider_batch.hpp"
 #include "llm/synthetic_text.hpp"
@@ -36,33 +37,19 @@
 #include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/pipeline.hpp"
 
-extern char** environ;
 
 namespace fs = std::filesystem;
 using namespace llmv;
 using namespace llmv::pipeline;
+using llmv::test::result_rows;
+using llmv::test::slurp;
+using llmv::test::Spawned;
+using llmv::test::spawn_cli;
+using llmv::test::wait_cli;
 
 namespace {
 
-struct MadeDirs {
-    std::vector<fs::path> made;
-    ~MadeDirs() {
-        std::error_code ignored;
-        for (const fs::path& dir : made) fs::remove_all(dir, ignored);
-    }
-};
-
-std::string batch_dir(const std::string& name) {
-    static MadeDirs dirs;
-    static int counter = 0;
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    fs::path dir =
-        fs::temp_directory_path() / ("llmv-batchfaults-" + name + "-" + std::to_string(stamp) +
-                                     "-" + std::to_string(++counter));
-    fs::create_directories(dir);
-    dirs.made.push_back(dir);
-    return dir.string();
-}
+std::string batch_dir(const std::string& name) { return llmv::test::scratch_dir("llmv-batchfaults", name); }
 
 struct ScopedEnv {
     std::string name;
@@ -142,78 +129,6 @@ BatchResult synchronous_reference(fake::FakeServer& server, const std::string& v
 
 // ---- the CLI as a subprocess --------------------------------------------------------------------
 
-struct Spawned {
-    pid_t pid = 0;
-    std::string out, err;
-};
-
-Spawned spawn_cli(const std::vector<std::string>& args, const std::string& dir) {
-    ::setenv("LLMV_PROMPTS_DIR", LLMV_SOURCE_DIR "/prompts", 0);
-    Spawned spawned;
-    spawned.out = dir + "/stdout";
-    spawned.err = dir + "/stderr";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, spawned.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&actions, 2, spawned.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    std::vector<std::string> strings = {LLMV_CLI};
-    strings.insert(strings.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& arg : strings) argv.push_back(&arg[0]);
-    argv.push_back(nullptr);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    const int started =
-        ::posix_spawn(&spawned.pid, LLMV_CLI, &actions, &attributes, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    REQUIRE(started == 0);
-    return spawned;
-}
-
-int wait_cli(const Spawned& spawned) {
-    int status = 0;
-    REQUIRE(::waitpid(spawned.pid, &status, 0) == spawned.pid);
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return -1;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
-}
-
-// id -> label, verdict and tests, from `--format jsonl` rows (not `exact`: label and verdict,
-// as for check_same_rows()).
-std::map<std::string, std::string> result_rows(const std::string& jsonl, bool exact = true) {
-    std::map<std::string, std::string> rows;
-    std::istringstream lines(jsonl);
-    std::string line;
-    while (std::getline(lines, line)) {
-        if (line.empty()) continue;
-        const auto row = nlohmann::json::parse(line);
-        nlohmann::json kept = {
-            {"status", row["status"]}, {"label", row["label"]}, {"verdict", row["verdict"]}};
-        if (exact && row.contains("tests")) kept["tests"] = row["tests"];
-        rows[row["id"].get<std::string>()] = kept.dump();
-    }
-    return rows;
-}
 
 void write_input(const std::string& path, int count) {
     std::ofstream input(path);
