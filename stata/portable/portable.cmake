@@ -7,24 +7,9 @@
 set(LLMV_GLIBC_FLOOR 2.17 CACHE INTERNAL "The oldest glibc the portable plugin loads with")
 
 # SQLite from its amalgamation, fetched at configure time (never kept in the repository).
-set(LLMV_SQLITE_SOURCE_DIR "" CACHE PATH
-    "Folder with the SQLite amalgamation (sqlite3.c, sqlite3.h); empty: tools/fetch-sqlite.sh")
-set(sqlite_source_dir ${LLMV_SQLITE_SOURCE_DIR})
-if(NOT sqlite_source_dir)
-  execute_process(COMMAND bash ${PROJECT_SOURCE_DIR}/tools/fetch-sqlite.sh
-                  OUTPUT_VARIABLE sqlite_source_dir RESULT_VARIABLE fetch_status
-                  OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT fetch_status EQUAL 0)
-    message(FATAL_ERROR "tools/fetch-sqlite.sh could not fetch the SQLite amalgamation for the "
-            "portable Stata plugin. Give a folder with sqlite3.c and sqlite3.h "
-            "(-DLLMV_SQLITE_SOURCE_DIR=...), or build the plugin against the system libraries "
-            "(-DLLMV_PORTABLE_PLUGIN=OFF).")
-  endif()
-endif()
-if(NOT EXISTS ${sqlite_source_dir}/sqlite3.c OR NOT EXISTS ${sqlite_source_dir}/sqlite3.h)
-  message(FATAL_ERROR "LLMV_SQLITE_SOURCE_DIR is '${sqlite_source_dir}': it has no sqlite3.c and "
-          "sqlite3.h (the SQLite amalgamation)")
-endif()
+include(${PROJECT_SOURCE_DIR}/stata/sqlite_amalgamation.cmake)
+llmv_sqlite_amalgamation(sqlite_source_dir
+  ", or build the plugin against the system libraries (-DLLMV_PORTABLE_PLUGIN=OFF)")
 message(STATUS "llmvalidate Stata plugin: portable, SQLite from ${sqlite_source_dir}")
 add_library(llmv_sqlite_static STATIC ${sqlite_source_dir}/sqlite3.c)
 target_include_directories(llmv_sqlite_static PRIVATE ${sqlite_source_dir})

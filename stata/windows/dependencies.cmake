@@ -32,18 +32,8 @@ include_directories(SYSTEM ${header_links})
 
 find_package(CURL CONFIG REQUIRED)  # CMAKE_FIND_ROOT_PATH names the prefix
 
-set(LLMV_SQLITE_SOURCE_DIR "" CACHE PATH
-    "Folder with the SQLite amalgamation (sqlite3.c, sqlite3.h); empty: tools/fetch-sqlite.sh")
-set(sqlite_source_dir ${LLMV_SQLITE_SOURCE_DIR})
-if(NOT sqlite_source_dir)
-  execute_process(COMMAND bash ${PROJECT_SOURCE_DIR}/tools/fetch-sqlite.sh
-                  OUTPUT_VARIABLE sqlite_source_dir RESULT_VARIABLE fetch_status
-                  OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT fetch_status EQUAL 0)
-    message(FATAL_ERROR "tools/fetch-sqlite.sh could not fetch the SQLite amalgamation; give "
-            "a folder with sqlite3.c and sqlite3.h (-DLLMV_SQLITE_SOURCE_DIR=...)")
-  endif()
-endif()
+include(${PROJECT_SOURCE_DIR}/stata/sqlite_amalgamation.cmake)
+llmv_sqlite_amalgamation(sqlite_source_dir "")
 add_library(llmv_sqlite_windows STATIC ${sqlite_source_dir}/sqlite3.c)
 target_include_directories(llmv_sqlite_windows SYSTEM PUBLIC ${sqlite_source_dir})
 target_compile_definitions(llmv_sqlite_windows PRIVATE SQLITE_THREADSAFE=1
