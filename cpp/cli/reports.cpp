@@ -197,15 +197,11 @@ std::string format_cost(const CostEstimate& cost, const std::string& title) {
             out << "no price\n";
             continue;
         }
-        if (batch) {
-            out << format_dollars(line.batch_dollars);
-            if (line.batch_available)
-                out << " (synchronous " << format_dollars(line.dollars) << ")";
-        } else {
-            out << format_dollars(line.dollars);
-            if (line.batch_available)
-                out << " (batch " << format_dollars(line.batch_dollars) << ")";
-        }
+        // The route paid first (the synchronous one for an estimate), the other beside it.
+        out << format_dollars(cost.paid_dollars(line));
+        if (line.batch_available)
+            out << (batch ? " (synchronous " : " (batch ")
+                << format_dollars(batch ? line.dollars : line.batch_dollars) << ")";
         if (!line.checked.empty()) out << ", prices of " << line.checked;
         out << "\n";
     }

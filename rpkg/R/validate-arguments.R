@@ -88,9 +88,15 @@ apply_preset <- function(preset, methods, methods_given, extra, call) {
 # added to the table with an R spelling is taken, checked and documented with no R code.
 dots_settings <- function() {
   settings <- engine_settings()
-  rows <- settings$group == "validation" & nzchar(settings$r) &
-    !startsWith(settings$r, "methods[[") & !settings$r %in% names(formals(llm_validate))
+  rows <- taken_through_dots(settings)
   stats::setNames(settings$name[rows], settings$r[rows])
+}
+
+# Which rows of a settings table (the engine's, or the generated settings_doc_table()) are
+# validation settings R spells with no formal of llm_validate(): those `...` takes.
+taken_through_dots <- function(table) {
+  table$group == "validation" & nzchar(table$r) & !startsWith(table$r, "methods[[") &
+    !table$r %in% names(formals(llm_validate))
 }
 
 # Settings `names` of the engine's record of a run (llmv_config_settings(): text by engine
@@ -109,9 +115,7 @@ run_settings <- function(used, names) {
 # writes it into ?llm_validate, so the help states the table's ranges and defaults.
 dots_settings_help <- function() {
   table <- settings_doc_table()
-  rows <- table$group == "validation" & !startsWith(table$r, "methods[[") &
-    !table$r %in% names(formals(llm_validate))
-  table <- table[rows, , drop = FALSE]
+  table <- table[taken_through_dots(table), , drop = FALSE]
   # Brackets of ranges are not links.
   escape <- function(x) gsub("([][])", "\\\\\\1", x)
   default <- ifelse(table$default == "the provider's", table$default,

@@ -56,9 +56,7 @@ Rcpp::List cost_to_r(const llmv::CostEstimate& cost) {
         dollars[i] = line.priced ? line.dollars : NA_REAL;
         batch[i] = line.priced ? line.batch_dollars : NA_REAL;
         // What the run paid for this model: the batch price when it went through a batch API.
-        paid[i] = !line.priced || cost.paid_through.empty() ? NA_REAL
-                  : cost.paid_through == "batch"            ? line.batch_dollars
-                                                            : line.dollars;
+        paid[i] = !line.priced || cost.paid_through.empty() ? NA_REAL : cost.paid_dollars(line);
         batch_available[i] = line.batch_available;
         checked[i] = line.checked;
     }

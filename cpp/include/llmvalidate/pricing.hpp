@@ -70,6 +70,10 @@ struct CostEstimate {
     // "batch" (their batch APIs). Empty for an estimate (the dry run), which prices both.
     std::string paid_through;
     double paid_dollars() const { return paid_through == "batch" ? batch_dollars : dollars; }
+    // One model's line at the price of the route the run took.
+    double paid_dollars(const CostLine& line) const {
+        return paid_through == "batch" ? line.batch_dollars : line.dollars;
+    }
 };
 
 // Chat tokens at the chat model's prices plus embedding tokens at the embedding model's. A
