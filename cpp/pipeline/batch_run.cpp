@@ -45,6 +45,7 @@
 #include "pipeline/debug_env.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/providers.hpp"
+#include "pipeline/run_files.hpp"
 #include "transport/retry.hpp"
 #include "transport/transport.hpp"
 
@@ -124,6 +125,9 @@ class BatchRunner {
         registry_ = std::make_unique<Cache>(config_.cache_path, config_.cache_busy_timeout_ms);
         // The phase's staged answers and pending requests: a file of the run's own beside the
         // cache, so that the cache keeps only answers (nothing in it is needed by a later run).
+        // Files a killed run left (its work file, its downloads) go first; a run still going
+        // on this cache keeps its own (the process id in the name).
+        remove_files_of_ended_runs(config_.cache_path, {".batch-work-", ".download-"});
         work_path_ = config_.cache_path + ".batch-work-" + run_token_;
         work_ = std::make_unique<Cache>(work_path_, config_.cache_busy_timeout_ms);
     }
@@ -932,7 +936,10 @@ class BatchRunner {
     std::optional<HttpRequest> chat_template_;  // chat_request_of()
     std::string work_path_;
     std::unique_ptr<Cache> work_;  // batch_staged and batch_pending (Cache's batch tables)
+    // <pid>-<hex>: the process id tells a later run whether the files named with it are left
+    // over (run_files.hpp).
     const std::string run_token_ =
+        process_id() + "-" +
         sha256_hex(std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()))
             .substr(0, 12);
     std::vector<BatchPending> pending_;     // missing requests not yet written (flush_pending)

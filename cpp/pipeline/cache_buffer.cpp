@@ -3,49 +3,23 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#ifdef _WIN32
-#include <process.h>
-#else
-#include <signal.h>
-#include <unistd.h>
-#endif
 
 #include "core/sha256.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "pipeline/debug_env.hpp"
 #include "pipeline/progress.hpp"
+#include "pipeline/run_files.hpp"
 
 namespace llmv::pipeline {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string process_id() {
-#ifdef _WIN32
-    return std::to_string(::_getpid());
-#else
-    return std::to_string(::getpid());
-#endif
-}
-
-// Whether the process that wrote a journal may still be writing it. Windows: assumed so (its
-// journals are folded by no run; the message of the run that left them names them).
-bool process_may_run(long pid) {
-#ifdef _WIN32
-    (void)pid;
-    return true;
-#else
-    if (pid <= 0) return true;
-    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
-#endif
-}
 
 // SQLite's message, in the words of the issue a user can act on; *lock: another process holds it.
 std::string describe_failure(const std::string& message, bool* lock) {

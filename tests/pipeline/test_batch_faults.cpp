@@ -51,6 +51,18 @@ namespace {
 
 std::string batch_dir(const std::string& name) { return llmv::test::scratch_dir("llmv-batchfaults", name); }
 
+// The files a batch-API run keeps beside the cache while it runs (its work file, downloads).
+std::vector<std::string> run_files_in(const std::string& dir) {
+    std::vector<std::string> found;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find(".batch-work-") != std::string::npos ||
+            name.find(".download-") != std::string::npos)
+            found.push_back(name);
+    }
+    return found;
+}
+
 struct ScopedEnv {
     std::string name;
     ScopedEnv(std::string key, const std::string& value) : name(std::move(key)) {
@@ -455,6 +467,8 @@ TEST_CASE(
             dir);
         CHECK(wait_cli(killed) == 128 + SIGKILL);
     }
+    // Killed, the run left its work file; the resume removes it with its own.
+    CHECK_FALSE(run_files_in(dir).empty());
     const Spawned resumed = spawn_cli(
         cli_args(server, vendor, dir + "/in.csv", dir + "/c.sqlite", dir + "/out.jsonl", true),
         dir);
@@ -465,6 +479,7 @@ TEST_CASE(
     CHECK(paid_twice(server) == 0);
     CHECK(result_rows(slurp(dir + "/out.jsonl"), vendor == "openai") ==
           result_rows(slurp(dir + "/sync.jsonl"), vendor == "openai"));
+    CHECK(run_files_in(dir) == std::vector<std::string>{});
     if (point == "after_create")
         CHECK_THAT(err,
                    Catch::Matchers::Contains("created by a run that stopped before recording it"));
