@@ -58,6 +58,7 @@ CacheBuffer::CacheBuffer(const ValidationConfig& config, bool needed,
     if (config_.cache_path != ":memory:" && !cache_inline_writes())
         writer_ = std::make_unique<CacheWriter>(config_.cache_path, config_.cache_busy_timeout_ms, cancel);
     if (config_.cache_path != ":memory:") fold_old_journals();
+    if (const std::size_t bytes = debug_journal_bytes()) journal_limit_ = bytes;
 }
 
 CacheBuffer::~CacheBuffer() {
@@ -123,7 +124,12 @@ void CacheBuffer::journal(const CacheKey& key, const CacheEntry& entry) {
     const auto append = [&] {
         return std::fwrite(line.data(), 1, line.size(), journal_) == line.size() && std::fflush(journal_) == 0;
     };
-    if (journal_ && append()) return;
+    if (journal_ && journal_bytes_ >= journal_limit_) next_journal_part();
+    if (journal_ && append()) {
+        journal_bytes_ += line.size();
+        return;
+    }
+    journal_bytes_ = 0;
     const bool first = journal_paths_.empty();
     if (journal_) std::fclose(journal_);
     journal_ = nullptr;
@@ -134,10 +140,39 @@ void CacheBuffer::journal(const CacheKey& key, const CacheEntry& entry) {
     for (const std::string& path : places) {
         if (std::find(journal_paths_.begin(), journal_paths_.end(), path) != journal_paths_.end()) continue;
         if (!open_journal(path)) continue;
-        if (append()) return;
+        if (append()) {
+            journal_bytes_ = line.size();
+            return;
+        }
         std::fclose(journal_);
         journal_ = nullptr;
     }
+}
+
+// Only a part beside the cache, on a disk that works, is let go: after a failure every journal
+// stays until the run ends (write_side_file says where the answers are).
+void CacheBuffer::next_journal_part() {
+    const std::string beside = config_.cache_path + ".journal-" + journal_id_;
+    if (stopped_ || !unwritten_.empty() || journal_paths_.empty() || journal_paths_.back().rfind(beside, 0) != 0)
+        return;
+    flush();  // every answer of the full part goes to the writer (or into the cache)
+    full_journals_.push_back(FullJournal{journal_paths_.back(), batches_submitted_});
+    std::fclose(journal_);
+    journal_ = nullptr;
+    journal_bytes_ = 0;
+    open_journal(beside + "-" + std::to_string(++journal_part_) + ".jsonl");  // else journal() looks elsewhere
+    remove_written_journals();
+}
+
+void CacheBuffer::remove_written_journals() {
+    if (stopped_ || !unwritten_.empty()) return;
+    auto part = full_journals_.begin();
+    for (; part != full_journals_.end() && (!writer_ || part->batch <= batches_written_); ++part) {
+        std::remove(part->path.c_str());
+        journal_paths_.erase(std::remove(journal_paths_.begin(), journal_paths_.end(), part->path),
+                             journal_paths_.end());
+    }
+    full_journals_.erase(full_journals_.begin(), part);
 }
 
 // The journals of runs that ended without writing them (SIGKILL, a second Ctrl-C, a crash):
@@ -357,6 +392,7 @@ void CacheBuffer::collect_written(bool wait) {
         // Kept in memory and written again later (keep_unwritten): its passages go on.
         keep_unwritten(std::move(outcome.unwritten), std::move(outcome.unwritten_hashes), outcome.message);
     }
+    if (!full_journals_.empty()) remove_written_journals();
     if (on_written_) on_written_();
 }
 

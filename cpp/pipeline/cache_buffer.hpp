@@ -7,7 +7,10 @@
 // Every answer is first appended to a journal beside the cache (<cache>.journal-<pid>-<n>.jsonl,
 // one side_file_line() each, handed to the kernel before the answer counts as received), so a
 // SIGKILL or a second Ctrl-C loses no answer: the next run with that cache folds the journals of
-// ended processes into it. A run that ends with everything written removes its journal.
+// ended processes into it. A run that ends with everything written removes its journal. The
+// journal is cut into parts of journal_part_bytes (<cache>.journal-<pid>-<n>-<part>.jsonl), and a
+// part goes as soon as every answer in it is in the cache, so that a long run's journal takes
+// tens of megabytes of disk, not as much as the answers it wrote.
 //
 // A write that fails because another process holds the file's lock (past
 // cache_busy_timeout_ms, or until the run is cancelled) loses nothing: its answers stay in
@@ -73,6 +76,8 @@ class CacheBuffer {
     const std::string& failure() const { return failure_; }
 
     static constexpr std::size_t batch_size = 256;
+    // Bytes of a journal part before the next starts (LLMV_DEBUG_JOURNAL_BYTES sets another).
+    static constexpr std::size_t journal_part_bytes = std::size_t{64} << 20;
     static constexpr double batch_seconds = 0.25;
 
   private:
@@ -89,6 +94,8 @@ class CacheBuffer {
     void journal(const CacheKey& key, const CacheEntry& entry);
     bool open_journal(const std::string& path);
     void close_journal(bool remove_files);
+    void next_journal_part();       // the current part is full: its answers go to the writer
+    void remove_written_journals();  // parts whose answers are all in the cache
     void fold_old_journals();
     std::vector<std::string> elsewhere_folders() const;  // writable folders off the cache's disk
     std::string elsewhere_name(const std::string& suffix) const;
@@ -115,6 +122,14 @@ class CacheBuffer {
     std::string journal_id_;  // <pid>-<run of this process>
     std::FILE* journal_ = nullptr;
     std::vector<std::string> journal_paths_;  // this run's journals (the first beside the cache)
+    std::size_t journal_bytes_ = 0;           // in the current part
+    std::size_t journal_part_ = 0;
+    std::size_t journal_limit_ = journal_part_bytes;
+    struct FullJournal {
+        std::string path;
+        std::uint64_t batch;  // its last answers went to the writer in this batch
+    };
+    std::vector<FullJournal> full_journals_;  // parts that go once their batch is written
     std::unique_ptr<Cache> cache_;
 };
 

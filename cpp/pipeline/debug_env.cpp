@@ -79,4 +79,10 @@ DebugBatchCaps debug_batch_caps() {
     return caps;
 }
 
+std::size_t debug_journal_bytes() {
+    const char* text = std::getenv("LLMV_DEBUG_JOURNAL_BYTES");
+    if (!text || !*text) return 0;
+    return static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
+}
+
 }  // namespace llmv::pipeline

@@ -36,4 +36,8 @@ struct DebugBatchCaps {
 };
 DebugBatchCaps debug_batch_caps();
 
+// LLMV_DEBUG_JOURNAL_BYTES=N: the cache journal's parts hold N bytes instead of 64 MiB, so that
+// a test sees parts come and go with a few answers (0 or unset: the default).
+std::size_t debug_journal_bytes();
+
 }  // namespace llmv::pipeline

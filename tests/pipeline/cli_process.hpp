@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -121,5 +122,16 @@ inline std::map<std::string, std::string> result_rows(const std::string& jsonl, 
     }
     return rows;
 }
+
+// An environment variable set for a scope (a child process spawned meanwhile inherits it).
+struct ScopedEnv {
+    std::string name;
+    ScopedEnv(std::string variable, const std::string& value) : name(std::move(variable)) {
+        ::setenv(name.c_str(), value.c_str(), 1);
+    }
+    ~ScopedEnv() { ::unsetenv(name.c_str()); }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
 
 }  // namespace llmv::test

@@ -42,6 +42,7 @@ namespace fs = std::filesystem;
 using namespace llmv;
 using namespace llmv::pipeline;
 using llmv::test::result_rows;
+using llmv::test::ScopedEnv;
 using llmv::test::slurp;
 using llmv::test::Spawned;
 using llmv::test::spawn_cli;
@@ -62,14 +63,6 @@ std::vector<std::string> run_files_in(const std::string& dir) {
     }
     return found;
 }
-
-struct ScopedEnv {
-    std::string name;
-    ScopedEnv(std::string key, const std::string& value) : name(std::move(key)) {
-        ::setenv(name.c_str(), value.c_str(), 1);
-    }
-    ~ScopedEnv() { ::unsetenv(name.c_str()); }
-};
 
 std::vector<PassageInput> passages(int count) {
     std::vector<PassageInput> list;

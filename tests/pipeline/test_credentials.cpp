@@ -10,10 +10,12 @@
 #include <string>
 
 #include "cli/cli_runner.hpp"
+#include "cli_process.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llmvalidate/pipeline.hpp"
 
 using namespace llmv;
+using llmv::test::ScopedEnv;
 
 namespace {
 
@@ -54,14 +56,6 @@ fake::FakeServerOptions accept_any_key() {
     options.api_key = "";
     return options;
 }
-
-struct ScopedEnv {
-    std::string name;
-    ScopedEnv(const std::string& variable, const std::string& value) : name(variable) {
-        ::setenv(name.c_str(), value.c_str(), 1);
-    }
-    ~ScopedEnv() { ::unsetenv(name.c_str()); }
-};
 
 }  // namespace
 

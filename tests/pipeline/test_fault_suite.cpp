@@ -43,6 +43,7 @@ using namespace llmv;
 using namespace llmv::pipeline;
 using llmv::test::result_rows;
 using llmv::test::slurp;
+using llmv::test::ScopedEnv;
 using llmv::test::Spawned;
 using llmv::test::spawn_cli;
 using llmv::test::wait_cli;
@@ -759,10 +760,30 @@ TEST_CASE("faults: a locked cache and Ctrl-C: the first writes the side file, th
         CHECK(entry.path().filename().string().find(".journal-") == std::string::npos);
 }
 
+// The journals a killed run left beside the cache: their number and bytes.
+std::pair<std::size_t, std::uintmax_t> journals_in(const std::string& dir) {
+    std::size_t files = 0;
+    std::uintmax_t bytes = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        if (entry.path().filename().string().find(".journal-") == std::string::npos) continue;
+        std::error_code gone;  // a part may go between the listing and its size
+        const std::uintmax_t size = entry.file_size(gone);
+        if (gone) continue;
+        ++files;
+        bytes += size;
+    }
+    return {files, bytes};
+}
+
 // Issue 25: every answer is in the journal before it counts as received, so kill -9 at any point
 // re-pays at most the requests in flight. Ten kills at increasing points of one batch, each
-// resumed by the next run; the last run finishes.
+// resumed by the next run; the last run finishes. Issue 26: with the journal cut into parts of
+// 16 KB (LLMV_DEBUG_JOURNAL_BYTES), a part goes once its answers are in the cache, so a killed
+// run leaves a few parts, not a journal as large as what it paid for, and still loses nothing.
 TEST_CASE("faults: ten kill -9 at random points re-pay at most the requests in flight") {
+    const std::size_t part_bytes = GENERATE(std::size_t{0}, std::size_t{16384});
+    INFO("journal parts of " << (part_bytes ? std::to_string(part_bytes) + " bytes" : "the default size"));
+    const ScopedEnv parts("LLMV_DEBUG_JOURNAL_BYTES", std::to_string(part_bytes));
     fake::FakeServerOptions options;
     options.latency_ms = 15;
     options.api_key = "";
@@ -779,6 +800,7 @@ TEST_CASE("faults: ten kill -9 at random points re-pay at most the requests in f
     const std::string cache = dir + "/cache.sqlite";
     std::mt19937 random(25);
     int kills = 0;
+    std::uintmax_t largest_journal = 0;
     for (int attempt = 0; attempt < 10; ++attempt) {
         const std::size_t before = server.count("openai.chat");
         // Somewhere in the next tenth of the batch's answers.
@@ -792,7 +814,9 @@ TEST_CASE("faults: ten kill -9 at random points re-pay at most the requests in f
         if (::kill(run.pid, SIGKILL) == 0) ++kills;
         int status = 0;
         ::waitpid(run.pid, &status, 0);
+        largest_journal = std::max<std::uintmax_t>(largest_journal, journals_in(dir).second);
     }
+    WARN("largest journal left by a kill: " << largest_journal << " bytes");
     const Spawned last = spawn_cli(batch_args(server, dir + "/in.csv", cache, dir + "/resumed.jsonl"), dir);
     CHECK(wait_cli(last) == 0);
     const long long extra =
@@ -802,6 +826,42 @@ TEST_CASE("faults: ten kill -9 at random points re-pay at most the requests in f
     CHECK(extra >= 0);
     CHECK(extra <= 8LL * kills);  // the requests in flight at each kill (--concurrency 8)
     CHECK(result_rows(slurp(dir + "/resumed.jsonl")) == result_rows(slurp(dir + "/reference.jsonl")));
+}
+
+// Issue 26: a long run's journal takes a few parts of disk, not as much as the answers it
+// wrote: a part goes once the writer has put its answers into the cache. The same run with
+// parts of the default size (64 MiB, never reached here) keeps one journal of every answer
+// until it ends. The journal's size on disk is sampled while each run goes.
+TEST_CASE("faults: the cache journal is cut into parts that go once written") {
+    fake::FakeServerOptions options;
+    options.latency_ms = 5;
+    options.api_key = "";
+    fake::FakeServer server(options);
+    server.start();
+    const std::string dir = fault_dir("journal-parts");
+    write_input(dir + "/in.csv", 60, 900);
+    const auto largest_journal_of_a_run = [&](const std::string& part_bytes, const std::string& name) {
+        const ScopedEnv parts("LLMV_DEBUG_JOURNAL_BYTES", part_bytes);
+        const Spawned run = spawn_cli(batch_args(server, dir + "/in.csv", dir + "/" + name + ".sqlite",
+                                                 dir + "/" + name + ".jsonl"),
+                                      dir);
+        std::uintmax_t largest = 0;
+        int status = 0;
+        while (::waitpid(run.pid, &status, WNOHANG) != run.pid) {
+            largest = std::max<std::uintmax_t>(largest, journals_in(dir).second);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 0);
+        CHECK(journals_in(dir).first == 0);  // a run that wrote everything leaves none
+        return largest;
+    };
+    const std::uintmax_t whole = largest_journal_of_a_run("0", "whole");
+    const std::uintmax_t parts = largest_journal_of_a_run("8192", "parts");
+    WARN("largest journal on disk: " << whole << " bytes in one file, " << parts << " bytes in parts of 8192");
+    CHECK(whole > 200000);  // the run journals more than the parts may hold
+    CHECK(parts * 4 < whole);
+    CHECK(result_rows(slurp(dir + "/parts.jsonl")) == result_rows(slurp(dir + "/whole.jsonl")));
 }
 
 // Issue 25: a cache on a read-only medium (here a tmpfs remounted read-only) is still read: the
