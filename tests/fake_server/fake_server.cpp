@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <ctime>
@@ -166,6 +167,10 @@ struct ChatTask {
     std::size_t words = 0;            // simulation: the length the prompt asks for (0: none)
     std::string label;                // simulation: the label to write for
     std::vector<std::string> labels;  // S
+    // The answer layout a prompt without a schema shows (the author's reference code's): the
+    // texts as keys "text_1".."text_n" beside "failed", and a label with an "explanation".
+    bool numbered_keys = false;
+    bool explanation = false;
 };
 
 // Position of the first mention of `label` in the prompt as a whole word (case-insensitive).
@@ -185,7 +190,7 @@ std::size_t first_mention(const std::string& prompt_lower, const std::string& la
 }
 
 ChatTask read_task(const std::string& prompt, const json& schema,
-                   const std::vector<std::string>& default_labels) {
+                   const std::vector<std::string>& default_labels, double words_per_token) {
     ChatTask task;
     task.labels = default_labels;
     const json* properties =
@@ -225,10 +230,16 @@ ChatTask read_task(const std::string& prompt, const json& schema,
         task.annotation = true;
     }
     task.n = std::clamp<std::size_t>(task.n, 1, 1000);
-    static const std::regex length_pattern(R"((\d+)\s+(?:words|tokens))", std::regex::icase);
+    static const std::regex length_pattern(R"((\d+)\s+(words|tokens))", std::regex::icase);
     std::smatch length;
     if (!task.annotation && std::regex_search(prompt, length, length_pattern)) {
-        task.words = std::clamp<std::size_t>(std::stoul(length[1].str()), 1, 2000);
+        double words = std::stod(length[1].str());
+        if (lower(length[2].str()) == "tokens") words = std::ceil(words * words_per_token);
+        task.words = std::clamp<std::size_t>(static_cast<std::size_t>(words), 1, 2000);
+    }
+    if (!properties) {
+        task.numbered_keys = prompt.find("\"text_1\"") != std::string::npos;
+        task.explanation = prompt.find("\"explanation\"") != std::string::npos;
     }
     if (!task.annotation) {
         std::size_t earliest = std::string::npos;
@@ -524,7 +535,7 @@ struct FakeServer::Impl {
     // The answer to a chat request, as JSON (structured) or text.
     json chat_answer(const std::string& prompt, const json& schema, const json& seed,
                      double temperature, const Fault& fault) {
-        const ChatTask task = read_task(prompt, schema, options.labels);
+        const ChatTask task = read_task(prompt, schema, options.labels, options.words_per_token);
         const std::uint64_t v = variant(prompt, seed, temperature);
         if (task.annotation) {
             std::string label = text.annotate(prompt, task.labels);
@@ -546,18 +557,31 @@ struct FakeServer::Impl {
                     if (normalize_label(known) == "sarcastic") label = "Something Else";
                 }
             }
-            return {{"label", label}};
+            if (!task.explanation) return {{"label", label}};
+            // "1-2 sentence explanation": one of kExplanationWords words, as long as two
+            // short sentences.
+            return {{"classification_failed", false},
+                    {"label", label},
+                    {"explanation", SyntheticText(options.seed, kExplanationWords)
+                                        .passages(label, 1, v)
+                                        .front()}};
         }
         if (fault.kind == Fault::Kind::empty_passages) return {{"passages", json::array()}};
-        if (options.follow_length && task.words > 0) {
-            return {{"passages",
-                     SyntheticText(options.seed, task.words).passages(task.label, task.n, v)}};
-        }
-        return {{"passages", text.passages(task.label, task.n, v)}};
+        const std::vector<std::string> passages =
+            options.follow_length && task.words > 0
+                ? SyntheticText(options.seed, task.words).passages(task.label, task.n, v)
+                : text.passages(task.label, task.n, v);
+        if (!task.numbered_keys) return {{"passages", passages}};
+        json numbered = {{"failed", false}};
+        for (std::size_t i = 0; i < passages.size(); ++i)
+            numbered["text_" + std::to_string(i + 1)] = passages[i];
+        return numbered;
     }
 
+    static constexpr std::size_t kExplanationWords = 30;
+
     std::string as_text(const json& answer, bool structured) const {
-        if (structured) return answer.dump();
+        if (structured || !options.chatty) return answer.dump();
         // Like a chatty model: prose and a code fence around the JSON.
         return std::string(answer.contains("label") ? "Here is my annotation:\n"
                                                     : "Here are the passages:\n") +

@@ -120,6 +120,14 @@ struct FakeServerOptions {
     // model that follows the instruction would write (else 24 words each). Token estimates are
     // tested against it.
     bool follow_length = false;
+    // With follow_length: the words a prompt's "around N tokens" asks for, per token. 1 reads
+    // tokens as words; 0.75 is the vendors' rule of thumb (100 tokens, about 75 English words),
+    // for benchmarks that compare prompts asking in words with prompts asking in tokens.
+    double words_per_token = 1.0;
+    // Answers to requests without a schema come wrapped in prose and a code fence, like a
+    // chatty model's (the client must dig the JSON out). False: the bare JSON, as a model that
+    // obeys "respond with only a JSON object" writes it (benchmarks that count its tokens).
+    bool chatty = true;
     std::uint64_t seed = 0;
     // When set, one line per request is appended to this file: the endpoint, then each
     // credential header received (authorization, x-api-key, api-key) as name=value, tab

@@ -1,6 +1,7 @@
 // fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K] [--labels A,B,C]
 //                      [--error-rate X] [--seed N] [--dimensions D] [--credential-log FILE]
-//                      [--follow-length 0|1] [--batch-polls N] [--truncate-first-downloads 0|1]
+//                      [--follow-length 0|1] [--words-per-token X] [--chatty 0|1] [--batch-polls N]
+//                      [--truncate-first-downloads 0|1]
 //                      [--batch-max-requests N] [--batch-max-embedding-inputs N]
 // Prints the port it listens on (one line) and serves on 127.0.0.1 until SIGINT or SIGTERM.
 #include <csignal>
@@ -18,6 +19,8 @@ namespace {
         << "usage: fake_provider_server --port N [--latency-ms N] [--threads N] [--api-key K]\n"
         << "       [--labels A,B,C] [--error-rate X] [--seed N] [--dimensions D]\n"
         << "       [--follow-length 0|1] (passages of the length the prompt asks for)\n"
+        << "       [--words-per-token X] (with --follow-length: words per token asked, default 1)\n"
+        << "       [--chatty 0|1] (prose around JSON answers without a schema, default 1)\n"
         << "       [--credential-log FILE]\n"
         << "       [--batch-polls N] (polls a provider batch answers \"in progress\", default 1)\n"
         << "       [--truncate-first-downloads 0|1] (the first GET of each batch result is cut mid-line)\n"
@@ -52,6 +55,14 @@ int main(int argc, char** argv) {
             options.threads = static_cast<int>(whole_number(flag, value, 1, 4096));
         } else if (flag == "--follow-length") {
             options.follow_length = whole_number(flag, value, 0, 1) == 1;
+        } else if (flag == "--words-per-token") {
+            char* end = nullptr;
+            options.words_per_token = std::strtod(value.c_str(), &end);
+            if (*end != '\0' || !(options.words_per_token > 0) || options.words_per_token > 10)
+                usage("--words-per-token must be a number above 0, at most 10; received \"" +
+                      value + "\"");
+        } else if (flag == "--chatty") {
+            options.chatty = whole_number(flag, value, 0, 1) == 1;
         } else if (flag == "--batch-polls") {
             options.batch_polls_in_progress = static_cast<int>(whole_number(flag, value, 0, 1000000));
         } else if (flag == "--truncate-first-downloads") {

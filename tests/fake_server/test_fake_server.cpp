@@ -668,3 +668,59 @@ TEST_CASE("The libcurl transport against the fake server: every provider end to 
     CHECK(anthropic->parse_response(transport.perform(anthropic->build_request(request)).response)
               .ok);
 }
+
+// The author's reference code (bench/reference_cost.sh) asks for its own layout in the prompt,
+// with no schema: texts as "text_1".."text_n" beside "failed", a label with an "explanation",
+// JSON and nothing else, lengths in tokens.
+TEST_CASE("Chat without a schema: the reference code's numbered texts and explained labels") {
+    fake::FakeServerOptions options;
+    options.follow_length = true;
+    options.words_per_token = 0.75;
+    options.chatty = false;
+    options.labels = {"positive", "neutral", "negative"};
+    FakeServer server(options);
+    server.start();
+    httplib::Client client("127.0.0.1", server.port());
+    const auto ask = [&](const std::string& prompt) {
+        const json body = {{"model", "gpt-4o-mini"},
+                           {"messages", {{{"role", "user"}, {"content", prompt}}}}};
+        const httplib::Headers key = {{"Authorization", "Bearer test-key"}};
+        auto response =
+            client.Post("/v1/chat/completions", key, body.dump(), "application/json");
+        REQUIRE(response);
+        REQUIRE(response->status == 200);
+        const json answer = json::parse(response->body);
+        const std::string content = answer["choices"][0]["message"]["content"];
+        // Bare JSON: the whole content parses, and usage bills exactly its characters / 4.
+        CHECK(answer["usage"]["completion_tokens"] == (content.size() + 3) / 4);
+        return json::parse(content);
+    };
+    const json texts = ask(
+        "TASK: Write 4 arbitrary passages from hypothetical articles with sentiment "
+        "characterized as negative. The length of each passage should be around 40 tokens.\n"
+        "RESPOND WITH ONLY A JSON OBJECT: {\"failed\": false, \"text_1\": <passage_1>, ..., "
+        "\"text_n\": <passage_n>}");
+    CHECK(texts.at("failed") == false);
+    CHECK(texts.size() == 5);
+    for (int i = 1; i <= 4; ++i) {
+        const std::string text = texts.at("text_" + std::to_string(i));
+        CHECK(HashedEmbedder::words(text).size() == 30);  // 40 tokens at 0.75 words a token
+        CHECK(text.find('"') == std::string::npos);       // the reference reads it by regex
+        CHECK(vocabulary_hits(text, "negative") > 0);
+    }
+    const json label = ask(
+        "TASK: Read the following passage and classify the sentiment using one of the labels: "
+        "['positive', 'neutral', 'negative'].\nPASSAGE:\nGains all round, a great year.\n"
+        "RESPOND WITH ONLY A JSON OBJECT: {\"classification_failed\": false, \"label\": <label>, "
+        "\"explanation\": \"<1-2 sentence explanation>\"}");
+    CHECK(label.at("classification_failed") == false);
+    CHECK(std::set<std::string>{"positive", "neutral", "negative"}.count(label.at("label")) == 1);
+    CHECK(HashedEmbedder::words(label.at("explanation").get<std::string>()).size() == 30);
+
+    // Our own prompts keep their layout, and a length in words is not converted.
+    const json ours = ask(
+        "TASK: Write 2 arbitrary passages with sentiment characterized as positive. The length "
+        "of each passage should be around 12 words.");
+    REQUIRE(ours.at("passages").size() == 2);
+    CHECK(HashedEmbedder::words(ours["passages"][0].get<std::string>()).size() == 12);
+}
