@@ -24,37 +24,11 @@ rows=${2:-2000}
 big_rows=${3:-20000}
 cli=$build/cpp/llmvalidate
 server=$build/tests/fake_server/fake_provider_server
-for binary in "$cli" "$server"; do
-  [ -x "$binary" ] || { echo "missing $binary: build first (tools/build.sh)" >&2; exit 1; }
-done
-[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source bench/common.sh
+bench_need_executables "$cli" "$server"
+bench_need_time
 
-make_rows() {  # distinct sentences, so that no two passages share a prompt
-  awk -v n="$1" 'BEGIN {
-    srand(7);
-    split("profit rose|sales fell|the board met|orders grew|costs climbed|shares slid|the plant opened|margins held", what, "|");
-    print "id,text";
-    for (i = 1; i <= n; i++)
-      printf "r%d,\"Company %d said %s in quarter %d, according to report %d.\"\n", i, i, what[1 + int(rand() * 8)], 1 + i % 4, i * 7;
-  }' > "$2"
-}
-
-start_server() {  # $1 latency (ms); sets $port (not in a subshell, so that cleanup sees the pid)
-  "$server" --port 0 --latency-ms "$1" --threads 64 > "$work/port.$1" 2>/dev/null &
-  pids+=($!)
-  for _ in $(seq 100); do
-    [ -s "$work/port.$1" ] && break
-    sleep 0.1
-  done
-  port=$(head -1 "$work/port.$1" | tr -dc '0-9')
-}
+start_server() { bench_start_server --latency-ms "$1" --threads 64; }  # $1 latency (ms)
 
 run_batch() {  # $1 port, $2 input, $3 output prefix, $4 cache file (default: --no-cache)
   # identity: cpp-httplib would brotli-compress every answer at quality 11 (see
@@ -68,15 +42,10 @@ run_batch() {  # $1 port, $2 input, $3 output prefix, $4 cache file (default: --
     > "$3.csv" 2> "$3.err"
 }
 
-requests_of() { curl -s "http://127.0.0.1:$1/_control/counters" | tr -d ' \n' | sed 's/.*"total":\([0-9]*\).*/\1/'; }
-seconds_of() {  # elapsed wall clock from /usr/bin/time -v ("h:mm:ss" or "m:ss.ss")
-  grep 'Elapsed (wall clock)' "$1" | awk '{print $NF}' |
-    awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }'
-}
 peak_kb_of() { grep 'Maximum resident set size' "$1" | awk '{print $NF}'; }
 
-make_rows "$rows" "$work/rows.csv"
-make_rows "$big_rows" "$work/big-rows.csv"
+bench_distinct_rows "$rows" "$work/rows.csv"
+bench_distinct_rows "$big_rows" "$work/big-rows.csv"
 
 parts=${BENCH_PARTS:-throughput memory}
 if [[ " $parts " == *" throughput "* ]]; then
@@ -103,7 +72,7 @@ if [[ " $parts " == *" throughput "* ]]; then
     LLMV_CACHE_INLINE_WRITES=$inline_writes run_batch "$port" "$work/rows.csv" "$work/slow-$variant" "$cache_file"
     requests=$(requests_of "$port")
     seconds=$(seconds_of "$work/slow-$variant.err")
-    cpu=$(grep -E 'User time|System time' "$work/slow-$variant.err" | awk '{ s += $NF } END { print s }')
+    cpu=$(cpu_of "$work/slow-$variant.err")
     echo "-- pipeline, $variant (load average $(cut -d' ' -f1-3 /proc/loadavg))"
     awk -v r="$requests" -v s="$seconds" -v rows="$rows" -v t="$transport_rps" -v cpu="$cpu" 'BEGIN {
       ideal = 32 / 0.050;
@@ -111,7 +80,7 @@ if [[ " $parts " == *" throughput "* ]]; then
       if (t != "") printf "pipeline / transport alone: %.2f\n", (r / s) / t;
       printf "client CPU %.1f s (%.2f ms a request); passages/s %.1f\n", cpu, 1000 * cpu / r, rows / s }'
     grep -c ',ok,' "$work/slow-$variant.csv" | awk -v rows="$rows" '{ printf "passages with a verdict: %d of %d\n", $1, rows }'
-    kill "${pids[-1]}" 2>/dev/null || true
+    bench_stop_server
   done
 fi
 [[ " $parts " == *" memory "* ]] || exit 0

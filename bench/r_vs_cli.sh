@@ -22,45 +22,14 @@ rows=${2:-200}
 repeats=${3:-3}
 cli=$build/cpp/llmvalidate
 server=$build/tests/fake_server/fake_provider_server
-for binary in "$cli" "$server"; do
-  [ -x "$binary" ] || { echo "missing $binary: build first (tools/build.sh)" >&2; exit 1; }
-done
+source bench/common.sh
+bench_need_executables "$cli" "$server"
 Rscript -e 'quit(status = !requireNamespace("llmvalidate", quietly = TRUE))' ||
   { echo "the R package is not installed (R CMD INSTALL rpkg, with R_LIBS set)" >&2; exit 1; }
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+bench_distinct_rows "$rows" "$work/rows.csv"
 
-# Distinct sentences, so that no two passages share a prompt (as bench/pipeline_batch.sh).
-awk -v n="$rows" 'BEGIN {
-  srand(7);
-  split("profit rose|sales fell|the board met|orders grew|costs climbed|shares slid|the plant opened|margins held", what, "|");
-  print "id,text";
-  for (i = 1; i <= n; i++)
-    printf "r%d,\"Company %d said %s in quarter %d, according to report %d.\"\n", i, i, what[1 + int(rand() * 8)], 1 + i % 4, i * 7;
-}' > "$work/rows.csv"
-
-start_server() {  # sets $port and $server_pid
-  "$server" --port 0 --latency-ms 50 --threads 64 > "$work/port" 2>/dev/null &
-  server_pid=$!
-  for _ in $(seq 100); do
-    [ -s "$work/port" ] && break
-    sleep 0.1
-  done
-  port=$(head -1 "$work/port" | tr -dc '0-9')
-}
-stop_server() {
-  kill "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_pid=""
-  rm -f "$work/port"
-}
-requests_of() { curl -s "http://127.0.0.1:$port/_control/counters" | tr -d ' \n' | sed 's/.*"total":\([0-9]*\).*/\1/'; }
+start_server() { bench_start_server --latency-ms 50 --threads 64; }
 now() { date +%s.%N; }
 
 # identity: cpp-httplib would brotli-compress every answer at quality 11 (see
@@ -111,12 +80,12 @@ for i in $(seq "$repeats"); do
   cli_seconds=$(run_cli)
   cli_requests=$(requests_of)
   cli_ok=$(grep -c ',ok,' "$work/cli.csv" || true)
-  stop_server
+  bench_stop_server
   start_server
   read -r r_seconds r_process_seconds <<<"$(run_r)"
   r_requests=$(requests_of)
   r_ok=$(cut -d' ' -f2 "$work/r.out")
-  stop_server
+  bench_stop_server
   printf "run %d: CLI %6.2f s (%d requests, %d verdicts)   R llm_validate() %6.2f s, Rscript %6.2f s (%d requests, %d verdicts)\n" \
     "$i" "$cli_seconds" "$cli_requests" "$cli_ok" "$r_seconds" "$r_process_seconds" "$r_requests" "$r_ok"
   echo "$cli_seconds $r_seconds $r_process_seconds" >> "$work/times"

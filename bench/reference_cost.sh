@@ -35,9 +35,8 @@ read -r -a extra_options <<< "${BENCH_OPTIONS:-}"
 cli=$build/cpp/llmvalidate
 server=$build/tests/fake_server/fake_provider_server
 python=/usr/bin/python3
-for binary in "$cli" "$server"; do
-  [ -x "$binary" ] || { echo "missing $binary: build first (tools/build.sh)" >&2; exit 1; }
-done
+source bench/common.sh
+bench_need_executables "$cli" "$server"
 [ -f "$reference/example_sentiment_news.py" ] && [ -d "$reference/utils" ] ||
   { echo "$reference is not a copy of the reference code (example_sentiment_news.py, utils/)" >&2; exit 1; }
 "$python" -c 'import pandas, numpy' 2> /dev/null ||
@@ -45,22 +44,8 @@ done
 export LLMV_PROMPTS_DIR=${LLMV_PROMPTS_DIR:-$PWD/prompts}
 passages_file=$PWD/prompts/passages/section4.toml
 prices=$PWD/prompts/prices.csv
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2> /dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-"$server" --port 0 --latency-ms "$latency" --threads 32 --follow-length 1 \
-  --words-per-token 0.75 --chatty 0 --labels positive,neutral,negative > "$work/port" 2> /dev/null &
-server_pid=$!
-for _ in $(seq 100); do
-  [ -s "$work/port" ] && break
-  sleep 0.1
-done
-port=$(head -1 "$work/port" | tr -dc '0-9')
+bench_start_server --latency-ms "$latency" --threads 32 --follow-length 1 \
+  --words-per-token 0.75 --chatty 0 --labels positive,neutral,negative
 base_url=http://127.0.0.1:$port/v1
 
 # The passages, as the reference driver reads them.

@@ -29,38 +29,15 @@ run_timeout=${BENCH_RUN_TIMEOUT:-3600}
 data=${BENCH_DATA:-../shared/data/financial-phrasebank/financial_phrasebank.csv}
 cli=$build/cpp/llmvalidate
 server=$build/tests/fake_server/fake_provider_server
-for binary in "$cli" "$server"; do
-  [ -x "$binary" ] || { echo "missing $binary: build first (tools/build.sh)" >&2; exit 1; }
-done
-[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
+source bench/common.sh
+bench_need_executables "$cli" "$server"
+bench_need_time
 [ -f "$data" ] || { echo "missing $data (the Financial PhraseBank CSV)" >&2; exit 1; }
 export LLMV_PROMPTS_DIR=${LLMV_PROMPTS_DIR:-$PWD/prompts}
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
-start_server() {  # sets $port; a fresh server per run, so that its counter counts that run
-  "$server" --port 0 --latency-ms "$latency" --threads 64 --dimensions "$dimensions" \
-    > "$work/port" 2>/dev/null &
-  pids+=($!)
-  for _ in $(seq 100); do
-    [ -s "$work/port" ] && break
-    sleep 0.1
-  done
-  port=$(head -1 "$work/port" | tr -dc '0-9')
+start_server() {  # a fresh server per run, so that its counter counts that run
+  bench_start_server --latency-ms "$latency" --threads 64 --dimensions "$dimensions"
 }
-stop_server() { kill "${pids[-1]}" 2>/dev/null || true; wait "${pids[-1]}" 2>/dev/null || true; }
-requests_of() { curl -s "http://127.0.0.1:$port/_control/counters" | tr -d ' \n' | sed 's/.*"total":\([0-9]*\).*/\1/'; }
-seconds_of() {
-  grep 'Elapsed (wall clock)' "$1" | awk '{print $NF}' |
-    awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }'
-}
-cpu_of() { grep -E 'User time|System time' "$1" | awk '{ s += $NF } END { print s }'; }
-peak_mb_of() { grep 'Maximum resident set size' "$1" | awk '{printf "%.1f", $NF / 1024}'; }
 bytes_of() { local total=0; for f in "$1" "$1-wal"; do [ -f "$f" ] && total=$((total + $(stat -c %s "$f"))); done; echo $total; }
 
 run_batch() {  # $1 rows file, $2 output prefix, $3 cache, extra options after
@@ -88,7 +65,7 @@ for rows in $sizes; do
     run_batch "$work/rows.csv" "$work/$path-$rows" "$cache" "${options[@]}" || status="failed ($?)"
     requests=$(requests_of)
     if [ "$status" != ok ]; then
-      stop_server
+      bench_stop_server
       echo "$path $rows: $status: $(grep -v '^\s' "$work/$path-$rows.err" | head -2 | tr '\n' ' ')"
       continue
     fi
@@ -98,7 +75,7 @@ for rows in $sizes; do
     hits=$(sqlite3 "$cache" "SELECT COUNT(*) FROM responses WHERE status = 'ok'" 2>/dev/null || echo 0)
     run_batch "$work/rows.csv" "$work/$path-$rows-warm" "$cache" || true
     warm_requests=$(( $(requests_of) - requests ))
-    stop_server
+    bench_stop_server
     verdicts=$(grep -c ',ok,' "$work/$path-$rows.csv" || true)
     awk -v path="$path" -v rows="$rows" -v r="$requests" -v s="$(seconds_of "$work/$path-$rows.err")" \
         -v c="$concurrency" -v l="$latency" -v peak="$(peak_mb_of "$work/$path-$rows.err")" \

@@ -38,37 +38,16 @@ run_timeout=${BENCH_RUN_TIMEOUT:-3600}
 data=${BENCH_DATA:-../shared/data/financial-phrasebank/financial_phrasebank.csv}
 cli=$build/cpp/llmvalidate
 server=$build/tests/fake_server/fake_provider_server
-for binary in "$cli" "$server"; do
-  [ -x "$binary" ] || { echo "missing $binary: build first (tools/build.sh)" >&2; exit 1; }
-done
-[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
+source bench/common.sh
+bench_need_executables "$cli" "$server"
+bench_need_time
 [ -f "$data" ] || { echo "missing $data (the Financial PhraseBank CSV)" >&2; exit 1; }
 command -v python3 > /dev/null || { echo "python3 is missing (it reads the server's counters)" >&2; exit 1; }
 command -v sqlite3 > /dev/null || { echo "sqlite3 is missing (apt-get install sqlite3)" >&2; exit 1; }
 export LLMV_PROMPTS_DIR=${LLMV_PROMPTS_DIR:-$PWD/prompts}
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
 # One server for every run: it keeps the provider batches the killed runs created.
-"$server" --port 0 --latency-ms "$latency" --threads 64 --dimensions "$dimensions" \
-  > "$work/port" 2>/dev/null &
-server_pid=$!
-for _ in $(seq 100); do
-  [ -s "$work/port" ] && break
-  sleep 0.1
-done
-port=$(head -1 "$work/port" | tr -dc '0-9')
-requests_of() { curl -s "http://127.0.0.1:$port/_control/counters" | tr -d ' \n' | sed 's/.*"total":\([0-9]*\).*/\1/'; }
-seconds_of() {
-  grep 'Elapsed (wall clock)' "$1" | awk '{print $NF}' |
-    awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }'
-}
-peak_mb_of() { grep 'Maximum resident set size' "$1" | awk '{printf "%.1f", $NF / 1024}'; }
+bench_start_server --latency-ms "$latency" --threads 64 --dimensions "$dimensions"
 last_said() {  # the run's last status line (progress lines end in \r)
   tr '\r' '\n' < "$1" | grep -v -E '^\s|^(Command being timed|Command terminated)|^$' |
     grep -v -E '^\s*(User|System|Percent|Elapsed|Average|Maximum|Major|Minor|Voluntary|Involuntary|Swaps|File|Socket|Signals|Page|Exit)' |
