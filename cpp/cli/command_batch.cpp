@@ -16,6 +16,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/key_value.hpp"
 #include "llmvalidate/record_json.hpp"
+#include "llmvalidate/resolution.hpp"
 #include "llmvalidate/sample.hpp"
 #include "llmvalidate/task.hpp"
 #include "llmvalidate/text.hpp"
@@ -442,8 +443,12 @@ int command_batch(const std::vector<std::string>& args) {
             std::cerr << "Batch API: " << line << "\n";
         };
         pipeline::BatchApiReport report;
-        batch = pipeline::validate_with_batch_api(config, passages, callbacks, batch_options,
-                                                  &report, false);
+        try {
+            batch = pipeline::validate_with_batch_api(config, passages, callbacks, batch_options,
+                                                      &report, false);
+        } catch (const Error& error) {
+            throw pipeline::in_front_end_terms(error, settings::FrontEnd::cli);  // `--batch-api`
+        }
         if (report.waiting) {
             bar.finish();
             std::cerr

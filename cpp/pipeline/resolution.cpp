@@ -393,6 +393,9 @@ Error in_front_end_terms(const Error& error, settings::FrontEnd front_end) {
         {"embedding_model", {"embedding_model", "--embedding-model", "embedding", "embmodel()"}},
         {"provider", {"provider", "--provider", "provider", "provider()"}},
         {"model", {"model", "--model", "model", "model()"}},
+        // A batch-API run's own checks (validate_with_batch_api).
+        {"batch_api", {"batch_api", "--batch-api", "batch", "batchapi"}},
+        {"cache", {"cache", "--cache", "cache", "cache()"}},
     };
     const std::string message = error.what();
     for (const Spelling& entry : fields) {

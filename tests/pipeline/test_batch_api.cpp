@@ -238,6 +238,40 @@ TEST_CASE("batch-API runs need a cache file and a provider with a batch API") {
                       Catch::Matchers::Contains("batch_api") && Catch::Matchers::Contains("Bedrock"));
 }
 
+// The engine's refusals of a batch-API run, in the CLI's own terms: the option, the value
+// received, what is allowed; nothing is sent.
+TEST_CASE("CLI batch --batch-api: a provider without a batch API and --no-cache name the options",
+          "[cli][errors]") {
+    fake::FakeServerOptions keyless;
+    keyless.api_key = "";
+    fake::FakeServer server(keyless);
+    server.start();
+    cli_test::TempDir dir;
+    cli_test::write_file(dir.file("in.csv"), "id,text\nq1,Operating profit rose to EUR 13.1 mn.\n");
+    const std::vector<std::string> common = {"batch",   "--task",           "financial_phrasebank",
+                                             "--input", dir.file("in.csv"), "--id-column",
+                                             "id",      "--batch-api",      "--quiet"};
+    std::vector<std::string> simulated = common;
+    for (const char* arg : {"--provider", "simulated", "--cache", ""}) simulated.push_back(arg);
+    simulated.back() = dir.file("c.sqlite");
+    const cli_test::CliResult refused = cli_test::run_cli(simulated);
+    INFO(refused.err);
+    CHECK(refused.exit_code == 3);
+    CHECK(refused.err.find("`--batch-api` must be a chat provider with a batch API: openai or "
+                           "anthropic") != std::string::npos);
+    CHECK(refused.err.find("received simulated.") != std::string::npos);
+    std::vector<std::string> no_cache = common;
+    for (const char* arg : {"--provider", "openai", "--model", "gpt-4o-mini", "--base-url", "",
+                            "--embedding-model", "text-embedding-3-small", "--no-cache"})
+        no_cache.push_back(arg);
+    no_cache[no_cache.size() - 4] = server.base_url() + "/v1";
+    const cli_test::CliResult uncached = cli_test::run_cli(no_cache);
+    INFO(uncached.err);
+    CHECK(uncached.exit_code == 3);
+    CHECK(uncached.err.find("`--cache` must be a cache file") != std::string::npos);
+    CHECK(server.total_count() == 0);
+}
+
 TEST_CASE("CLI batch --batch-api: --submit-only until the last phase, then the rows of the synchronous run", "[cli]") {
     fake::FakeServerOptions keyless;
     keyless.api_key = "";  // like a local server: the CLI sends no key

@@ -327,6 +327,14 @@ TEST_CASE("the provider table declares the secrets and the batch APIs") {
         error_message([&] { validate_with_batch_api(config, {}, {}, {}); });
     INFO(refused);
     CHECK(refused.find("a chat provider with a batch API: openai or anthropic") != std::string::npos);
+    // Each front end names its own option for the batch API.
+    const Error engine(code::invalid_argument, refused);
+    CHECK(std::string(in_front_end_terms(engine, settings::FrontEnd::cli).what())
+              .rfind("`--batch-api` must be", 0) == 0);
+    CHECK(std::string(in_front_end_terms(engine, settings::FrontEnd::r).what())
+              .rfind("`batch` must be", 0) == 0);
+    CHECK(std::string(in_front_end_terms(engine, settings::FrontEnd::stata).what())
+              .rfind("`batchapi` must be", 0) == 0);
 }
 
 // The chat providers Stata's help names for provider() are the table's (a provider added to the

@@ -225,12 +225,25 @@ TEST_CASE("validate: bad configuration is refused before any call", "[validate][
         REQUIRE(stata.errors.find("/nonexistent/task.toml") != std::string::npos);
     }
     SECTION("batchapi with a provider that has no batch API") {
+        // With a cache, so that the provider is what is checked.
+        simulated_locals(stata, temporary_path(".sqlite"));
+        std::vector<std::string> w = words();
+        w.push_back("batchapi=1");
+        const RunResult r = run_like_ado(stata, {"text"}, w, "v_");
+        REQUIRE(r.rc != 0);
+        INFO(stata.errors);
+        // The Stata option, not the engine's field `batch_api`.
+        REQUIRE(stata.errors.find("`batchapi` must be a chat provider with a batch API") !=
+                std::string::npos);
+        REQUIRE(stata.errors.find("received simulated") != std::string::npos);
+    }
+    SECTION("batchapi without a cache") {
         simulated_locals(stata, "");
         std::vector<std::string> w = words();
         w.push_back("batchapi=1");
         const RunResult r = run_like_ado(stata, {"text"}, w, "v_");
         REQUIRE(r.rc != 0);
-        REQUIRE(stata.errors.find("batch") != std::string::npos);
+        REQUIRE(stata.errors.find("`cache()` must be a cache file") != std::string::npos);
     }
     SECTION("an unknown provider") {
         simulated_locals(stata, "");
