@@ -189,7 +189,8 @@ std::string in_stata_options(const std::string& error_code, const std::string& m
         text = std::regex_replace(text, std::regex("`base_url`"), "baseurl()");
         if (text != message) return text;
     }
-    // The provider and model fields: the engine's own translation (resolution.hpp).
+    // The provider, model, batch_api and cache fields: the engine's own translation
+    // (resolution.hpp).
     const std::string resolved =
         pipeline::in_front_end_terms(Error(error_code, message), settings::FrontEnd::stata).what();
     if (resolved != message) return resolved;
@@ -198,7 +199,6 @@ std::string in_stata_options(const std::string& error_code, const std::string& m
     static const std::map<std::string, std::string> options = {
         {"base_url", "baseurl()"},
         {"embedding_base_url", "embbaseurl()"},
-        {"cache", "cache()"},
         {"cache_path", "cache()"},
         {"task", "task()"},
         {"true_label", "truelabel()"},
