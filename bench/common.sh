@@ -11,6 +11,18 @@ bench_cleanup() {
 }
 trap bench_cleanup EXIT
 
+# The CLI and the fake server of the build folder $1: sets $cli and $server, and checks both.
+bench_use_build() {
+  cli=$1/cpp/llmvalidate
+  server=$1/tests/fake_server/fake_provider_server
+  bench_need_executables "$cli" "$server"
+}
+# The Financial PhraseBank CSV (BENCH_DATA, else the shared copy): sets $data, and checks it.
+bench_use_phrasebank() {
+  data=${BENCH_DATA:-../shared/data/financial-phrasebank/financial_phrasebank.csv}
+  [ -f "$data" ] || { echo "missing $data (the Financial PhraseBank CSV)" >&2; exit 1; }
+}
+
 bench_need_executables() {  # each argument must be an executable built by tools/build.sh
   local binary
   for binary in "$@"; do

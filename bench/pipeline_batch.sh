@@ -22,10 +22,8 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 rows=${2:-2000}
 big_rows=${3:-20000}
-cli=$build/cpp/llmvalidate
-server=$build/tests/fake_server/fake_provider_server
 source bench/common.sh
-bench_need_executables "$cli" "$server"
+bench_use_build "$build"
 bench_need_time
 
 start_server() { bench_start_server --latency-ms "$1" --threads 64; }  # $1 latency (ms)

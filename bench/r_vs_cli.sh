@@ -20,10 +20,8 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 rows=${2:-200}
 repeats=${3:-3}
-cli=$build/cpp/llmvalidate
-server=$build/tests/fake_server/fake_provider_server
 source bench/common.sh
-bench_need_executables "$cli" "$server"
+bench_use_build "$build"
 Rscript -e 'quit(status = !requireNamespace("llmvalidate", quietly = TRUE))' ||
   { echo "the R package is not installed (R CMD INSTALL rpkg, with R_LIBS set)" >&2; exit 1; }
 

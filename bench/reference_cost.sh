@@ -32,11 +32,9 @@ n=${BENCH_N:-100}
 per_call=${BENCH_PER_CALL:-10}
 latency=${BENCH_LATENCY_MS:-0}
 read -r -a extra_options <<< "${BENCH_OPTIONS:-}"
-cli=$build/cpp/llmvalidate
-server=$build/tests/fake_server/fake_provider_server
 python=/usr/bin/python3
 source bench/common.sh
-bench_need_executables "$cli" "$server"
+bench_use_build "$build"
 [ -f "$reference/example_sentiment_news.py" ] && [ -d "$reference/utils" ] ||
   { echo "$reference is not a copy of the reference code (example_sentiment_news.py, utils/)" >&2; exit 1; }
 "$python" -c 'import pandas, numpy' 2> /dev/null ||

@@ -26,13 +26,10 @@ latency=${BENCH_LATENCY_MS:-50}
 concurrency=${BENCH_CONCURRENCY:-32}
 paths=${BENCH_PATHS:-sync batch}
 run_timeout=${BENCH_RUN_TIMEOUT:-3600}
-data=${BENCH_DATA:-../shared/data/financial-phrasebank/financial_phrasebank.csv}
-cli=$build/cpp/llmvalidate
-server=$build/tests/fake_server/fake_provider_server
 source bench/common.sh
-bench_need_executables "$cli" "$server"
+bench_use_build "$build"
 bench_need_time
-[ -f "$data" ] || { echo "missing $data (the Financial PhraseBank CSV)" >&2; exit 1; }
+bench_use_phrasebank
 export LLMV_PROMPTS_DIR=${LLMV_PROMPTS_DIR:-$PWD/prompts}
 
 start_server() {  # a fresh server per run, so that its counter counts that run

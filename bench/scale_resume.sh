@@ -35,13 +35,10 @@ latency=${BENCH_LATENCY_MS:-5}
 concurrency=${BENCH_CONCURRENCY:-32}
 kills=${BENCH_KILLS:-1:after_record:2 1:polling:3 1:downloading:2 1:between_phases:1 2:after_upload:2 2:after_record:3 2:polling:3 2:downloading:2}
 run_timeout=${BENCH_RUN_TIMEOUT:-3600}
-data=${BENCH_DATA:-../shared/data/financial-phrasebank/financial_phrasebank.csv}
-cli=$build/cpp/llmvalidate
-server=$build/tests/fake_server/fake_provider_server
 source bench/common.sh
-bench_need_executables "$cli" "$server"
+bench_use_build "$build"
 bench_need_time
-[ -f "$data" ] || { echo "missing $data (the Financial PhraseBank CSV)" >&2; exit 1; }
+bench_use_phrasebank
 command -v python3 > /dev/null || { echo "python3 is missing (it reads the server's counters)" >&2; exit 1; }
 command -v sqlite3 > /dev/null || { echo "sqlite3 is missing (apt-get install sqlite3)" >&2; exit 1; }
 export LLMV_PROMPTS_DIR=${LLMV_PROMPTS_DIR:-$PWD/prompts}
@@ -83,6 +80,7 @@ phase_of_cache() {  # 1: pool answers missing; 2: other answers missing; 3: none
 printf '%-4s %-20s %6s %8s %9s %9s %5s  %s\n' run kill_at status wall_s peak_MB requests phase "last status line"
 run=0
 last_status=1
+last_phase=$(phase_of_cache)  # the phase the cache is in (one dry run after each run)
 worst_peak=0
 one_run() {  # $1: LLMV_DEBUG_KILL_AT ("" for none), $2: what the table calls it
   local point=$1 label=$2
@@ -94,9 +92,10 @@ one_run() {  # $1: LLMV_DEBUG_KILL_AT ("" for none), $2: what the table calls it
     > "$work/run-$run.csv" 2> "$work/run-$run.err" || status=$?
   peak=$(peak_mb_of "$work/run-$run.err")
   worst_peak=$(awk -v a="$worst_peak" -v b="$peak" 'BEGIN { print (b > a ? b : a) }')
+  last_phase=$(phase_of_cache)
   printf '%-4s %-20s %6s %8.1f %9s %9s %5s  %s\n' "$run" "$label" "$status" \
     "$(seconds_of "$work/run-$run.err")" "$peak" "$(( $(requests_of) - before ))" \
-    "$(phase_of_cache | sed 's/3/-/')" "$(last_said "$work/run-$run.err")"
+    "${last_phase/3/-}" "$(last_said "$work/run-$run.err")"
   # A run killed at a point may also complete (a small run's phase is over before the point);
   # the last run must complete.
   local allowed="137 0"
@@ -112,13 +111,13 @@ for kill in $kills; do
   phase=${kill%%:*}
   point=${kill#*:}
   advances=0
-  while [ "$(phase_of_cache)" -lt "$phase" ]; do
+  while [ "$last_phase" -lt "$phase" ]; do
     # The second pass's end: one round trip of the provider batches is read back.
     one_run between_phases:2 "advance"
     advances=$((advances + 1))
     [ "$advances" -lt 5 ] || { echo "phase $phase not reached in 5 runs" >&2; exit 1; }
   done
-  if [ "$(phase_of_cache)" != "$phase" ]; then
+  if [ "$last_phase" != "$phase" ]; then
     # Small runs: the advance that moved the work to this phase also finished it.
     echo "     (phase $phase is over before the kill $point: not made)"
     continue
