@@ -725,11 +725,12 @@ with {cmd:OPENAI_API_KEY}, as Anthropic offers no embedding model):{p_end}
 {phang2}{cmd:llmvalidate sentence in 1/5, task(general_sentiment) vars(genre="sentences from financial news and company press releases, one sentence each") provider(anthropic) cache(llmv.sqlite) dryrun}{p_end}
 {phang2}{cmd:llmvalidate sentence in 1/5, task(general_sentiment) vars(genre="sentences from financial news and company press releases, one sentence each") provider(anthropic) cache(llmv.sqlite) generate(v_)}{p_end}
 
-{pstd}The cache after that run holds the answers of its model ({cmd:claude-haiku-4-5}, Anthropic's
-default here): describe it, then clear that model's answers:{p_end}
+{pstd}The cache after that run holds the answers of its model ({cmd:claude-haiku-5-5}, Anthropic's
+default when this help was written; {cmd:llmvalidate models} returns today's in
+{cmd:r(chat_default)}): describe it, then clear that model's answers:{p_end}
 
 {phang2}{cmd:llmvalidate cache describe using llmv.sqlite}{p_end}
-{phang2}{cmd:llmvalidate cache clear using llmv.sqlite, model(claude-haiku-4-5)}{p_end}
+{phang2}{cmd:llmvalidate cache clear using llmv.sqlite, model(claude-haiku-5-5)}{p_end}
 
 
 {marker results}{...}

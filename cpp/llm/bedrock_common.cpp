@@ -6,14 +6,51 @@
 
 namespace llmv::detail {
 
+namespace {
+
+std::string region_of(const ProviderConfig& config, const AwsProfile& profile) {
+    std::string region = first_set(config, config.region, {"AWS_REGION", "AWS_DEFAULT_REGION"});
+    if (region.empty()) region = profile.region;
+    if (region.empty()) region = "us-east-1";
+    return region;
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+    return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+}  // namespace
+
+std::string bedrock_region(const ProviderConfig& config) {
+    return region_of(config, read_aws_profile(config));
+}
+
+std::string bedrock_profile_for_region(const std::string& model, const ProviderConfig& config) {
+    // The cross-Region profile prefixes AWS defines; a model id after one of them is what the
+    // profile serves.
+    static const char* const prefixes[] = {"global.", "us-gov.", "us.",  "eu.",
+                                           "apac.",   "jp.",     "au.", "ca."};
+    std::string base;
+    for (const char* prefix : prefixes) {
+        if (starts_with(model, prefix)) {
+            base = model.substr(std::string(prefix).size());
+            break;
+        }
+    }
+    if (base.empty()) return model;
+    const std::string region = bedrock_region(config);
+    if (starts_with(region, "us-gov-")) return "us-gov." + base;
+    // China's Regions (cn-) are a partition of their own, without these profiles.
+    if (starts_with(region, "cn-")) return model;
+    return "global." + base;
+}
+
 BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string& provider)
     : connect_timeout_ms_(config.connect_timeout_ms), total_timeout_ms_(config.total_timeout_ms) {
     // The shared files (AWS_PROFILE, ~/.aws/credentials, ~/.aws/config) come after the
     // variables, as in the AWS SDKs: their region, and their keys when none are set.
     const AwsProfile profile = read_aws_profile(config);
-    region_ = first_set(config, config.region, {"AWS_REGION", "AWS_DEFAULT_REGION"});
-    if (region_.empty()) region_ = profile.region;
-    if (region_.empty()) region_ = "us-east-1";
+    region_ = region_of(config, profile);
     // The AWS SDKs' order: the service's own endpoint variable, then the global one (VPC
     // endpoints, proxies).
     base_url_ = strip_trailing_slashes(first_set(

@@ -10,6 +10,19 @@
 
 namespace llmv::detail {
 
+// The region a Bedrock request goes to: the configuration's, then AWS_REGION,
+// AWS_DEFAULT_REGION, the AWS config file's profile, else us-east-1 (the AWS SDKs' order).
+std::string bedrock_region(const ProviderConfig& config);
+
+// The inference profile of `model` usable from the configured region: a Claude model on
+// Bedrock is called through a cross-Region profile whose prefix names the Regions it routes to.
+// `global.` routes to every commercial Region and is callable from each of them (AWS prices it
+// about 10% below the geographic ones for Claude 4.5 and later); the GovCloud Regions have only
+// their own `us-gov.` profiles. A model without a profile prefix, an ARN or a region outside
+// both is returned unchanged. Sources: AWS "Supported Regions and models for inference profiles"
+// and "Cross-Region inference" (read 2026-12-07).
+std::string bedrock_profile_for_region(const std::string& model, const ProviderConfig& config);
+
 class BedrockEndpoint {
   public:
     BedrockEndpoint(const ProviderConfig& config, const std::string& provider);
@@ -23,6 +36,7 @@ class BedrockEndpoint {
     HttpRequest control_request(const std::string& path) const;
     std::string describe(const std::string& provider) const;
     std::string identity() const;
+    const std::string& region() const { return region_; }
     const std::vector<std::string>& secrets() const { return secrets_; }
 
   private:

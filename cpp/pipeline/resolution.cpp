@@ -9,6 +9,7 @@
 #include <direct.h>
 #endif
 
+#include "llm/bedrock_common.hpp"
 #include "llm/model_rules.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/settings.hpp"
@@ -79,12 +80,13 @@ std::vector<ProviderDefaults>& provider_table() {
     static std::vector<ProviderDefaults> table = {
         {"chat",
          "openai",
-         "gpt-4.1-mini",
+         "gpt-6-luna",
          "openai",
          "OPENAI_API_KEY (AZURE_OPENAI_API_KEY with flavor azure); none for a local server",
-         "2026-12-04",
-         "OpenAI deprecations page (2026-04-22 entry: the substitute for retired snapshots); npm "
-         "openai ChatModel list",
+         "2026-12-07",
+         "OpenAI model page gpt-6-luna (released 2026-09-22, no shutdown date) and deprecations "
+         "page (the replacement of gpt-4.1-mini, which shuts down on 2027-01-14); npm openai "
+         "7.60.0 ChatModel list",
          {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_API_KEY"},
          2,
          {"OPENAI_API_KEY"},
@@ -92,12 +94,13 @@ std::vector<ProviderDefaults>& provider_table() {
          true},
         {"chat",
          "anthropic",
-         "claude-haiku-4-5",
+         "claude-haiku-5-5",
          "",
          "ANTHROPIC_API_KEY",
-         "2026-12-04",
-         "Anthropic models overview (current line-up); npm @anthropic-ai/sdk 1.17.0 Model list, "
-         "not in its deprecated-models table",
+         "2026-12-07",
+         "Anthropic model deprecations page, model status table (active; not retired before "
+         "2027-10-07); npm @anthropic-ai/sdk 1.17.0 Model list, not in its deprecated-models "
+         "table",
          {"ANTHROPIC_API_KEY"},
          1,
          {"ANTHROPIC_API_KEY"},
@@ -105,17 +108,20 @@ std::vector<ProviderDefaults>& provider_table() {
          true},
         {"chat",
          "bedrock",
-         "us.anthropic.claude-sonnet-4-6",
+         "global.anthropic.claude-sonnet-4-6",
          "bedrock-titan",
          "AWS_BEARER_TOKEN_BEDROCK, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE",
-         "2026-12-04",
-         "Anthropic's Claude on Amazon Bedrock page (US inference profile); Bedrock model "
-         "lifecycle: launched 2026-02, at least 12 months before end of life",
+         "2026-12-07",
+         "Anthropic's Claude on Amazon Bedrock (Opus 4.6 and earlier: Converse) page; AWS "
+         "inference profiles (global. from commercial Regions, us-gov. from GovCloud: the "
+         "profile follows the region); Bedrock model lifecycle: active, launched 2026-02, at "
+         "least 12 months before end of life and 6 months as legacy",
          {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"},
          3,
          {"AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "AWS_ACCESS_KEY_ID+AWS_SECRET_ACCESS_KEY"},
          "AWS credentials",
-         false},  // Bedrock's batch inference needs S3
+         false,  // Bedrock's batch inference needs S3
+         &llmv::detail::bedrock_profile_for_region},
         {"chat", simulated_provider_name, simulated_model_name, hashed_embedding_name,
          "none: a synthetic data-generating process, not an LLM", "", ""},
         {"embedding",
@@ -294,7 +300,13 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
                               "the name of the model the server at " + resolved.chat.base_url +
                                   " serves (a server of your own has no default model)");
             } else {
-                resolved.chat_model = find_defaults("chat", resolved.chat_provider)->model;
+                const ProviderDefaults* row = find_defaults("chat", resolved.chat_provider);
+                resolved.chat_model = row->model;
+                if (row->default_model_for) {
+                    ProviderConfig where;
+                    where.environment = environment;
+                    resolved.chat_model = row->default_model_for(row->model, where);
+                }
             }
         }
         // Before any call: a retired model, or a sampling value the model refuses, is an error

@@ -45,7 +45,8 @@
 #' @return An object of class `llm_provider` (chat) or `llm_embedding_provider`.
 #' @name llm_provider
 #' @examples
-#' llm_provider_openai(model = "gpt-4.1-mini")
+#' llm_provider_openai()   # the engine's default model when the run starts
+#' llm_provider_defaults() # which that is, per provider, with its date and source
 #' llm_provider_simulated(annotator_accuracy = 0.8)
 NULL
 

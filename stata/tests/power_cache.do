@@ -41,5 +41,5 @@ assert _rc != 0
 * cache(llmv.sqlite)):
 *   llmvalidate cache describe using llmv.sqlite
 *   matrix list r(models)
-*   llmvalidate cache clear using llmv.sqlite, model(claude-haiku-4-5)
+*   llmvalidate cache clear using llmv.sqlite, model(claude-haiku-5-5)
 display as result "power_cache.do: all checks passed"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -15,6 +16,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
+#include "cli_process.hpp"
 
 using namespace llmv;
 using namespace llmv::pipeline;
@@ -350,4 +352,59 @@ TEST_CASE("stata/llmvalidate.sthlp names the table's chat providers", "[docs]") 
                              " (docs/providers.md); default: the one the environment configures{p_end}\n";
     check_generated("stata/llmvalidate.sthlp",
                     with_region(read_source_file("stata/llmvalidate.sthlp"), "chat-providers", line));
+}
+
+// Issue 39: the Bedrock default was the US inference profile, which is callable from US Regions
+// only, so a user in eu-west-1 without a model failed at the first call. The default now
+// follows the region the requests go to; a model named by the user is never rewritten.
+TEST_CASE("Bedrock's default inference profile follows the configured region") {
+    const auto model_from = [](const Environment& environment) {
+        return resolve(with_provider("bedrock"), environment).chat_model;
+    };
+    const std::string base = "anthropic.claude-sonnet-4-6";
+    CHECK(model_from({}) == "global." + base);  // no region: us-east-1, as the AWS SDKs
+    CHECK(model_from({{"AWS_REGION", "eu-west-1"}}) == "global." + base);
+    CHECK(model_from({{"AWS_DEFAULT_REGION", "ap-southeast-2"}}) == "global." + base);
+    CHECK(model_from({{"AWS_REGION", "us-gov-west-1"}}) == "us-gov." + base);
+    // The region of the AWS config file's profile counts too.
+    test::TempCacheDir home("llmv-bedrock-region");
+    std::filesystem::create_directories(home.path + "/.aws");
+    std::ofstream(home.path + "/.aws/config") << "[profile gov]\nregion = us-gov-east-1\n";
+    CHECK(model_from({{"HOME", home.path}, {"AWS_PROFILE", "gov"}}) == "us-gov." + base);
+    std::filesystem::remove_all(home.path + "/.aws");
+    // Named models, geographic profiles and ARNs included, are the user's choice.
+    ValidationConfig named = with_provider("bedrock");
+    named.model = "eu." + base;
+    CHECK(resolve(named, {{"AWS_REGION", "us-gov-west-1"}}).chat_model == "eu." + base);
+    CHECK(resolve(with_provider("bedrock"), {{"AWS_REGION", "eu-west-1"}, {"LLMV_MODEL", "us." + base}})
+              .chat_model == "us." + base);
+}
+
+TEST_CASE("a Bedrock run from eu-west-1 without a model sends the global profile's id") {
+    fake::FakeServer server;
+    server.start();
+    test::TempCacheDir directory("llmv-bedrock-eu");
+    test::ScopedEnv region("AWS_REGION", "eu-west-1");
+    ValidationConfig config;
+    config.task_path = "simple_sentiment";
+    config.provider = "bedrock";  // no model: the default
+    config.base_url = server.base_url();
+    config.api_key = server.options().bedrock_api_key;
+    config.embedding_provider = "bedrock-titan";
+    config.embedding_model = "amazon.titan-embed-text-v2:0";
+    config.cache_path = directory.cache();
+    config.m = 20;
+    config.n = 10;
+    config.tests.permutations = 99;
+    const PassageResult result =
+        validate_passage(config, {"p", "Revenue grew strongly this quarter.", "", {}, ""});
+    INFO(result.error_message);
+    REQUIRE(result.ok);
+    std::size_t converse = 0;
+    for (const fake::RecordedRequest& request : server.recorded(1000)) {
+        if (request.path.find("/converse") == std::string::npos) continue;
+        ++converse;
+        CHECK(request.path == "/model/global.anthropic.claude-sonnet-4-6/converse");
+    }
+    CHECK(converse > 0);
 }

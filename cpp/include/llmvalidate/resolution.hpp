@@ -39,6 +39,10 @@ struct ProviderDefaults {
     std::string auto_label = {};
     // Chat providers: the vendor's batch API is supported (--batch-api, batch = TRUE, batchapi).
     bool batch_api = false;
+    // The vendor's rule for the default model under a configuration, when `model` depends on
+    // it (Bedrock: the inference profile callable from the configured region); unset: `model`.
+    std::string (*default_model_for)(const std::string& model, const ProviderConfig& config) =
+        nullptr;
 };
 const std::vector<ProviderDefaults>& provider_defaults();
 // A row added to the table at run time (or replacing the row of the same kind and provider), as
