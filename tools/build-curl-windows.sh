@@ -9,7 +9,9 @@
 # touched, and apt checks the index signature and the files' hashes. Nothing is kept in the
 # repository.
 #
-#   tools/build-curl-windows.sh [prefix]     default: $BUILD_DIR/windows-curl (BUILD_DIR: build)
+#   tools/build-curl-windows.sh [prefix]
+#       default: $LLMV_CACHE_DIR/windows-curl (LLMV_CACHE_DIR: ~/.cache/llmvalidate), outside the
+#       clone as fetch-sqlite.sh's cache is, so that a fresh clone (CI's) does not build it again
 #
 # Installs into <prefix>/install (include/curl, lib/libcurl.a, lib/cmake/CURL) and prints that
 # folder on stdout (progress on stderr). A second run finds the installed library and returns
@@ -17,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-prefix=${1:-${BUILD_DIR:-build}/windows-curl}
+prefix=${1:-${LLMV_CACHE_DIR:-${HOME:-/tmp}/.cache/llmvalidate}/windows-curl}
 mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
 install_dir=$prefix/install

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-compiles the Windows x64 Stata plugin on Debian with mingw-w64 (posix threads):
-# libcurl with Schannel (tools/build-curl-windows.sh, cached in $BUILD_DIR/windows-curl), SQLite
+# libcurl with Schannel (tools/build-curl-windows.sh, cached outside the clone in ~/.cache/llmvalidate/windows-curl), SQLite
 # from its amalgamation (tools/fetch-sqlite.sh), the header-only libraries of the Debian
 # packages, everything linked into one DLL (stata/windows/). Also builds plugin_transcript.exe,
 # the program tools/test.d/stata-windows.sh runs under wine.

@@ -9,30 +9,41 @@
 # installs, into rpkg/src/third_party/: a source tarball built after it installs on Windows
 # and macOS without those headers (configure and Makevars.win fall back to that folder).
 #
-# Used by tools/build-r-tarball.sh (the tarball), by rpkg/configure when `R CMD INSTALL rpkg`
-# runs from a checkout with nothing staged, and by rpkg/bootstrap.R (pkgbuild, hence
-# remotes/pak installs of the `rpkg` subdirectory). `--clean` removes what was staged.
+# Used by tools/build-r-tarball.sh (the tarball), by rpkg/configure and configure.win at every
+# `R CMD INSTALL rpkg` from a checkout, and by rpkg/bootstrap.R (pkgbuild, hence remotes/pak
+# installs of the `rpkg` subdirectory). `--clean` removes what was staged.
+#
+# Staging is incremental: a file is copied only when its content differs from the staged copy,
+# and staged files whose source is gone are removed, so that an install after an edit to cpp/
+# compiles the edit (and only what it touches: unchanged copies keep their times, so make
+# leaves their objects alone). Before, configure staged only when nothing was staged, and every
+# later install silently compiled the frozen first copy (issue 40).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 package="$root/rpkg"
 third_party=no
 clean=no
-for arg in "$@"; do
-  case "$arg" in
+while [ $# -gt 0 ]; do
+  case "$1" in
     --third-party) third_party=yes ;;
     --clean) clean=yes ;;
-    *) echo "usage: tools/stage-r-package.sh [--third-party] [--clean]" >&2; exit 2 ;;
+    # Another copy of the package folder (tools/build-r-tarball.sh stages a temporary copy, so
+    # that rpkg/ keeps no staged third-party headers).
+    --into) package=$(cd "${2:?--into needs a folder}" && pwd); shift ;;
+    *) echo "usage: tools/stage-r-package.sh [--third-party] [--clean] [--into DIR]" >&2; exit 2 ;;
   esac
+  shift
 done
 
 staged=(src/engine inst/prompts vignettes src/third_party)
-for destination in "${staged[@]}"; do
-  rm -rf "${package:?}/$destination"
-done
 if [ "$clean" = yes ]; then
+  for destination in "${staged[@]}"; do
+    rm -rf "${package:?}/$destination"
+  done
   echo "stage-r-package: removed ${staged[*]} from rpkg/"
   exit 0
 fi
+rm -rf "${package:?}/src/third_party"  # only --third-party stages it, whole, below
 
 # The engine areas the package compiles: every area of cpp/ but the command-line tool.
 engine_areas=(core stats llm transport cache pipeline)
@@ -61,13 +72,30 @@ list_files() {
   fi
 }
 
+copied=0
 for copy in "${copies[@]}"; do
   IFS='|' read -r source destination pattern <<<"$copy"
   mkdir -p "$package/$destination"
-  list_files "$source" "$pattern" | while IFS= read -r -d '' file; do
-    mkdir -p "$package/$destination/$(dirname "$file")"
-    cp "$root/$source/$file" "$package/$destination/$file"
-  done
+  wanted=$(mktemp)
+  while IFS= read -r -d '' file; do
+    file=${file#./}
+    printf '%s\n' "$file" >>"$wanted"
+    target="$package/$destination/$file"
+    if ! cmp -s "$root/$source/$file" "$target"; then
+      mkdir -p "$(dirname "$target")"
+      cp "$root/$source/$file" "$target"
+      copied=$((copied + 1))
+    fi
+  done < <(list_files "$source" "$pattern")
+  # Staged files of this pattern whose source is gone (a file removed or renamed in cpp/), and
+  # the objects compiled from them.
+  while IFS= read -r -d '' file; do
+    file=${file#./}
+    if ! grep -qxF -- "$file" "$wanted"; then
+      rm -f "$package/$destination/$file" "$package/$destination/${file%.cpp}.o"
+    fi
+  done < <(cd "$package/$destination" && find . -type f -name "$pattern" ! -name '*.o' -print0)
+  rm -f "$wanted"
 done
 
 if [ "$third_party" = yes ]; then
@@ -98,4 +126,4 @@ if [ "$third_party" = yes ]; then
   }
 fi
 echo "stage-r-package: staged ${engine_areas[*]}, include, prompts and vignettes into rpkg/" \
-  "$([ "$third_party" = yes ] && echo "with nlohmann-json and toml11" || true)"
+  "($copied file(s) copied)$([ "$third_party" = yes ] && echo " with nlohmann-json and toml11" || true)"

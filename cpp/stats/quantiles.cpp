@@ -31,6 +31,39 @@ double quantile_type7(std::vector<double> values, double probability) {
     return (1 - h) * x_lo + h * x_hi;
 }
 
+namespace {
+// quantile_type7() on values already sorted, with the same arithmetic.
+double sorted_type7(const std::vector<double>& sorted, double probability) {
+    const double index = 1 + static_cast<double>(sorted.size() - 1) * probability;
+    const double lo = std::floor(index);
+    const double hi = std::ceil(index);
+    const double x_lo = sorted[static_cast<std::size_t>(lo) - 1];
+    const double x_hi = sorted[static_cast<std::size_t>(hi) - 1];
+    if (!(index > lo) || x_hi == x_lo) return x_lo;
+    const double h = index - lo;
+    return (1 - h) * x_lo + h * x_hi;
+}
+}  // namespace
+
+double type7_rejection_level(std::vector<double> values, double statistic) {
+    if (values.empty())
+        throw_invalid(code::invalid_argument, "values", "an empty set", "at least one value");
+    std::sort(values.begin(), values.end());
+    const auto rejects = [&](double level) { return sorted_type7(values, level) > statistic; };
+    if (rejects(0)) return 0;
+    if (!rejects(1)) return 1;
+    // The quantile is non-decreasing in the level: bisection on the very comparison the test
+    // makes, so that "rejects at α" and "level < α" cannot disagree through rounding.
+    double lo = 0;
+    double hi = 1;
+    for (int step = 0; step < 64 && lo < hi; ++step) {
+        const double middle = lo + (hi - lo) / 2;
+        if (middle <= lo || middle >= hi) break;
+        (rejects(middle) ? hi : lo) = middle;
+    }
+    return lo;
+}
+
 double rank_critical_value(std::vector<double> null_values, double alpha) {
     const double n = static_cast<double>(null_values.size());
     // Same tolerance as p_at_most(), so that "p <= α" and "statistic < critical value" agree.

@@ -164,8 +164,13 @@ TestOutput run_tests(const TestInput& input) {
     output.validation = validation_methods().at(options.validation_method)(blocks, canonical);
 
     std::vector<std::string> gammas;
-    for (const std::string& gamma : input.labels)
-        if (gamma != canonical.label && pools.count(gamma)) gammas.push_back(gamma);
+    for (const std::string& gamma : input.labels) {
+        if (gamma == canonical.label) continue;
+        // A label of S without pool texts has no separation test: the verdict may not pass it
+        // by omission (issue 42: an `if` that left two labels of four without rows gave
+        // "valid" on two separation tests).
+        (pools.count(gamma) ? gammas : output.separation_untested).push_back(gamma);
+    }
     if (!gammas.empty())
         output.separation =
             separation_methods().at(options.separation_method)(blocks, canonical, gammas);
@@ -191,7 +196,7 @@ TestOutput run_tests(const TestInput& input) {
     }
 
     output.verdict = decide_verdict(output.validation, output.separation, output.backtranslation,
-                                    &output.verdict_reason);
+                                    &output.verdict_reason, output.separation_untested);
     return output;
 }
 

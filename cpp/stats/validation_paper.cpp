@@ -1,7 +1,9 @@
 // Validation test, method "paper": the arithmetic of the author's reference code.
 // τ = mean_i cos(y, A_i); τ̃_b = mean_i cos(ỹ_b, A_i) for B reference texts ỹ_b from f(β̂);
 // critical value = type-7 α-quantile of {τ̃_b}; validity rejected iff critical value > τ.
-// The reference reports no p-value; we add (1 + #{τ̃_b <= τ}) / (B + 1).
+// The reference reports no p-value; we report the level at which that rule starts to reject
+// (type7_rejection_level), so that "p < α" is the decision: a rank count (1 + #{τ̃_b <= τ}) /
+// (B + 1), reported before, could read 0.059 beside "rejected" at α = 0.05 (issue 42).
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/stats.hpp"
 #include "stats/internal.hpp"
@@ -37,8 +39,7 @@ ValidationResult validation_paper(SimilarityBlocks& blocks, const std::string& p
         result.null_distribution.data() + result.null_distribution.size());
     result.critical_value = quantile_type7(null_values, alpha);
     result.reject = result.critical_value > result.statistic;
-    result.p_value = (1.0 + count_at_most(result.null_distribution, result.statistic)) /
-                     (static_cast<double>(references.rows()) + 1.0);
+    result.p_value = type7_rejection_level(null_values, result.statistic);
     // With B + 1 < 1/α the α-quantile of the B reference scores lies below the smallest of
     // B + 1 exchangeable draws: its "reject" and the reported p-value disagree.
     result.smallest_deciding_size = smallest_deciding_size(alpha);

@@ -64,7 +64,8 @@ std::string separation_failure(const SeparationResult& result) {
 
 Verdict decide_verdict(const ValidationResult& validation,
                        const std::vector<SeparationResult>& separation,
-                       const BacktranslationResult& backtranslation, std::string* reason) {
+                       const BacktranslationResult& backtranslation, std::string* reason,
+                       const std::vector<std::string>& untested) {
     std::vector<std::string> problems;
     // A test without power first: its "not rejected" is no evidence whatever else holds.
     if (!validation.can_decide) problems.push_back(cannot_decide_reason(validation));
@@ -78,8 +79,16 @@ Verdict decide_verdict(const ValidationResult& validation,
                                 : "accuracy " + format_number(backtranslation.accuracy)) +
                            " < threshold " + format_number(backtranslation.threshold) + ")");
     }
-    if (separation.empty())
+    if (!untested.empty()) {
+        std::string labels;
+        for (std::size_t i = 0; i < untested.size(); ++i)
+            labels += std::string(i == 0 ? "" : i + 1 == untested.size() ? " and " : ", ") + "'" +
+                      untested[i] + "'";
+        problems.push_back("no pool texts for " + labels + ", so separation from " +
+                           (untested.size() == 1 ? "it" : "them") + " was not tested");
+    } else if (separation.empty()) {
         problems.push_back("no other label has a pool, so separation could not be tested");
+    }
     for (const SeparationResult& result : separation) {
         if (!result.can_decide)
             problems.push_back(cannot_decide_reason(result));

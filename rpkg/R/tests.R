@@ -14,7 +14,8 @@
 #' any \eqn{M}. With `method = "paper"` the author's bootstrap is reproduced:
 #' \eqn{B} further texts from \eqn{f(\hat\beta)}{f(beta-hat)} (`reference`) give the null
 #' distribution of \eqn{\tau}, and the critical value is its `alpha`-quantile
-#' (type 7).
+#' (type 7); its `p.value` is the largest level at which that rule does not
+#' reject, so that it rejects exactly when `p.value < alpha`.
 #'
 #' Embeddings are L2-normalised by the engine, so raw embeddings may be passed.
 #' Every text of one validation must come from the same embedding model.

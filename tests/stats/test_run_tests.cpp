@@ -360,3 +360,26 @@ TEST_CASE("registries list the methods") {
     CHECK(separation_methods().count("permutation") == 1);
     CHECK(separation_methods().count("paper") == 1);
 }
+
+// Issue 42: labels without pool texts were skipped silently, and the verdict passed them by
+// omission ("valid" with r(K) = 4 and two separation tests). Now the verdict is inconclusive
+// and names each label whose separation was not tested.
+TEST_CASE("run_tests: a label of S without pool texts is never passed by omission") {
+    TestInput input = example();
+    input.labels = {"Positive", "Neutral", "Negative", "Mixed"};
+    const TestOutput one_missing = run_tests(input);
+    CHECK(one_missing.separation.size() == 2);
+    CHECK(one_missing.separation_untested == std::vector<std::string>{"Mixed"});
+    CHECK(one_missing.verdict == Verdict::inconclusive);
+    CHECK(one_missing.verdict_reason.find("no pool texts for 'Mixed', so separation from it was "
+                                          "not tested") != std::string::npos);
+    input.pools.erase("Negative");
+    input.backtranslation.erase("Negative");
+    const TestOutput two_missing = run_tests(input);
+    CHECK(two_missing.separation.size() == 1);
+    CHECK(two_missing.verdict == Verdict::inconclusive);
+    CHECK(two_missing.verdict_reason.find("'Negative' and 'Mixed', so separation from them") !=
+          std::string::npos);
+    // With every pool there, the same data are valid: the missing pools made the difference.
+    CHECK(run_tests(example()).verdict == Verdict::valid);
+}

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "llmvalidate/rng.hpp"
 #include "llmvalidate/stats.hpp"
 #include "stats_helpers.hpp"
 
@@ -160,8 +161,16 @@ TEST_CASE("paper validation: explicit re-implementation of the reference arithme
         const double critical =
             sorted[lo] +
             (h - std::floor(h)) * (sorted[std::min<std::size_t>(lo + 1, 4)] - sorted[lo]);
-        int at_most = 0;
-        for (double t : tilde) at_most += t <= tau + 1e-12 ? 1 : 0;
+        // p: the level at which the type-7 quantile reaches τ, by the closed form of the
+        // interpolation (issue 42: the rank count (1 + #{τ̃ <= τ}) / (B + 1) disagreed with the
+        // decision): j the last order statistic at most τ, then h = j + (τ - x_j)/(x_j+1 - x_j).
+        std::size_t j = 0;
+        while (j + 1 < sorted.size() && sorted[j + 1] <= tau) ++j;
+        const double level =
+            sorted[0] > tau ? 0.0
+            : j + 1 == sorted.size()
+                ? 1.0
+                : (static_cast<double>(j) + (tau - sorted[j]) / (sorted[j + 1] - sorted[j])) / 4.0;
         CHECK(result.method == "paper");
         CHECK(result.m == 3);
         CHECK(result.b == 5);
@@ -171,7 +180,8 @@ TEST_CASE("paper validation: explicit re-implementation of the reference arithme
                   Approx(tilde[b]).margin(1e-14));
         CHECK(result.critical_value == Approx(critical).margin(1e-14));
         CHECK(result.reject == (critical > tau));
-        CHECK(result.p_value == Approx((1.0 + at_most) / 6.0));
+        CHECK(result.p_value == Approx(level).margin(1e-9));
+        CHECK(result.reject == (result.p_value < alpha));
     }
     // τ ≈ 0.587 lies between the 5% (≈ 0.330) and 90% (≈ 0.750) quantiles of τ̃, so the
     // decision differs across α (R: quantile(tilde, c(.05, .9))).
@@ -221,4 +231,35 @@ TEST_CASE("exact validation: power rises with the distance between clusters") {
     CHECK(power[2] > power[1]);
     CHECK(power[3] >= power[2]);
     CHECK(power[3] > 0.8);
+}
+
+// Issue 42: under the paper's method the printed p-value read 0.059 beside "rejected" in 12 of
+// 106 rows. The p-value now agrees with the decision: rejected exactly when p < α, on 1,000
+// simulated null sets and statistics, at several α and B, ties and extremes included.
+TEST_CASE("paper validation: the p-value agrees with the decision on 1,000 simulated rows") {
+    llmv::Rng rng(20261207);
+    int disagreements = 0;
+    int rejections = 0;
+    for (int row = 0; row < 1000; ++row) {
+        const int b = 5 + static_cast<int>(rng.uniform() * 200);
+        std::vector<double> null_values;
+        for (int i = 0; i < b; ++i) null_values.push_back(rng.uniform());
+        // A statistic among the null values, on one of them (a tie), or outside them.
+        const double pick = rng.uniform();
+        double statistic = rng.uniform();
+        if (pick < 0.2) statistic = null_values[static_cast<std::size_t>(rng.uniform() * b)];
+        if (pick > 0.95) statistic = pick > 0.975 ? -0.5 : 1.5;
+        for (double alpha : {0.01, 0.05, 0.1, 0.25}) {
+            const bool reject = quantile_type7(null_values, alpha) > statistic;
+            const double p = type7_rejection_level(null_values, statistic);
+            rejections += reject ? 1 : 0;
+            if (reject != (p < alpha)) ++disagreements;
+        }
+    }
+    CHECK(disagreements == 0);
+    CHECK(rejections > 100);  // both decisions occur
+    CHECK(rejections < 3900);
+    CHECK(type7_rejection_level({0.2, 0.4}, 0.1) == 0);  // below every null value: always rejects
+    CHECK(type7_rejection_level({0.2, 0.4}, 0.4) == 1);  // at the largest: never
+    CHECK(type7_rejection_level({0.2, 0.4}, 0.3) == Approx(0.5));
 }

@@ -10,7 +10,7 @@
 #   own libcurl and Winsock under wine). The two transcripts, every double as its 64 bits,
 #   must be identical.
 # tools/setup.sh installs mingw-w64 and wine64. The curl build is cached in
-# $BUILD_DIR/windows-curl, the wine prefix in $BUILD_DIR/wine-prefix.
+# ~/.cache/llmvalidate/windows-curl (outside the clone), the wine prefix in $BUILD_DIR/wine-prefix.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build_dir=${BUILD_DIR:-build}

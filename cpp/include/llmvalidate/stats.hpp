@@ -34,6 +34,12 @@ Eigen::MatrixXd normalize_rows(const MatrixRef& embeddings, const std::string& a
 // statistics at h = (n - 1) p.
 double quantile_type7(std::vector<double> values, double probability);
 
+// The p-value of a test that rejects when the type-7 α-quantile of `values` exceeds
+// `statistic` (the paper's validation test): the largest level at which it does not reject,
+// so that it rejects at α exactly when this is below α (0: it rejects at every level; 1: at
+// none). Found by bisection on the same comparison, so rounding cannot make the two disagree.
+double type7_rejection_level(std::vector<double> values, double statistic);
+
 // The ⌊α(n+1)⌋-th smallest value (1-based), or -infinity when ⌊α(n+1)⌋ = 0. With rank
 // p-values p = (1 + #{null <= s}) / (n + 1), "p <= α" is exactly "s < this value", so the
 // critical value and the p-value never disagree.
@@ -214,6 +220,9 @@ const char* verdict_name(Verdict verdict);
 struct TestOutput {
     ValidationResult validation;
     std::vector<SeparationResult> separation;  // one per other label with a pool, in S's order
+    // The other labels of S without a pool, whose separation was not tested (S's order): the
+    // verdict is then inconclusive, naming them.
+    std::vector<std::string> separation_untested;
     BacktranslationResult backtranslation;     // of β̂
     std::vector<BacktranslationResult> backtranslation_other;  // other labels given, S's order
     Verdict verdict = Verdict::inconclusive;
@@ -226,9 +235,12 @@ struct TestOutput {
 // in S's order.
 TestOutput run_tests(const TestInput& input);
 
+// `untested`: labels of S other than β̂ whose separation could not be tested (no pool texts);
+// any makes the verdict inconclusive.
 Verdict decide_verdict(const ValidationResult& validation,
                        const std::vector<SeparationResult>& separation,
-                       const BacktranslationResult& backtranslation, std::string* reason);
+                       const BacktranslationResult& backtranslation, std::string* reason,
+                       const std::vector<std::string>& untested = {});
 
 // --- Method registries: adding a method is one file plus one line here ----------------------
 // Inside run_tests() a method gets the SimilarityBlocks holding every pool (named as in
