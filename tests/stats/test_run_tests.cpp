@@ -174,7 +174,9 @@ TEST_CASE("run_tests: inconclusive verdicts say why") {
     output = run_tests(input);
     CHECK(output.separation.empty());
     CHECK(output.verdict == Verdict::inconclusive);
-    CHECK_THAT(output.verdict_reason, Catch::Contains("separation could not be tested"));
+    CHECK_THAT(output.verdict_reason,
+               Catch::Contains("no pool texts for 'Neutral' and 'Negative', so separation from "
+                               "them was not tested"));
 
     input = example();
     input.pools["Neutral"] = input.pools["Positive"];  // f ignores the label
