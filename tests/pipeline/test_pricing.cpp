@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_process.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llmvalidate/accounting.hpp"
 #include "llmvalidate/error.hpp"
@@ -552,4 +553,24 @@ TEST_CASE("the shipped table prices the current line-up at the vendors' numbers,
         INFO(row.provider << " " << row.model);
         CHECK_FALSE(row.source.empty());
     }
+}
+
+TEST_CASE("the CLI's dry run says no price for a typo, names the nearest row, and prices gpt-4.1-nano at its own row") {
+    const std::string dir = test::scratch_dir("llmv-pricing", "cli");
+    const test::ScopedEnv key("OPENAI_API_KEY", "sk-test");
+    const auto dry_run_of = [&](const std::string& model) {
+        const test::Spawned cli = test::spawn_cli(
+            {"run", "--task", "financial_phrasebank", "--provider", "openai", "--model", model, "--dry-run",
+             "--text", "Operating profit rose to EUR 14.2 million from EUR 9.8 million."},
+            dir);
+        REQUIRE(test::wait_cli(cli) == 0);
+        return test::slurp(cli.out);
+    };
+    const std::string typo = dry_run_of("gpt-4.1-mnii");
+    CHECK_THAT(typo, Catch::Matchers::Contains("chat openai gpt-4.1-mnii: ") &&
+                         Catch::Matchers::Contains("no price (did you mean gpt-4.1-mini?)") &&
+                         Catch::Matchers::Contains("unknown, not every model is priced"));
+    const std::string nano = dry_run_of("gpt-4.1-nano");
+    CHECK_THAT(nano, !Catch::Matchers::Contains("no price") &&
+                         Catch::Matchers::Contains("prices of 2026-12-07"));
 }
