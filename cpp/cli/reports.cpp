@@ -194,7 +194,9 @@ std::string format_cost(const CostEstimate& cost, const std::string& title) {
         if (line.role == "chat") out << ", " << line.output_tokens << " output";
         out << " tokens, ";
         if (!line.priced) {
-            out << "no price\n";
+            out << "no price";
+            if (!line.nearest.empty()) out << " (did you mean " << line.nearest << "?)";
+            out << "\n";
             continue;
         }
         // The route paid first (the synchronous one for an estimate), the other beside it.

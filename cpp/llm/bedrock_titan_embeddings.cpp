@@ -25,6 +25,16 @@ class BedrockTitanEmbeddings final : public EmbeddingProvider {
         return "bedrock-titan " + endpoint_.identity();
     }
     std::size_t max_batch_size() const override { return 1; }
+    // Amazon Bedrock user guide, "Amazon Titan Text Embeddings models": Titan Text Embeddings
+    // V2 takes one non-empty text of up to 8,192 tokens or 50,000 characters.
+    EmbeddingLimits limits() const override {
+        EmbeddingLimits limits;
+        limits.max_inputs = 1;
+        limits.max_input_tokens = 8192;
+        limits.max_input_characters = 50000;
+        limits.source = "Amazon Titan Text Embeddings V2: 8,192 tokens or 50,000 characters";
+        return limits;
+    }
 
     HttpRequest build_request(const EmbeddingRequest& request) const override {
         detail::check_model(request.model, "bedrock-titan");

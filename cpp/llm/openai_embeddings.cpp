@@ -1,6 +1,8 @@
 // `openai` embeddings: POST {base}/embeddings with many inputs per request (OpenAI accepts
-// up to 2048; option "max_batch_size" lowers it for servers with smaller limits). Vectors are
-// asked for as base64 float32 (option "encoding_format"): the exact numbers the server
+// up to 2048; option "max_batch_size" lowers it for servers with smaller limits), within
+// OpenAI's token caps: 8,192 tokens a text and 300,000 summed over a request's texts (limits();
+// the request builder refuses a request over them by the bytes bound of embedding_limits.hpp).
+// Vectors are asked for as base64 float32 (option "encoding_format"): the exact numbers the server
 // computed, in a quarter of the bytes of decimal text and without parsing 1,536 numbers. A
 // server that refuses base64 (a 400 naming it) is asked for numbers from then on; one that
 // ignores it answers with numbers, which are read as well.
@@ -42,6 +44,17 @@ class OpenAIEmbeddings final : public EmbeddingProvider {
     std::string description() const override { return endpoint_.describe("openai embeddings"); }
     std::string endpoint_identity() const override { return "openai " + endpoint_.identity(); }
     std::size_t max_batch_size() const override { return max_batch_size_; }
+    // OpenAI's caps, from the `input` field's documentation in the openai SDK (7.60.0,
+    // resources/embeddings.d.ts) and the embeddings API reference: 2,048 texts, 8,192 tokens a
+    // text, 300,000 tokens summed over a request's texts, for every embedding model.
+    EmbeddingLimits limits() const override {
+        EmbeddingLimits limits;
+        limits.max_inputs = max_batch_size_;
+        limits.max_input_tokens = 8192;
+        limits.max_request_tokens = 300000;
+        limits.source = "OpenAI's embeddings API: 8,192 tokens a text, 300,000 a request";
+        return limits;
+    }
 
     HttpRequest build_request(const EmbeddingRequest& request) const override {
         detail::check_model(request.model, "openai");
@@ -49,6 +62,23 @@ class OpenAIEmbeddings final : public EmbeddingProvider {
             throw_invalid(code::invalid_argument, "inputs",
                           std::to_string(request.inputs.size()) + " texts",
                           "1 to " + std::to_string(max_batch_size_) + " texts per request");
+        }
+        // Within OpenAI's token caps by the bound the pipeline packs with: never a request
+        // that the API would refuse with a 400 after the passages' chat calls were paid.
+        EmbeddingRequestPacker packer(limits());
+        for (const std::string& text : request.inputs) {
+            if (const auto refusal = embedding_input_refusal(packer.limits(), request.model, text))
+                throw_invalid(code::invalid_argument, "inputs", "a text: " + *refusal,
+                              "texts within the model's cap");
+            if (!packer.fits(text)) {
+                throw_invalid(code::invalid_argument, "inputs",
+                              std::to_string(request.inputs.size()) + " texts of up to " +
+                                  std::to_string(packer.estimated_tokens() +
+                                                 embedding_tokens_upper_bound(text)) +
+                                  " tokens or more",
+                              "at most 300,000 tokens summed over a request's texts");
+            }
+            packer.add(text);
         }
         json body = {{"model", request.model},
                      {"input", request.inputs},
@@ -67,8 +97,9 @@ class OpenAIEmbeddings final : public EmbeddingProvider {
                 // already sent as base64 comes back here and is retried the same way.
                 numbers_only_ = true;
                 result.error.retryable = true;
-                result.error.message += " (the server refuses encoding_format \"base64\"; asking "
-                                        "for numbers instead)";
+                result.error.message +=
+                    " (the server refuses encoding_format \"base64\"; asking "
+                    "for numbers instead)";
             }
             return result;
         }

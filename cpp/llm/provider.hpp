@@ -15,6 +15,7 @@
 
 #include "core/http.hpp"
 #include "llmvalidate/provider_config.hpp"
+#include "llm/embedding_limits.hpp"
 
 namespace llmv {
 
@@ -129,6 +130,14 @@ class EmbeddingProvider {
     virtual std::string description() const = 0;
     virtual std::string endpoint_identity() const = 0;
     virtual std::size_t max_batch_size() const = 0;
+    // What one request may carry, as the vendor declares it: texts, estimated tokens summed and
+    // per text (embedding_limits.hpp). The pipeline packs requests and batch-file lines within
+    // them and refuses a text over a per-text cap before any paid call of its passage.
+    virtual EmbeddingLimits limits() const {
+        EmbeddingLimits limits;
+        limits.max_inputs = max_batch_size();
+        return limits;
+    }
     virtual HttpRequest build_request(const EmbeddingRequest& request) const = 0;
     // `n_inputs`: how many vectors the request asked for (a short answer is an error).
     virtual EmbeddingResult parse_response(const HttpResponse& response,

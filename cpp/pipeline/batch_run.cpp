@@ -761,6 +761,11 @@ class BatchRunner {
         const std::size_t group_size =
             embedding_group_size(by_batch ? caps_for(BatchApiKind::openai).embedding_inputs : 0);
         BatchSplitter embeddings(*this, "embedding");
+        // Each request (a batch file's line, or a synchronous request) within the provider's
+        // caps on texts and on estimated tokens (llm/embedding_limits.hpp).
+        EmbeddingLimits limits = embedder_->limits();
+        limits.max_inputs = group_size;
+        EmbeddingRequestPacker packer(limits);
         std::vector<std::string> group;
         std::vector<std::vector<std::string>> synchronous;  // groups to send together
         const std::size_t together = static_cast<std::size_t>(2 * std::max(1, config_.concurrency));
@@ -782,8 +787,14 @@ class BatchRunner {
                 }
             }
             group.clear();
+            packer.clear();
         };
         for_each_pending("embedding", [&](BatchPending& row) {
+            // A text over the cap on one text is never pending (its passage fails when the
+            // pass pushes it); one recorded by an older version waits, unsent.
+            if (embedding_input_refusal(limits, embedding_model_, row.id)) return;
+            if (!packer.fits(row.id)) flush_group();
+            packer.add(row.id);
             group.push_back(std::move(row.id));
             if (group.size() >= group_size) flush_group();
         });

@@ -24,8 +24,11 @@ EmbeddingBatches::EmbeddingBatches(const ValidationConfig& config, const RunProv
       accounting_(accounting),
       flow_(flow),
       deferred_(deferred) {
-    if (providers_.embedder)
+    if (providers_.embedder) {
         batch_size_ = std::max<std::size_t>(1, providers_.embedder->max_batch_size());
+        limits_ = providers_.embedder->limits();
+        limits_.max_inputs = batch_size_;
+    }
 }
 
 void EmbeddingBatches::push(const std::string& text, EmbedTarget target) {
@@ -35,6 +38,23 @@ void EmbeddingBatches::push(const std::string& text, EmbedTarget target) {
         target.passage->result.calls.embedded_texts += 1;
         tally_.progress.calls_done += 1;
         flow_.store_embedding(target, vector);
+        return;
+    }
+    // A text the provider would refuse: its passage fails here, before anything is sent for it.
+    if (const auto refusal =
+            embedding_input_refusal(limits_, providers_.resolved.embedding_model, text)) {
+        if (target.passage->finished) return;
+        const PassageState& passage = *target.passage;
+        const std::string which = target.label.empty()
+                                      ? "the passage's text"
+                                      : "a text generated for label " + target.label + " (draw " +
+                                            std::to_string(target.row + 1) +
+                                            "; its chat answers are in the cache)";
+        flow_.fail(target.passage, code::invalid_argument,
+                   "passage " + passage.input.id + " (row " + std::to_string(passage.index + 1) +
+                       "): " + which + " cannot be embedded: " + *refusal +
+                       ". Shorten or split the text, or embed with a model that takes longer "
+                       "texts; no embedding request was sent for it");
         return;
     }
     auto pending = targets_.find(text);
@@ -50,6 +70,7 @@ std::optional<Job> EmbeddingBatches::issue(
     std::uint64_t& next_job_id, const std::function<void(const std::string&)>& remember_secret) {
     std::vector<std::string> batch;
     std::vector<std::string> batch_hashes;
+    EmbeddingRequestPacker packer(limits_);
     const std::string& model = providers_.resolved.embedding_model;
     while (!queue_.empty() && batch.size() < batch_size_) {
         std::string text = std::move(queue_.front());
@@ -89,6 +110,12 @@ std::optional<Job> EmbeddingBatches::issue(
                 continue;
             }
         }
+        // Full by its estimated tokens: the text opens the next request.
+        if (!packer.fits(text)) {
+            queue_.push_front(std::move(text));
+            break;
+        }
+        packer.add(text);
         batch.push_back(std::move(text));
         if (cache_.enabled()) batch_hashes.push_back(std::move(hash));
     }

@@ -1,6 +1,9 @@
 // Embedding requests (private to cpp/pipeline/): the texts the passages need embedded are
 // queued once per distinct text, answered from the cache where it holds them, and sent in
-// batches of the provider's size; the local embedder answers at once.
+// requests within the provider's declared limits (texts, and tokens estimated from above:
+// llm/embedding_limits.hpp); the local embedder answers at once. A text over the provider's cap
+// on one text fails its passage when it is pushed, which for the passage's own text is before
+// any of the passage's chat calls is sent.
 #pragma once
 
 #include <cstdint>
@@ -12,11 +15,11 @@
 #include <vector>
 
 #include "llmvalidate/accounting.hpp"
-#include "transport/transport.hpp"
 #include "pipeline/cache_buffer.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/passage_flow.hpp"
 #include "pipeline/providers.hpp"
+#include "transport/transport.hpp"
 
 namespace llmv::pipeline {
 
@@ -60,6 +63,7 @@ class EmbeddingBatches {
     PassageFlow& flow_;
     DeferredCalls* deferred_;
     std::size_t batch_size_ = 64;
+    EmbeddingLimits limits_;
     std::deque<std::string> queue_;
     std::unordered_map<std::string, std::vector<EmbedTarget>> targets_;
     std::unordered_map<std::string, int> retries_;

@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "llmvalidate/edit_distance.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/task.hpp"
@@ -79,19 +80,142 @@ bool is_free_provider(const std::string& provider) {
 
 }  // namespace
 
+namespace {
+
+bool digits(const std::string& text, std::size_t from, std::size_t count) {
+    if (from + count > text.size()) return false;
+    for (std::size_t i = from; i < from + count; ++i)
+        if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+    return true;
+}
+
+// The length of a dated snapshot at `at` ("-YYYY-MM-DD" or "-YYYYMMDD"), 0 when none.
+std::size_t dated_snapshot(const std::string& text, std::size_t at) {
+    if (at >= text.size() || text[at] != '-') return 0;
+    if (digits(text, at + 1, 4) && at + 11 <= text.size() && text[at + 5] == '-' &&
+        digits(text, at + 6, 2) && text[at + 8] == '-' && digits(text, at + 9, 2) &&
+        is_date(text.substr(at + 1, 10)))
+        return 11;
+    if (digits(text, at + 1, 8) &&
+        (at + 9 == text.size() || !std::isdigit(static_cast<unsigned char>(text[at + 9]))) &&
+        is_date(text.substr(at + 1, 4) + "-" + text.substr(at + 5, 2) + "-" +
+                text.substr(at + 7, 2)))
+        return 9;
+    return 0;
+}
+
+// The length of digits from `at` (at least one), 0 when none.
+std::size_t digit_run(const std::string& text, std::size_t at) {
+    std::size_t end = at;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    return end - at;
+}
+
+// The length of a version suffix at `at` ("-vN:M" or ":M", Bedrock's), 0 when none.
+std::size_t version_suffix(const std::string& text, std::size_t at) {
+    std::size_t position = at;
+    if (position + 1 < text.size() && text[position] == '-' && text[position + 1] == 'v') {
+        const std::size_t major = digit_run(text, position + 2);
+        if (major == 0) return 0;
+        position += 2 + major;
+        if (position >= text.size() || text[position] != ':') return 0;
+    }
+    if (position >= text.size() || text[position] != ':') return 0;
+    const std::size_t minor = digit_run(text, position + 1);
+    if (minor == 0) return 0;
+    return position + 1 + minor - at;
+}
+
+}  // namespace
+
+bool model_matches_row_id(const std::string& model, const std::string& listed) {
+    if (model == listed) return true;
+    if (listed.empty() || model.size() <= listed.size() ||
+        model.compare(0, listed.size(), listed) != 0)
+        return false;
+    std::size_t at = listed.size();
+    at += dated_snapshot(model, at);
+    at += version_suffix(model, at);
+    return at == model.size() && at > listed.size();
+}
+
 const ModelPrice* PriceTable::find(const std::string& provider, const std::string& model) const {
-    const ModelPrice* best = nullptr;
     for (const ModelPrice& row : rows) {
         if (row.provider != provider) continue;
-        if (row.model == model) return &row;
-        // A dated or versioned name: the longest listed name it extends.
-        if (model.size() > row.model.size() && model.compare(0, row.model.size(), row.model) == 0 &&
-            (model[row.model.size()] == '-' || model[row.model.size()] == ':') &&
-            (!best || row.model.size() > best->model.size())) {
-            best = &row;
+        if (model_matches_row_id(model, row.model)) return &row;
+        for (const std::string& alias : row.aliases)
+            if (model_matches_row_id(model, alias)) return &row;
+    }
+    return nullptr;
+}
+
+std::string PriceTable::nearest(const std::string& provider, const std::string& model) const {
+    std::string best;
+    std::size_t best_distance = 0;
+    const auto consider = [&](const std::string& listed) {
+        const std::size_t distance = edit_distance(model, listed, LetterCase::ignored);
+        if (best.empty() || distance < best_distance) {
+            best = listed;
+            best_distance = distance;
         }
+    };
+    for (const ModelPrice& row : rows) {
+        if (row.provider != provider) continue;
+        consider(row.model);
+        for (const std::string& alias : row.aliases) consider(alias);
     }
     return best;
+}
+
+namespace {
+
+// The optional tier columns: all empty (no tier), or a threshold and the tier's input and
+// output prices (cached_input and cache_write default to the row's own ratios to input).
+void read_tier(const std::map<std::string, std::size_t>& columns,
+               const std::vector<std::string>& fields, ModelPrice& row, const std::string& where,
+               const std::string& content) {
+    const auto field = [&](const char* name) -> std::string {
+        const auto found = columns.find(name);
+        return found == columns.end() ? std::string() : fields[found->second];
+    };
+    const std::string threshold = field("tier_threshold");
+    const bool input = read_price(field("tier_input"), row.tier.input, "tier_input", where);
+    const bool output = read_price(field("tier_output"), row.tier.output, "tier_output", where);
+    const bool cached =
+        read_price(field("tier_cached_input"), row.tier.cached_input, "tier_cached_input", where);
+    const bool write =
+        read_price(field("tier_cache_write"), row.tier.cache_write, "tier_cache_write", where);
+    if (threshold.empty() && !input && !output && !cached && !write) return;
+    char* end = nullptr;
+    const long long value = std::strtoll(threshold.c_str(), &end, 10);
+    if (threshold.empty() || *end != '\0' || value < 1 || !input || !output || !row.has_chat) {
+        throw_invalid(code::invalid_argument, "tier_threshold (" + where + ")", content,
+                      "a chat row's tier: tier_threshold (prompt tokens, a whole number from 1) "
+                      "with tier_input and tier_output, or all tier columns empty");
+    }
+    row.tier.threshold = value;
+    const auto ratio = [&](double price) { return row.input > 0 ? price / row.input : 1.0; };
+    if (!cached) row.tier.cached_input = row.tier.input * ratio(row.cached_input);
+    if (!write) row.tier.cache_write = row.tier.input * ratio(row.cache_write);
+}
+
+}  // namespace
+
+double request_dollars(const ModelPrice& row, std::int64_t input_tokens,
+                       std::int64_t cached_input_tokens, std::int64_t cache_write_input_tokens,
+                       std::int64_t output_tokens) {
+    const bool above =
+        row.tier.threshold > 0 &&
+        input_tokens + cached_input_tokens + cache_write_input_tokens > row.tier.threshold;
+    const auto as = [](std::int64_t tokens) { return static_cast<double>(tokens); };
+    if (above) {
+        return 1e-6 * (as(input_tokens) * row.tier.input +
+                       as(cached_input_tokens) * row.tier.cached_input +
+                       as(cache_write_input_tokens) * row.tier.cache_write +
+                       as(output_tokens) * row.tier.output);
+    }
+    return 1e-6 * (as(input_tokens) * row.input + as(cached_input_tokens) * row.cached_input +
+                   as(cache_write_input_tokens) * row.cache_write + as(output_tokens) * row.output);
 }
 
 PriceTable parse_price_table(const std::string& text, const std::string& source) {
@@ -159,19 +283,31 @@ PriceTable parse_price_table(const std::string& text, const std::string& source)
                           field("batch_discount"),
                           "the share taken off by the batch API, from 0 to below 1 (0.5: half)");
         }
+        if (columns.count("aliases")) {
+            std::string list = field("aliases");
+            std::replace(list.begin(), list.end(), '|', ' ');
+            std::istringstream names(list);
+            for (std::string alias; names >> alias;) row.aliases.push_back(alias);
+        }
+        read_tier(columns, fields, row, where, content);
+        if (columns.count("source")) row.source = field("source");
         row.checked = field("checked");
         if (!is_date(row.checked)) {
             throw_invalid(code::invalid_argument, "checked (" + where + ")", row.checked,
                           "the date the prices were compared with the vendor's, as YYYY-MM-DD");
         }
-        // A second row for the same model would win or lose silently.
-        const std::string name = row.provider + "," + row.model;
-        if (const auto first = first_line.find(name); first != first_line.end()) {
-            throw_invalid(code::invalid_argument, "provider and model (" + where + ")", content,
-                          "one row per model: " + row.provider + " " + row.model + " is on line " +
-                              std::to_string(first->second) + " already");
+        // A second row for the same model (or alias) would win or lose silently.
+        std::vector<std::string> ids{row.model};
+        ids.insert(ids.end(), row.aliases.begin(), row.aliases.end());
+        for (const std::string& id : ids) {
+            const std::string name = row.provider + "," + id;
+            if (const auto first = first_line.find(name); first != first_line.end()) {
+                throw_invalid(code::invalid_argument, "provider and model (" + where + ")", content,
+                              "one row per model: " + row.provider + " " + id + " is on line " +
+                                  std::to_string(first->second) + " already");
+            }
+            first_line[name] = number;
         }
-        first_line[name] = number;
         table.rows.push_back(std::move(row));
     }
     if (columns.empty()) {
@@ -217,35 +353,60 @@ CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
                      const std::string& chat_model, std::int64_t input_tokens,
                      std::int64_t cached_input_tokens, std::int64_t output_tokens,
                      const std::string& embedding_provider, const std::string& embedding_model,
-                     std::int64_t embedding_tokens, std::int64_t cache_write_input_tokens) {
+                     std::int64_t embedding_tokens, std::int64_t cache_write_input_tokens,
+                     const TierTokens& above_tier) {
     CostEstimate estimate;
     if (table) estimate.table = table->source;
     std::vector<std::string> unpriced;
     const auto price = [&](CostLine line) {
         const double per = 1e-6;
+        const ModelPrice* row = table ? table->find(line.provider, line.model) : nullptr;
         if (is_free_provider(line.provider)) {
             line.priced = true;
-        } else if (const ModelPrice* row = table ? table->find(line.provider, line.model) : nullptr;
-                   row && (line.role == "chat" ? row->has_chat : row->has_embedding)) {
+        } else if (row && (line.role == "chat" ? row->has_chat : row->has_embedding)) {
             line.priced = true;
             line.checked = row->checked;
-            line.dollars =
-                line.role == "chat"
-                    ? per * (static_cast<double>(line.input_tokens) * row->input +
-                             static_cast<double>(line.cached_input_tokens) * row->cached_input +
-                             static_cast<double>(line.cache_write_input_tokens) * row->cache_write +
-                             static_cast<double>(line.output_tokens) * row->output)
-                    : per * static_cast<double>(line.input_tokens) * row->embedding;
+            if (line.role == "chat") {
+                // The requests over the tier's threshold at its rates, the rest at the row's.
+                const bool tiered = row->tier.threshold > 0;
+                if (!tiered) {
+                    line.tier_input_tokens = line.tier_cached_input_tokens = 0;
+                    line.tier_cache_write_input_tokens = line.tier_output_tokens = 0;
+                }
+                ModelPrice base = *row;
+                base.tier.threshold = 0;
+                line.dollars = request_dollars(
+                    base, line.input_tokens - line.tier_input_tokens,
+                    line.cached_input_tokens - line.tier_cached_input_tokens,
+                    line.cache_write_input_tokens - line.tier_cache_write_input_tokens,
+                    line.output_tokens - line.tier_output_tokens);
+                if (tiered) {
+                    ModelPrice long_prompt = *row;
+                    long_prompt.input = row->tier.input;
+                    long_prompt.cached_input = row->tier.cached_input;
+                    long_prompt.cache_write = row->tier.cache_write;
+                    long_prompt.output = row->tier.output;
+                    long_prompt.tier.threshold = 0;
+                    line.dollars += request_dollars(
+                        long_prompt, line.tier_input_tokens, line.tier_cached_input_tokens,
+                        line.tier_cache_write_input_tokens, line.tier_output_tokens);
+                }
+            } else {
+                line.dollars = per * static_cast<double>(line.input_tokens) * row->embedding;
+            }
             line.batch_available = row->has_batch;
             line.batch_dollars =
                 line.dollars * (1.0 - (row->has_batch ? row->batch_discount : 0.0));
         }
         if (!line.priced) {
+            if (table) line.nearest = table->nearest(line.provider, line.model);
             if (line.input_tokens + line.cached_input_tokens + line.cache_write_input_tokens +
                     line.output_tokens >
                 0) {
                 estimate.complete = false;
-                unpriced.push_back(line.provider + " " + line.model);
+                unpriced.push_back(line.provider + " " + line.model +
+                                   (line.nearest.empty() ? std::string()
+                                                         : "; did you mean " + line.nearest + "?"));
             }
         } else {
             estimate.dollars += line.dollars;
@@ -261,6 +422,12 @@ CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
     chat.cached_input_tokens = cached_input_tokens;
     chat.cache_write_input_tokens = cache_write_input_tokens;
     chat.output_tokens = output_tokens;
+    // Clamped: a part is never more than its total.
+    chat.tier_input_tokens = std::min(above_tier.input, input_tokens);
+    chat.tier_cached_input_tokens = std::min(above_tier.cached_input, cached_input_tokens);
+    chat.tier_cache_write_input_tokens =
+        std::min(above_tier.cache_write_input, cache_write_input_tokens);
+    chat.tier_output_tokens = std::min(above_tier.output, output_tokens);
     price(std::move(chat));
     if (!embedding_provider.empty()) {
         CostLine embedding;
@@ -272,10 +439,11 @@ CostEstimate cost_of(const PriceTable* table, const std::string& chat_provider,
     }
     if (!unpriced.empty()) {
         std::string names;
-        for (const std::string& name : unpriced) names += (names.empty() ? "" : ", ") + name;
-        estimate.note = table ? "No price in " + table->source + " for " + names +
-                                    ": its cost is not in the total; add a row to a copy of the "
-                                    "table and point LLMV_PRICE_TABLE at it."
+        for (const std::string& name : unpriced) names += (names.empty() ? "" : "; ") + name;
+        estimate.note = table ? "No price for " + names + " (in " + table->source +
+                                    "): its cost is not in the total, and no other model's "
+                                    "price stands in; add a row to a copy of the table and "
+                                    "point LLMV_PRICE_TABLE at it."
                               : "No price table was found (prompts/prices.csv); set "
                                 "LLMV_PRICE_TABLE to a table of your own.";
     }
@@ -310,9 +478,19 @@ CostEstimate cost_of_usage(const std::map<std::string, ModelUsage>& usage, const
     const std::uint64_t cached = std::min(chat.cached_input_tokens, chat.input_tokens);
     const std::uint64_t written =
         std::min(chat.cache_write_input_tokens, chat.input_tokens - cached);
+    // The same split for the requests over the tier's threshold.
+    const std::uint64_t tier_input = std::min(chat.tier_input_tokens, chat.input_tokens);
+    const std::uint64_t tier_cached = std::min(chat.tier_cached_input_tokens, tier_input);
+    const std::uint64_t tier_written =
+        std::min(chat.tier_cache_write_input_tokens, tier_input - tier_cached);
+    TierTokens above;
+    above.input = as_int(tier_input - tier_cached - tier_written);
+    above.cached_input = as_int(tier_cached);
+    above.cache_write_input = as_int(tier_written);
+    above.output = as_int(chat.tier_output_tokens);
     return cost_of(table, chat_provider, chat_model, as_int(chat.input_tokens - cached - written),
                    as_int(cached), as_int(chat.output_tokens), embedding_provider, embedding_model,
-                   as_int(embedding.input_tokens), as_int(written));
+                   as_int(embedding.input_tokens), as_int(written), above);
 }
 
 }  // namespace llmv::pipeline

@@ -62,6 +62,12 @@ class Engine : private PassageFlow::Requests {
         cache_.on_written([this]() { report_written(); });
         // Before any call: a price table the user names must load (its prices are for the end).
         price_table_ = price_table_for(config_.price_table);
+        // A tiered price: the accounting counts the requests over its threshold apart.
+        if (const ModelPrice* row = price_table_ ? price_table_->find(
+                                                       providers_.resolved.chat_provider, chat_model())
+                                                 : nullptr)
+            accounting_.set_tier_threshold(chat_model(),
+                                           static_cast<std::uint64_t>(row->tier.threshold));
         tally_.progress.passages_total = passages_total;
         max_passages_in_flight_ =
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));

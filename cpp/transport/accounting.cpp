@@ -15,6 +15,10 @@ ModelUsage& ModelUsage::operator+=(const ModelUsage& other) {
     cached_input_tokens += other.cached_input_tokens;
     cache_write_input_tokens += other.cache_write_input_tokens;
     output_tokens += other.output_tokens;
+    tier_input_tokens += other.tier_input_tokens;
+    tier_cached_input_tokens += other.tier_cached_input_tokens;
+    tier_cache_write_input_tokens += other.tier_cache_write_input_tokens;
+    tier_output_tokens += other.tier_output_tokens;
     return *this;
 }
 
@@ -52,6 +56,20 @@ void Accounting::add_tokens(const std::string& model, std::uint64_t input_tokens
     usage.cached_input_tokens += cached_input_tokens;
     usage.cache_write_input_tokens += cache_write_input_tokens;
     usage.output_tokens += output_tokens;
+    // A long prompt: every token of the request at the tier's rates.
+    const auto threshold = tier_thresholds_.find(model);
+    if (threshold != tier_thresholds_.end() && threshold->second > 0 &&
+        input_tokens > threshold->second) {
+        usage.tier_input_tokens += input_tokens;
+        usage.tier_cached_input_tokens += cached_input_tokens;
+        usage.tier_cache_write_input_tokens += cache_write_input_tokens;
+        usage.tier_output_tokens += output_tokens;
+    }
+}
+
+void Accounting::set_tier_threshold(const std::string& model, std::uint64_t prompt_tokens) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tier_thresholds_[model] = prompt_tokens;
 }
 
 void Accounting::merge(const Accounting& other) {

@@ -1091,6 +1091,26 @@ struct FakeServer::Impl {
         return out;
     }
 
+    // OpenAI's token caps on an embeddings request, counted as this server counts tokens
+    // (4 characters a token): 8,192 a text and 300,000 summed over the texts, refused with
+    // OpenAI's messages (a 400; OpenAI's type for the second is max_tokens_per_request).
+    static std::string openai_embedding_token_refusal(const std::vector<std::string>& inputs) {
+        std::size_t total = 0;
+        for (const std::string& input : inputs) {
+            const std::size_t tokens = count_tokens(input);
+            if (tokens > 8192) {
+                return "This model's maximum context length is 8192 tokens, however you "
+                       "requested " + std::to_string(tokens) + " tokens (" +
+                       std::to_string(tokens) + " in your prompt; 0 for the completion). Please "
+                       "reduce your prompt; or completion length.";
+            }
+            total += tokens;
+        }
+        if (total > 300000)
+            return "Requested " + std::to_string(total) + " tokens, max 300000 tokens per request";
+        return "";
+    }
+
     std::string openai_embeddings(const json& request, const Fault& fault, std::string& error) {
         auto inputs = request.contains("input") ? inputs_of(request["input"]) : std::nullopt;
         if (!inputs || !request.contains("model")) {
@@ -1101,6 +1121,8 @@ struct FakeServer::Impl {
             error = "'input' must have at most 2048 elements";
             return "";
         }
+        error = openai_embedding_token_refusal(*inputs);
+        if (!error.empty()) return "";
         const std::size_t dimensions = request.value("dimensions", options.embedding_dimensions);
         // OpenAI's two encodings: numbers (the default), or base64 of little-endian float32.
         const std::string encoding = request.value("encoding_format", std::string("float"));

@@ -13,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_process.hpp"
 #include "fake_server/fake_server.hpp"
+#include "llmvalidate/accounting.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/pricing.hpp"
@@ -112,7 +114,7 @@ TEST_CASE("the price table reads its rows and finds a model by its exact or date
         "inline");
     REQUIRE(table.rows.size() == 3);
     CHECK(table.find("openai", "gpt-4o")->input == 2.5);
-    // The longest listed prefix: a dated gpt-4o-mini is not gpt-4o.
+    // A dated snapshot takes its own row: a dated gpt-4o-mini is not gpt-4o.
     CHECK(table.find("openai", "gpt-4o-mini-2024-07-18")->model == "gpt-4o-mini");
     CHECK(table.find("openai", "gpt-4o-2024-08-06")->model == "gpt-4o");
     CHECK(table.find("openai", "gpt-4olike") == nullptr);
@@ -355,4 +357,220 @@ TEST_CASE("the shipped table prices every default model and the paper's Table 8 
         CHECK(table->find("bedrock", model));
     }
     for (const ModelPrice& row : table->rows) CHECK(row.checked.size() == 10);
+}
+
+namespace {
+
+// A table in the shipped columns, with aliases and a tier (written for these tests).
+PriceTable exact_id_table() {
+    return parse_price_table(
+        "provider,model,aliases,input,cached_input,cache_write,output,tier_threshold,tier_input,"
+        "tier_cached_input,tier_cache_write,tier_output,embedding,batch_discount,checked,source\n"
+        "openai,gpt-4.1,,2.00,0.50,,8.00,,,,,,,0.5,2026-12-07,test\n"
+        "openai,gpt-4.1-mini,,0.40,0.10,,1.60,,,,,,,0.5,2026-12-07,test\n"
+        "openai,gpt-5.6-sol,gpt-5.6,4.00,0.40,5.00,20.00,272000,8.00,,,30.00,,0.5,2026-12-07,test\n"
+        "anthropic,claude-sonnet-5,,2.00,0.20,2.50,10.00,,,,,,,0.5,2026-12-07,test\n"
+        "anthropic,claude-haiku-4-5,,1.00,0.10,1.25,5.00,,,,,,,0.5,2026-12-07,test\n"
+        "anthropic,claude-haiku-5-5,,0.10,0.01,0.125,0.50,100000,0.50,0.05,0.625,2.50,,0.5,2026-12-07,test\n"
+        "bedrock,us.anthropic.claude-sonnet-4-6,eu.anthropic.claude-sonnet-4-6|anthropic.claude-sonnet-4-6,"
+        "3.30,0.33,4.125,16.50,,,,,,,,2026-12-07,test\n"
+        "bedrock,global.anthropic.claude-sonnet-4-6,,3.00,0.30,3.75,15.00,,,,,,,,2026-12-07,test\n"
+        "bedrock,meta.llama3-70b-instruct,,2.65,,,3.50,,,,,,,,2026-12-07,test\n"
+        "bedrock-titan,amazon.titan-embed-text-v2,,,,,,,,,,,0.02,,2026-12-07,test\n",
+        "exact.csv");
+}
+
+}  // namespace
+
+TEST_CASE("a model takes only its own row: gpt-4.1-nano and a typo have no price, and the hint names the nearest row") {
+    const PriceTable table = exact_id_table();
+    // Issue 39: the longest listed prefix gave gpt-4.1-nano gpt-4.1's price (20x too high),
+    // claude-sonnet-5-5 Sonnet 5's and a typo gpt-4.1's.
+    CHECK(table.find("openai", "gpt-4.1-nano") == nullptr);
+    CHECK(table.find("openai", "gpt-4.1-mnii") == nullptr);
+    CHECK(table.find("anthropic", "claude-sonnet-5-5") == nullptr);
+    CHECK(table.find("openai", "gpt-4.1-turbo-2025-04-14") == nullptr);
+    CHECK(table.nearest("openai", "gpt-4.1-mnii") == "gpt-4.1-mini");
+    CHECK(table.nearest("openai", "gpt-4.1-nano") == "gpt-4.1-mini");
+    CHECK(table.nearest("anthropic", "claude-sonnet-5-5") == "claude-sonnet-5");
+    CHECK(table.nearest("mistral", "anything").empty());
+
+    for (const char* model : {"gpt-4.1-nano", "gpt-4.1-mnii"}) {
+        INFO(model);
+        const CostEstimate cost = cost_of(&table, "openai", model, 1000000, 0, 100000, "", "", 0);
+        CHECK_FALSE(cost.complete);
+        REQUIRE(cost.lines.size() == 1);
+        CHECK_FALSE(cost.lines[0].priced);
+        CHECK(cost.lines[0].dollars == 0);
+        CHECK(cost.dollars == 0);  // not gpt-4.1's $3.60
+        CHECK(cost.lines[0].nearest == "gpt-4.1-mini");
+        CHECK_THAT(cost.note, Catch::Matchers::Contains(std::string("No price for openai ") + model +
+                                                        "; did you mean gpt-4.1-mini?") &&
+                                  Catch::Matchers::Contains("no other model's price stands in"));
+    }
+}
+
+TEST_CASE("a dated snapshot, a version suffix, an alias and an inference profile take their row by the table's rule") {
+    const PriceTable table = exact_id_table();
+    const auto row_of = [&](const std::string& provider, const std::string& model) {
+        const ModelPrice* row = table.find(provider, model);
+        return row ? row->model : std::string("(none)");
+    };
+    // OpenAI's -YYYY-MM-DD and Anthropic's -YYYYMMDD snapshots.
+    CHECK(row_of("openai", "gpt-4.1-mini-2025-04-14") == "gpt-4.1-mini");
+    CHECK(row_of("openai", "gpt-4.1-2025-04-14") == "gpt-4.1");
+    CHECK(row_of("anthropic", "claude-haiku-4-5-20251001") == "claude-haiku-4-5");
+    // Not a date, or a date and more: another model.
+    CHECK(row_of("anthropic", "claude-haiku-4-5-20251301") == "(none)");
+    CHECK(row_of("openai", "gpt-4.1-mini-2025-04-14-preview") == "(none)");
+    CHECK(row_of("openai", "gpt-4.1-mini-20250414x") == "(none)");
+    // An alias, with its own snapshot.
+    CHECK(row_of("openai", "gpt-5.6") == "gpt-5.6-sol");
+    CHECK(row_of("openai", "gpt-5.6-2026-07-09") == "gpt-5.6-sol");
+    // Bedrock: version suffixes, and the inference profiles the table lists, each at its price.
+    CHECK(row_of("bedrock", "us.anthropic.claude-sonnet-4-6") == "us.anthropic.claude-sonnet-4-6");
+    CHECK(row_of("bedrock", "eu.anthropic.claude-sonnet-4-6") == "us.anthropic.claude-sonnet-4-6");
+    CHECK(row_of("bedrock", "anthropic.claude-sonnet-4-6-20260217-v1:0") == "us.anthropic.claude-sonnet-4-6");
+    CHECK(row_of("bedrock", "global.anthropic.claude-sonnet-4-6") == "global.anthropic.claude-sonnet-4-6");
+    CHECK(table.find("bedrock", "global.anthropic.claude-sonnet-4-6")->input == 3.00);
+    CHECK(table.find("bedrock", "eu.anthropic.claude-sonnet-4-6")->input == 3.30);
+    CHECK(row_of("bedrock", "apac.anthropic.claude-sonnet-4-6") == "(none)");  // not listed
+    CHECK(row_of("bedrock", "meta.llama3-70b-instruct-v1:0") == "meta.llama3-70b-instruct");
+    CHECK(row_of("bedrock-titan", "amazon.titan-embed-text-v2:0") == "amazon.titan-embed-text-v2");
+    CHECK(row_of("bedrock-titan", "amazon.titan-embed-text-v2:x") == "(none)");
+    // An alias may not name a model another row has.
+    CHECK_THROWS_WITH(parse_price_table("provider,model,aliases,input,cached_input,output,embedding,"
+                                        "batch_discount,checked\n"
+                                        "openai,gpt-4.1,,2,,8,,0.5,2026-12-07\n"
+                                        "openai,gpt-5,gpt-4.1,1,,4,,0.5,2026-12-07\n",
+                                        "t.csv"),
+                      Catch::Matchers::Contains("openai gpt-4.1 is on line 2 already"));
+}
+
+TEST_CASE("a tiered price: a request over the threshold pays the tier's rates for all its tokens") {
+    const PriceTable table = exact_id_table();
+    const ModelPrice* haiku = table.find("anthropic", "claude-haiku-5-5");
+    REQUIRE(haiku);
+    CHECK(haiku->tier.threshold == 100000);
+    // At the threshold: the base rates; one token over: the tier's, output included.
+    CHECK(request_dollars(*haiku, 100000, 0, 0, 1000) == Approx((100000 * 0.10 + 1000 * 0.50) / 1e6));
+    CHECK(request_dollars(*haiku, 100001, 0, 0, 1000) == Approx((100001 * 0.50 + 1000 * 2.50) / 1e6));
+    // Cache reads and writes count toward the prompt's size, and are at the tier's rates.
+    CHECK(request_dollars(*haiku, 50000, 40000, 20000, 0) ==
+          Approx((50000 * 0.50 + 40000 * 0.05 + 20000 * 0.625) / 1e6));
+    CHECK(request_dollars(*haiku, 50000, 40000, 0, 0) == Approx((50000 * 0.10 + 40000 * 0.01) / 1e6));
+    // Empty tier_cached_input and tier_cache_write keep the row's ratios to input.
+    const ModelPrice* sol = table.find("openai", "gpt-5.6-sol");
+    REQUIRE(sol);
+    CHECK(sol->tier.cached_input == Approx(0.80));
+    CHECK(sol->tier.cache_write == Approx(10.00));
+
+    // A run's tokens: three requests below and one above, through the accounting.
+    Accounting accounting;
+    accounting.set_tier_threshold("claude-haiku-5-5", static_cast<std::uint64_t>(haiku->tier.threshold));
+    for (int i = 0; i < 3; ++i) accounting.add_tokens("claude-haiku-5-5", 2000, 100);
+    accounting.add_tokens("claude-haiku-5-5", 150000, 400, 30000, 0);
+    const ModelUsage usage = accounting.by_model().at("claude-haiku-5-5");
+    CHECK(usage.input_tokens == 156000);
+    CHECK(usage.tier_input_tokens == 150000);
+    CHECK(usage.tier_cached_input_tokens == 30000);
+    CHECK(usage.tier_output_tokens == 400);
+    TierTokens above;
+    above.input = 120000;
+    above.cached_input = 30000;
+    above.output = 400;
+    const CostEstimate cost =
+        cost_of(&table, "anthropic", "claude-haiku-5-5", 126000, 30000, 700, "", "", 0, 0, above);
+    REQUIRE(cost.complete);
+    const double below_dollars = (6000 * 0.10 + 300 * 0.50) / 1e6;
+    const double above_dollars = (120000 * 0.50 + 30000 * 0.05 + 400 * 2.50) / 1e6;
+    CHECK(cost.lines.at(0).dollars == Approx(below_dollars + above_dollars));
+    CHECK(cost.lines.at(0).batch_dollars == Approx(0.5 * (below_dollars + above_dollars)));
+    // Without the tier the same tokens cost a fifth as much: the tier is in the arithmetic.
+    CHECK(cost.lines.at(0).dollars > 3 * (126000 * 0.10 + 30000 * 0.01 + 700 * 0.50) / 1e6);
+    // A row without a tier ignores the split.
+    const CostEstimate flat =
+        cost_of(&table, "anthropic", "claude-haiku-4-5", 126000, 30000, 700, "", "", 0, 0, above);
+    CHECK(flat.lines.at(0).dollars == Approx((126000 * 1.00 + 30000 * 0.10 + 700 * 5.00) / 1e6));
+    // A tier needs its threshold and its prices.
+    CHECK_THROWS_WITH(parse_price_table("provider,model,input,cached_input,output,tier_threshold,tier_input,"
+                                        "tier_output,embedding,batch_discount,checked\n"
+                                        "anthropic,x,1,,5,100k,2,10,,0.5,2026-12-07\n",
+                                        "t.csv"),
+                      Catch::Matchers::Contains("tier_threshold (t.csv, line 2)"));
+}
+
+TEST_CASE("the shipped table prices the current line-up at the vendors' numbers, and no retired id by a neighbour") {
+    const auto table = price_table_for("");
+    REQUIRE(table);
+    // gpt-6-luna (OpenAI's model page): $0.10 in, $0.01 cached, $0.50 out, batch 50%.
+    const ModelPrice* luna = table->find("openai", "gpt-6-luna");
+    REQUIRE(luna);
+    CHECK(luna->input == 0.10);
+    CHECK(luna->cached_input == 0.01);
+    CHECK(luna->output == 0.50);
+    CHECK(luna->batch_discount == 0.5);
+    CHECK(luna->tier.threshold == 272000);
+    // gpt-4.1-nano at its own price, not gpt-4.1's.
+    REQUIRE(table->find("openai", "gpt-4.1-nano"));
+    CHECK(table->find("openai", "gpt-4.1-nano")->model == "gpt-4.1-nano");
+    CHECK(table->find("openai", "gpt-4.1-nano")->input == 0.10);
+    // Claude Haiku 5.5's tier above 100,000 prompt tokens (Anthropic's Haiku 5.5 overview).
+    const ModelPrice* haiku = table->find("anthropic", "claude-haiku-5-5");
+    REQUIRE(haiku);
+    CHECK(haiku->tier.threshold == 100000);
+    CHECK(haiku->tier.input == 0.50);
+    CHECK(haiku->tier.output == 2.50);
+    // Sonnet 5.5 is not Sonnet 5 (its cache reads differ).
+    REQUIRE(table->find("anthropic", "claude-sonnet-5-5"));
+    CHECK(table->find("anthropic", "claude-sonnet-5-5")->model == "claude-sonnet-5-5");
+    // The OpenAI SDK's newest ChatModel ids and the Anthropic SDK's Model ids this table prices.
+    for (const char* model : {"gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna", "gpt-5.6", "gpt-5.4",
+                              "gpt-5.4-mini", "gpt-5.4-nano", "gpt-5.4-mini-2026-03-17",
+                              "gpt-4.1-nano-2025-04-14", "text-embedding-3-small", "text-embedding-3-large"}) {
+        INFO(model);
+        CHECK(table->find("openai", model));
+    }
+    for (const char* model : {"claude-haiku-5-5", "claude-sonnet-5-5", "claude-fable-5-1", "claude-opus-5-5",
+                              "claude-mythos-5-1", "claude-sonnet-5", "claude-fable-5", "claude-mythos-5",
+                              "claude-opus-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6",
+                              "claude-sonnet-4-6", "claude-haiku-4-5", "claude-haiku-4-5-20251001",
+                              "claude-opus-4-5", "claude-opus-4-5-20251101"}) {
+        INFO(model);
+        CHECK(table->find("anthropic", model));
+    }
+    // Only third-party figures: left unpriced rather than guessed.
+    CHECK_FALSE(table->find("anthropic", "claude-fable-5-2"));
+    // Bedrock's profiles for the default model, from every geography.
+    for (const char* model : {"global.anthropic.claude-sonnet-4-6", "us.anthropic.claude-sonnet-4-6",
+                              "eu.anthropic.claude-sonnet-4-6", "apac.anthropic.claude-sonnet-4-6"}) {
+        INFO(model);
+        CHECK(table->find("bedrock", model));
+    }
+    CHECK(table->find("bedrock", "global.anthropic.claude-sonnet-4-6")->input <
+          table->find("bedrock", "eu.anthropic.claude-sonnet-4-6")->input);
+    for (const ModelPrice& row : table->rows) {
+        INFO(row.provider << " " << row.model);
+        CHECK_FALSE(row.source.empty());
+    }
+}
+
+TEST_CASE("the CLI's dry run says no price for a typo, names the nearest row, and prices gpt-4.1-nano at its own row") {
+    const std::string dir = test::scratch_dir("llmv-pricing", "cli");
+    const test::ScopedEnv key("OPENAI_API_KEY", "sk-test");
+    const auto dry_run_of = [&](const std::string& model) {
+        const test::Spawned cli = test::spawn_cli(
+            {"run", "--task", "financial_phrasebank", "--provider", "openai", "--model", model, "--dry-run",
+             "--text", "Operating profit rose to EUR 14.2 million from EUR 9.8 million."},
+            dir);
+        REQUIRE(test::wait_cli(cli) == 0);
+        return test::slurp(cli.out);
+    };
+    const std::string typo = dry_run_of("gpt-4.1-mnii");
+    CHECK_THAT(typo, Catch::Matchers::Contains("chat openai gpt-4.1-mnii: ") &&
+                         Catch::Matchers::Contains("no price (did you mean gpt-4.1-mini?)") &&
+                         Catch::Matchers::Contains("unknown, not every model is priced"));
+    const std::string nano = dry_run_of("gpt-4.1-nano");
+    CHECK_THAT(nano, !Catch::Matchers::Contains("no price") &&
+                         Catch::Matchers::Contains("prices of 2026-12-07"));
 }
