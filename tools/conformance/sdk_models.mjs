@@ -97,9 +97,15 @@ for (const row of defaults) {
 
 // The price table's ids.
 let checkedPrices = 0;
+let columns = null;  // the header's names: the table's columns may come in any order
 for (const line of fs.readFileSync(priceTable, 'utf8').split('\n')) {
-  if (!line.trim() || line.startsWith('#') || line.startsWith('provider,')) continue;
-  const [provider, model, input, , , output, embedding] = line.split(',');
+  if (!line.trim() || line.startsWith('#')) continue;
+  if (!columns) {
+    columns = line.split(',').map((name) => name.trim());
+    continue;
+  }
+  const field = Object.fromEntries(line.split(',').map((value, i) => [columns[i], value.trim()]));
+  const { provider, model, input, output, embedding } = field;
   const kind = embedding && !input && !output ? 'embedding' : 'chat';
   // Bedrock sets its own lifecycle (a Claude model can stay on Bedrock after Anthropic's API
   // retires it) and the AWS SDK declares no model ids: its priced rows are not checked here.
