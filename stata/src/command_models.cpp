@@ -96,7 +96,9 @@ int command_models(Api& api, int argc, char* argv[]) {
     results.scalar("N_priced", static_cast<double>(priced.size()));
     results.scalar("N_deprecated", static_cast<double>(deprecated.size()));
     results.scalar("N_retired", static_cast<double>(retired.size()));
-    results.macro("retires", join_stata_list(retires));
+    std::string dates;  // plain words: a date or "." has no space
+    for (const std::string& date : retires) dates += (dates.empty() ? "" : " ") + date;
+    results.macro("retires", dates);
     results.macro("deprecated", join_stata_list(deprecated));
     results.macro("retired", join_stata_list(retired));
     results.macro("fetched", list.fetched);

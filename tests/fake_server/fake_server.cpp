@@ -804,6 +804,16 @@ struct FakeServer::Impl {
         return dot != std::string::npos && dot < id.find('-');
     }
 
+    // A scripted HTTP error for a model list (a server without the list, one failing): true
+    // when it answered.
+    bool list_fault(const std::string& endpoint, Protocol protocol, httplib::Response& res) {
+        const Fault fault = next_fault(endpoint);
+        if (fault.kind != Fault::Kind::http_error) return false;
+        send_error(res, protocol, fault.status,
+                   "fake server: scripted HTTP " + std::to_string(fault.status));
+        return true;
+    }
+
     // GET /v1/models (OpenAI, Anthropic) and Bedrock's two lists, from options.catalogue.
     void install_model_routes() {
         using httplib::Request;
@@ -813,6 +823,7 @@ struct FakeServer::Impl {
             const Protocol protocol = anthropic ? Protocol::anthropic : Protocol::openai;
             arrive(anthropic ? "anthropic.models" : "openai.models", req);
             if (!authorize(protocol, req, res)) return;
+            if (list_fault(anthropic ? "anthropic.models" : "openai.models", protocol, res)) return;
             json data = json::array();
             for (const std::string& id : options.catalogue) {
                 const bool claude = id.rfind("claude-", 0) == 0;
@@ -844,6 +855,7 @@ struct FakeServer::Impl {
             return [this, profiles](const Request& req, Response& res) {
                 arrive("bedrock.models", req);
                 if (!authorize(Protocol::bedrock, req, res)) return;
+                if (list_fault("bedrock.models", Protocol::bedrock, res)) return;
                 json list = json::array();
                 for (const std::string& id : options.catalogue) {
                     if (!bedrock_id(id)) continue;

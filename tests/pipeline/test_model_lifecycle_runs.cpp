@@ -68,7 +68,8 @@ TEST_CASE("models shows the shutdown date of an OpenAI and an Anthropic model (C
     fake::FakeServer server(lifecycle_options());
     server.start();
     ::setenv("ANTHROPIC_API_KEY", server.options().api_key.c_str(), 1);
-    ::setenv("OPENAI_API_KEY", server.options().api_key.c_str(), 1);
+    // A base URL of your own takes the key named for it (docs/providers.md, "Keys").
+    ::setenv("LLMV_API_KEY", server.options().api_key.c_str(), 1);
     cli_test::CliResult openai = cli_test::run_cli(
         {"models", "--provider", "openai", "--base-url", server.base_url() + "/v1"});
     cli_test::CliResult anthropic =
@@ -76,7 +77,7 @@ TEST_CASE("models shows the shutdown date of an OpenAI and an Anthropic model (C
     cli_test::CliResult json = cli_test::run_cli(
         {"models", "--provider", "anthropic", "--base-url", server.base_url(), "--json"});
     ::unsetenv("ANTHROPIC_API_KEY");
-    ::unsetenv("OPENAI_API_KEY");
+    ::unsetenv("LLMV_API_KEY");
     INFO(openai.out << openai.err << anthropic.out << anthropic.err);
     REQUIRE(openai.exit_code == 0);
     REQUIRE(anthropic.exit_code == 0);
@@ -166,14 +167,14 @@ TEST_CASE("a run on a retired model sends nothing: the vendor's list says so", "
     CHECK(server.total_count() == server.count("anthropic.models"));
 
     // OpenAI, at a base URL of its own read as OpenAI's (LLMV_MODEL_LIST=always), from the CLI.
-    ::setenv("OPENAI_API_KEY", server.options().api_key.c_str(), 1);
+    ::setenv("LLMV_API_KEY", server.options().api_key.c_str(), 1);
     server.reset_counters();
     const cli_test::CliResult result =
         cli_test::run_cli({"run", "--task", "simple_sentiment", "--provider", "openai",
                            "--base-url", server.base_url() + "/v1", "--model", "fake-chat-retired",
                            "--embedding-provider", "hashed", "-M", "20", "-n", "10", "--no-cache",
                            "--quiet", "--text", "Revenue grew strongly this quarter."});
-    ::unsetenv("OPENAI_API_KEY");
+    ::unsetenv("LLMV_API_KEY");
     INFO(result.err);
     CHECK(result.exit_code == 3);
     CHECK(
@@ -188,13 +189,13 @@ TEST_CASE("a run on a model retiring in 30 days warns in the CLI, before its fir
     fake::FakeServer server(lifecycle_options());
     server.start();
     const ListAlways always;
-    ::setenv("OPENAI_API_KEY", server.options().api_key.c_str(), 1);
+    ::setenv("LLMV_API_KEY", server.options().api_key.c_str(), 1);
     const cli_test::CliResult result =
         cli_test::run_cli({"run", "--task", "simple_sentiment", "--provider", "openai",
                            "--base-url", server.base_url() + "/v1", "--model", "fake-chat-retiring",
                            "--embedding-provider", "hashed", "-M", "20", "-n", "10", "--no-cache",
                            "--quiet", "--text", "Revenue grew strongly this quarter."});
-    ::unsetenv("OPENAI_API_KEY");
+    ::unsetenv("LLMV_API_KEY");
     INFO(result.err);
     CHECK(result.exit_code == 0);
     CHECK(result.err.find("Warning: Model fake-chat-retiring (openai, the `model` setting) retires "
@@ -265,6 +266,7 @@ TEST_CASE("a list that cannot be read falls back to the shipped table, and never
     callbacks.on_warning = [&](const std::string& warning) { warnings.push_back(warning); };
     const pipeline::BatchResult result = pipeline::validate_batch(
         anthropic_config(server, "claude-fake-retiring"), {passage}, callbacks);
+    INFO((warnings.empty() ? std::string() : warnings.front()));
     CHECK(warnings.empty());
     REQUIRE(result.passages.size() == 1);
     CHECK(result.passages.front().ok);
