@@ -572,8 +572,13 @@ later pays only for that model.
 Anthropic's {cmd:GET /v1/models}; Bedrock's foundation models and inference profiles) and
 lists them in the vendor's order, marking the default chat and embedding models of
 {cmd:llmvalidate} and whether the price table has each (the dry run's dollars need a price).
-Use it before {opt model()}: a model the vendor has retired is refused before any call, and one
-it does not serve stops the command at the first call. The key is read as for a run: the
+Each model shows its lifecycle, from the vendor's own list (OpenAI's shutdown date, Anthropic's
+lifecycle and retirement date, Bedrock's lifecycle status and end of life): a deprecated model
+shows the date it retires and the vendor's replacement; where the vendor gives no date, the
+dated table shipped with {cmd:llmvalidate} gives one. Use it before {opt model()}: before its
+first call, a run refuses a model the vendor has retired, warns when its model (or embedding
+model) retires within 60 days, with the date and the replacement, and stops at the first call
+on a model the vendor does not serve. The key is read as for a run: the
 provider's own environment variable, or the one {opt keyenv()} names; {opt baseurl()} names
 another server of the vendor's protocol. The listing makes one request (no tokens are paid).
 
@@ -830,13 +835,19 @@ passes), {cmd:r(p_sep_pass)} (every separation test passes), {cmd:r(p_not_reject
 and output tokens they cost.
 
 {pstd}
-{cmd:llmvalidate models} stores the scalars {cmd:r(N)} (models listed) and {cmd:r(N_priced)}
-(those the price table has); the macros {cmd:r(provider)}, {cmd:r(ids)} (the model ids, in the
-vendor's order), {cmd:r(chat_default)} and {cmd:r(embedding_default)} (the default models,
-when the vendor lists them), {cmd:r(priced)} (the ids that have a price) and
-{cmd:r(price_table)}; and the matrix {cmd:r(catalogue)}, a row per id in the order of
-{cmd:r(ids)} with the columns {cmd:default} (1: the default chat model, 2: the default embedding
-model, 0: neither), {cmd:priced} (1 or 0) and {cmd:profile} (1: a Bedrock inference profile).
+{cmd:llmvalidate models} stores the scalars {cmd:r(N)} (models listed), {cmd:r(N_priced)}
+(those the price table has), {cmd:r(N_deprecated)} and {cmd:r(N_retired)} (those whose
+retirement the vendor has announced, and those it has retired); the macros {cmd:r(provider)},
+{cmd:r(ids)} (the model ids, in the vendor's order), {cmd:r(retires)} (each id's retirement
+date, {it:YYYY-MM-DD}, or {cmd:.} when none is announced, in the order of {cmd:r(ids)}),
+{cmd:r(deprecated)} and {cmd:r(retired)} (the ids in those states), {cmd:r(chat_default)} and
+{cmd:r(embedding_default)} (the default models, when the vendor lists them), {cmd:r(priced)}
+(the ids that have a price), {cmd:r(price_table)} and {cmd:r(fetched)} (when the vendor
+answered); and the matrix {cmd:r(catalogue)}, a row per id in the order of {cmd:r(ids)} with
+the columns {cmd:default} (1: the default chat model, 2: the default embedding model, 0:
+neither), {cmd:priced} (1 or 0), {cmd:profile} (1: a Bedrock inference profile),
+{cmd:lifecycle} (0: active, 1: deprecated, 2: retired) and {cmd:retires} (the retirement date as
+a Stata date, missing when none is announced).
 
 {pstd}
 {cmd:llmvalidate overview} stores the scalar {cmd:r(N)} (rows shown) and the macros

@@ -1,14 +1,13 @@
-// llmvalidate models --provider P [--base-url URL] [--price-table PATH] [--json]
-// Lists the vendor's own models from its API, marks the engine's defaults and says which the
-// price table prices.
+// llmvalidate models --provider P [--base-url URL] [--price-table PATH] [--cache PATH] [--json]
+// Lists the vendor's own models from its API with their lifecycle (status, retirement date,
+// replacement), marks the engine's defaults and says which the price table prices.
 #include <iostream>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/models.hpp"
+#include "llmvalidate/record_json.hpp"
 #include "llmvalidate/text.hpp"
 #include "terminal.hpp"
 
@@ -20,9 +19,11 @@ CommandSpec models_spec() {
     return {
         "models",
         "--provider " + text::join_list(pipeline::model_list_vendors(), "|", "|") +
-            " [--base-url URL] [--price-table PATH] [--json]",
+            " [--base-url URL] [--price-table PATH] [--cache PATH] [--json]",
         "Lists the models the vendor serves to your credentials, read from its API (OpenAI and\n"
-        "Anthropic GET /v1/models; Bedrock ListFoundationModels and inference profiles). The\n"
+        "Anthropic GET /v1/models; Bedrock ListFoundationModels and inference profiles), with\n"
+        "each model's lifecycle: deprecated models show the date they retire and the vendor's\n"
+        "replacement (the vendor's own date; the shipped table's when it gives none). The\n"
         "engine's default models are marked, and each row says whether the price table has it.\n"
         "Example: llmvalidate models --provider anthropic",
         "",
@@ -33,6 +34,9 @@ CommandSpec models_spec() {
              "The vendor's base URL, when not its default (or its environment variable)."},
             {"--price-table", "", "PATH",
              "The price table (default: LLMV_PRICE_TABLE, else the shipped prompts/prices.csv)."},
+            {"--cache", "", "PATH",
+             "A cache file: a list read from the vendor less than a day ago is shown from it, "
+             "and a list read now is kept there for runs on that cache (default: ask the vendor)."},
             {"--json", "", "", "Print JSON."},
         },
         0,
@@ -57,40 +61,35 @@ int command_models(const std::vector<std::string>& args) {
     pipeline::ModelList list;
     try {
         const std::atomic<bool>* interrupt = install_interrupt_flag();
-        list =
-            pipeline::list_models(parsed.value("--provider"), config, parsed.value("--price-table"),
-                                  [interrupt]() { return interrupt->load(); });
+        list = pipeline::list_models(
+            parsed.value("--provider"), config, parsed.value("--price-table"),
+            [interrupt]() { return interrupt->load(); }, parsed.value("--cache"));
     } catch (const Error& error) {
         if (std::string(error.what()).rfind("`provider`", 0) == 0)
             throw Error(error.code(), "`--provider`" + std::string(error.what()).substr(10));
         throw;
     }
     if (parsed.has("--json")) {
-        nlohmann::ordered_json out;
-        out["provider"] = list.provider;
-        out["price_table"] = list.price_table;
-        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-        for (const auto& model : list.models) {
-            rows.push_back({{"id", model.id},
-                            {"name", model.name},
-                            {"kind", model.kind},
-                            {"status", model.status},
-                            {"default_for", model.default_for},
-                            {"priced", model.priced}});
-        }
-        out["models"] = rows;
-        std::cout << out.dump(2) << "\n";
+        std::cout << records::to_json(list).dump(2) << "\n";
         return exit_ok;
     }
     std::ostringstream out;
-    out << "Models of " << list.provider << " (" << list.models.size() << ", from its API; "
+    out << "Models of " << list.provider << " (" << list.models.size() << ", from its API, read "
+        << list.fetched << (list.from_cache ? " and kept in the cache" : "") << "; "
         << (list.price_table.empty() ? "no price table found" : "prices: " + list.price_table)
         << "):\n";
     for (const auto& model : list.models) {
         out << "  " << model.id;
         if (!model.name.empty() && model.name != model.id) out << "  (" << model.name << ")";
         if (model.kind != "model") out << "  [" << model.kind << "]";
-        if (!model.status.empty()) out << "  " << model.status;
+        if (model.lifecycle == "retired") {
+            out << "  RETIRED" << (model.retires.empty() ? "" : " " + model.retires);
+        } else if (model.lifecycle == "deprecated") {
+            out << "  deprecated" << (model.retires.empty() ? "" : ", retires " + model.retires);
+            if (!model.replacement.empty()) out << " (replacement " << model.replacement << ")";
+        } else if (!model.status.empty()) {
+            out << "  " << model.status;
+        }
         if (!model.default_for.empty()) out << "  DEFAULT " << model.default_for;
         out << (model.priced ? "  priced" : "  no price") << "\n";
     }

@@ -200,6 +200,7 @@ int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& ch
         generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
+    callbacks.on_warning = print_warning;  // a model retiring soon, before the first call
     Failures failures;
     bool cancelled = false;
     pipeline::CallCounts totals;
@@ -337,6 +338,7 @@ int command_run(const std::vector<std::string>& args) {
     }
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
+    callbacks.on_warning = print_warning;  // a model retiring soon, before the first call
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
     callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
     pipeline::BatchResult batch = pipeline::validate_batch(config, passages, callbacks, true);

@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/resolution.hpp"
 
 #ifndef LLMV_VERSION
 #define LLMV_VERSION "unknown"
@@ -77,7 +78,11 @@ int main(int argc, char** argv) {
     try {
         return dispatch(std::vector<std::string>(argv + 1, argv + argc));
     } catch (const llmv::Error& error) {
-        print_error(error.code(), error.what());
+        // A setting the engine names by its field (`model` of a retired model, refused when the
+        // run starts) is named as the CLI's option.
+        const llmv::Error spelled =
+            llmv::pipeline::in_front_end_terms(error, llmv::settings::FrontEnd::cli);
+        print_error(spelled.code(), spelled.what());
         return exit_code_for(error.code());
     } catch (const std::bad_alloc&) {
         print_error(llmv::code::internal, "out of memory.");

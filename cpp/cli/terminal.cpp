@@ -83,6 +83,8 @@ void ProgressBar::finish() {
     drawn_ = false;
 }
 
+void print_warning(const std::string& text) { std::cerr << "Warning: " << text << "\n"; }
+
 void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path) {
     if (batch.unwritten_file.empty()) return;
     const std::string& reason = batch.unwritten_reason;

@@ -46,4 +46,7 @@ int exit_code_for_results(bool cancelled, const Failures& failures);
 // standard error); nothing when every answer reached the cache.
 void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path);
 
+// "Warning: <text>" on standard error (BatchCallbacks::on_warning: a model retiring soon).
+void print_warning(const std::string& text);
+
 }  // namespace llmv::cli

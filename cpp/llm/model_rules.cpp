@@ -178,47 +178,6 @@ ModelRules model_rules(const std::string& provider, const std::string& model) {
     return rules;
 }
 
-const std::vector<RetiredModel>& retired_models() {
-    static const std::vector<RetiredModel> table = {
-        {"anthropic", "claude-sonnet-4-20250514", "2026-06-15", "claude-sonnet-4-6",
-         "Anthropic model deprecations; npm @anthropic-ai/sdk 0.104.2 (2026-06-15)"},
-        {"anthropic", "claude-sonnet-4-0", "2026-06-15", "claude-sonnet-4-6",
-         "Anthropic model deprecations (the alias of claude-sonnet-4-20250514)"},
-        {"anthropic", "claude-opus-4-20250514", "2026-06-15", "claude-opus-4-8",
-         "Anthropic model deprecations; npm @anthropic-ai/sdk 0.104.2 (2026-06-15)"},
-        {"anthropic", "claude-opus-4-0", "2026-06-15", "claude-opus-4-8",
-         "Anthropic model deprecations (the alias of claude-opus-4-20250514)"},
-        {"anthropic", "claude-opus-4-1", "2026-08-05", "claude-opus-4-8",
-         "npm @anthropic-ai/sdk 0.116.0 (2026-08-07): retired Claude Opus 4.1 models removed"},
-        {"anthropic", "claude-sonnet-4-5", "2026-11-30", "claude-sonnet-4-6",
-         "npm @anthropic-ai/sdk 1.15.0 (2026-11-30): retired Claude Sonnet 4.5 models removed"},
-        {"anthropic", "claude-3-7-sonnet", "2026-06-09", "claude-sonnet-4-6",
-         "npm @anthropic-ai/sdk 0.104.1 (2026-06-09): older deprecated models removed"},
-        {"anthropic", "claude-3-5-sonnet", "2026-06-09", "claude-sonnet-4-6",
-         "npm @anthropic-ai/sdk 0.104.1 (2026-06-09): older deprecated models removed"},
-        {"anthropic", "claude-3-5-haiku", "2026-06-09", "claude-haiku-4-5",
-         "npm @anthropic-ai/sdk 0.104.1 (2026-06-09): older deprecated models removed"},
-        {"anthropic", "claude-3-haiku", "2026-06-09", "claude-haiku-4-5",
-         "npm @anthropic-ai/sdk 0.104.1 (2026-06-09): older deprecated models removed"},
-        {"anthropic", "claude-3-opus", "2026-06-09", "claude-opus-4-8",
-         "npm @anthropic-ai/sdk 0.104.1 (2026-06-09): older deprecated models removed"},
-        {"openai", "gpt-3.5-turbo", "2026-10-23", "gpt-4.1-mini",
-         "OpenAI deprecations page, 2026-04-22 entry (legacy GPT model snapshots)"},
-        {"openai", "gpt-4-0613", "2026-10-23", "gpt-4.1",
-         "OpenAI deprecations page, 2026-04-22 entry (legacy GPT model snapshots)"},
-    };
-    return table;
-}
-
-const RetiredModel* find_retired_model(const std::string& provider, const std::string& model) {
-    for (const RetiredModel& row : retired_models()) {
-        if (row.provider != provider) continue;
-        // The id itself, or a dated / suffixed snapshot of it (claude-3-5-haiku-latest).
-        if (model == row.model || starts_with(model, row.model + "-")) return &row;
-    }
-    return nullptr;
-}
-
 namespace {
 
 [[noreturn]] void refuse(const std::string& name, const std::string& value,
@@ -230,12 +189,6 @@ namespace {
 
 void check_model_settings(const std::string& provider, const std::string& model, double temperature,
                           std::optional<double> top_p, std::optional<int> max_tokens) {
-    if (const RetiredModel* retired = find_retired_model(provider, model)) {
-        refuse("model", "\"" + model + "\"",
-               "a model " + provider + " still serves: this one was retired on " +
-                   retired->retired + " (" + retired->source + "); the vendor's replacement is " +
-                   retired->replacement + ". " + model_not_available_message(provider, model));
-    }
     const ModelRules rules = model_rules(provider, model);
     const std::string of_model =
         " for model " + model + " (" + rules.family + "; " + rules.source + ")";

@@ -47,21 +47,10 @@ struct ModelRules {
 // permissive rules). Bedrock ids may be inference profiles ("us.anthropic....") or ARNs.
 ModelRules model_rules(const std::string& provider, const std::string& model);
 
-// A model a vendor has retired: requests to it fail (HTTP 404 or 400), so a run is refused
-// before the first call.
-struct RetiredModel {
-    std::string provider;
-    std::string model;        // the id, or an id prefix ending in '-' (every dated snapshot)
-    std::string retired;      // YYYY-MM-DD
-    std::string replacement;  // the vendor's recommended replacement
-    std::string source;
-};
-const std::vector<RetiredModel>& retired_models();
-const RetiredModel* find_retired_model(const std::string& provider, const std::string& model);
-
-// Checks the sampling and length settings of a run against the rules of its chat model, and
-// the model against the retired list. Throws llmv::Error(invalid_argument) whose message starts
-// with the setting's engine name in backquotes (`temperature`, `top_p`, `max_tokens`, `model`),
+// Checks the sampling and length settings of a run against the rules of its chat model (a
+// retired model is refused by the lifecycle check, pipeline/model_lifecycle_check.hpp). Throws
+// llmv::Error(invalid_argument) whose message starts with the setting's engine name in
+// backquotes (`temperature`, `top_p`, `max_tokens`),
 // then the value received and what the model allows.
 void check_model_settings(const std::string& provider, const std::string& model, double temperature,
                           std::optional<double> top_p, std::optional<int> max_tokens);

@@ -19,6 +19,7 @@
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline/model_lifecycle_check.hpp"
 #include "pipeline/providers.hpp"
 #include "pipeline/requests.hpp"
 
@@ -456,6 +457,8 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
     report.warnings = size_warnings(config);
     if (const std::string warning = cache_warning_for(config, resolved); !warning.empty())
         report.warnings.push_back(warning);
+    for (std::string& warning : check_model_lifecycles(config, resolved, /*may_fetch=*/false))
+        report.warnings.push_back(std::move(warning));
     report.note =
         std::string(synthetic
                         ? "Synthetic: the simulated provider makes no network call, costs nothing "

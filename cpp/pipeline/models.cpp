@@ -1,14 +1,16 @@
-// The vendors' model lists with the engine's defaults and prices (models.hpp).
+// The vendors' model lists with their lifecycles, the engine's defaults and prices
+// (models.hpp).
 #include "llmvalidate/models.hpp"
 
-#include <atomic>
+#include <ctime>
 
 #include "llm/model_catalogue.hpp"
+#include "llm/model_lifecycle.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pricing.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/text.hpp"
-#include "transport/transport.hpp"
+#include "pipeline/model_lists.hpp"
 
 namespace llmv::pipeline {
 
@@ -22,6 +24,19 @@ std::string priced_as(const std::string& provider, const std::string& id) {
     return provider;
 }
 
+std::string utc_minute(std::int64_t unix_seconds) {
+    const std::time_t time = static_cast<std::time_t>(unix_seconds);
+    std::tm utc{};
+#ifdef _WIN32
+    gmtime_s(&utc, &time);
+#else
+    gmtime_r(&time, &utc);
+#endif
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M UTC", &utc);
+    return buffer;
+}
+
 }  // namespace
 
 const std::vector<std::string>& model_list_vendors() { return catalogue_vendors(); }
@@ -29,59 +44,37 @@ const std::vector<std::string>& model_list_vendors() { return catalogue_vendors(
 std::string model_list_vendors_text() { return text::join_list(model_list_vendors()); }
 
 ModelList list_models(const std::string& provider, const ProviderConfig& config,
-                      const std::string& price_table_path,
-                      const std::function<bool()>& interrupted) {
+                      const std::string& price_table_path, const std::function<bool()>& interrupted,
+                      const std::string& cache_path) {
     const std::string vendor = provider == "bedrock-titan" ? "bedrock" : provider;
-    const ModelCatalogue catalogue(vendor, config);
-    std::vector<CatalogueModel> found;
-    std::atomic<bool> cancel{false};
-    TransportOptions options;
-    options.max_concurrency = 1;
-    options.cancel = &cancel;
-    options.tick = [&]() {
-        if (interrupted && interrupted()) cancel = true;
-    };
-    Transport transport(options);
-    for (HttpRequest request : catalogue.requests()) {
-        // Pages follow one another: each answer names the next.
-        for (int page = 0; page < 1000; ++page) {
-            Job job;
-            job.request = request;
-            std::vector<Job> jobs;
-            jobs.push_back(std::move(job));
-            const std::vector<JobResult> results = transport.run_all(std::move(jobs));
-            const JobResult& result = results.front();
-            if (result.error_code == code::cancelled)
-                throw Error(code::cancelled, "cancelled while listing models");
-            if (result.response.status == 0) {
-                throw Error(result.error_code.empty() ? code::transport : result.error_code,
-                            "listing the models of " + vendor + " failed: " + result.error_message);
-            }
-            const std::optional<HttpRequest> next = catalogue.read(request, result.response, found);
-            if (!next) break;
-            request = *next;
-        }
-    }
+    ListReading how;
+    how.cache_path = cache_path;
+    how.interrupted = interrupted;
+    const VendorList read = *read_vendor_list(vendor, config, how);
     ModelList list;
     list.provider = vendor;
+    list.fetched = utc_minute(read.fetched_unix);
+    list.from_cache = read.from_cache;
     const std::unique_ptr<PriceTable> table = price_table_for(price_table_path);
     if (table) list.price_table = table->source;
-    for (const CatalogueModel& model : found) {
+    const std::string today = today_utc();
+    for (const CatalogueModel& model : read.models) {
         ListedModel listed;
         listed.id = model.id;
         listed.name = model.name;
         listed.kind = model.kind;
         listed.status = model.status;
-        for (const ProviderDefaults& row : provider_defaults()) {
-            const bool same_vendor =
-                row.provider == vendor || (vendor == "bedrock" && row.provider == "bedrock-titan");
-            if (same_vendor && row.model == model.id) listed.default_for = row.kind;
+        const ModelLifecycle lifecycle = lifecycle_of(vendor, model.id, &model, today);
+        listed.lifecycle = lifecycle.state;
+        listed.retires = lifecycle.retires;
+        listed.replacement = lifecycle.replacement;
+        listed.lifecycle_source = lifecycle.source;
+        for (const ProviderDefaults& defaults : provider_defaults()) {
+            const bool same_vendor = defaults.provider == vendor ||
+                                     (vendor == "bedrock" && defaults.provider == "bedrock-titan");
+            if (same_vendor && defaults.model == model.id) listed.default_for = defaults.kind;
         }
-        const std::string price_provider = priced_as(vendor, model.id);
-        if (table) {
-            const ModelPrice* row = table->find(price_provider, model.id);
-            listed.priced = row != nullptr;
-        }
+        if (table) listed.priced = table->find(priced_as(vendor, model.id), model.id) != nullptr;
         list.models.push_back(std::move(listed));
     }
     return list;

@@ -2,12 +2,16 @@
 // resolution into provider objects.
 #include "pipeline/providers.hpp"
 
+#include "pipeline/model_lifecycle_check.hpp"
+
 namespace llmv::pipeline {
 
 RunProviders open_providers(const ValidationConfig& config, ResolvedProviders resolved,
                             const std::vector<std::string>& labels,
                             const std::string& placeholder_key) {
     RunProviders providers;
+    if (placeholder_key.empty())
+        providers.warnings = check_model_lifecycles(config, resolved, /*may_fetch=*/true);
     if (resolved.synthetic_chat) {
         providers.simulated = std::make_unique<SimulatedModel>(config.simulated, labels);
         resolved.chat_model = simulated_model_name;

@@ -24,11 +24,15 @@ struct RunProviders {
     // provider, empty for the local embedder.
     std::string chat_endpoint;
     std::string embedding_endpoint;
+    // A model that retires soon (model_lifecycle_check.hpp): shown before the first call.
+    std::vector<std::string> warnings;
 };
 
 // Opens the providers `resolved` names. `placeholder_key`, when not empty, stands in for a
 // missing API key where nothing is sent (reading back from the cache, a dry run): the providers
 // refuse to be built without one, and the endpoint's identity does not depend on it.
+// A run that will send (no placeholder) checks its models' lifecycles first: a retired model
+// throws llmv::Error before anything is sent; one retiring soon fills `warnings`.
 RunProviders open_providers(const ValidationConfig& config, ResolvedProviders resolved,
                             const std::vector<std::string>& labels,
                             const std::string& placeholder_key);

@@ -78,6 +78,9 @@ class Engine : private PassageFlow::Requests {
     BatchResult run(const PassageSource& source) {
         // The tests computed on this thread stop too on a cancellation.
         const stats::InterruptScope interrupts(callbacks_.cancel);
+        // Before the first call (a batch-API run's passes: its runner said them once).
+        if (!deferred_ && callbacks_.on_warning)
+            for (const std::string& warning : providers_.warnings) callbacks_.on_warning(warning);
         try {
             return run_and_flush(source);
         } catch (...) {

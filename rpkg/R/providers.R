@@ -228,29 +228,58 @@ llm_provider_defaults <- function() {
 #'
 #' Asks the vendor for the models your credentials can use (OpenAI and
 #' Anthropic `GET /v1/models`; Bedrock `ListFoundationModels` and its inference
-#' profiles), with the engine's default models marked and whether the price
-#' table has each. The same list as `llmvalidate models --provider P` on the
-#' command line. Use it when a
-#' run stops because a model "is not available at" a vendor: vendors retire
-#' models.
+#' profiles), with each model's lifecycle, the engine's default models marked
+#' and whether the price table has each. The same list as
+#' `llmvalidate models --provider P` on the command line and
+#' `llmvalidate models, provider(P)` in Stata. Use it when a run stops because
+#' a model "is not available at" a vendor, or warns that its model retires
+#' soon: vendors retire models, and say so in these lists.
 #'
-#' @param provider The vendor: `"openai"`, `"anthropic"` or `"bedrock"`.
-#' @param base_url `NULL` (the vendor's default or its environment variable),
-#'   or the base URL of the vendor's API.
+#' The lifecycle is the vendor's own (OpenAI's `shutdown_date`, Anthropic's
+#' `lifecycle` and `retires_at`, Bedrock's model lifecycle status and end of
+#' life); where the vendor gives no date, the dated table shipped with the
+#' package gives one, with its source. A run checks its models the same way
+#' before its first call: a retired model stops it, one retiring within 60
+#' days gives a warning (class `llmvalidate_warning_model_retiring`) with the
+#' date and the vendor's replacement.
+#'
+#' @param provider The vendor: `"openai"`, `"anthropic"` or `"bedrock"`, or a
+#'   provider object such as `llm_provider_openai(base_url = ...)`, whose
+#'   vendor, base URL and key are used.
+#' @param base_url `NULL` (the vendor's default or its environment variable, or
+#'   the provider object's), or the base URL of the vendor's API.
+#' @param cache `NULL` (ask the vendor), or a cache file: a list read from the
+#'   vendor less than a day ago is returned from it, and a list read now is
+#'   kept there, where runs on that cache read it instead of asking again.
 #' @return A data frame with columns `id`, `name` (the vendor's display name),
 #'   `kind` (`"model"` or `"inference profile"`), `status` (the vendor's
-#'   lifecycle word, when given), `default_for` (`"chat"`, `"embedding"` or
-#'   `""`) and `priced`.
+#'   lifecycle word, when given), `lifecycle` (`"active"`, `"deprecated"` or
+#'   `"retired"`), `retires` (the retirement date, `"YYYY-MM-DD"`, or `""`),
+#'   `replacement` (the vendor's recommended replacement, when known),
+#'   `lifecycle_source` (`"vendor"`, or the shipped table's source of the
+#'   date), `default_for` (`"chat"`, `"embedding"` or `""`) and `priced`.
+#'   Its attribute `fetched` says when the vendor answered.
 #' @export
 #' @examples
 #' \dontrun{
 #' llm_models("anthropic")
+#' llm_models(llm_provider_openai())
 #' }
-llm_models <- function(provider, base_url = NULL) {
+llm_models <- function(provider, base_url = NULL, cache = NULL) {
+  api_key <- NULL
+  if (inherits(provider, "llmv_provider")) {
+    api_key <- provider_key(provider)
+    base_url <- base_url %||% provider$base_url
+    provider <- provider$name
+  }
   provider <- check_string(provider, "provider")
   if (!is.null(base_url)) base_url <- check_string(base_url, "base_url")
-  listed <- engine_result(.Call(llmv_models, provider, base_url %||% "", price_table_path()))
-  tibble::as_tibble(listed$models)
+  if (!is.null(cache)) cache <- path.expand(check_string(cache, "cache"))
+  listed <- engine_result(.Call(llmv_models, provider, base_url %||% "", price_table_path(),
+                                api_key %||% "", cache %||% ""))
+  models <- tibble::as_tibble(listed$models)
+  attr(models, "fetched") <- listed$fetched
+  models
 }
 
 #' Where llm_validate() caches answers

@@ -14,6 +14,13 @@ announce_cache <- function(resolved, cache, call) {
   invisible()
 }
 
+# A model that retires within 60 days (the engine's lifecycle check, from the vendor's model list
+# or the shipped table), before the first call: the date and the vendor's replacement.
+lifecycle_warning <- function(text) {
+  cli::cli_warn(c("!" = "{text}"),
+                class = c("llmvalidate_warning_model_retiring", "llmvalidate_warning"))
+}
+
 # What a failed or interrupted run kept, as a cli bullet: only a run with a cache kept anything.
 cache_note <- function(cache, what) {
   if (is.null(cache)) {

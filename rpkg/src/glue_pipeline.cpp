@@ -59,6 +59,13 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         // Every wait of the engine (batch polls, back-off) checks R's interrupt at least once a
         // second, through R_ToplevelExec (interrupt_pending()): no C++ frame is skipped.
         const llmv::ScopedInterruptCheck interrupt_check([] { return interrupt_pending(); });
+        // A model retiring soon: an R warning before the first call (R's lifecycle_warning()). An
+        // error it becomes (options(warn = 2)) stops the run, before anything is sent.
+        const Rcpp::Function lifecycle_warning =
+            Rcpp::Environment::namespace_env("llmvalidate")["lifecycle_warning"];
+        callbacks.on_warning = [lifecycle_warning](const std::string& text) {
+            lifecycle_warning(text);
+        };
         const bool has_progress = !Rf_isNull(progress_);
         callbacks.on_progress = [&](const pipeline::Progress& progress) {
             if (interrupt_pending()) cancel = true;

@@ -10,6 +10,7 @@
 #include "llmvalidate/models.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
+#include "record_r.hpp"
 
 using namespace glue;
 
@@ -71,33 +72,23 @@ SEXP llmv_provider_defaults() {
     END_RCPP
 }
 
-// The vendor's own model list (models.hpp), one element per column; R's interrupt cancels.
-SEXP llmv_models(SEXP provider_, SEXP base_url_, SEXP price_table_) {
+// The vendor's own model list (models.hpp) through its one field list (records.hpp): the models
+// as columns, with the list's provider, price table and when it was read; R's interrupt cancels.
+// `api_key`: a provider object's own key ("": the environment); `cache`: the day cache ("": none).
+SEXP llmv_models(SEXP provider_, SEXP base_url_, SEXP price_table_, SEXP api_key_, SEXP cache_) {
     BEGIN_RCPP
     const std::string provider = Rcpp::as<std::string>(provider_);
     const std::string base_url = Rcpp::as<std::string>(base_url_);
     const std::string price_table = Rcpp::as<std::string>(price_table_);
+    const std::string api_key = Rcpp::as<std::string>(api_key_);
+    const std::string cache = Rcpp::as<std::string>(cache_);
     return guarded([&]() -> Rcpp::RObject {
         llmv::ProviderConfig config;
         config.base_url = base_url;
+        config.api_key = api_key;
         const pipeline::ModelList list = pipeline::list_models(
-            provider, config, price_table, []() { return interrupt_pending(); });
-        std::vector<std::string> id, name, kind, status, default_for;
-        std::vector<bool> priced;
-        for (const pipeline::ListedModel& model : list.models) {
-            id.push_back(model.id);
-            name.push_back(model.name);
-            kind.push_back(model.kind);
-            status.push_back(model.status);
-            default_for.push_back(model.default_for);
-            priced.push_back(model.priced);
-        }
-        return Rcpp::List::create(
-            Rcpp::Named("models") = Rcpp::List::create(
-                Rcpp::Named("id") = id, Rcpp::Named("name") = name, Rcpp::Named("kind") = kind,
-                Rcpp::Named("status") = status, Rcpp::Named("default_for") = default_for,
-                Rcpp::Named("priced") = priced),
-            Rcpp::Named("price_table") = list.price_table);
+            provider, config, price_table, []() { return interrupt_pending(); }, cache);
+        return llmv::records::to_r(list);
     });
     END_RCPP
 }

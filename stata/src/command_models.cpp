@@ -7,11 +7,16 @@
 //             llmv_price_table (the table net install put on the ado-path)
 //   words:    quiet=0|1 (1: no listing on screen)
 //
-// r(): N, N_priced; r(provider), r(ids) (the ids in the vendor's order), r(chat_default) and
-// r(embedding_default) (the engine's defaults, when the vendor lists them), r(priced) (the ids
-// the price table has), r(price_table); the matrix r(catalogue), a row per id (model1, model2,
-// ...: ids do not fit Stata's row names) with columns default (1 chat, 2 embedding, 0 neither),
-// priced (0/1) and profile (1 for a Bedrock inference profile).
+// r(): N, N_priced, N_deprecated, N_retired; r(provider), r(ids) (the ids in the vendor's
+// order), r(retires) (each id's retirement date, YYYY-MM-DD, or "." when none is announced, in
+// the order of r(ids)), r(deprecated) and r(retired) (the ids in those lifecycle states),
+// r(chat_default) and r(embedding_default) (the engine's defaults, when the vendor lists them),
+// r(priced) (the ids the price table has), r(price_table), r(fetched) (when the vendor
+// answered); the matrix r(catalogue), a row per id (model1, model2, ...: ids do not fit Stata's
+// row names) with columns default (1 chat, 2 embedding, 0 neither), priced (0/1), profile (1
+// for a Bedrock inference profile), lifecycle (0 active, 1 deprecated, 2 retired) and retires
+// (the retirement date as a Stata date, days since 01jan1960; missing when none).
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -23,6 +28,23 @@
 #include "return_codes.hpp"
 
 namespace llmv::stata {
+
+namespace {
+
+// A YYYY-MM-DD date as Stata's daily date: days since 01jan1960.
+double stata_date(const std::string& date) {
+    int year = 0, month = 0, day = 0;
+    if (std::sscanf(date.c_str(), "%4d-%2d-%2d", &year, &month, &day) != 3) return 0;
+    // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm), then 3,653 days more.
+    year -= month <= 2 ? 1 : 0;
+    const long era = (year >= 0 ? year : year - 399) / 400;
+    const long year_of_era = year - era * 400;
+    const long day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+    const long day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    return static_cast<double>(era * 146097 + day_of_era - 719468 + 3653);
+}
+
+}  // namespace
 
 int command_models(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
@@ -45,9 +67,9 @@ int command_models(Api& api, int argc, char* argv[]) {
     Results results;
     ResultMatrix catalogue;
     catalogue.key = "catalogue";
-    catalogue.cols = 3;
-    catalogue.col_names = {"default", "priced", "profile"};
-    std::vector<std::string> ids, priced;
+    catalogue.cols = 5;
+    catalogue.col_names = {"default", "priced", "profile", "lifecycle", "retires"};
+    std::vector<std::string> ids, priced, retires, deprecated, retired;
     std::string chat_default, embedding_default;
     for (const pipeline::ListedModel& model : list.models) {
         ids.push_back(model.id);
@@ -60,10 +82,26 @@ int command_models(Api& api, int argc, char* argv[]) {
                                                                       : 0);
         catalogue.values.push_back(model.priced ? 1 : 0);
         catalogue.values.push_back(model.kind == "model" ? 0 : 1);
+        catalogue.values.push_back(model.lifecycle == "retired"      ? 2
+                                   : model.lifecycle == "deprecated" ? 1
+                                                                     : 0);
+        catalogue.values.push_back(model.retires.empty() ? api.missing_value()
+                                                         : stata_date(model.retires));
+        retires.push_back(model.retires.empty() ? "." : model.retires);
+        if (model.lifecycle == "deprecated") deprecated.push_back(model.id);
+        if (model.lifecycle == "retired") retired.push_back(model.id);
     }
     catalogue.rows = static_cast<int>(ids.size());
     results.scalar("N", static_cast<double>(ids.size()));
     results.scalar("N_priced", static_cast<double>(priced.size()));
+    results.scalar("N_deprecated", static_cast<double>(deprecated.size()));
+    results.scalar("N_retired", static_cast<double>(retired.size()));
+    std::string dates;  // plain words: a date or "." has no space
+    for (const std::string& date : retires) dates += (dates.empty() ? "" : " ") + date;
+    results.macro("retires", dates);
+    results.macro("deprecated", join_stata_list(deprecated));
+    results.macro("retired", join_stata_list(retired));
+    results.macro("fetched", list.fetched);
     results.macro("provider", list.provider);
     results.macro("ids", join_stata_list(ids));
     results.macro("chat_default", chat_default);
@@ -74,7 +112,8 @@ int command_models(Api& api, int argc, char* argv[]) {
 
     if (args.integer("quiet", 0) == 0) {
         std::string table = "{txt}Models of {res}" + list.provider + "{txt} (" +
-                            std::to_string(ids.size()) + ", from its API; " +
+                            std::to_string(ids.size()) + ", from its API, read " + list.fetched +
+                            "; " +
                             (list.price_table.empty() ? std::string("no price table found")
                                                       : "prices: " + list.price_table) +
                             ")\n";
@@ -82,7 +121,16 @@ int command_models(Api& api, int argc, char* argv[]) {
             table += "  {res}" + model.id + "{txt}";
             if (!model.name.empty() && model.name != model.id) table += "  (" + model.name + ")";
             if (model.kind != "model") table += "  [" + model.kind + "]";
-            if (!model.status.empty()) table += "  " + model.status;
+            if (model.lifecycle == "retired") {
+                table +=
+                    "  {err}retired" + (model.retires.empty() ? "" : " " + model.retires) + "{txt}";
+            } else if (model.lifecycle == "deprecated") {
+                table += "  {res}deprecated" +
+                         (model.retires.empty() ? "" : ", retires " + model.retires) + "{txt}";
+                if (!model.replacement.empty()) table += " (replacement " + model.replacement + ")";
+            } else if (!model.status.empty()) {
+                table += "  " + model.status;
+            }
             if (!model.default_for.empty())
                 table += "  {res}default " + model.default_for + "{txt}";
             table += model.priced ? "  priced\n" : "  no price\n";

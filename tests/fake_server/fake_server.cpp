@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "core/float32.hpp"
+#include "fake_lifecycle.hpp"
 #include "llm/hashed_embedder.hpp"
 #include "llm/structured_output.hpp"
 #include "llm/synthetic_text.hpp"
@@ -361,9 +362,13 @@ struct FakeServer::Impl {
     explicit Impl(FakeServerOptions opts)
         : options(std::move(opts)),
           text(options.seed),
-          embedder(options.embedding_dimensions, options.seed) {}
+          embedder(options.embedding_dimensions, options.seed) {
+        if (options.lifecycle_models)
+            for (const std::string& id : lifecycle_model_ids()) options.catalogue.push_back(id);
+    }
 
     FakeServerOptions options;
+    const std::time_t started = std::time(nullptr);  // the lifecycle models' dates count from it
     BacklogServer server;
     std::thread thread;
     int port = 0;
@@ -799,6 +804,16 @@ struct FakeServer::Impl {
         return dot != std::string::npos && dot < id.find('-');
     }
 
+    // A scripted HTTP error for a model list (a server without the list, one failing): true
+    // when it answered.
+    bool list_fault(const std::string& endpoint, Protocol protocol, httplib::Response& res) {
+        const Fault fault = next_fault(endpoint);
+        if (fault.kind != Fault::Kind::http_error) return false;
+        send_error(res, protocol, fault.status,
+                   "fake server: scripted HTTP " + std::to_string(fault.status));
+        return true;
+    }
+
     // GET /v1/models (OpenAI, Anthropic) and Bedrock's two lists, from options.catalogue.
     void install_model_routes() {
         using httplib::Request;
@@ -808,20 +823,24 @@ struct FakeServer::Impl {
             const Protocol protocol = anthropic ? Protocol::anthropic : Protocol::openai;
             arrive(anthropic ? "anthropic.models" : "openai.models", req);
             if (!authorize(protocol, req, res)) return;
+            if (list_fault(anthropic ? "anthropic.models" : "openai.models", protocol, res)) return;
             json data = json::array();
             for (const std::string& id : options.catalogue) {
                 const bool claude = id.rfind("claude-", 0) == 0;
                 if (bedrock_id(id) || claude != anthropic) continue;
                 if (anthropic) {
-                    data.push_back({{"type", "model"},
-                                    {"id", id},
-                                    {"display_name", "Fake " + id},
-                                    {"created_at", "2026-01-01T00:00:00Z"}});
+                    json entry = {{"type", "model"},
+                                  {"id", id},
+                                  {"display_name", "Fake " + id},
+                                  {"created_at", "2026-01-01T00:00:00Z"}};
+                    if (add_anthropic_lifecycle(entry, id, started, req.target))
+                        data.push_back(entry);
                 } else {
-                    data.push_back({{"id", id},
-                                    {"object", "model"},
-                                    {"created", 1767225600},
-                                    {"owned_by", "fake"}});
+                    json entry = {{"id", id},
+                                  {"object", "model"},
+                                  {"created", 1767225600},
+                                  {"owned_by", "fake"}};
+                    if (add_openai_lifecycle(entry, id, started)) data.push_back(entry);
                 }
             }
             json body = anthropic
@@ -836,6 +855,7 @@ struct FakeServer::Impl {
             return [this, profiles](const Request& req, Response& res) {
                 arrive("bedrock.models", req);
                 if (!authorize(Protocol::bedrock, req, res)) return;
+                if (list_fault("bedrock.models", Protocol::bedrock, res)) return;
                 json list = json::array();
                 for (const std::string& id : options.catalogue) {
                     if (!bedrock_id(id)) continue;
@@ -847,10 +867,10 @@ struct FakeServer::Impl {
                                         {"status", "ACTIVE"},
                                         {"type", "SYSTEM_DEFINED"}});
                     } else {
-                        list.push_back({{"modelId", id},
-                                        {"modelName", "Fake " + id},
-                                        {"providerName", id.substr(0, id.find('.'))},
-                                        {"modelLifecycle", {{"status", "ACTIVE"}}}});
+                        json entry = {{"modelId", id},
+                                      {"modelName", "Fake " + id},
+                                      {"providerName", id.substr(0, id.find('.'))}};
+                        if (add_bedrock_lifecycle(entry, id, started)) list.push_back(entry);
                     }
                 }
                 const json body = profiles ? json{{"inferenceProfileSummaries", list}}

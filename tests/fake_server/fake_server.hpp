@@ -143,6 +143,10 @@ struct FakeServerOptions {
         "us.anthropic.claude-sonnet-4-6", "meta.llama3-8b-instruct-v1:0",
         "amazon.titan-embed-text-v2:0"};
     std::vector<std::string> unavailable_models;
+    // Adds to the catalogue, per vendor, a model retiring 30 days after the server's start and
+    // one retired 30 days before it (fake_lifecycle.hpp). Every listed model carries the
+    // vendors' lifecycle fields either way.
+    bool lifecycle_models = false;
     // Provider batches. Polls answered "in progress" before a batch ends, unless its
     // BatchScript says otherwise (a delay for interrupt tests).
     int batch_polls_in_progress = 1;

@@ -3,6 +3,7 @@
 //                      [--follow-length 0|1] [--words-per-token X] [--chatty 0|1] [--batch-polls N]
 //                      [--truncate-first-downloads 0|1]
 //                      [--batch-max-requests N] [--batch-max-embedding-inputs N]
+//                      [--lifecycle-models 0|1]
 // Prints the port it listens on (one line) and serves on 127.0.0.1 until SIGINT or SIGTERM.
 #include <csignal>
 #include <cstdlib>
@@ -24,7 +25,8 @@ namespace {
         << "       [--credential-log FILE]\n"
         << "       [--batch-polls N] (polls a provider batch answers \"in progress\", default 1)\n"
         << "       [--truncate-first-downloads 0|1] (the first GET of each batch result is cut mid-line)\n"
-        << "       [--batch-max-requests N] [--batch-max-embedding-inputs N] (0: the vendors' caps)\n";
+        << "       [--batch-max-requests N] [--batch-max-embedding-inputs N] (0: the vendors' caps)\n"
+        << "       [--lifecycle-models 0|1] (a model retiring in 30 days, a retired one)\n";
     std::exit(2);
 }
 
@@ -71,6 +73,8 @@ int main(int argc, char** argv) {
             options.batch_max_requests = static_cast<std::size_t>(whole_number(flag, value, 0, 100000000));
         } else if (flag == "--batch-max-embedding-inputs") {
             options.batch_max_embedding_inputs = static_cast<std::size_t>(whole_number(flag, value, 0, 100000000));
+        } else if (flag == "--lifecycle-models") {
+            options.lifecycle_models = whole_number(flag, value, 0, 1) == 1;
         } else if (flag == "--credential-log") {
             options.credential_log = value;
         } else if (flag == "--api-key") {

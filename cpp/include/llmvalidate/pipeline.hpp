@@ -254,6 +254,10 @@ struct BatchCallbacks {
     double progress_interval_seconds = 0.2;
     // Each passage as soon as it is finished (completion order, see PassageResult::index).
     std::function<void(const PassageResult&)> on_passage;
+    // A warning before the first call, from the calling thread: a model that retires within
+    // 60 days, with the date and the vendor's replacement (the dry run's are in
+    // DryRunReport::warnings). Every front end shows it as its warnings.
+    std::function<void(const std::string&)> on_warning;
     // Set to true from any thread (R interrupt, Stata Break, SIGINT): requests in flight are
     // abandoned, nothing half-written reaches the cache, unfinished passages are reported with
     // error_code llmv.cancelled, and a re-run resumes from the cache with zero repeated calls.

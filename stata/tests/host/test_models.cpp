@@ -49,9 +49,9 @@ TEST_CASE("models: the vendor's list from its API, defaults and prices marked, i
     CHECK(r.macros.at("embedding_default").empty());  // Anthropic has no embedding model
     const Matrix& catalogue = r.matrices.at("catalogue");
     REQUIRE(catalogue.rows == 3);
-    REQUIRE(catalogue.cols == 3);
+    REQUIRE(catalogue.cols == 5);
     CHECK(r.matrix_colnames.at("catalogue") ==
-          std::vector<std::string>{"default", "priced", "profile"});
+          std::vector<std::string>{"default", "priced", "profile", "lifecycle", "retires"});
     CHECK(catalogue.at(1, 1) == 1);  // the default chat model
     CHECK(catalogue.at(2, 1) == 0);
     CHECK(catalogue.at(1, 3) == 0);  // models, not inference profiles
