@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "llm/model_catalogue.hpp"
+#include "llm/provider_spec.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pricing.hpp"
 #include "llmvalidate/resolution.hpp"
@@ -32,7 +33,7 @@ ModelList list_models(const std::string& provider, const ProviderConfig& config,
                       const std::string& price_table_path,
                       const std::function<bool()>& interrupted) {
     const std::string vendor = provider == "bedrock-titan" ? "bedrock" : provider;
-    const ModelCatalogue catalogue(vendor, config);
+    const std::unique_ptr<ModelLister> catalogue = model_lister_of(vendor, config);  // its spec
     std::vector<CatalogueModel> found;
     std::atomic<bool> cancel{false};
     TransportOptions options;
@@ -42,7 +43,7 @@ ModelList list_models(const std::string& provider, const ProviderConfig& config,
         if (interrupted && interrupted()) cancel = true;
     };
     Transport transport(options);
-    for (HttpRequest request : catalogue.requests()) {
+    for (HttpRequest request : catalogue->requests()) {
         // Pages follow one another: each answer names the next.
         for (int page = 0; page < 1000; ++page) {
             Job job;
@@ -57,7 +58,7 @@ ModelList list_models(const std::string& provider, const ProviderConfig& config,
                 throw Error(result.error_code.empty() ? code::transport : result.error_code,
                             "listing the models of " + vendor + " failed: " + result.error_message);
             }
-            const std::optional<HttpRequest> next = catalogue.read(request, result.response, found);
+            const std::optional<HttpRequest> next = catalogue->read(request, result.response, found);
             if (!next) break;
             request = *next;
         }
