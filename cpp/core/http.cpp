@@ -50,10 +50,20 @@ bool is_credential_header(const std::string& name) {
     return names.count(lower(name)) > 0;
 }
 
+void sign_request(HttpRequest& request, std::time_t unix_time) {
+    if (!request.signer) return;
+    const std::shared_ptr<const RequestSigner> signer = std::move(request.signer);
+    request.signer.reset();
+    signer->sign(request, unix_time);
+}
+
 std::vector<std::string> secrets_of(const HttpRequest& request) {
     std::vector<std::string> secrets = request.secrets;
-    if (!request.aws_secret_access_key.empty()) secrets.push_back(request.aws_secret_access_key);
-    if (!request.aws_session_token.empty()) secrets.push_back(request.aws_session_token);
+    if (request.signer) {
+        for (auto& secret : request.signer->secrets()) {
+            if (!secret.empty()) secrets.push_back(std::move(secret));
+        }
+    }
     for (const auto& [name, value] : request.headers) {
         if (!is_credential_header(name)) continue;
         const std::string cleaned = text::trim(value);

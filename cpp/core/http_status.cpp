@@ -234,6 +234,25 @@ std::optional<double> parse_retry_after(const std::string& value, double now_epo
     return std::nullopt;
 }
 
+namespace {
+
+// The "remaining" header that goes with a "reset" one: the name with its hyphen-separated part
+// "reset" replaced by "remaining"; "" when the name has no such part.
+std::string reset_partner(const std::string& name) {
+    std::size_t start = 0;
+    while (start <= name.size()) {
+        std::size_t end = name.find('-', start);
+        if (end == std::string::npos) end = name.size();
+        if (name.compare(start, end - start, "reset") == 0) {
+            return name.substr(0, start) + "remaining" + name.substr(end);
+        }
+        start = end + 1;
+    }
+    return "";
+}
+
+}  // namespace
+
 std::optional<double> server_requested_wait(const std::map<std::string, std::string>& headers,
                                             double now_epoch) {
     if (auto ms = header_number(headers, "retry-after-ms")) return *ms / 1000.0;
@@ -250,18 +269,18 @@ std::optional<double> server_requested_wait(const std::map<std::string, std::str
         auto remaining = header_number(headers, remaining_name);
         if (remaining && *remaining == 0) exhausted = std::max(exhausted.value_or(0.0), *wait);
     };
-    for (const char* limit : {"requests", "tokens"}) {
-        auto it = headers.find(std::string("x-ratelimit-reset-") + limit);
-        if (it != headers.end()) {
-            consider(std::string("x-ratelimit-remaining-") + limit, parse_go_duration(it->second));
-        }
-    }
-    for (const char* limit : {"requests", "tokens", "input-tokens", "output-tokens"}) {
-        auto it = headers.find(std::string("anthropic-ratelimit-") + limit + "-reset");
-        if (it != headers.end()) {
-            auto at = parse_rfc3339(it->second);
-            consider(std::string("anthropic-ratelimit-") + limit + "-remaining",
-                     at ? std::optional<double>(*at - now_epoch) : std::nullopt);
+    // Every rate-limit reset header, by its shape rather than by vendor: a name with
+    // "ratelimit" in it and a "reset" part (x-ratelimit-reset-tokens,
+    // <vendor>-ratelimit-input-tokens-reset), whose partner has "remaining" in that place. Its
+    // value is a time (RFC 3339) or a wait (Go-style duration or bare seconds).
+    for (const auto& [name, value] : headers) {
+        if (name.find("ratelimit") == std::string::npos) continue;
+        const std::string remaining_name = reset_partner(name);
+        if (remaining_name.empty()) continue;
+        if (auto at = parse_rfc3339(value)) {
+            consider(remaining_name, *at - now_epoch);
+        } else {
+            consider(remaining_name, parse_go_duration(value));
         }
     }
     return exhausted ? exhausted : any;

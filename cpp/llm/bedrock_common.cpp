@@ -65,18 +65,20 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
                                               : "bearer token from argument";
         secrets_.push_back(bearer_token_);
     } else {
-        access_key_id_ = first_set(config, config.aws_access_key_id, {"AWS_ACCESS_KEY_ID"});
-        secret_access_key_ =
+        AwsCredentials keys;
+        keys.access_key_id = first_set(config, config.aws_access_key_id, {"AWS_ACCESS_KEY_ID"});
+        keys.secret_access_key =
             first_set(config, config.aws_secret_access_key, {"AWS_SECRET_ACCESS_KEY"});
-        session_token_ = first_set(config, config.aws_session_token, {"AWS_SESSION_TOKEN"});
+        keys.session_token = first_set(config, config.aws_session_token, {"AWS_SESSION_TOKEN"});
         std::string key_source = "AWS access keys";
-        if (access_key_id_.empty() && secret_access_key_.empty() && !profile.access_key_id.empty()) {
-            access_key_id_ = profile.access_key_id;
-            secret_access_key_ = profile.secret_access_key;
-            session_token_ = profile.session_token;
+        if (keys.access_key_id.empty() && keys.secret_access_key.empty() &&
+            !profile.access_key_id.empty()) {
+            keys.access_key_id = profile.access_key_id;
+            keys.secret_access_key = profile.secret_access_key;
+            keys.session_token = profile.session_token;
             key_source = "the AWS keys of " + profile.source;
         }
-        if (access_key_id_.empty() || secret_access_key_.empty()) {
+        if (keys.access_key_id.empty() || keys.secret_access_key.empty()) {
             throw Error(
                 code::provider_config,
                 "provider `" + provider +
@@ -86,10 +88,15 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
                     "~/.aws/credentials named by AWS_PROFILE)");
         }
         auth_source_ = "SigV4 with " + key_source +
-                       (session_token_.empty() ? "" : " and a session token");
-        for (const auto* secret : {&access_key_id_, &secret_access_key_, &session_token_}) {
+                       (keys.session_token.empty() ? "" : " and a session token");
+        for (const auto* secret :
+             {&keys.access_key_id, &keys.secret_access_key, &keys.session_token}) {
             if (!secret->empty()) secrets_.push_back(*secret);
         }
+        // Signed by the transport at send time, on every attempt (the signature carries the
+        // time); the engine's signer, not libcurl's, whose encoding of ':' in model ids
+        // Bedrock rejects.
+        signer_ = std::make_shared<AwsSigV4Signer>(region_, "bedrock", std::move(keys));
     }
 }
 
@@ -102,10 +109,7 @@ HttpRequest BedrockEndpoint::request(const std::string& model, const std::string
     if (!bearer_token_.empty()) {
         request.headers.emplace_back("Authorization", "Bearer " + bearer_token_);
     } else {
-        request.aws_sigv4 = "aws:amz:" + region_ + ":bedrock";
-        request.aws_access_key_id = access_key_id_;
-        request.aws_secret_access_key = secret_access_key_;
-        request.aws_session_token = session_token_;
+        request.signer = signer_;
     }
     request.body = std::move(body);
     request.secrets = secrets_;

@@ -3,9 +3,11 @@
 // AWS_BEARER_TOKEN_BEDROCK), or AWS access keys signed with SigV4 by the transport.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "llm/aws_sigv4.hpp"
 #include "llm/provider.hpp"
 
 namespace llmv::detail {
@@ -44,9 +46,7 @@ class BedrockEndpoint {
     std::string base_url_;
     std::string control_base_url_;
     std::string bearer_token_;
-    std::string access_key_id_;
-    std::string secret_access_key_;
-    std::string session_token_;
+    std::shared_ptr<const AwsSigV4Signer> signer_;  // null with a bearer token
     std::string auth_source_;
     std::vector<std::string> secrets_;
     long connect_timeout_ms_;

@@ -13,8 +13,10 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/http.hpp"
@@ -127,5 +129,53 @@ BatchStatus parse_batch_status(BatchApiKind kind, const HttpResponse& response);
 // (OpenAI), GET .../v1/messages/batches?limit=100[&after_id=ID] (Anthropic).
 HttpRequest batch_list(const HttpRequest& synchronous, const std::string& after);
 BatchList parse_batch_list(BatchApiKind kind, const HttpResponse& response);  // throws
+
+// ---------------------------------------------------------------------------------------------
+// A batch API as the pipeline drives it, without knowing whose it is: a provider's spec
+// (provider_spec.hpp) names the one its endpoint offers, and the batch run submits, polls,
+// downloads and reads through it. `synchronous`: a request the provider built for one call
+// (its URL and credentials lead to the batch endpoints). Every request it returns is sent as
+// is; every parser throws llmv::Error for an answer it cannot read.
+class BatchApi {
+  public:
+    virtual ~BatchApi() = default;
+    // The name each batch is recorded and reported under ("openai", "anthropic").
+    virtual std::string name() const = 0;
+    // What one batch may hold (requests, embedding inputs, bytes); embedding_inputs 0: no
+    // embeddings through this API.
+    virtual BatchCaps caps() const = 0;
+    // The bytes one line adds to its batch.
+    virtual std::size_t line_bytes(const BatchLine& line) const = 0;
+    // Submitting, step 1 where the lines go up as a file first: the upload, and the file's id
+    // in its answer. nullopt: the lines go in the create request itself.
+    virtual std::optional<HttpRequest> upload(const std::vector<BatchLine>& lines) const = 0;
+    virtual std::string uploaded_file_id(const HttpResponse& response) const = 0;
+    // Step 2: the batch, on the uploaded file (`file_id`) or holding `lines`; `intent_id` is
+    // kept with the batch where the API keeps metadata (found again by matches()).
+    virtual HttpRequest create(const HttpRequest& synchronous, const std::vector<BatchLine>& lines,
+                               const std::string& file_id, const std::string& intent_id) const = 0;
+    virtual HttpRequest poll(const HttpRequest& synchronous, const std::string& batch_id) const = 0;
+    virtual BatchStatus parse_status(const HttpResponse& response) const = 0;
+    // The downloads of an ended batch's results, each named for its file ("results", "output").
+    virtual std::vector<std::pair<std::string, HttpRequest>> result_downloads(
+        const HttpRequest& synchronous, const BatchStatus& status) const = 0;
+    virtual BatchLineRead read_line(const std::string& line) const = 0;
+    // The vendor's list of batches, newest first, a page at a time (`after`: the cursor).
+    virtual HttpRequest list(const HttpRequest& synchronous, const std::string& after) const = 0;
+    virtual BatchList parse_list(const HttpResponse& response) const = 0;
+    // Whether a listed batch is the one a run recorded the intent of before it was created (a
+    // run stopped in between): `sure` when it carries the intent's id or uploaded file,
+    // `candidate` when only its size says so (the oldest candidate is taken).
+    enum class Match { none, candidate, sure };
+    virtual Match matches(const BatchStatus& listed, const std::string& intent_id,
+                          const std::string& input_file, std::size_t lines) const = 0;
+};
+
+// The batch APIs the engine speaks, for the providers' specs: OpenAI's (and an
+// OpenAI-compatible server's) on a .../chat/completions or .../embeddings request, Anthropic's
+// Message Batches on .../v1/messages; null for any other endpoint (Azure, a local server's
+// native API).
+std::shared_ptr<const BatchApi> openai_batch_api_for(const HttpRequest& synchronous);
+std::shared_ptr<const BatchApi> anthropic_batch_api_for(const HttpRequest& synchronous);
 
 }  // namespace llmv

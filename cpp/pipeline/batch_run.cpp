@@ -37,6 +37,7 @@
 #include "core/sha256.hpp"
 #include "llm/provider.hpp"
 #include "llm/provider_batch.hpp"
+#include "llm/provider_spec.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/interrupt.hpp"
@@ -109,11 +110,14 @@ class BatchRunner {
         }
         const ResolvedProviders resolved = resolve_providers(config_);
         if (resolved.synthetic_chat || !has_batch_api(resolved.chat_provider)) {
-            throw_invalid(
-                code::invalid_argument, "batch_api", resolved.chat_provider,
-                "a chat provider with a batch API: " + batch_api_provider_names() +
-                    " (Bedrock's batch inference needs S3 and is not supported; the simulated "
-                    "provider needs none)");
+            // Why the others have none, as their specs say.
+            std::string why;
+            for (const ProviderDefaults& row : provider_defaults()) {
+                if (row.kind == "chat" && !row.no_batch_api.empty()) why += row.no_batch_api + "; ";
+            }
+            throw_invalid(code::invalid_argument, "batch_api", resolved.chat_provider,
+                          "a chat provider with a batch API: " + batch_api_provider_names() + " (" +
+                              why + "the simulated provider needs none)");
         }
         // The run's own providers (open_providers(), as the scheduler and the dry run).
         providers_ = open_providers(config_, resolved, {}, "");
@@ -249,8 +253,8 @@ class BatchRunner {
 
     // The caps of one provider batch: the vendor's, the run's own on bytes held, or smaller ones
     // a test asked for.
-    BatchCaps caps_for(BatchApiKind api) const {
-        BatchCaps caps = vendor_batch_caps(api);
+    BatchCaps caps_for(const BatchApi& api) const {
+        BatchCaps caps = api.caps();
         const DebugBatchCaps debug = debug_batch_caps();
         const auto lower = [](std::size_t& cap, std::size_t wanted) {
             if (wanted > 0 && (cap == 0 || wanted < cap)) cap = wanted;
@@ -444,16 +448,15 @@ class BatchRunner {
                                                      const json& info,
                                                      const std::set<std::string>& known_ids) {
         const HttpRequest synchronous = template_request(intent.kind);
-        const BatchApiKind api =
-            intent.api == "anthropic" ? BatchApiKind::anthropic : BatchApiKind::openai;
+        const BatchApi& api = recorded_api(intent.kind, intent.api);
         const std::int64_t since = info.value("created_unix", std::int64_t{0}) - clock_skew_seconds;
         const std::string input_file = info.value("input_file", "");
         const std::size_t line_count = json::parse(intent.lines).size();
         std::optional<BatchStatus> candidate;
         std::string after;
         for (int page = 0; page < 50; ++page) {
-            const BatchList list = parse_batch_list(
-                api, send_one(batch_list(synchronous, after), "listing the provider's batches"));
+            const BatchList list = api.parse_list(
+                send_one(api.list(synchronous, after), "listing the provider's batches"));
             bool older = false;
             for (const BatchStatus& batch : list.batches) {
                 const std::int64_t created = created_unix_of(batch);
@@ -462,16 +465,12 @@ class BatchRunner {
                     break;
                 }
                 if (known_ids.count(batch.id)) continue;
-                if (api == BatchApiKind::openai) {
-                    // The uploaded file (ours alone) or the intent in the metadata identify it.
-                    if ((!input_file.empty() && batch.input_file == input_file) ||
-                        batch.intent == intent.id)
-                        return batch;
-                } else if (batch.total == line_count) {
-                    // Anthropic keeps no metadata: a batch of this size created since the intent
-                    // (the oldest such; its results are checked line by line when read).
-                    candidate = batch;
-                }
+                // The API says how it knows its batch: by the uploaded file (ours alone) or the
+                // intent in its metadata for sure, or only by its size (the oldest such created
+                // since the intent; its results are checked line by line when read).
+                const BatchApi::Match match = api.matches(batch, intent.id, input_file, line_count);
+                if (match == BatchApi::Match::sure) return batch;
+                if (match == BatchApi::Match::candidate) candidate = batch;
             }
             if (older || !list.has_more || list.last_id.empty()) break;
             after = list.last_id;
@@ -482,7 +481,7 @@ class BatchRunner {
     // A batch's results, downloaded into files beside the cache: they are read a line at a
     // time and never held whole (an embeddings batch's results run to hundreds of megabytes).
     struct Downloaded {
-        BatchApiKind kind = BatchApiKind::openai;
+        const BatchApi* api = nullptr;
         std::vector<std::string> files;
         std::size_t readable = 0, unreadable = 0;
         std::string digest;  // of every line read, to tell one download from the next
@@ -499,7 +498,7 @@ class BatchRunner {
         for (const std::string& file : downloaded.files) {
             std::ifstream in(file, std::ios::binary);
             std::string line;
-            while (std::getline(in, line)) each(read_batch_line(downloaded.kind, line));
+            while (std::getline(in, line)) each(downloaded.api->read_line(line));
         }
     }
 
@@ -510,30 +509,22 @@ class BatchRunner {
     // The results of an ended batch, read until whole: a download cut short (a line that does
     // not parse, fewer lines than the batch's counts) is read again; the same lines twice are
     // taken as what the vendor holds.
-    Downloaded fetch_whole(BatchApiKind kind, const HttpRequest& synchronous,
+    Downloaded fetch_whole(const BatchApi& api, const HttpRequest& synchronous,
                            const std::string& batch_id, const BatchStatus& state) {
         const std::size_t expected = state.succeeded + state.failed_lines;
         std::string previous;
         for (int read = 1;; ++read) {
             debug_kill_point("downloading");
             Downloaded downloaded;
-            downloaded.kind = kind;
+            downloaded.api = &api;
             const auto download = [&](HttpRequest request, const std::string& what,
                                       const std::string& description) {
                 request.body_file = download_path(what);
                 downloaded.files.push_back(request.body_file);
                 send_one(request, description);
             };
-            if (kind == BatchApiKind::anthropic) {
-                download(batch_results_request(synchronous, state), "results",
-                         "reading the results of batch " + batch_id);
-            } else {
-                if (!state.output_file.empty())
-                    download(openai_file_content(synchronous, state.output_file), "output",
-                             "reading the output file of batch " + batch_id);
-                if (!state.error_file.empty())
-                    download(openai_file_content(synchronous, state.error_file), "errors",
-                             "reading the error file of batch " + batch_id);
+            for (auto& [what, request] : api.result_downloads(synchronous, state)) {
+                download(std::move(request), what, "reading the " + what + " of batch " + batch_id);
             }
             Sha256 digest;
             each_downloaded_line(downloaded, [&](const BatchLineRead& line) {
@@ -575,13 +566,12 @@ class BatchRunner {
             if (!found) continue;
             const ProviderBatchRecord& record = *found;
             const HttpRequest synchronous = template_request(record.kind);
-            const BatchApiKind kind =
-                record.api == "anthropic" ? BatchApiKind::anthropic : BatchApiKind::openai;
+            const BatchApi& api = recorded_api(record.kind, record.api);
             BatchStatus state;
             while (true) {
                 debug_kill_point("polling");
-                state = parse_batch_status(kind, send_one(batch_poll(synchronous, record.id),
-                                                          "polling batch " + record.id));
+                state = api.parse_status(
+                    send_one(api.poll(synchronous, record.id), "polling batch " + record.id));
                 status("batch " + record.id + " (" + record.kind + "): " + state.status + ", " +
                        std::to_string(state.succeeded) + " done, " +
                        std::to_string(state.failed_lines) + " failed of " +
@@ -600,7 +590,7 @@ class BatchRunner {
                             "the provider refused batch " + record.id + ": " +
                                 (state.message.empty() ? state.status : state.message));
             }
-            const Downloaded results = fetch_whole(kind, synchronous, record.id, state);
+            const Downloaded results = fetch_whole(api, synchronous, record.id, state);
             read_lines(record, results);
             flush_staged();
             remove_downloads(results);
@@ -702,13 +692,48 @@ class BatchRunner {
         return chat_->build_request(ChatRequest::user_prompt(chat_model_, "x"));
     }
 
-    bool embeddings_by_batch() const {
-        if (!embedder_) return false;
-        try {
-            return batch_api_for(template_request("embedding")) == BatchApiKind::openai;
-        } catch (const Error&) {
-            return false;
+    // The batch API of the provider of `kind` ("chat" or "embedding"), as its spec declares
+    // it for the run's endpoint (provider_spec.hpp); null: none.
+    std::shared_ptr<const BatchApi> batch_api_for_kind(const std::string& kind) const {
+        if (kind == "embedding" && !embedder_) return nullptr;
+        return batch_api_of(kind,
+                            kind == "embedding" ? providers_.resolved.embedding_provider
+                                                : providers_.resolved.chat_provider,
+                            template_request(kind));
+    }
+
+    // The batch API a recorded batch was submitted through (`name`, as recorded): the one the
+    // run's provider of that kind has, which must be the same.
+    const BatchApi& recorded_api(const std::string& kind, const std::string& name) {
+        std::shared_ptr<const BatchApi>& api = apis_[kind];
+        if (!api) api = batch_api_for_kind(kind);
+        if (!api || api->name() != name) {
+            throw_invalid(code::invalid_argument, "batch_api",
+                          "a cache holding " + name + " batches",
+                          "the provider they were submitted to (" +
+                              (api ? api->name() + " batches are what this one runs"
+                                   : "this one has no batch API") +
+                              "), or another cache file");
         }
+        return *api;
+    }
+
+    // The batch API lines of `kind` go to (the provider must have one: the run checked).
+    const BatchApi& submitting_api(const std::string& kind) {
+        std::shared_ptr<const BatchApi>& api = apis_[kind];
+        if (!api) api = batch_api_for_kind(kind);
+        if (!api) {
+            throw_invalid(code::invalid_argument, "batch_api",
+                          kind == "embedding" ? providers_.resolved.embedding_provider
+                                              : providers_.resolved.chat_provider,
+                          "a provider whose endpoint has a batch API");
+        }
+        return *api;
+    }
+
+    bool embeddings_by_batch() const {
+        const std::shared_ptr<const BatchApi> api = batch_api_for_kind("embedding");
+        return api && api->caps().embedding_inputs > 0;
     }
 
     // Only redraws and requests a batch failed, few enough to send synchronously.
@@ -760,8 +785,8 @@ class BatchRunner {
         }
         if (work_->count_batch_pending("embedding") == 0) return;
         const bool by_batch = embeddings_by_batch();
-        const std::size_t group_size =
-            embedding_group_size(by_batch ? caps_for(BatchApiKind::openai).embedding_inputs : 0);
+        const std::size_t group_size = embedding_group_size(
+            by_batch ? caps_for(*batch_api_for_kind("embedding")).embedding_inputs : 0);
         BatchSplitter embeddings(*this, "embedding");
         // Each request (a batch file's line, or a synchronous request) within the provider's
         // caps on texts and on estimated tokens (llm/embedding_limits.hpp).
@@ -839,11 +864,11 @@ class BatchRunner {
             : runner_(runner), kind_(std::move(kind)) {}
         void add(const PlannedLine& line) {
             if (!started_) {
-                api_ = batch_api_for(line.line.request);
-                caps_ = runner_.caps_for(api_);
+                api_ = &runner_.submitting_api(kind_);
+                caps_ = runner_.caps_for(*api_);
                 started_ = true;
             }
-            const std::size_t size = batch_line_bytes(api_, line.line);
+            const std::size_t size = api_->line_bytes(line.line);
             const bool full = (caps_.requests > 0 && lines_.size() + 1 > caps_.requests) ||
                               (kind_ == "embedding" && caps_.embedding_inputs > 0 &&
                                inputs_ + line.inputs > caps_.embedding_inputs) ||
@@ -868,7 +893,7 @@ class BatchRunner {
         BatchRunner& runner_;
         std::string kind_;
         bool started_ = false;
-        BatchApiKind api_ = BatchApiKind::openai;
+        const BatchApi* api_ = nullptr;
         BatchCaps caps_;
         std::vector<BatchLine> lines_;
         json map_ = json::object();
@@ -881,7 +906,7 @@ class BatchRunner {
         // After an interrupt nothing new is submitted (the batches already out are recorded).
         check_cancel("before a provider batch was submitted");
         const HttpRequest& synchronous = lines.front().request;
-        const BatchApiKind api = batch_api_for(synchronous);
+        const BatchApi& api = submitting_api(kind);
         std::string ids;
         for (const BatchLine& line : lines) ids += line.custom_id + ",";
         const std::int64_t now = unix_now();
@@ -891,7 +916,7 @@ class BatchRunner {
             sha256_hex(kind + ids +
                        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()))
                 .substr(0, 40);
-        intent.api = api == BatchApiKind::anthropic ? "anthropic" : "openai";
+        intent.api = api.name();
         intent.kind = kind;
         intent.state = "intent";
         intent.lines = map.dump();
@@ -901,9 +926,8 @@ class BatchRunner {
                      {"phase", report_.phases},
                      {"created_unix", now}};
         std::string file;
-        if (api == BatchApiKind::openai) {
-            file = openai_uploaded_file_id(
-                send_one(openai_batch_upload(lines), "uploading a batch file"));
+        if (std::optional<HttpRequest> upload = api.upload(lines)) {
+            file = api.uploaded_file_id(send_one(*upload, "uploading a batch file"));
             debug_kill_point("after_upload");
             info["input_file"] = file;
         }
@@ -911,17 +935,10 @@ class BatchRunner {
         intent.request = info.dump();
         registry_->put_provider_batch(intent);
         debug_kill_point("after_intent");
-        HttpResponse created;
-        if (api == BatchApiKind::anthropic) {
-            created = send_one(anthropic_batch_create(lines), "creating a message batch");
-        } else {
-            created =
-                send_one(openai_batch_create(synchronous, file,
-                                             json({{batch_intent_metadata_key, intent.id}}).dump()),
-                         "creating a batch");
-        }
+        const HttpResponse created =
+            send_one(api.create(synchronous, lines, file, intent.id), "creating a batch");
         debug_kill_point("after_create");
-        const BatchStatus state = parse_batch_status(api, created);
+        const BatchStatus state = api.parse_status(created);
         // Recorded at once: from here on a stopped run resumes from it.
         ProviderBatchRecord record = intent;
         record.id = state.id;
@@ -964,6 +981,8 @@ class BatchRunner {
     // are cached.
     std::vector<std::pair<std::string, std::string>> fetched_;
     std::map<std::string, ModelUsage> usage_;
+    // The batch API of each kind of request, once chosen (provider_spec.hpp).
+    std::map<std::string, std::shared_ptr<const BatchApi>> apis_;
 };
 
 }  // namespace

@@ -73,9 +73,14 @@ bool file_exists(const std::string& path) {
 }
 
 bool is_free_provider(const std::string& provider) {
-    // Computed on this machine: nothing is paid.
-    return provider == pipeline::simulated_provider_name ||
-           provider == pipeline::hashed_embedding_name || provider == "ollama";
+    // Computed on this machine: nothing is paid (the spec's free_local, provider_spec.hpp).
+    if (provider == pipeline::simulated_provider_name ||
+        provider == pipeline::hashed_embedding_name)
+        return true;
+    for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
+        if (row.provider == provider && row.free_local) return true;
+    }
+    return false;
 }
 
 }  // namespace

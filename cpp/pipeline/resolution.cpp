@@ -5,12 +5,13 @@
 #include <sys/types.h>
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #ifdef _WIN32
 #include <direct.h>
 #endif
 
-#include "llm/bedrock_common.hpp"
 #include "llm/model_rules.hpp"
+#include "llm/provider_spec.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/text.hpp"
@@ -56,6 +57,33 @@ bool auto_picks(const ProviderDefaults& row, const Environment& environment) {
     return false;
 }
 
+// The first row of `kind` whose protocol servers of one's own speak too (serves_own_base_url):
+// what a base URL of one's own is run with.
+const ProviderDefaults* own_server_row(const std::string& kind) {
+    for (const ProviderDefaults& row : provider_defaults()) {
+        if (row.kind == kind && row.serves_own_base_url) return &row;
+    }
+    return nullptr;
+}
+
+// A provider of `row` at `base_url` is a server of one's own: a base URL that is not the
+// vendor's own host.
+bool own_server(const ProviderDefaults* row, const std::string& base_url) {
+    return row && row->serves_own_base_url && !base_url.empty() &&
+           (row->vendor_host.empty() || base_url.find(row->vendor_host) == std::string::npos);
+}
+
+// The embedding row picked for a chat vendor without embeddings: the first whose
+// fallback_variable is set.
+const ProviderDefaults* embedding_fallback(const Environment& environment) {
+    for (const ProviderDefaults& row : provider_defaults()) {
+        if (row.kind == "embedding" && !row.fallback_variable.empty() &&
+            !env_value(environment, row.fallback_variable).empty())
+            return &row;
+    }
+    return nullptr;
+}
+
 // The chat rows "auto" may pick, by auto_rank.
 std::vector<const ProviderDefaults*> auto_rows() {
     std::vector<const ProviderDefaults*> rows;
@@ -71,86 +99,56 @@ std::vector<const ProviderDefaults*> auto_rows() {
 
 namespace {
 
-// The table, which register_provider_defaults() extends at run time.
-std::vector<ProviderDefaults>& provider_table() {
-    // Model defaults: small, current models of each vendor, for trying the package; a study
-    // should name its model (the paper's point is that validity is a property of one model).
-    // Each is dated with its source; re-check them against the vendors' lists (GET /v1/models,
-    // ListFoundationModels: `llmvalidate models --provider P`) when a vendor retires a model.
-    static std::vector<ProviderDefaults> table = {
-        {"chat",
-         "openai",
-         "gpt-6-luna",
-         "openai",
-         "OPENAI_API_KEY (AZURE_OPENAI_API_KEY with flavor azure); none for a local server",
-         "2026-12-07",
-         "OpenAI model page gpt-6-luna (released 2026-09-22, no shutdown date) and deprecations "
-         "page (the replacement of gpt-4.1-mini, which shuts down on 2027-01-14); npm openai "
-         "7.60.0 ChatModel list",
-         {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_API_KEY"},
-         2,
-         {"OPENAI_API_KEY"},
-         "OPENAI_API_KEY",
-         true},
-        {"chat",
-         "anthropic",
-         "claude-haiku-5-5",
-         "",
-         "ANTHROPIC_API_KEY",
-         "2026-12-07",
-         "Anthropic model deprecations page, model status table (active; not retired before "
-         "2027-10-07); npm @anthropic-ai/sdk 1.17.0 Model list, not in its deprecated-models "
-         "table",
-         {"ANTHROPIC_API_KEY"},
-         1,
-         {"ANTHROPIC_API_KEY"},
-         "ANTHROPIC_API_KEY",
-         true},
-        {"chat",
-         "bedrock",
-         "global.anthropic.claude-sonnet-4-6",
-         "bedrock-titan",
-         "AWS_BEARER_TOKEN_BEDROCK, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE",
-         "2026-12-07",
-         "Anthropic's Claude on Amazon Bedrock (Opus 4.6 and earlier: Converse) page; AWS "
-         "inference profiles (global. from commercial Regions, us-gov. from GovCloud: the "
-         "profile follows the region); Bedrock model lifecycle: active, launched 2026-02, at "
-         "least 12 months before end of life and 6 months as legacy",
-         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"},
-         3,
-         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "AWS_ACCESS_KEY_ID+AWS_SECRET_ACCESS_KEY"},
-         "AWS credentials",
-         false,  // Bedrock's batch inference needs S3
-         &llmv::detail::bedrock_profile_for_region},
-        {"chat", simulated_provider_name, simulated_model_name, hashed_embedding_name,
-         "none: a synthetic data-generating process, not an LLM", "", ""},
-        {"embedding",
-         "openai",
-         "text-embedding-3-small",
-         "",
-         "OPENAI_API_KEY",
-         "2026-12-04",
-         "npm openai EmbeddingModel list; OpenAI deprecations page (not listed)",
-         {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_EMBEDDING_API_KEY", "LLMV_API_KEY"}},
-        {"embedding",
-         "bedrock-titan",
-         "amazon.titan-embed-text-v2:0",
-         "",
-         "as bedrock",
-         "2026-12-04",
-         "Bedrock model lifecycle (active); the paper's embedding model",
-         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}},
-        {"embedding",
-         "ollama",
-         "nomic-embed-text",
-         "",
-         "none",
-         "",
-         "a local server: any pulled model",
-         {"LLMV_EMBEDDING_API_KEY"}},
-        {"embedding", hashed_embedding_name, hashed_embedding_model, "",
-         "none: a hashed bag of words, not a language model", "", ""},
-    };
+// The table: the rows of the providers' specs (cpp/llm/provider_spec.hpp, one file per vendor,
+// where each default model is dated with its source), chat then embedding, each kind followed
+// by its synthetic stand-in. Rebuilt when the registry changes (register_provider_defaults(),
+// a provider of one's own).
+// Model defaults: small, current models of each vendor, for trying the package; a study
+// should name its model (the paper's point is that validity is a property of one model).
+// Re-check them against the vendors' lists (GET /v1/models, ListFoundationModels:
+// `llmvalidate models --provider P`) when a vendor retires a model.
+const std::vector<ProviderDefaults>& provider_table() {
+    static std::vector<ProviderDefaults> table;
+    static std::uint64_t built = 0;
+    // Two threads reading the table first at once build it once; a registration while a run
+    // reads it is not supported (resolution.hpp).
+    static std::mutex mutex;
+    const std::lock_guard<std::mutex> lock(mutex);
+    const std::uint64_t version = provider_specs_version();
+    if (built == version) return table;
+    const std::vector<ProviderSpec> specs = provider_specs();
+    std::vector<ProviderDefaults> rows;
+    for (const char* kind : {"chat", "embedding"}) {
+        for (const ProviderSpec& spec : specs) {
+            if (!spec.listed || spec.defaults.kind != kind) continue;
+            ProviderDefaults row = spec.defaults;
+            row.batch_api = row.batch_api || static_cast<bool>(spec.batch_api);
+            rows.push_back(std::move(row));
+        }
+        if (std::string(kind) == "chat") {
+            ProviderDefaults simulated{"chat",
+                                       simulated_provider_name,
+                                       simulated_model_name,
+                                       hashed_embedding_name,
+                                       "none: a synthetic data-generating process, not an LLM",
+                                       "",
+                                       ""};
+            simulated.free_local = true;
+            rows.push_back(std::move(simulated));
+        } else {
+            ProviderDefaults hashed{"embedding",
+                                    hashed_embedding_name,
+                                    hashed_embedding_model,
+                                    "",
+                                    "none: a hashed bag of words, not a language model",
+                                    "",
+                                    ""};
+            hashed.free_local = true;
+            rows.push_back(std::move(hashed));
+        }
+    }
+    table = std::move(rows);
+    built = version;
     return table;
 }
 
@@ -158,24 +156,10 @@ std::vector<ProviderDefaults>& provider_table() {
 
 const std::vector<ProviderDefaults>& provider_defaults() { return provider_table(); }
 
-void register_provider_defaults(const ProviderDefaults& row) {
-    std::vector<ProviderDefaults>& table = provider_table();
-    for (ProviderDefaults& known : table) {
-        if (known.kind == row.kind && known.provider == row.provider) {
-            known = row;
-            return;
-        }
-    }
-    table.push_back(row);
-}
+void register_provider_defaults(const ProviderDefaults& row) { set_provider_row(row); }
 
 void remove_provider_defaults(const std::string& kind, const std::string& provider) {
-    std::vector<ProviderDefaults>& table = provider_table();
-    table.erase(std::remove_if(table.begin(), table.end(),
-                               [&](const ProviderDefaults& row) {
-                                   return row.kind == kind && row.provider == provider;
-                               }),
-                table.end());
+    unlist_provider_row(kind, provider);
 }
 
 std::string provider_names(const std::string& kind, const std::string& separator,
@@ -245,8 +229,9 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
     bool server_of_your_own_from_environment = false;
     if (resolved.chat_provider == auto_provider_name) {
         const std::string llmv_base_url = env_value(environment, "LLMV_BASE_URL");
-        if (!config.base_url.empty() || !llmv_base_url.empty()) {
-            resolved.chat_provider = "openai";
+        const ProviderDefaults* own = own_server_row("chat");
+        if (own && (!config.base_url.empty() || !llmv_base_url.empty())) {
+            resolved.chat_provider = own->provider;
             if (resolved.chat.base_url.empty()) {
                 resolved.chat.base_url = llmv_base_url;
                 server_of_your_own_from_environment = true;
@@ -276,13 +261,15 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
                               "data-generating process) runs only when named");
         }
     }
-    if (resolved.chat_provider == "openai" && resolved.chat.base_url.empty()) {
-        // LLMV_BASE_URL is the base URL's environment variable for "openai" named explicitly
-        // too (R's llm_provider_openai(), the CLI's --provider openai), not only for "auto".
+    const ProviderDefaults* chat_row = find_defaults("chat", resolved.chat_provider);
+    if (chat_row && chat_row->serves_own_base_url && resolved.chat.base_url.empty()) {
+        // LLMV_BASE_URL is the base URL's environment variable for such a provider named
+        // explicitly too (R's llm_provider_openai(), the CLI's --provider openai), not only for
+        // "auto".
         resolved.chat.base_url = env_value(environment, "LLMV_BASE_URL");
         server_of_your_own_from_environment = !resolved.chat.base_url.empty();
     }
-    if (!find_defaults("chat", resolved.chat_provider)) {
+    if (!chat_row) {
         throw_invalid(code::invalid_argument, "provider", quoted(resolved.chat_provider),
                       "one of " + provider_names("chat", ", ", "\"") + ", or \"auto\"");
     }
@@ -294,13 +281,13 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
         if (resolved.chat_model.empty()) resolved.chat_model = env_value(environment, "LLMV_MODEL");
         if (resolved.chat_model.empty()) {
             if (server_of_your_own_from_environment) {
-                resolved.chat_model = "default";  // one loaded model; llama-server ignores the name
-            } else if (resolved.chat_provider == "openai" && !resolved.chat.base_url.empty()) {
+                resolved.chat_model = "default";  // one loaded model; such a server ignores the name
+            } else if (chat_row->serves_own_base_url && !resolved.chat.base_url.empty()) {
                 throw_invalid(code::invalid_argument, "model", "none",
                               "the name of the model the server at " + resolved.chat.base_url +
                                   " serves (a server of your own has no default model)");
             } else {
-                const ProviderDefaults* row = find_defaults("chat", resolved.chat_provider);
+                const ProviderDefaults* row = chat_row;
                 resolved.chat_model = row->model;
                 if (row->default_model_for) {
                     ProviderConfig where;
@@ -312,10 +299,7 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
         // Before any call: a retired model, or a sampling value the model refuses, is an error
         // naming the setting (model_rules.hpp), not a failed request per passage. A server of
         // your own (an OpenAI-compatible base URL) keeps its own rules.
-        const bool own_server = resolved.chat_provider == "openai" &&
-                                !resolved.chat.base_url.empty() &&
-                                resolved.chat.base_url.find("api.openai.com") == std::string::npos;
-        if (!own_server) {
+        if (!own_server(chat_row, resolved.chat.base_url)) {
             check_model_settings(resolved.chat_provider, resolved.chat_model, config.temperature,
                                  config.top_p, config.max_tokens);
         }
@@ -332,8 +316,8 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
     if (embedding.empty()) {
         if (!family.empty()) {
             embedding = family;
-        } else if (!env_value(environment, "OPENAI_API_KEY").empty()) {
-            embedding = "openai";  // the vendor has no embeddings; OpenAI's key is there
+        } else if (const ProviderDefaults* fallback = embedding_fallback(environment)) {
+            embedding = fallback->provider;  // the vendor has no embeddings; another's key is there
         } else if (options.allow_synthetic_fallback) {
             embedding = hashed_embedding_name;
             resolved.synthetic_embedding_reason =
@@ -379,7 +363,8 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
         resolved.embedding_model = env_value(environment, "LLMV_EMBEDDING_MODEL");
     }
     if (resolved.embedding_model.empty()) {
-        if (embedding == "openai" && !resolved.embedding.base_url.empty()) {
+        if (find_defaults("embedding", embedding)->serves_own_base_url &&
+            !resolved.embedding.base_url.empty()) {
             // A server of your own has no default embedding model, and the chat model is no
             // stand-in: vLLM and OpenRouter refuse it, Ollama would embed with the chat LLM.
             throw_invalid(code::invalid_argument, "embedding_model", "none",

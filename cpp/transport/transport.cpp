@@ -5,7 +5,6 @@
 // retries and the rate limiters are looked at on every tick.
 #include "transport/transport.hpp"
 
-#include "core/aws_sigv4.hpp"
 #include "llmvalidate/text.hpp"
 
 #include <curl/curl.h>
@@ -201,13 +200,12 @@ struct Transport::Impl {
 
     void start(std::unique_ptr<Pending> pending) {
         auto transfer = std::make_unique<Transfer>();
-        // AWS SigV4 is signed here, on every attempt (AWS refuses signatures older than about
-        // 15 minutes), by the engine's signer: libcurl 7.88's signer encodes model ids with
-        // ':' (amazon.titan-embed-text-v2:0, the Claude ids) in a form Bedrock rejects.
+        // A request with a signer is signed here, on every attempt: a signature may carry the
+        // time and expire (see RequestSigner).
         const HttpRequest* to_send = &pending->job.request;
-        if (!to_send->aws_sigv4.empty()) {
+        if (to_send->signer) {
             transfer->signed_request = *to_send;
-            sign_aws_sigv4(transfer->signed_request, std::time(nullptr));
+            sign_request(transfer->signed_request, std::time(nullptr));
             to_send = &transfer->signed_request;
         }
         const HttpRequest& request = *to_send;
@@ -272,10 +270,9 @@ struct Transport::Impl {
                                                      ? "<redacted>"
                                                      : redact(value, pending->secrets));
             }
-            if (!request.aws_session_token.empty()) {
-                event.headers.emplace_back("x-amz-security-token", "<redacted>");
+            if (pending->job.request.signer) {
+                event.message = "signed with " + pending->job.request.signer->scheme();
             }
-            if (!pending->job.request.aws_sigv4.empty()) event.message = "signed with AWS SigV4";
             trace(std::move(event));
         }
         transfer->started = now();

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/aws_sigv4.hpp"
+#include "llm/aws_sigv4.hpp"
 #include "llm/provider.hpp"
 
 using nlohmann::json;
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
         if (model.find("claude") != std::string::npos) request.json_schema = schema;
         HttpRequest http = bedrock->build_request(request);
         const HttpRequest unsigned_request = http;
-        sign_aws_sigv4(http, signing_time);
+        sign_request(http, signing_time);
         json ours = as_json(http);
         ours["unsigned_headers"] = as_json(unsigned_request)["headers"];
         cases.push_back({{"name", "bedrock.converse " + model}, {"model", model},
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
         auto titan = make_embedding_provider("bedrock-titan", config_of(aws, base));
         EmbeddingRequest request{"amazon.titan-embed-text-v2:0", {"Revenue grew."}, 512, true};
         HttpRequest http = titan->build_request(request);
-        sign_aws_sigv4(http, signing_time);
+        sign_request(http, signing_time);
         cases.push_back({{"name", "bedrock.invoke titan"}, {"model", request.model},
                          {"input", {{"inputText", request.inputs[0]}, {"dimensions", 512}, {"normalize", true}}},
                          {"ours", as_json(http)},

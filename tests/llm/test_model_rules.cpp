@@ -14,6 +14,18 @@
 #include "llm/provider.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
+#include "llm/aws_sigv4.hpp"
+
+// The request's SigV4 signer (null: not signed), as the Bedrock provider attaches it.
+inline const llmv::AwsSigV4Signer* aws_signer(const llmv::HttpRequest& request) {
+    return dynamic_cast<const llmv::AwsSigV4Signer*>(request.signer.get());
+}
+
+// Its credentials; empty without one.
+inline llmv::AwsCredentials credentials_of(const llmv::HttpRequest& request) {
+    const auto* signer = aws_signer(request);
+    return signer ? signer->credentials() : llmv::AwsCredentials{};
+}
 
 using nlohmann::json;
 using namespace llmv;
@@ -197,10 +209,10 @@ TEST_CASE("bedrock: AWS_PROFILE reads keys, session token and region from the sh
     const ChatRequest request = ChatRequest::user_prompt("anthropic.claude-sonnet-4-6", "p");
     HttpRequest http = make_chat_provider("bedrock", isolated(environment))->build_request(request);
     CHECK(http.url == "https://bedrock-runtime.eu-west-1.amazonaws.com/model/anthropic.claude-sonnet-4-6/converse");
-    CHECK(http.aws_sigv4 == "aws:amz:eu-west-1:bedrock");
-    CHECK(http.aws_access_key_id == "AKIDRESEARCH");
-    CHECK(http.aws_secret_access_key == "research/secret");
-    CHECK(http.aws_session_token == "tok+en");
+    CHECK((http.signer && http.signer->scheme() == "AWS SigV4 eu-west-1 bedrock"));
+    CHECK(credentials_of(http).access_key_id == "AKIDRESEARCH");
+    CHECK(credentials_of(http).secret_access_key == "research/secret");
+    CHECK(credentials_of(http).session_token == "tok+en");
     CHECK(make_chat_provider("bedrock", isolated(environment))->description().find("research/secret") ==
           std::string::npos);
     // Variables win over the files, as in the AWS SDKs.
@@ -208,14 +220,14 @@ TEST_CASE("bedrock: AWS_PROFILE reads keys, session token and region from the sh
     environment["AWS_ACCESS_KEY_ID"] = "AKIDENV";
     environment["AWS_SECRET_ACCESS_KEY"] = "env-secret";
     http = make_chat_provider("bedrock", isolated(environment))->build_request(request);
-    CHECK(http.aws_access_key_id == "AKIDENV");
-    CHECK(http.aws_sigv4 == "aws:amz:ap-south-1:bedrock");
+    CHECK(credentials_of(http).access_key_id == "AKIDENV");
+    CHECK((http.signer && http.signer->scheme() == "AWS SigV4 ap-south-1 bedrock"));
     // Without AWS_PROFILE: the default profile.
     http = make_chat_provider("bedrock", isolated({{"AWS_SHARED_CREDENTIALS_FILE", credentials},
                                                    {"AWS_CONFIG_FILE", config}}))
                ->build_request(request);
-    CHECK(http.aws_access_key_id == "AKIDDEFAULT");
-    CHECK(http.aws_sigv4 == "aws:amz:us-east-2:bedrock");
+    CHECK(credentials_of(http).access_key_id == "AKIDDEFAULT");
+    CHECK((http.signer && http.signer->scheme() == "AWS SigV4 us-east-2 bedrock"));
     // A profile neither file has is named in the error.
     environment = {{"AWS_SHARED_CREDENTIALS_FILE", credentials}, {"AWS_CONFIG_FILE", config}, {"AWS_PROFILE", "nope"}};
     CHECK_THROWS_WITH(make_chat_provider("bedrock", isolated(environment)),

@@ -12,6 +12,18 @@
 #include "core/http_status.hpp"
 #include "llm/provider.hpp"
 #include "llm/structured_output.hpp"
+#include "llm/aws_sigv4.hpp"
+
+// The request's SigV4 signer (null: not signed), as the Bedrock provider attaches it.
+inline const llmv::AwsSigV4Signer* aws_signer(const llmv::HttpRequest& request) {
+    return dynamic_cast<const llmv::AwsSigV4Signer*>(request.signer.get());
+}
+
+// Its credentials; empty without one.
+inline llmv::AwsCredentials credentials_of(const llmv::HttpRequest& request) {
+    const auto* signer = aws_signer(request);
+    return signer ? signer->credentials() : llmv::AwsCredentials{};
+}
 
 using nlohmann::json;
 using namespace llmv;
@@ -99,7 +111,7 @@ TEST_CASE("openai: request body and headers") {
     CHECK(request.url == "https://api.openai.com/v1/chat/completions");
     CHECK(header(request, "Authorization") == "Bearer sk-test-123456");
     CHECK(header(request, "Content-Type") == "application/json");
-    CHECK(request.aws_sigv4.empty());
+    CHECK(!request.signer);
     CHECK(request.secrets == std::vector<std::string>{"sk-test-123456"});
     CHECK(json::parse(request.body) == json::parse(R"({
         "model": "model-x",
@@ -447,10 +459,10 @@ TEST_CASE("bedrock: Converse request, SigV4 or bearer, region") {
     const HttpRequest request = provider->build_request(full_request());
     CHECK(request.url ==
           "https://bedrock-runtime.eu-central-1.amazonaws.com/model/model-x/converse");
-    CHECK(request.aws_sigv4 == "aws:amz:eu-central-1:bedrock");
-    CHECK(request.aws_access_key_id == "AKIAPLANTED0001");
-    CHECK(request.aws_secret_access_key == "planted/secret+key");
-    CHECK(request.aws_session_token == "planted-session-token");
+    CHECK((request.signer && request.signer->scheme() == "AWS SigV4 eu-central-1 bedrock"));
+    CHECK(credentials_of(request).access_key_id == "AKIAPLANTED0001");
+    CHECK(credentials_of(request).secret_access_key == "planted/secret+key");
+    CHECK(credentials_of(request).session_token == "planted-session-token");
     CHECK_FALSE(has_header(request, "Authorization"));
     CHECK(header(request, "Content-Type") == "application/json");
     for (const char* secret : {"planted/secret+key", "planted-session-token", "AKIAPLANTED0001"}) {
@@ -488,8 +500,8 @@ TEST_CASE("bedrock: Converse request, SigV4 or bearer, region") {
         auto bearer = make_chat_provider("bedrock", isolated(with_token));
         const auto http = bearer->build_request(full_request());
         CHECK(header(http, "Authorization") == "Bearer bedrock-api-key-777");
-        CHECK(http.aws_sigv4.empty());
-        CHECK(http.aws_secret_access_key.empty());
+        CHECK(!http.signer);
+        CHECK(aws_signer(http) == nullptr);
         CHECK(bearer->description().find("bedrock-api-key-777") == std::string::npos);
     }
     SECTION("region fallbacks and no credentials") {
@@ -610,7 +622,7 @@ TEST_CASE("embeddings: bedrock-titan v2 body, one input per request") {
     CHECK(request.url ==
           "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.titan-embed-text-v2%3A0/"
           "invoke");
-    CHECK(request.aws_sigv4 == "aws:amz:us-east-1:bedrock");
+    CHECK((request.signer && request.signer->scheme() == "AWS SigV4 us-east-1 bedrock"));
     CHECK(json::parse(request.body) ==
           json::parse(R"({"inputText": "Hello", "dimensions": 512, "normalize": true})"));
     CHECK(json::parse(

@@ -12,10 +12,12 @@
 #include <string>
 
 #include "cache/temp_cache_dir.hpp"
-#include "fake_server/fake_server.hpp"
 #include "fake_config.hpp"
+#include "fake_server/fake_server.hpp"
 #include "llm/provider.hpp"
+#include "llm/provider_spec.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/models.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
 
@@ -50,6 +52,31 @@ struct ThrowawayProvider {
         register_provider_defaults(row);
     }
     ~ThrowawayProvider() { remove_provider_defaults("chat", "acme"); }
+};
+
+// The same vendor with the capabilities of its protocol, declared as a vendor's file in cpp/llm/
+// declares its provider: one spec (provider_spec.hpp), registered by one line. Its model list
+// and its batch API are OpenAI's, at its own base URL and with its own key.
+struct ThrowawaySpec {
+    ThrowawaySpec() {
+        ProviderSpec spec;
+        spec.defaults.kind = "chat";
+        spec.defaults.provider = "acme";
+        spec.defaults.model = "acme-small";
+        spec.defaults.credential = "ACME_API_KEY";
+        spec.defaults.checked = "2026-12-07";
+        spec.defaults.source = "a throwaway provider of the tests";
+        spec.defaults.key_variables = {"ACME_API_KEY"};
+        spec.make_chat = make_acme_chat_provider;
+        spec.batch_api = openai_batch_api_for;
+        spec.model_list = [](const ProviderConfig& config) {
+            ProviderConfig acme = config;
+            acme.server_key_env = "ACME_API_KEY";
+            return vendor_model_list("openai")(acme);
+        };
+        register_provider_spec(spec);
+    }
+    ~ThrowawaySpec() { remove_provider_spec("chat", "acme"); }
 };
 
 }  // namespace
@@ -124,4 +151,66 @@ TEST_CASE("the throwaway provider leaves the table as it was") {
     { const ThrowawayProvider acme; }
     for (const ProviderDefaults& row : provider_defaults()) CHECK(row.provider != "acme");
     CHECK(auto_sources() == "LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials");
+}
+
+TEST_CASE(
+    "a throwaway provider declared by one spec lists its models and runs through its batch "
+    "API, with no other change",
+    "[batch]") {
+    const ThrowawaySpec acme;
+    CHECK(has_batch_api("acme"));
+    CHECK(batch_api_provider_names() == "openai or anthropic or acme");
+    fake::FakeServerOptions server_options;
+    server_options.api_key = "acme-key";
+    fake::FakeServer server(server_options);
+    server.start();
+
+    // Its model list, read from its server with its own key.
+    ProviderConfig where;
+    where.base_url = server.base_url() + "/v1";
+    where.environment = std::map<std::string, std::string>{{"ACME_API_KEY", "acme-key"}};
+    const ModelList list = list_models("acme", where);
+    CHECK(list.provider == "acme");
+    CHECK_FALSE(list.models.empty());
+    CHECK(server.count("openai.models") >= 1);
+
+    // A batch-API run: its lines go up as a file, one batch is created, polled and read back.
+    test::TempCacheDir dir;
+    ValidationConfig config = test::fake_config(server, dir.cache());
+    config.provider = "acme";
+    config.model = "";  // its row's default
+    config.api_key = "";
+    config.embedding_base_url = server.base_url() + "/v1";
+    config.poll_interval_seconds = 0;
+    ::setenv("ACME_API_KEY", "acme-key", 1);
+    ::setenv("LLMV_EMBEDDING_API_KEY", "acme-key", 1);
+    PassageInput passage;
+    passage.id = "p1";
+    passage.text = "Revenue grew strongly.";
+    std::vector<std::string> lines;
+    BatchApiOptions batch_options;
+    batch_options.on_status = [&](const std::string& line) { lines.push_back(line); };
+    BatchApiReport report;
+    const BatchResult result =
+        validate_with_batch_api(config, {passage}, {}, batch_options, &report);
+    ::unsetenv("ACME_API_KEY");
+    ::unsetenv("LLMV_EMBEDDING_API_KEY");
+    REQUIRE(result.passages.size() == 1);
+    INFO(result.passages[0].error_message);
+    CHECK(result.passages[0].ok);
+    CHECK(result.passages[0].model == "acme-small");
+    CHECK_FALSE(report.submitted.empty());
+    CHECK(server.count("openai.files") >= 1);
+    CHECK(server.count("openai.batches") >= 1);
+    bool said = false;
+    for (const std::string& line : lines) said = said || line.find("submitted openai batch") == 0;
+    CHECK(said);
+}
+
+TEST_CASE("the throwaway spec leaves the registry as it was") {
+    { const ThrowawaySpec acme; }
+    CHECK_FALSE(find_provider_spec("chat", "acme"));
+    CHECK(batch_api_provider_names() == "openai or anthropic");
+    CHECK_THROWS_WITH(list_models("acme", ProviderConfig{}),
+                      Catch::Matchers::Contains("a vendor with a model list"));
 }

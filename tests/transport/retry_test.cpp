@@ -70,6 +70,14 @@ TEST_CASE("The server's wait: Retry-After first, then the reset of the exhausted
                {"anthropic-ratelimit-tokens-remaining", "9000"},
                {"anthropic-ratelimit-tokens-reset", "2024-01-01T00:01:00Z"}},
               now) == 12.0);
+    // The rule goes by the headers' shape, not a vendor's name: a provider of one's own with
+    // its own prefix is read the same way, a duration or a time, the exhausted limit first.
+    CHECK(*llmv::server_requested_wait({{"acme-ratelimit-output-tokens-remaining", "0"},
+                                        {"acme-ratelimit-output-tokens-reset", "45s"},
+                                        {"acme-ratelimit-requests-remaining", "3"},
+                                        {"acme-ratelimit-requests-reset", "2024-01-01T00:02:00Z"}},
+                                       now) == 45.0);
+    CHECK_FALSE(llmv::server_requested_wait({{"acme-ratelimit-limit-tokens", "9000"}}, now));
     CHECK_FALSE(llmv::server_requested_wait({{"content-type", "application/json"}}, now));
 }
 

@@ -10,41 +10,14 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/provider_config.hpp"
+#include "llmvalidate/provider_defaults.hpp"
 #include "llmvalidate/settings.hpp"
 
 namespace llmv::pipeline {
 
-// One row per provider of the registry (and the two synthetic stand-ins).
-struct ProviderDefaults {
-    std::string kind;      // "chat" or "embedding"
-    std::string provider;  // registry name
-    // The model used when none is given. Empty: none can be assumed (a server of your own
-    // serves whatever model it loaded, so the model must be named).
-    std::string model;
-    // Chat providers: the embedding provider of the same vendor, which alone may receive the
-    // chat provider's base URL and key. Empty: the vendor offers no embeddings.
-    std::string embedding_family;
-    std::string credential;  // where the key comes from, for the docs (never the key itself)
-    // When `model` was last compared with the vendor's catalogue (YYYY-MM-DD), and where that
-    // catalogue was read: vendors retire models, so a default is a dated fact, not a constant.
-    std::string checked;
-    std::string source;
-    // The environment variables whose values are this provider's secrets: R redacts them from
-    // every message, and the auth hints name the first of them.
-    std::vector<std::string> key_variables = {};
-    // Chat providers that "auto" may pick: the rank in its order (1 first; 0: never picked),
-    // the variables any one of which picks it ("A+B": both set), and what a message calls them.
-    int auto_rank = 0;
-    std::vector<std::string> auto_variables = {};
-    std::string auto_label = {};
-    // Chat providers: the vendor's batch API is supported (--batch-api, batch = TRUE, batchapi).
-    bool batch_api = false;
-    // The vendor's rule for the default model under a configuration, when `model` depends on
-    // it (Bedrock: the inference profile callable from the configured region); unset: `model`.
-    std::string (*default_model_for)(const std::string& model, const ProviderConfig& config) =
-        nullptr;
-};
 const std::vector<ProviderDefaults>& provider_defaults();
+// The table is the rows of the providers' specs (cpp/llm/provider_spec.hpp: one file per
+// vendor), chat then embedding, each followed by the synthetic stand-in (simulated, hashed).
 // A row added to the table at run time (or replacing the row of the same kind and provider), as
 // a provider of one's own (with register_chat_provider()) or a test's throwaway provider is
 // declared; resolution, `auto`, the secrets, the batch-API check and the front ends' lists then

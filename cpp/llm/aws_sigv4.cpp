@@ -1,4 +1,4 @@
-#include "core/aws_sigv4.hpp"
+#include "llm/aws_sigv4.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,10 +7,11 @@
 #include <cstdint>
 #include <map>
 #include <sstream>
+#include <utility>
 #include <vector>
 
-#include "llmvalidate/error.hpp"
 #include "core/sha256.hpp"
+#include "llmvalidate/error.hpp"
 
 namespace llmv {
 
@@ -101,24 +102,29 @@ std::string hmac_sha256(const std::string& key, const std::string& data) {
     return sha256(outer + sha256(inner + data));
 }
 
-void sign_aws_sigv4(HttpRequest& request, std::time_t unix_time) {
-    // "aws:amz:<region>:<service>"
-    const std::string& spec = request.aws_sigv4;
-    std::vector<std::string> parts;
-    std::stringstream stream(spec);
-    std::string part;
-    while (std::getline(stream, part, ':')) parts.push_back(part);
-    if (parts.size() != 4 || parts[0] != "aws" || parts[1] != "amz" || parts[2].empty() ||
-        parts[3].empty()) {
-        throw_invalid(code::provider_config, "aws_sigv4", "\"" + spec + "\"",
-                      "\"aws:amz:<region>:<service>\"");
+AwsSigV4Signer::AwsSigV4Signer(std::string region, std::string service, AwsCredentials credentials)
+    : region_(std::move(region)),
+      service_(std::move(service)),
+      credentials_(std::move(credentials)) {
+    if (region_.empty() || service_.empty()) {
+        throw_invalid(code::provider_config, "region", "\"" + region_ + "\"",
+                      "a region and a service to sign for");
     }
-    const std::string region = parts[2], service = parts[3];
-    if (request.aws_access_key_id.empty() || request.aws_secret_access_key.empty()) {
+    if (credentials_.access_key_id.empty() || credentials_.secret_access_key.empty()) {
         throw Error(code::provider_config,
                     "SigV4 signing needs an access key id and a secret access key");
     }
+}
 
+std::vector<std::string> AwsSigV4Signer::secrets() const {
+    return {credentials_.access_key_id, credentials_.secret_access_key, credentials_.session_token};
+}
+
+std::string AwsSigV4Signer::scheme() const { return "AWS SigV4 " + region_ + " " + service_; }
+
+void AwsSigV4Signer::sign(HttpRequest& request, std::time_t unix_time) const {
+    const std::string& region = region_;
+    const std::string& service = service_;
     // URL parts: scheme://host[:port]/path?query
     const auto scheme_end = request.url.find("://");
     const std::size_t host_start = scheme_end == std::string::npos ? 0 : scheme_end + 3;
@@ -160,8 +166,8 @@ void sign_aws_sigv4(HttpRequest& request, std::time_t unix_time) {
                   headers.end());
     headers.emplace_back("Host", host);
     headers.emplace_back("X-Amz-Date", amz_date);
-    if (!request.aws_session_token.empty())
-        headers.emplace_back("X-Amz-Security-Token", request.aws_session_token);
+    if (!credentials_.session_token.empty())
+        headers.emplace_back("X-Amz-Security-Token", credentials_.session_token);
     std::map<std::string, std::string> signed_values;
     for (const auto& [name, value] : headers) {
         const std::string key = lower(name);
@@ -175,21 +181,20 @@ void sign_aws_sigv4(HttpRequest& request, std::time_t unix_time) {
         canonical_headers += name + ":" + value + "\n";
         signed_headers += (signed_headers.empty() ? "" : ";") + name;
     }
-    const std::string canonical_request = request.method + "\n" + percent_encode(path, true) + "\n" +
-                                          canonical_query(query) + "\n" + canonical_headers + "\n" +
-                                          signed_headers + "\n" + sha256_hex(request.body);
+    const std::string canonical_request = request.method + "\n" + percent_encode(path, true) +
+                                          "\n" + canonical_query(query) + "\n" + canonical_headers +
+                                          "\n" + signed_headers + "\n" + sha256_hex(request.body);
     const std::string scope = date + "/" + region + "/" + service + "/aws4_request";
     const std::string string_to_sign =
         "AWS4-HMAC-SHA256\n" + amz_date + "\n" + scope + "\n" + sha256_hex(canonical_request);
     const std::string key = hmac_sha256(
-        hmac_sha256(hmac_sha256(hmac_sha256("AWS4" + request.aws_secret_access_key, date), region),
+        hmac_sha256(hmac_sha256(hmac_sha256("AWS4" + credentials_.secret_access_key, date), region),
                     service),
         "aws4_request");
     headers.emplace_back("Authorization",
-                         "AWS4-HMAC-SHA256 Credential=" + request.aws_access_key_id + "/" + scope +
+                         "AWS4-HMAC-SHA256 Credential=" + credentials_.access_key_id + "/" + scope +
                              ", SignedHeaders=" + signed_headers +
                              ", Signature=" + hex(hmac_sha256(key, string_to_sign)));
-    request.aws_sigv4.clear();
 }
 
 }  // namespace llmv
