@@ -21,6 +21,8 @@ std::vector<ProviderSpec> anthropic_provider_specs() {
                      1,
                      {"ANTHROPIC_API_KEY"},
                      "ANTHROPIC_API_KEY"};
+    chat.defaults.list_vendor = "anthropic";
+    chat.defaults.list_host = "api.anthropic.com";
     chat.make_chat = make_anthropic_chat_provider;
     chat.batch_api = anthropic_batch_api_for;
     chat.model_list = vendor_model_list("anthropic");  // GET /v1/models, paged

@@ -38,7 +38,13 @@ std::string bedrock_profile_for_region(const std::string& model, const ProviderC
         }
     }
     if (base.empty()) return model;
-    const std::string region = bedrock_region(config);
+    // A profile named in AWS_PROFILE but missing from the files is reported when the provider
+    // opens (with what is allowed); here it only means the region is unknown: the default's.
+    std::string region = "us-east-1";
+    try {
+        region = bedrock_region(config);
+    } catch (const Error&) {
+    }
     if (starts_with(region, "us-gov-")) return "us-gov." + base;
     // China's Regions (cn-) are a partition of their own, without these profiles.
     if (starts_with(region, "cn-")) return model;

@@ -30,6 +30,8 @@ std::vector<ProviderSpec> bedrock_provider_specs() {
         false,  // Bedrock's batch inference needs S3
         &detail::bedrock_profile_for_region};
     chat.defaults.no_batch_api = "Bedrock's batch inference needs S3 and is not supported";
+    chat.defaults.list_vendor = "bedrock";
+    chat.defaults.list_host = "amazonaws.com";
     chat.make_chat = make_bedrock_chat_provider;
     // ListFoundationModels and ListInferenceProfiles (its control plane).
     chat.model_list = vendor_model_list("bedrock");
@@ -44,6 +46,9 @@ std::vector<ProviderSpec> bedrock_provider_specs() {
         "2026-12-04",
         "Bedrock model lifecycle (active); the paper's embedding model",
         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}};
+    // Titan's models are in Bedrock's list (ListFoundationModels).
+    embedding.defaults.list_vendor = "bedrock";
+    embedding.defaults.list_host = "amazonaws.com";
     embedding.make_embedding = make_bedrock_titan_embedding_provider;
     return {chat, embedding};
 }

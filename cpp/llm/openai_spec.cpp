@@ -26,6 +26,8 @@ std::vector<ProviderSpec> openai_provider_specs() {
         "OPENAI_API_KEY"};
     chat.defaults.serves_own_base_url = true;
     chat.defaults.vendor_host = "api.openai.com";
+    chat.defaults.list_vendor = "openai";
+    chat.defaults.list_host = "api.openai.com";
     chat.make_chat = make_openai_chat_provider;
     chat.batch_api = openai_batch_api_for;  // chat completions; none for Azure's deployments
     chat.model_list = vendor_model_list("openai");  // GET /v1/models
@@ -42,6 +44,8 @@ std::vector<ProviderSpec> openai_provider_specs() {
         {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_EMBEDDING_API_KEY", "LLMV_API_KEY"}};
     embedding.defaults.serves_own_base_url = true;
     embedding.defaults.vendor_host = "api.openai.com";
+    embedding.defaults.list_vendor = "openai";
+    embedding.defaults.list_host = "api.openai.com";
     // The embedder of a chat vendor without embeddings, when OpenAI's key is there.
     embedding.defaults.fallback_variable = "OPENAI_API_KEY";
     embedding.make_embedding = make_openai_embedding_provider;

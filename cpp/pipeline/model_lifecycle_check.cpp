@@ -29,20 +29,17 @@ std::string environment_value(const ProviderConfig& config, const char* name) {
     return value ? value : "";
 }
 
-// The vendor whose list and table rows speak for a provider ("" when none has a list).
-std::string vendor_of(const std::string& provider) {
-    if (provider == "bedrock-titan") return "bedrock";
-    const auto& vendors = catalogue_vendors();
-    return std::find(vendors.begin(), vendors.end(), provider) != vendors.end() ? provider : "";
+// The row of a provider (its list's vendor and host, whether servers of one's own speak its
+// protocol), declared in its vendor's spec; nullptr for a provider without a row.
+const ProviderDefaults* row_of(const std::string& provider) {
+    for (const ProviderDefaults& row : provider_defaults())
+        if (row.provider == provider) return &row;
+    return nullptr;
 }
 
 // The vendor's own endpoint (no base URL, or the vendor's host), where a list is read.
-bool vendor_endpoint(const std::string& vendor, const std::string& base_url) {
-    if (base_url.empty()) return true;
-    const char* host = vendor == "openai"      ? "api.openai.com"
-                       : vendor == "anthropic" ? "api.anthropic.com"
-                                               : "amazonaws.com";
-    return base_url.find(host) != std::string::npos;
+bool vendor_endpoint(const ProviderDefaults& row, const std::string& base_url) {
+    return base_url.empty() || base_url.find(row.list_host) != std::string::npos;
 }
 
 struct Model {
@@ -68,8 +65,9 @@ std::vector<std::string> check_model_lifecycles(const ValidationConfig& config,
     const std::string today = today_utc();
     std::map<std::string, std::optional<VendorList>> lists;  // by vendor and base URL
     for (const Model& checked : models) {
-        const std::string vendor = vendor_of(checked.provider);
-        if (vendor.empty()) continue;
+        const ProviderDefaults* row = row_of(checked.provider);
+        if (!row || row->list_vendor.empty()) continue;
+        const std::string& vendor = row->list_vendor;
         const ProviderConfig& provider_config = *checked.config;
         const std::string mode = environment_value(provider_config, "LLMV_MODEL_LIST");
         // Where the list would be read (the base URL given, or the vendor's environment
@@ -81,9 +79,10 @@ std::vector<std::string> check_model_lifecycles(const ValidationConfig& config,
             list_url.clear();
         }
         const bool at_vendor =
-            vendor_endpoint(vendor, list_url.empty() ? provider_config.base_url : list_url);
-        // An OpenAI-compatible server of your own keeps its own models (as the model rules).
-        if (vendor == "openai" && !at_vendor && mode != "always") continue;
+            vendor_endpoint(*row, list_url.empty() ? provider_config.base_url : list_url);
+        // A server of your own speaking the vendor's protocol keeps its own models (as the
+        // model rules).
+        if (row->serves_own_base_url && !at_vendor && mode != "always") continue;
         const std::string list_key = vendor + " " + provider_config.base_url;
         if (!lists.count(list_key)) {
             std::optional<VendorList> list;

@@ -16,11 +16,19 @@ namespace llmv::pipeline {
 
 namespace {
 
-// The price table's provider of a listed id: Bedrock's embedding models are priced under the
-// embedding provider's name.
-std::string priced_as(const std::string& provider, const std::string& id) {
-    if (provider == "bedrock" && id.find("amazon.titan-embed") != std::string::npos)
-        return "bedrock-titan";
+// The providers a vendor's list speaks for (its chat provider, then its embedding providers:
+// one list may hold both kinds of model), from the rows' `list_vendor`.
+std::vector<const ProviderDefaults*> listed_by(const std::string& vendor) {
+    std::vector<const ProviderDefaults*> rows;
+    for (const ProviderDefaults& row : provider_defaults())
+        if (row.list_vendor == vendor) rows.push_back(&row);
+    return rows;
+}
+
+// The list a provider name stands for: its row's vendor (bedrock-titan: bedrock's list).
+std::string list_vendor_of(const std::string& provider) {
+    for (const ProviderDefaults& row : provider_defaults())
+        if (row.provider == provider && !row.list_vendor.empty()) return row.list_vendor;
     return provider;
 }
 
@@ -46,7 +54,8 @@ std::string model_list_vendors_text() { return text::join_list(model_list_vendor
 ModelList list_models(const std::string& provider, const ProviderConfig& config,
                       const std::string& price_table_path, const std::function<bool()>& interrupted,
                       const std::string& cache_path) {
-    const std::string vendor = provider == "bedrock-titan" ? "bedrock" : provider;
+    const std::string vendor = list_vendor_of(provider);
+    const std::vector<const ProviderDefaults*> rows = listed_by(vendor);
     ListReading how;
     how.cache_path = cache_path;
     how.interrupted = interrupted;
@@ -69,12 +78,11 @@ ModelList list_models(const std::string& provider, const ProviderConfig& config,
         listed.retires = lifecycle.retires;
         listed.replacement = lifecycle.replacement;
         listed.lifecycle_source = lifecycle.source;
-        for (const ProviderDefaults& defaults : provider_defaults()) {
-            const bool same_vendor = defaults.provider == vendor ||
-                                     (vendor == "bedrock" && defaults.provider == "bedrock-titan");
-            if (same_vendor && defaults.model == model.id) listed.default_for = defaults.kind;
-        }
-        if (table) listed.priced = table->find(priced_as(vendor, model.id), model.id) != nullptr;
+        for (const ProviderDefaults* defaults : rows)
+            if (defaults->model == model.id) listed.default_for = defaults->kind;
+        // Priced under any provider this list speaks for (Titan's rows are bedrock-titan's).
+        for (const ProviderDefaults* row : rows)
+            if (table && !listed.priced) listed.priced = table->find(row->provider, model.id) != nullptr;
         list.models.push_back(std::move(listed));
     }
     return list;

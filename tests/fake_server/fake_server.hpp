@@ -137,10 +137,10 @@ struct FakeServerOptions {
     // Bedrock's ("us."/"global." ones are inference profiles), the others OpenAI's.
     std::vector<std::string> catalogue = {
         "fake-chat",          "fake-embedding",
-        "gpt-4.1-mini",       "text-embedding-3-small",
-        "claude-haiku-4-5",   "claude-sonnet-4-6",
+        "gpt-6-luna",         "text-embedding-3-small",
+        "claude-haiku-5-5",   "claude-sonnet-4-6",
         "claude-opus-4-8",    "anthropic.claude-sonnet-4-6",
-        "us.anthropic.claude-sonnet-4-6", "meta.llama3-8b-instruct-v1:0",
+        "global.anthropic.claude-sonnet-4-6", "meta.llama3-8b-instruct-v1:0",
         "amazon.titan-embed-text-v2:0"};
     std::vector<std::string> unavailable_models;
     // Adds to the catalogue, per vendor, a model retiring 30 days after the server's start and

@@ -90,7 +90,7 @@ TEST_CASE("models shows the shutdown date of an OpenAI and an Anthropic model (C
     CHECK(anthropic.out.find("claude-fake-retired  (Fake claude-fake-retired)  RETIRED") !=
           std::string::npos);
     // A current model shows no date.
-    CHECK(anthropic.out.find("claude-haiku-4-5  (Fake claude-haiku-4-5)  active  DEFAULT chat") !=
+    CHECK(anthropic.out.find("claude-haiku-5-5  (Fake claude-haiku-5-5)  active  DEFAULT chat") !=
           std::string::npos);
     REQUIRE(json.exit_code == 0);
     const nlohmann::json listed = nlohmann::json::parse(json.out);

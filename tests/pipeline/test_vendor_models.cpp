@@ -166,15 +166,15 @@ TEST_CASE(
     std::vector<std::string> ids;
     for (const auto& model : listed["models"]) {
         ids.push_back(model["id"]);
-        if (model["id"] == "claude-haiku-4-5") {
+        if (model["id"] == "claude-haiku-5-5") {
             CHECK(model["default_for"] == "chat");
             CHECK(model["priced"] == true);
-            CHECK(model["name"] == "Fake claude-haiku-4-5");
+            CHECK(model["name"] == "Fake claude-haiku-5-5");
         }
         if (model["id"] == "claude-opus-4-8") CHECK(model["default_for"] == "");
     }
     CHECK(ids ==
-          std::vector<std::string>{"claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-8"});
+          std::vector<std::string>{"claude-haiku-5-5", "claude-sonnet-4-6", "claude-opus-4-8"});
     CHECK(server.count("anthropic.models") == 1);
 
     // Bedrock: foundation models and inference profiles, signed like every Bedrock request.
@@ -184,7 +184,7 @@ TEST_CASE(
     ::unsetenv("AWS_BEARER_TOKEN_BEDROCK");
     INFO(result.out);
     REQUIRE(result.exit_code == 0);
-    CHECK(result.out.find("us.anthropic.claude-sonnet-4-6  (Fake us.anthropic.claude-sonnet-4-6)  "
+    CHECK(result.out.find("global.anthropic.claude-sonnet-4-6  (Fake global.anthropic.claude-sonnet-4-6)  "
                           "[inference profile]  ACTIVE  DEFAULT chat  priced") !=
           std::string::npos);
     CHECK(result.out.find(
@@ -199,7 +199,7 @@ TEST_CASE(
     config.api_key = server.options().api_key;
     const pipeline::ModelList openai = pipeline::list_models("openai", config);
     REQUIRE(openai.models.size() == 4);
-    CHECK(openai.models[2].id == "gpt-4.1-mini");
+    CHECK(openai.models[2].id == "gpt-6-luna");
     CHECK(openai.models[2].default_for == "chat");
     CHECK(openai.models[3].default_for == "embedding");
     CHECK_FALSE(openai.models[0].priced);  // fake-chat has no price

@@ -51,5 +51,11 @@ struct ProviderDefaults {
     std::string fallback_variable = {};
     // Chat providers without a batch API: why, for the message refusing a batch-API run.
     std::string no_batch_api = {};
+    // The vendor whose model list and lifecycle table speak for this provider ("" when none):
+    // `llmvalidate models --provider` takes it, and the run's lifecycle check reads that list
+    // (bedrock-titan's models are listed by bedrock's list). `list_host`: the part of a URL
+    // that marks the vendor's own endpoint, where the list is read without being asked.
+    std::string list_vendor = {};
+    std::string list_host = {};
 };
 }  // namespace llmv::pipeline

@@ -13,8 +13,8 @@ test_that("llm_models() shows each model's lifecycle and retirement date, also f
   expect_equal(retiring$retires, in_30_days())
   expect_equal(retiring$lifecycle_source, "vendor")
   expect_equal(models$lifecycle[models$id == "claude-fake-retired"], "retired")
-  expect_equal(models$lifecycle[models$id == "claude-haiku-4-5"], "active")
-  expect_equal(models$retires[models$id == "claude-haiku-4-5"], "")
+  expect_equal(models$lifecycle[models$id == "claude-haiku-5-5"], "active")
+  expect_equal(models$retires[models$id == "claude-haiku-5-5"], "")
   # A provider object: its vendor, base URL and key.
   openai <- llm_models(llm_provider_openai(base_url = server$base_url, api_key = "test-key"))
   expect_equal(openai$retires[openai$id == "fake-chat-retiring"], in_30_days())

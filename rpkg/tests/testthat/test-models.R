@@ -5,7 +5,7 @@ test_that("llm_models() lists the vendor's catalogue, marks the defaults and say
   server <- local_fake_server()
   withr::local_envvar(ANTHROPIC_API_KEY = "test-key")
   models <- llm_models("anthropic", base_url = server$root_url)
-  expect_equal(models$id, c("claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-8"))
+  expect_equal(models$id, c("claude-haiku-5-5", "claude-sonnet-4-6", "claude-opus-4-8"))
   defaults <- llm_provider_defaults()
   expect_equal(models$default_for[models$id == defaults$model[defaults$provider == "anthropic"]], "chat")
   expect_equal(sum(models$default_for != ""), 1)

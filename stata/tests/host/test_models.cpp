@@ -1,6 +1,6 @@
 // `llmvalidate models, provider()` (issue 23): the vendor's own list of models, read from its API
 // by the engine, against the fake provider server on 127.0.0.1 (its catalogue: three Anthropic
-// models, among them the engine's default claude-haiku-4-5). r() holds the ids in the vendor's
+// models, among them the engine's default claude-haiku-5-5). r() holds the ids in the vendor's
 // order, the defaults, the priced ones and the matrix r(catalogue); keyenv() naming an unset
 // variable and an unknown provider are refused in Stata's terms before any request.
 #include <catch2/catch.hpp>
@@ -42,10 +42,10 @@ TEST_CASE("models: the vendor's list from its API, defaults and prices marked, i
     REQUIRE(r.store_rc == 0);
     // The fake server's Anthropic models, in its order.
     CHECK(r.macros.at("ids") ==
-          "`\"claude-haiku-4-5\"' `\"claude-sonnet-4-6\"' `\"claude-opus-4-8\"'");
+          "`\"claude-haiku-5-5\"' `\"claude-sonnet-4-6\"' `\"claude-opus-4-8\"'");
     CHECK(r.scalars.at("N") == 3);
     CHECK(r.macros.at("provider") == "anthropic");
-    CHECK(r.macros.at("chat_default") == "claude-haiku-4-5");
+    CHECK(r.macros.at("chat_default") == "claude-haiku-5-5");
     CHECK(r.macros.at("embedding_default").empty());  // Anthropic has no embedding model
     const Matrix& catalogue = r.matrices.at("catalogue");
     REQUIRE(catalogue.rows == 3);
@@ -60,7 +60,7 @@ TEST_CASE("models: the vendor's list from its API, defaults and prices marked, i
     double priced = 0;
     for (int row = 1; row <= 3; ++row) priced += catalogue.at(row, 2);
     CHECK(r.scalars.at("N_priced") == priced);
-    CHECK(r.macros.at("priced").find("claude-haiku-4-5") != std::string::npos);
+    CHECK(r.macros.at("priced").find("claude-haiku-5-5") != std::string::npos);
     // The listing on screen, and one request (no tokens).
     CHECK(stata.output.find("Models of") != std::string::npos);
     CHECK(stata.output.find("default chat") != std::string::npos);
