@@ -416,6 +416,10 @@ int command_batch(const std::vector<std::string>& args) {
     Failures failures;
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
+    // The model refused a feature and the run switched once: said when it happens.
+    callbacks.on_warning = [](const std::string& warning) {
+        std::cerr << "Warning: " << warning << "\n";
+    };
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
     callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
     callbacks.on_passage = [&](const pipeline::PassageResult& result) {

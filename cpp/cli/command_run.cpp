@@ -200,6 +200,10 @@ int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& ch
         generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
+    // The model refused a feature and the run switched once: said when it happens.
+    callbacks.on_warning = [](const std::string& warning) {
+        std::cerr << "Warning: " << warning << "\n";
+    };
     Failures failures;
     bool cancelled = false;
     pipeline::CallCounts totals;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "llm/model_rules.hpp"
 #include "llm/structured_output.hpp"
 
 namespace llmv::pipeline {
@@ -83,6 +84,8 @@ RequestKeys::RequestKeys(const ValidationConfig& config, const RunProviders& pro
       embedding_provider_(providers.resolved.embedding_provider),
       embedding_model_(providers.resolved.embedding_model),
       embedding_endpoint_(providers.embedding_endpoint),
+      reasoning_effort_(effort_to_send(model_rules(chat_provider_, chat_model_),
+                                       config.reasoning_effort)),
       synthetic_chat_(providers.resolved.synthetic_chat) {
     if (synthetic_chat_ && providers.simulated) {
         const SimulatedDgp& dgp = config_.simulated;
@@ -96,7 +99,10 @@ RequestKeys::RequestKeys(const ValidationConfig& config, const RunProviders& pro
 
 ChatRequest RequestKeys::chat_request(bool simulate, const std::string& prompt, int position,
                                       int count, int attempt) const {
-    return chat_request_for(config_, chat_model_, labels_, simulate, prompt, position, count, attempt);
+    ChatRequest request =
+        chat_request_for(config_, chat_model_, labels_, simulate, prompt, position, count, attempt);
+    request.reasoning_effort = reasoning_effort_;
+    return request;
 }
 
 CacheKey RequestKeys::chat_key(const ChatRequest& request, int position, int attempt) const {

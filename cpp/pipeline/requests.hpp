@@ -54,6 +54,7 @@ class RequestKeys {
     std::string embedding_provider_;
     std::string embedding_model_;
     std::string embedding_endpoint_;
+    std::string reasoning_effort_;  // what the model's requests carry (model_rules.hpp)
     bool synthetic_chat_ = false;
     nlohmann::json dgp_;
 };

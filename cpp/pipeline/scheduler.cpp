@@ -23,6 +23,7 @@
 #include "pipeline/cache_buffer.hpp"
 #include "pipeline/debug_env.hpp"
 #include "pipeline/embedding_batches.hpp"
+#include "pipeline/model_fallback.hpp"
 #include "pipeline/passage_flow.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/providers.hpp"
@@ -57,7 +58,8 @@ class Engine : private PassageFlow::Requests {
           cache_(config_, cache_needed(), secrets_, callbacks_.cancel),
           reporter_(callbacks_, tally_),
           flow_(config_, task_, providers_.resolved, tally_, secrets_, *this),
-          embeddings_(config_, providers_, keys_, cache_, tally_, accounting_, flow_, deferred_) {
+          embeddings_(config_, providers_, keys_, cache_, tally_, accounting_, flow_, deferred_),
+          fallback_(config_, providers_.resolved.chat_provider, chat_model()) {
         // The cache's write buffer reports passages once their answers are written.
         cache_.on_written([this]() { report_written(); });
         // Before any call: a price table the user names must load (its prices are for the end).
@@ -252,28 +254,28 @@ class Engine : private PassageFlow::Requests {
         return job;
     }
 
-    // A 404 names a model (or a path) the vendor does not serve, as does Bedrock's 400 for a
-    // model id past its end of life: every further call would fail the same way, so the run
-    // stops here, with what was paid for already in the cache.
-    void stop_if_model_unavailable(const JobResult& result, bool chat_job) {
+    // A 404 names a model (or a path) the vendor does not serve, as does a 400 the provider
+    // reads as refusing the model (Bedrock: an id past its end of life), or any 400 of the
+    // first chat call that refuses no feature: every further call would fail the same way, so
+    // the run stops here, with what was paid for already in the cache.
+    void stop_if_model_unavailable(const JobResult& result, bool chat_job, bool first_chat,
+                                   RefusedFeature feature) {
         const long status = result.response.status;
         if (result.ok() || (status != 404 && status != 400)) return;
         std::string vendor_message;
         if (chat_job)
             vendor_message = providers_.chat->parse_response(result.response).error.message;
-        const bool retired_on_bedrock =
-            status == 400 &&
-            (vendor_message.find("model identifier is invalid") != std::string::npos ||
-             vendor_message.find("end of its life") != std::string::npos);
-        if (status == 400 && !retired_on_bedrock) return;
+        if (status == 400 && !chat_job) return;
         const std::string& provider =
             chat_job ? providers_.resolved.chat_provider : providers_.resolved.embedding_provider;
         const std::string& model = chat_job ? chat_model() : providers_.resolved.embedding_model;
-        std::string message =
-            model_not_available_message(provider, model) + " (HTTP " + std::to_string(status);
-        if (!vendor_message.empty()) message += ": " + vendor_message;
-        message += "; the run stopped at this call, nothing else was sent.)";
-        throw Error(code::provider_not_found, redact(message, secrets_));
+        if (auto message =
+                first_call_stop(feature, first_chat, provider, model, status, vendor_message)) {
+            throw Error(status == 404 || feature == RefusedFeature::model
+                            ? code::provider_not_found
+                            : code::provider_bad_request,
+                        redact(*message, secrets_));
+        }
     }
 
     // The outcomes the worker has ready: each passage finished (and reported) here.
@@ -374,12 +376,14 @@ class Engine : private PassageFlow::Requests {
         CacheKey key;
         std::string hash;  // key.hash(), computed once
         std::vector<ChatUnit> units;
+        int generation = 0;  // ModelFallback::generation() when it was built
     };
 
     ChatRequest build_chat_request(const ChatUnit& unit) const {
         ChatRequest request = keys_.chat_request(unit.kind == Kind::simulate, unit.prompt,
                                                  unit.position, unit.count, unit.attempt);
         request.cache_prefix = shared_prefix(unit, config_.annotation_repeats);
+        fallback_.apply(request);
         return request;
     }
 
@@ -470,8 +474,25 @@ class Engine : private PassageFlow::Requests {
         flight.key = key;
         flight.hash = hash;
         flight.units.push_back(std::move(unit));
+        flight.generation = fallback_.generation();
         inflight_by_key_[hash] = job_id;
         inflight_[job_id] = std::move(flight);
+    }
+
+    // A chat request the model refused for a feature: switched once (ModelFallback), and the
+    // refused request, with those waiting on it, goes again; the next one goes alone again,
+    // so that a second refusal costs one call too. True when the units were queued again.
+    bool fall_back(InFlight& flight, RefusedFeature feature) {
+        if (flight.generation == fallback_.generation()) {
+            const auto warning = fallback_.switch_for(feature);
+            if (!warning) return false;
+            batch_.setting_changes = fallback_.changes();
+            batch_.warnings.push_back(*warning);
+            if (callbacks_.on_warning) callbacks_.on_warning(*warning);
+            kind_answered_[1] = false;
+        }
+        for (ChatUnit& unit : flight.units) chat(std::move(unit));
+        return true;
     }
 
     // Batch-API mode: the answer a provider batch gave goes the way of a synchronous one (the
@@ -506,11 +527,18 @@ class Engine : private PassageFlow::Requests {
 
     void on_done(JobResult result) {
         // Answers from the cache come here too; only the network's first answer opens the gate.
+        const bool chat_job = inflight_.count(result.id) > 0;
+        const bool first_chat = !kind_answered_[1] && first_answer_pending_ &&
+                                result.id == first_job_id_ && first_job_chat_ &&
+                                fallback_.generation() == 0;
         if (first_answer_pending_ && result.id == first_job_id_) {
             first_answer_pending_ = false;
             kind_answered_[first_job_chat_ ? 1 : 0] = true;
         }
-        stop_if_model_unavailable(result, inflight_.count(result.id) > 0);
+        const RefusedFeature refused = chat_job && result.response.status == 400
+                                           ? providers_.chat->refused_feature(result.response)
+                                           : RefusedFeature::none;
+        stop_if_model_unavailable(result, chat_job, first_chat, refused);
         if (embeddings_.done(result)) {
             reporter_.report(false, flow_.admitted());
             return;
@@ -530,6 +558,7 @@ class Engine : private PassageFlow::Requests {
                 unit.passage->result.calls.transport_retries += retries;
         }
         const ChatProvider& provider = *providers_.chat;
+        if (!result.ok() && refused != RefusedFeature::none && fall_back(flight, refused)) return;
         if (!result.ok()) {
             std::string message = result.error_message;
             // The provider's own message is in the body of an HTTP error; a transport error's
@@ -595,7 +624,8 @@ class Engine : private PassageFlow::Requests {
             cache_.store(std::move(flight.key), std::move(flight.hash), std::move(entry));
         accounting_.add_tokens(chat_model(), tokens(answer.input_tokens),
                                tokens(answer.output_tokens), tokens(answer.cached_input_tokens),
-                               tokens(answer.cache_write_input_tokens));
+                               tokens(answer.cache_write_input_tokens),
+                               tokens(answer.reasoning_tokens));
         if (!parsed.ok) accounting_.add_invalid_answer(chat_model());
         ++totals.chat_calls;
         totals.input_tokens += answer.input_tokens;
@@ -634,6 +664,7 @@ class Engine : private PassageFlow::Requests {
     ProgressReporter reporter_;
     PassageFlow flow_;
     EmbeddingBatches embeddings_;
+    ModelFallback fallback_;
     std::unique_ptr<PriceTable> price_table_;
 
     const PassageSource* source_ = nullptr;

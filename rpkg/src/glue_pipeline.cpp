@@ -47,6 +47,8 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                     static_cast<double>(report.estimated_input_tokens),
                 Rcpp::Named("estimated_output_tokens") =
                     static_cast<double>(report.estimated_output_tokens),
+                Rcpp::Named("estimated_reasoning_tokens") =
+                    static_cast<double>(report.estimated_reasoning_tokens),
                 Rcpp::Named("estimated_embedding_tokens") =
                     static_cast<double>(report.estimated_embedding_tokens),
                 Rcpp::Named("cost") = cost_to_r(report.cost),
@@ -107,6 +109,14 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         for (std::size_t i = 0; i < batch.passages.size(); ++i) {
             results[i] = passage_to_r(batch.passages[i]);
         }
+        // The settings the run switched after a refusal (engine name -> value used).
+        std::vector<std::string> change_names, change_values;
+        for (const pipeline::SettingChange& change : batch.setting_changes) {
+            change_names.push_back(change.setting);
+            change_values.push_back(change.to);
+        }
+        Rcpp::CharacterVector changes = Rcpp::wrap(change_values);
+        changes.attr("names") = Rcpp::wrap(change_names);
         return Rcpp::List::create(Rcpp::Named("passages") = results,
                                   Rcpp::Named("calls") = counts_to_r(batch.calls),
                                   Rcpp::Named("cancelled") = batch.cancelled || cancel.load(),
@@ -116,7 +126,9 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                                       static_cast<double>(batch.unwritten_answers),
                                   Rcpp::Named("unwritten_reason") = batch.unwritten_reason,
                                   Rcpp::Named("cache_stopped") = batch.cache_stopped,
-                                  Rcpp::Named("cost") = cost_to_r(batch.cost));
+                                  Rcpp::Named("cost") = cost_to_r(batch.cost),
+                                  Rcpp::Named("warnings") = Rcpp::wrap(batch.warnings),
+                                  Rcpp::Named("setting_changes") = changes);
     });
     END_RCPP
 }

@@ -20,6 +20,9 @@ struct ModelUsage {
     std::uint64_t cached_input_tokens = 0;  // of them, read from the provider's prompt cache
     std::uint64_t cache_write_input_tokens = 0;  // of them, written to it (Anthropic bills more)
     std::uint64_t output_tokens = 0;
+    // Of output_tokens, the model's reasoning (OpenAI completion_tokens_details.
+    // reasoning_tokens, Anthropic output_tokens_details.thinking_tokens): billed as output.
+    std::uint64_t reasoning_tokens = 0;
 
     ModelUsage& operator+=(const ModelUsage& other);
 };
@@ -47,7 +50,8 @@ class Accounting {
     void add_invalid_answer(const std::string& model, std::uint64_t count = 1);
     void add_tokens(const std::string& model, std::uint64_t input_tokens,
                     std::uint64_t output_tokens, std::uint64_t cached_input_tokens = 0,
-                    std::uint64_t cache_write_input_tokens = 0);
+                    std::uint64_t cache_write_input_tokens = 0,
+                    std::uint64_t reasoning_tokens = 0);
     void merge(const Accounting& other);
     void clear();
 

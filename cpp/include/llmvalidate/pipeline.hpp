@@ -138,6 +138,10 @@ struct ValidationConfig {
     std::string answer_format = "auto";
     std::optional<double> top_p;
     std::optional<int> max_tokens;
+    // Reasoning effort: "auto" (the lowest level the model takes for text generation, sent only
+    // to models that reason by default; none to others), or a level the model takes ("none",
+    // "minimal", "low", "medium", "high", "xhigh", "max"; its levels: docs/providers.md).
+    std::string reasoning_effort = "auto";
     int parse_retry_limit = 3;  // redraws of an unparseable / out-of-set answer
     int max_transport_retries = 5;  // 429/5xx/transport failures per request (RetryPolicy)
     long connect_timeout_ms = 10000;
@@ -258,6 +262,9 @@ struct BatchCallbacks {
     // abandoned, nothing half-written reaches the cache, unfinished passages are reported with
     // error_code llmv.cancelled, and a re-run resumes from the cache with zero repeated calls.
     std::atomic<bool>* cancel = nullptr;
+    // A warning the run emits as it goes (e.g. the model refused a feature and the run switched:
+    // BatchResult::setting_changes), when it happens; the text is also in BatchResult::warnings.
+    std::function<void(const std::string&)> on_warning;
 };
 
 // What a run would cost. Exact call and text counts; tokens are estimated (characters / 4 of
@@ -278,6 +285,9 @@ struct DryRunReport {
     std::int64_t texts_to_embed = 0;
     std::int64_t estimated_input_tokens = 0;
     std::int64_t estimated_output_tokens = 0;
+    // Of them, a reasoning model's reasoning tokens (an assumption per effort level,
+    // docs/providers.md); 0 for a model that does not reason.
+    std::int64_t estimated_reasoning_tokens = 0;
     std::int64_t estimated_embedding_tokens = 0;  // of every text embedded, made or cached
     // The price of the calls and texts still to be made (the estimated tokens in the share not
     // cached nor shared), synchronously and with the batch API, at the price table's prices.
@@ -297,6 +307,15 @@ struct BatchSummary {
     std::size_t n_passages = 0;
     std::size_t n_failed = 0;
     std::size_t n_valid = 0, n_invalid = 0, n_inconclusive = 0;
+};
+
+// A setting the run changed on its way, after the model refused what it asked for: the
+// setting's engine name, its value before and after, and why.
+struct SettingChange {
+    std::string setting;
+    std::string from;
+    std::string to;
+    std::string reason;
 };
 
 struct BatchResult {
@@ -322,6 +341,10 @@ struct BatchResult {
     // cost at the price table's prices (synchronous APIs).
     std::map<std::string, ModelUsage> usage;
     CostEstimate cost;
+    // The settings the run used differ from those it was given where the model refused one
+    // (each switch once, with its warning in `warnings`).
+    std::vector<SettingChange> setting_changes = {};
+    std::vector<std::string> warnings = {};
 };
 
 // Pulls the next passage into `out`; returns false at the end of the input. Lets a batch read
