@@ -14,7 +14,7 @@ namespace {
 const char* const anthropic_sdk = "npm @anthropic-ai/sdk 1.17.0 (Model, OutputConfig)";
 const char* const effort_page =
     "Anthropic 'Effort' page (supportedModels; xhigh and max per model), read 2026-12-07";
-const char* const openai_sdk = "npm openai 7.60.0 (ChatModel, ReasoningEffort)";
+const char* const openai_sdk = "npm openai 6.49.0 (ChatModel, ReasoningEffort)";
 
 // '*' matches any run of characters; everything else itself.
 bool glob(const char* pattern, const char* text) {
@@ -243,6 +243,22 @@ const std::vector<FamilyRow>& families() {
                                        "both); Bedrock model card: max output 64K; read "
                                        "2026-12-04")),
                 64000)},
+        // Older Claude models some regions of Bedrock still serve (the paper's Claude Sonnet
+        // 4.5 among them); Anthropic's API has retired them (model_rules.cpp's table).
+        {"claude",
+         {"claude-sonnet-4-5"},
+         claude_sampling(claude("Claude Sonnet 4.5",
+                                "Anthropic migration guide (Claude Sonnet 4.5: temperature or "
+                                "top_p, not both); read 2026-12-04"))},
+        {"claude",
+         {"claude-opus-4-1", "claude-opus-4", "claude-sonnet-4", "claude-3-*"},
+         [] {
+             ModelRules rules = claude_sampling(claude(
+                 "Claude models before 4.5",
+                 "Anthropic Messages API reference (temperature 0 to 1); read 2026-12-04"));
+             rules.top_p_with_temperature = true;
+             return rules;
+         }()},
         // Any other Claude id: a model newer than this table (or older than its rows): no forced
         // tool, no temperature, no effort; the run's fallback handles what it refuses.
         {"claude",
@@ -258,7 +274,7 @@ const std::vector<FamilyRow>& families() {
         // ---- OpenAI (chat completions) -------------------------------------------------------
         // gpt-6-luna: OpenAI's model page (developers.openai.com/api/docs/models/gpt-6-luna,
         // read 2026-12-07): reasoning.effort none, low, medium (default), high, xhigh, max;
-        // Chat Completions endpoint; 128,000 output tokens. Conflict: npm openai 7.60.0's
+        // Chat Completions endpoint; 128,000 output tokens. Conflict: npm openai 6.49.0's
         // ChatModel does not list any gpt-6 id (it lists gpt-5.6-sol/-terra/-luna).
         {"openai",
          {"gpt-6*"},

@@ -137,7 +137,7 @@ class OpenAIChat final : public ChatProvider {
                 result.cached_input_tokens =
                     detail::int_field(body["usage"]["prompt_tokens_details"], "cached_tokens");
             }
-            // Reasoning models: the reasoning share of completion_tokens (npm openai 7.60.0
+            // Reasoning models: the reasoning share of completion_tokens (npm openai 6.49.0
             // CompletionUsage.completion_tokens_details.reasoning_tokens).
             if (body["usage"].contains("completion_tokens_details") &&
                 body["usage"]["completion_tokens_details"].is_object()) {
