@@ -5,6 +5,7 @@
 
 #include "llm/model_rules.hpp"
 #include "llm/structured_output.hpp"
+#include "llmvalidate/text.hpp"
 
 namespace llmv::pipeline {
 
@@ -153,6 +154,24 @@ const char* cache_status_of(const ParsedAnswer& parsed, bool refused) {
     if (parsed.ok) return cache_status::ok;
     if (refused) return cache_status::refused;
     return parsed.out_of_set ? cache_status::invalid : cache_status::unparseable;
+}
+
+std::string failure_message(const std::string& transport_message, const HttpResponse& response,
+                            const ChatProvider& provider) {
+    std::string message = transport_message;
+    // A transport error's message (status 0) is already all there is.
+    if (response.status == 0) return message;
+    const ChatResult parsed = provider.parse_response(response);
+    if (parsed.error.message.empty()) return message;
+    const std::string raw = "HTTP " + std::to_string(response.status) + ": " +
+                            abbreviate(text::trim(response.body), 300);
+    if (message.size() > raw.size() &&
+        message.compare(message.size() - raw.size(), raw.size(), raw) == 0) {
+        message.erase(message.size() - raw.size());
+    } else {
+        message += ": ";
+    }
+    return message + parsed.error.message;
 }
 
 bool is_json_body(const HttpResponse& response) { return nlohmann::json::accept(response.body); }

@@ -560,26 +560,10 @@ class Engine : private PassageFlow::Requests {
         const ChatProvider& provider = *providers_.chat;
         if (!result.ok() && refused != RefusedFeature::none && fall_back(flight, refused)) return;
         if (!result.ok()) {
-            std::string message = result.error_message;
-            // The provider's own message is in the body of an HTTP error; a transport error's
-            // is already in result.error_message.
-            if (result.error_code != code::cancelled && result.response.status != 0) {
-                const ChatResult parsed = provider.parse_response(result.response);
-                if (!parsed.error.message.empty()) {
-                    // The provider's reading of the body ("HTTP 404 type: message") replaces
-                    // the transport's raw copy of it, so that the body is not shown twice.
-                    const std::string raw = "HTTP " + std::to_string(result.response.status) +
-                                            ": " +
-                                            abbreviate(text::trim(result.response.body), 300);
-                    if (message.size() > raw.size() &&
-                        message.compare(message.size() - raw.size(), raw.size(), raw) == 0) {
-                        message.erase(message.size() - raw.size());
-                    } else {
-                        message += ": ";
-                    }
-                    message += parsed.error.message;
-                }
-            }
+            const std::string message =
+                result.error_code == code::cancelled
+                    ? result.error_message
+                    : failure_message(result.error_message, result.response, provider);
             for (ChatUnit& unit : flight.units) {
                 flow_.fail(unit.passage, result.error_code,
                            "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) +
@@ -689,30 +673,6 @@ class Engine : private PassageFlow::Requests {
 };
 
 }  // namespace
-
-int calls_for(int texts, int per_call) {
-    return per_call <= 0 ? 0 : (texts + per_call - 1) / per_call;
-}
-
-bool uses_paper_method(const ValidationConfig& config) {
-    return config.tests.validation_method == "paper" || config.tests.separation_method == "paper";
-}
-
-int pool_size(const ValidationConfig& config) {
-    return uses_paper_method(config) && config.paper_n > 0 ? config.paper_n : config.m;
-}
-
-std::vector<std::string> reference_labels(const ValidationConfig& config,
-                                          const std::vector<std::string>& labels,
-                                          const std::string& beta) {
-    std::vector<std::string> out;
-    for (const std::string& label : labels) {
-        const bool for_validation = config.tests.validation_method == "paper" && label == beta;
-        const bool for_separation = config.tests.separation_method == "paper" && label != beta;
-        if (for_validation || for_separation) out.push_back(label);
-    }
-    return out;
-}
 
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
                        const BatchCallbacks& callbacks, bool keep_results,
