@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 namespace llmv::pipeline {
 
 namespace {
@@ -88,6 +90,58 @@ std::optional<std::string> ModelFallback::switch_for(RefusedFeature feature) {
            change.to +
            " and sent the refused request again. The run's settings record the "
            "switch; answers are cached under the requests as sent.";
+}
+
+std::string ModelFallback::learned() const {
+    nlohmann::json changes = nlohmann::json::array();
+    for (const SettingChange& change : changes_)
+        changes.push_back({{"setting", change.setting},
+                           {"from", change.from},
+                           {"to", change.to},
+                           {"reason", change.reason}});
+    return nlohmann::json({{"structured_mode", switched_mode_},
+                           {"drop_temperature", drop_temperature_},
+                           {"drop_top_p", drop_top_p_},
+                           {"drop_effort", drop_effort_},
+                           {"changes", changes}})
+        .dump();
+}
+
+std::string ModelFallback::restore(const std::string& text) {
+    const nlohmann::json learned = nlohmann::json::parse(text, nullptr, false);
+    if (!learned.is_object() || !learned.contains("changes") || !learned["changes"].is_array())
+        return "";
+    const std::string mode = learned.value("structured_mode", std::string());
+    if (schema_output_ && (mode == "json_schema" || mode == "prompt")) {
+        switched_mode_ = mode;
+        mode_ = mode == "prompt" ? StructuredMode::prompt : StructuredMode::json_schema;
+    }
+    drop_temperature_ = learned.value("drop_temperature", false);
+    drop_top_p_ = learned.value("drop_top_p", false);
+    drop_effort_ = learned.value("drop_effort", false);
+    changes_.clear();
+    std::string switched;
+    for (const auto& change : learned["changes"]) {
+        if (!change.is_object()) continue;
+        changes_.push_back({change.value("setting", std::string()),
+                            change.value("from", std::string()), change.value("to", std::string()),
+                            change.value("reason", std::string())});
+        switched += (switched.empty() ? "" : "; ") + changes_.back().setting + " " +
+                    changes_.back().to + " (" + changes_.back().reason + ")";
+    }
+    if (switched.empty()) return "";
+    return "The cache records that a run switched for model " + model_ + " (" + provider_ +
+           "): " + switched + ". This run uses the same settings from its first request.";
+}
+
+CacheKey ModelFallback::key(const std::string& provider, const std::string& endpoint,
+                            const std::string& model) {
+    CacheKey key;
+    key.provider = provider;
+    key.endpoint = endpoint;
+    key.model = model;
+    key.parameters = nlohmann::json::object({{"kind", "capabilities learned"}});
+    return key;
 }
 
 std::optional<std::string> first_call_stop(RefusedFeature feature, bool first_call,

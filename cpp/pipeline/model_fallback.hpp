@@ -13,6 +13,7 @@
 
 #include "llm/model_rules.hpp"
 #include "llm/provider.hpp"
+#include "llmvalidate/cache.hpp"
 #include "llmvalidate/pipeline.hpp"
 
 namespace llmv::pipeline {
@@ -30,6 +31,15 @@ class ModelFallback {
     // Counts the switches: a request built before the last one is sent again without another.
     int generation() const { return generation_; }
     const std::vector<SettingChange>& changes() const { return changes_; }
+
+    // What the run learned, remembered in the cache under key() (one row per endpoint and
+    // model), so that the next run on the cache starts switched: it repeats no refused call
+    // and finds its answers under the requests as sent. restore() reads it back (nothing for a
+    // text it cannot read) and returns the warning's text, or "" when nothing was switched.
+    std::string learned() const;
+    std::string restore(const std::string& text);
+    static CacheKey key(const std::string& provider, const std::string& endpoint,
+                        const std::string& model);
 
   private:
     std::string provider_;

@@ -11,9 +11,12 @@ namespace llmv::pipeline {
 
 const char* kind_name(Kind kind) {
     switch (kind) {
-        case Kind::annotate: return "annotation";
-        case Kind::simulate: return "simulation";
-        case Kind::backtranslate: return "backtranslation";
+        case Kind::annotate:
+            return "annotation";
+        case Kind::simulate:
+            return "simulation";
+        case Kind::backtranslate:
+            return "backtranslation";
     }
     return "?";
 }
@@ -34,8 +37,8 @@ ChatRequest chat_request_for(const ValidationConfig& config, const std::string& 
     request.max_tokens = config.max_tokens;
     // A seed per draw where the API takes one: draws differ, a draw is reproducible.
     request.seed = static_cast<std::int64_t>(
-        mix_seed(stable_hash(prompt),
-                 (static_cast<std::uint64_t>(position) << 20) + static_cast<std::uint64_t>(attempt)) &
+        mix_seed(stable_hash(prompt), (static_cast<std::uint64_t>(position) << 20) +
+                                          static_cast<std::uint64_t>(attempt)) &
         0x7fffffffULL);
     if (config.structured_output == "none") return request;  // the prompt alone, as the paper
     const std::string schema = simulate ? passages_json_schema(static_cast<std::size_t>(count))
@@ -85,8 +88,8 @@ RequestKeys::RequestKeys(const ValidationConfig& config, const RunProviders& pro
       embedding_provider_(providers.resolved.embedding_provider),
       embedding_model_(providers.resolved.embedding_model),
       embedding_endpoint_(providers.embedding_endpoint),
-      reasoning_effort_(effort_to_send(model_rules(chat_provider_, chat_model_),
-                                       config.reasoning_effort)),
+      reasoning_effort_(
+          effort_to_send(model_rules(chat_provider_, chat_model_), config.reasoning_effort)),
       synthetic_chat_(providers.resolved.synthetic_chat) {
     if (synthetic_chat_ && providers.simulated) {
         const SimulatedDgp& dgp = config_.simulated;

@@ -69,6 +69,7 @@ class Engine : private PassageFlow::Requests {
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
         if (config_.api_key.size()) secrets_.push_back(config_.api_key);
         if (config_.embedding_api_key.size()) secrets_.push_back(config_.embedding_api_key);
+        restore_learned();
     }
 
     BatchResult run(const PassageSource& source) {
@@ -487,12 +488,39 @@ class Engine : private PassageFlow::Requests {
             const auto warning = fallback_.switch_for(feature);
             if (!warning) return false;
             batch_.setting_changes = fallback_.changes();
-            batch_.warnings.push_back(*warning);
-            if (callbacks_.on_warning) callbacks_.on_warning(*warning);
+            warn(*warning);
             kind_answered_[1] = false;
+            if (cache_.enabled()) {  // the next run on this cache starts switched
+                CacheKey key = learned_key();
+                std::string hash = key.hash();
+                CacheEntry entry;
+                entry.text = fallback_.learned();
+                cache_.store(std::move(key), std::move(hash), std::move(entry));
+            }
         }
         for (ChatUnit& unit : flight.units) chat(std::move(unit));
         return true;
+    }
+
+    CacheKey learned_key() const {
+        return ModelFallback::key(providers_.resolved.chat_provider, providers_.chat_endpoint,
+                                  chat_model());
+    }
+
+    // A switch an earlier run on this cache made for the model applies from the first request.
+    void restore_learned() {
+        if (!cache_.enabled() || synthetic_chat() || !providers_.chat) return;
+        const auto entry = cache_.lookup(learned_key().hash());
+        if (!entry) return;
+        const std::string warning = fallback_.restore(entry->text);
+        if (warning.empty()) return;
+        batch_.setting_changes = fallback_.changes();
+        warn(warning);
+    }
+
+    void warn(const std::string& warning) {
+        batch_.warnings.push_back(warning);
+        if (callbacks_.on_warning) callbacks_.on_warning(warning);
     }
 
     // Batch-API mode: the answer a provider batch gave goes the way of a synchronous one (the

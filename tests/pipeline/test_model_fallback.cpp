@@ -89,6 +89,24 @@ TEST_CASE("a Claude model that refuses forced tool use completes the run through
     }
     CHECK(forced == 1);
     CHECK(json_output == needed);
+
+    // With a cache, the switch is remembered: a re-run starts switched, repeats no refused call
+    // and reads every answer from the cache.
+    cli_test::TempDir dir;
+    pipeline::ValidationConfig cached = config_for(server, "anthropic", "claude-sonnet-4-6");
+    cached.cache_path = dir.path() + "/cache.sqlite";
+    const pipeline::BatchResult first = pipeline::validate_batch(cached, {passage});
+    REQUIRE(first.passages.size() == 1);
+    CHECK(first.passages[0].ok);
+    server.reset_counters();
+    const pipeline::BatchResult again = pipeline::validate_batch(cached, {passage});
+    REQUIRE(again.passages.size() == 1);
+    CHECK(again.passages[0].ok);
+    CHECK(server.total_count() == 0);
+    REQUIRE(again.setting_changes.size() == 1);
+    CHECK(again.setting_changes[0].to == "schema (the API's JSON-schema output)");
+    REQUIRE(again.warnings.size() == 1);
+    CHECK(again.warnings[0].find("The cache records that a run switched") != std::string::npos);
 }
 
 TEST_CASE("Bedrock Converse: a Claude model that refuses toolChoice falls back once too",
