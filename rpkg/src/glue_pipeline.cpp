@@ -47,8 +47,6 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                     static_cast<double>(report.estimated_input_tokens),
                 Rcpp::Named("estimated_output_tokens") =
                     static_cast<double>(report.estimated_output_tokens),
-                Rcpp::Named("estimated_reasoning_tokens") =
-                    static_cast<double>(report.estimated_reasoning_tokens),
                 Rcpp::Named("estimated_embedding_tokens") =
                     static_cast<double>(report.estimated_embedding_tokens),
                 Rcpp::Named("cost") = cost_to_r(report.cost),
