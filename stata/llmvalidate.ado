@@ -90,8 +90,8 @@ program define IsValidation, rclass
         PAPER HUMan(passthru) NOCACHE DRYrun continue SAVing(passthru) NOMATrix             ///
         SIMPrompt(passthru) /* BEGIN GENERATED validation-only */                            ///
         TEMPerature(passthru) STRuctured(passthru) ANSwerformat(passthru)                  ///
-        PARSERetries(passthru) MAXRetries(passthru) TIMEout(passthru) DRAIN(passthru)      ///
-        POLLinterval(passthru) ENCoding(passthru)                                          ///
+        REASONeffort(passthru) PARSERetries(passthru) MAXRetries(passthru)                 ///
+        TIMEout(passthru) DRAIN(passthru) POLLinterval(passthru) ENCoding(passthru)        ///
         /* END GENERATED */
     local methods CONCurrency(passthru) REPeats(passthru) M(passthru) LABELS(passthru)      ///
         /* BEGIN GENERATED statistics-passthru */                                            ///
@@ -407,8 +407,9 @@ program define Validate, rclass
           M(string) N(string) REPeats(string) ALPha(string) THReshold(string)              ///
           VMethod(string) SMethod(string) RULE(string) PERMutations(string)                ///
           CONCurrency(string) TEMPerature(string) STRuctured(string)                       ///
-          ANSwerformat(string) PARSERetries(string) MAXRetries(string) TIMEout(string)     ///
-          DRAIN(string) POLLinterval(string) ENCoding(string)                              ///
+          ANSwerformat(string) REASONeffort(string) PARSERetries(string)                   ///
+          MAXRetries(string) TIMEout(string) DRAIN(string) POLLinterval(string)            ///
+          ENCoding(string)                                                                 ///
           /* END GENERATED */ ]
 
     capture confirm string variable `varlist'
@@ -493,8 +494,8 @@ program define Validate, rclass
     * (LLMV_UPDATE_DOCS=1 build/tests/test_core "[docs]"); edit cpp/stats/settings.cpp.
     foreach setting in /* BEGIN GENERATED Validate-names */                                ///
         m n repeats alpha threshold vmethod smethod rule permutations concurrency          ///
-        temperature structured answerformat parseretries maxretries timeout drain          ///
-        pollinterval encoding                                                              ///
+        temperature structured answerformat reasoneffort parseretries maxretries timeout   ///
+        drain pollinterval encoding                                                        ///
         /* END GENERATED */ {
         if `"``setting''"' != "" local words `words' `setting'=``setting''
     }

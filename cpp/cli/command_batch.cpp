@@ -416,7 +416,9 @@ int command_batch(const std::vector<std::string>& args) {
     Failures failures;
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
-    callbacks.on_warning = print_warning;  // a model retiring soon, before the first call
+    // A model retiring soon (before the first call), or a refused feature the run switched
+    // from (when it happens).
+    callbacks.on_warning = [](const pipeline::RunWarning& warning) { print_warning(warning.text); };
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
     callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
     callbacks.on_passage = [&](const pipeline::PassageResult& result) {

@@ -200,7 +200,9 @@ int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& ch
         generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
-    callbacks.on_warning = print_warning;  // a model retiring soon, before the first call
+    // A model retiring soon (before the first call), or a refused feature the run switched
+    // from (when it happens).
+    callbacks.on_warning = [](const pipeline::RunWarning& warning) { print_warning(warning.text); };
     Failures failures;
     bool cancelled = false;
     pipeline::CallCounts totals;
@@ -338,7 +340,7 @@ int command_run(const std::vector<std::string>& args) {
     }
     pipeline::BatchCallbacks callbacks;
     callbacks.cancel = install_interrupt_flag();
-    callbacks.on_warning = print_warning;  // a model retiring soon, before the first call
+    callbacks.on_warning = [](const pipeline::RunWarning& warning) { print_warning(warning.text); };
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
     callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
     pipeline::BatchResult batch = pipeline::validate_batch(config, passages, callbacks, true);

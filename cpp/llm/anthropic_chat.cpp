@@ -2,11 +2,19 @@
 // anthropic-version: 2023-06-01. max_tokens is required by the API (default here 4096).
 // Sampling follows the model's rules (model_rules.hpp): Claude Opus 4.7 and later take no
 // temperature, so none is sent.
-// Structured output: by default a single tool whose input_schema is the JSON Schema, forced
-// with tool_choice; the answer is the tool input. Option {"structured", "prompt"} instead
-// appends the schema to the system prompt and reads the JSON from the text.
+// Structured output follows the model's rules (model_rules.hpp): a single tool whose
+// input_schema is the JSON Schema, forced with tool_choice (the answer is the tool input), for
+// the models that take one; else output_config.format, the API's JSON-schema output (the
+// answer is the text); else the schema in the system prompt. Option {"structured", ...}:
+// "auto" (the rules), "tool", "json" or "prompt". A run that meets a refusal switches down
+// that list once (ChatRequest::structured_mode; refused_feature() reads the 400).
+// Reasoning effort goes in output_config.effort; thinking tokens are read from
+// usage.output_tokens_details.thinking_tokens (npm @anthropic-ai/sdk 1.17.0 OutputConfig,
+// OutputTokensDetails).
 #include "llm/model_rules.hpp"
 #include "llm/provider_util.hpp"
+#include "llm/refusals.hpp"
+#include "llm/structured_output.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv {
@@ -24,10 +32,11 @@ class AnthropicChat final : public ChatProvider {
         : connect_timeout_ms_(config.connect_timeout_ms),
           total_timeout_ms_(config.total_timeout_ms) {
         detail::check_options(config, "anthropic", {"structured"});
-        structured_ = detail::option(config, "structured", "tool");
-        if (structured_ != "tool" && structured_ != "prompt") {
+        structured_ = detail::option(config, "structured", "auto");
+        if (structured_ != "auto" && structured_ != "tool" && structured_ != "json" &&
+            structured_ != "prompt") {
             throw_invalid(code::provider_config, "options$structured", "\"" + structured_ + "\"",
-                          "\"tool\" or \"prompt\"");
+                          "\"auto\", \"tool\", \"json\" or \"prompt\"");
         }
         base_url_ = detail::strip_trailing_slashes(
             detail::first_set(config, config.base_url, {"ANTHROPIC_BASE_URL"}));
@@ -86,20 +95,26 @@ class AnthropicChat final : public ChatProvider {
         }
         body["messages"] = messages;
         std::string system = request.system;
-        if (rules.send_temperature) body["temperature"] = request.temperature;
+        if (rules.send_temperature && request.send_temperature)
+            body["temperature"] = request.temperature;
         if (request.top_p) body["top_p"] = *request.top_p;
+        if (!request.reasoning_effort.empty())
+            body["output_config"]["effort"] = request.reasoning_effort;
         if (!request.json_schema.empty()) {
             json schema = detail::parse_schema(request.json_schema);
-            if (structured_ == "tool" && schema.value("type", "") == "object") {
+            const StructuredMode mode = structured_mode_for(
+                rules, structured_, request.structured_mode, schema.value("type", "") == "object");
+            if (mode == StructuredMode::forced_tool) {
                 body["tools"] =
                     json::array({{{"name", request.schema_name},
                                   {"description", "Record the answer in the required structure."},
                                   {"input_schema", schema}}});
                 body["tool_choice"] = {{"type", "tool"}, {"name", request.schema_name}};
-            } else {  // tools take object schemas only; other schemas go in the prompt
+            } else if (mode == StructuredMode::json_schema) {
+                body["output_config"]["format"] = {{"type", "json_schema"}, {"schema", schema}};
+            } else {  // tools and output formats take object schemas only
                 system += std::string(system.empty() ? "" : "\n\n") +
-                          "Answer with JSON only, valid against this JSON Schema:\n" +
-                          schema.dump();
+                          schema_instruction(schema.dump());
             }
         }
         if (!system.empty()) body["system"] = system;
@@ -160,9 +175,27 @@ class AnthropicChat final : public ChatProvider {
             result.input_tokens = detail::int_field(usage, "input_tokens") +
                                   result.cache_write_input_tokens + result.cached_input_tokens;
             result.output_tokens = detail::int_field(usage, "output_tokens");
+            if (usage.contains("output_tokens_details") && usage["output_tokens_details"].is_object())
+                result.reasoning_tokens =
+                    detail::int_field(usage["output_tokens_details"], "thinking_tokens");
         }
         result.ok = true;
         return result;
+    }
+
+    // Anthropic's 400 (invalid_request_error) names the refused field: "tool_choice: type
+    // \"tool\" and \"any\" are not supported for this model." (the wording a public probe of
+    // claude-fable-5-1 recorded, github anomalyco/opencode#46735).
+    RefusedFeature refused_feature(const HttpResponse& response) const override {
+        if (response.status != 400) return RefusedFeature::none;
+        const std::string message = parse_response(response).error.message;
+        return detail::refused_field(message, {{"tool_choice", RefusedFeature::forced_tool},
+                                               {"output_config.format", RefusedFeature::json_schema},
+                                               {"output_format", RefusedFeature::json_schema},
+                                               {"effort", RefusedFeature::reasoning_effort},
+                                               {"thinking", RefusedFeature::reasoning_effort},
+                                               {"top_p", RefusedFeature::top_p},
+                                               {"temperature", RefusedFeature::temperature}});
     }
 
   private:

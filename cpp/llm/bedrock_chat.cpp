@@ -1,16 +1,20 @@
 // `bedrock`: the Bedrock Converse API, POST {base}/model/{modelId}/converse, one request
-// shape for every model family. Structured output: option {"structured", "tool"} sends a tool
-// (toolConfig with the schema as inputSchema.json, forced with toolChoice.tool), as with
-// `anthropic`; {"structured", "prompt"} puts the schema in the system prompt instead. The
-// default, "auto", forces a tool only for the model families AWS documents a forced tool
-// choice for (Anthropic Claude, Amazon Nova) and uses "prompt" for every other model id
-// (e.g. Meta Llama, whose Converse support has no toolChoice): model_rules.hpp.
+// shape for every model family. Structured output follows the model's rules (model_rules.hpp):
+// a tool (toolConfig with the schema as inputSchema.json, forced with toolChoice.tool) for the
+// families AWS documents a forced tool choice for (Anthropic Claude, Amazon Nova) unless the
+// model refuses one (Claude Sonnet 5.5, ...); else outputConfig.textFormat, Converse's
+// JSON-schema output (@aws-sdk/client-bedrock-runtime 3.1178.0 OutputConfig), where the rules
+// say the model takes it; else the schema in the system prompt (e.g. Meta Llama, whose
+// Converse support has no toolChoice). Option {"structured", ...}: "auto" (the rules), "tool",
+// "json" or "prompt"; a run that meets a refusal switches down that list once.
 // inferenceConfig carries only what the user set (and the temperature, unless the model takes
 // none): without maxTokens the service uses the model's own maximum, which for Meta Llama is
-// below any fixed default.
+// below any fixed default. Reasoning effort goes in outputConfig.effort.
 #include "llm/bedrock_common.hpp"
 #include "llm/model_rules.hpp"
 #include "llm/provider_util.hpp"
+#include "llm/refusals.hpp"
+#include "llm/structured_output.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv {
@@ -24,9 +28,10 @@ class BedrockChat final : public ChatProvider {
     explicit BedrockChat(const ProviderConfig& config) : endpoint_(config, "bedrock") {
         detail::check_options(config, "bedrock", {"structured"});
         structured_ = detail::option(config, "structured", "auto");
-        if (structured_ != "auto" && structured_ != "tool" && structured_ != "prompt") {
+        if (structured_ != "auto" && structured_ != "tool" && structured_ != "json" &&
+            structured_ != "prompt") {
             throw_invalid(code::provider_config, "options$structured", "\"" + structured_ + "\"",
-                          "\"auto\", \"tool\" or \"prompt\"");
+                          "\"auto\", \"tool\", \"json\" or \"prompt\"");
         }
     }
 
@@ -51,13 +56,18 @@ class BedrockChat final : public ChatProvider {
         const ModelRules rules = model_rules("bedrock", request.model);
         json inference = json::object();
         if (request.max_tokens) inference["maxTokens"] = *request.max_tokens;
-        if (rules.send_temperature) inference["temperature"] = request.temperature;
+        if (rules.send_temperature && request.send_temperature)
+            inference["temperature"] = request.temperature;
         if (request.top_p) inference["topP"] = *request.top_p;
         if (!inference.empty()) body["inferenceConfig"] = inference;
+        if (!request.reasoning_effort.empty())
+            body["outputConfig"]["effort"] = request.reasoning_effort;
         std::string system = request.system;
         if (!request.json_schema.empty()) {
             json schema = detail::parse_schema(request.json_schema);
-            if (structured_for(request.model) == "tool" && schema.value("type", "") == "object") {
+            const StructuredMode mode = structured_mode_for(
+                rules, structured_, request.structured_mode, schema.value("type", "") == "object");
+            if (mode == StructuredMode::forced_tool) {
                 body["toolConfig"] = {
                     {"tools",
                      json::array(
@@ -66,10 +76,15 @@ class BedrockChat final : public ChatProvider {
                              {"description", "Record the answer in the required structure."},
                              {"inputSchema", {{"json", schema}}}}}}})},
                     {"toolChoice", {{"tool", {{"name", request.schema_name}}}}}};
+            } else if (mode == StructuredMode::json_schema) {
+                // JsonSchemaDefinition.schema is the schema as a string.
+                body["outputConfig"]["textFormat"] = {
+                    {"type", "json_schema"},
+                    {"structure",
+                     {{"jsonSchema", {{"schema", schema.dump()}, {"name", request.schema_name}}}}}};
             } else {
-                system += std::string(system.empty() ? "" : "\n\n") +
-                          "Answer with JSON only, valid against this JSON Schema:\n" +
-                          schema.dump();
+                system +=
+                    std::string(system.empty() ? "" : "\n\n") + schema_instruction(schema.dump());
             }
         }
         if (!system.empty()) body["system"] = json::array({{{"text", system}}});
@@ -122,14 +137,26 @@ class BedrockChat final : public ChatProvider {
         return result;
     }
 
-  private:
-    // "auto" resolved for one model id: a forced tool for Claude and Nova (also inference
-    // profiles such as "us.anthropic.claude-..." and ARNs), the schema in the prompt otherwise.
-    std::string structured_for(const std::string& model) const {
-        if (structured_ != "auto") return structured_;
-        return model_rules("bedrock", model).forced_tool ? "tool" : "prompt";
+    // Bedrock's ValidationException names the refused field ("This model doesn't support the
+    // toolChoice field. Remove toolChoice and try again."); a model id past its end of life or
+    // unknown in the region is refused with a 400 too: the model, not a feature.
+    RefusedFeature refused_feature(const HttpResponse& response) const override {
+        if (response.status != 400) return RefusedFeature::none;
+        const std::string message = parse_response(response).error.message;
+        if (message.find("model identifier is invalid") != std::string::npos ||
+            message.find("end of its life") != std::string::npos)
+            return RefusedFeature::model;
+        return detail::refused_field(message, {{"toolChoice", RefusedFeature::forced_tool},
+                                               {"textFormat", RefusedFeature::json_schema},
+                                               {"effort", RefusedFeature::reasoning_effort},
+                                               {"thinking", RefusedFeature::reasoning_effort},
+                                               {"outputConfig", RefusedFeature::json_schema},
+                                               {"topP", RefusedFeature::top_p},
+                                               {"top_p", RefusedFeature::top_p},
+                                               {"temperature", RefusedFeature::temperature}});
     }
 
+  private:
     detail::BedrockEndpoint endpoint_;
     std::string structured_;
 };

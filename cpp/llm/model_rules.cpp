@@ -1,9 +1,8 @@
-// The model families' rules (model_rules.hpp). Sources were read on 2026-12-04; each rule
-// names its own.
+// What the rules mean for a request and a run's settings (model_rules.hpp); the families
+// themselves are rows of model_families.cpp, each naming its source.
 #include "llm/model_rules.hpp"
 
-#include <cctype>
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 
 #include "llmvalidate/error.hpp"
@@ -23,159 +22,55 @@ std::string number_text(double value) {
     return buffer;
 }
 
-// The Claude model id inside a Bedrock id ("us.anthropic.claude-sonnet-4-6",
-// "arn:aws:bedrock:...:inference-profile/global.anthropic.claude-...", "anthropic.claude-3-...")
-// or an Anthropic id; empty when it is not a Claude model.
-std::string claude_id(const std::string& model) {
-    const std::string marker = "anthropic.claude-";
-    const auto at = model.find(marker);
-    if (at != std::string::npos) return model.substr(at + std::string("anthropic.").size());
-    return starts_with(model, "claude-") ? model : std::string();
-}
-
-struct ClaudeVersion {
-    std::string tier;  // opus, sonnet, haiku, fable, mythos; "" for the Claude 3 names
-    double version = 0;
-};
-
-// claude-{tier}-{major}[-{minor}][-{date}][-v1:0]; the Claude 3 names (claude-3-5-haiku-...)
-// put the version first.
-ClaudeVersion claude_version(const std::string& id) {
-    ClaudeVersion out;
-    std::vector<std::string> parts;
-    std::string part;
-    for (char c : id.substr(std::string("claude-").size())) {
-        if (c == '-' || c == ':') {
-            parts.push_back(part);
-            part.clear();
-        } else {
-            part += c;
-        }
-    }
-    parts.push_back(part);
-    const auto small_number = [](const std::string& text) {
-        return !text.empty() && text.size() <= 2 &&
-               std::isdigit(static_cast<unsigned char>(text[0])) &&
-               std::isdigit(static_cast<unsigned char>(text.back()));
-    };
-    if (parts.empty()) return out;
-    if (small_number(parts[0])) {  // claude-3-5-haiku-...: before the 4 generation
-        out.version = std::stod(parts[0]);
-        return out;
-    }
-    out.tier = parts[0];
-    if (parts.size() > 1 && small_number(parts[1])) {
-        out.version = std::stod(parts[1]);
-        if (parts.size() > 2 && small_number(parts[2]) && parts[2].size() == 1) {
-            out.version += std::stod(parts[2]) / 10.0;
-        }
-    } else if (out.tier == "fable" || out.tier == "mythos") {
-        out.version = 5;  // claude-mythos-preview
-    }
-    return out;
-}
-
-ModelRules claude_rules(const std::string& id, bool bedrock) {
-    ModelRules rules;
-    rules.token_limit_field = bedrock ? "maxTokens" : "max_tokens";
-    rules.token_limit_required = !bedrock;  // the Messages API requires max_tokens
-    rules.temperature_low = 0;
-    rules.temperature_high = 1;
-    // Anthropic's tool-use pricing page: the tool-use system prompt of a forced tool
-    // (tool_choice any or tool) is 313 tokens on the Claude 4 models (the retired Claude 3
-    // models took 235 to 340); Bedrock bills Claude's the same way.
-    rules.tool_prompt_tokens = 313;
-    const ClaudeVersion version = claude_version(id);
-    const bool new_line = version.tier == "fable" || version.tier == "mythos";
-    if (new_line || version.version >= 4.7 - 1e-9) {
-        rules.family = "Claude Opus 4.7 and later models";
-        rules.source =
-            "Anthropic migration guide (Claude Opus 4.7: sampling parameters removed); npm "
-            "@anthropic-ai/sdk 1.17.0 has no temperature or top_p; read 2026-12-04";
-        rules.send_temperature = false;
-        rules.temperature_low = rules.temperature_high = 1;
-        rules.top_p_low = 0.99;
-        rules.top_p_with_temperature = true;  // no temperature is sent
-    } else if (version.version >= 4.5 - 1e-9) {
-        rules.family = "Claude 4.5 and 4.6 models";
-        rules.source =
-            "Anthropic migration guide (Claude Sonnet 4.5: temperature or top_p, not both); read "
-            "2026-12-04";
-        rules.top_p_with_temperature = false;
-    } else {
-        rules.family = "Claude models before 4.5";
-        rules.source = "Anthropic Messages API reference (temperature 0 to 1); read 2026-12-04";
-    }
-    if (version.tier == "haiku" && std::fabs(version.version - 4.5) < 1e-9) {
-        rules.max_output_tokens = 64000;  // Bedrock model card: "Max output tokens: 64K"
-    } else if (new_line || (version.version >= 5 - 1e-9 &&
-                            (version.tier == "opus" || version.tier == "sonnet"))) {
-        rules.max_output_tokens = 128000;  // models overview: 128K output for the 5 line-up
-    }
-    return rules;
-}
-
-bool openai_reasoning_model(const std::string& model) {
-    if (model.find("chat-latest") != std::string::npos) return false;
-    return starts_with(model, "o1") || starts_with(model, "o3") || starts_with(model, "o4") ||
-           starts_with(model, "gpt-5");
-}
-
 }  // namespace
 
-ModelRules model_rules(const std::string& provider, const std::string& model) {
-    ModelRules rules;
-    if (provider == "anthropic") {
-        if (!claude_id(model).empty()) return claude_rules(claude_id(model), false);
-        rules.family = "Anthropic Messages API";
-        rules.source = "Anthropic Messages API reference (temperature 0 to 1); read 2026-12-04";
-        rules.temperature_high = 1;
-        rules.token_limit_required = true;
-        return rules;
+const char* structured_mode_name(StructuredMode mode) {
+    switch (mode) {
+        case StructuredMode::forced_tool:
+            return "a forced tool";
+        case StructuredMode::json_schema:
+            return "the API's JSON-schema output";
+        case StructuredMode::prompt:
+            return "the JSON Schema in the prompt";
     }
-    if (provider == "bedrock") {
-        if (!claude_id(model).empty()) return claude_rules(claude_id(model), true);
-        rules.token_limit_field = "maxTokens";
-        rules.temperature_high = 1;
-        if (model.find("meta.llama") != std::string::npos) {
-            rules.family = "Meta Llama on Bedrock";
-            rules.source =
-                "Bedrock Converse with Meta Llama 3.x: maxTokens above 2048 is refused; Converse "
-                "toolChoice is documented for Anthropic Claude and Amazon Nova only; read "
-                "2026-12-04";
-            rules.max_output_tokens = 2048;
-            rules.forced_tool = false;
-        } else if (model.find("amazon.nova") != std::string::npos) {
-            rules.family = "Amazon Nova on Bedrock";
-            rules.source =
-                "Bedrock Converse toolChoice (Anthropic Claude and Amazon Nova); read 2026-12-04";
-        } else {
-            rules.family = "Bedrock Converse";
-            rules.source = "Bedrock Converse API reference (temperature 0 to 1); read 2026-12-04";
-            rules.forced_tool = false;
-        }
-        rules.json_schema = false;
-        return rules;
-    }
-    if (provider == "openai") {
-        if (openai_reasoning_model(model)) {
-            rules.family = "OpenAI reasoning models (o1, o3, o4, gpt-5)";
-            rules.source =
-                "OpenAI reasoning guide: max_completion_tokens, no temperature or top_p other "
-                "than the default; read 2026-12-04";
-            rules.token_limit_field = "max_completion_tokens";
-            rules.send_temperature = false;
-            rules.temperature_low = rules.temperature_high = 1;
-            rules.top_p_allowed = false;
-        } else {
-            rules.family = "OpenAI chat completions";
-            rules.source =
-                "OpenAI chat completions reference (temperature 0 to 2); read 2026-12-04";
-        }
-        return rules;
-    }
-    rules.family = provider;
-    return rules;
+    return "?";
+}
+
+StructuredMode first_structured_mode(const ModelRules& rules) {
+    if (rules.forced_tool) return StructuredMode::forced_tool;
+    if (rules.json_schema) return StructuredMode::json_schema;
+    return StructuredMode::prompt;
+}
+
+StructuredMode structured_mode_for(const ModelRules& rules, const std::string& option,
+                                   const std::string& switched, bool schema_is_object) {
+    StructuredMode mode = first_structured_mode(rules);
+    if (option == "tool") mode = StructuredMode::forced_tool;
+    if (option == "json") mode = StructuredMode::json_schema;
+    if (option == "prompt") mode = StructuredMode::prompt;
+    if (switched == "json_schema" && mode == StructuredMode::forced_tool)
+        mode = StructuredMode::json_schema;
+    if (switched == "prompt") mode = StructuredMode::prompt;
+    if (!schema_is_object) mode = StructuredMode::prompt;
+    return mode;
+}
+
+std::string effort_to_send(const ModelRules& rules, const std::string& reasoning_effort) {
+    if (rules.reasoning_efforts.empty()) return "";
+    if (reasoning_effort.empty() || reasoning_effort == "auto") return rules.auto_effort;
+    return reasoning_effort;
+}
+
+std::int64_t reasoning_tokens_estimate(const ModelRules& rules, const std::string& effort) {
+    if (!rules.reasoning) return 0;
+    // Assumed per answer (docs/providers.md): a short labelling or writing task thinks little;
+    // the models' own default (none sent) is read as medium.
+    if (effort == "none" || effort == "minimal") return 0;
+    if (effort == "low") return 200;
+    if (effort == "high") return 2000;
+    if (effort == "xhigh") return 4000;
+    if (effort == "max") return 8000;
+    return 800;  // medium, or the model's own default
 }
 
 namespace {
@@ -188,7 +83,8 @@ namespace {
 }  // namespace
 
 void check_model_settings(const std::string& provider, const std::string& model, double temperature,
-                          std::optional<double> top_p, std::optional<int> max_tokens) {
+                          std::optional<double> top_p, std::optional<int> max_tokens,
+                          const std::string& reasoning_effort) {
     const ModelRules rules = model_rules(provider, model);
     const std::string of_model =
         " for model " + model + " (" + rules.family + "; " + rules.source + ")";
@@ -222,6 +118,17 @@ void check_model_settings(const std::string& provider, const std::string& model,
     if (max_tokens && rules.max_output_tokens && *max_tokens > *rules.max_output_tokens) {
         refuse("max_tokens", std::to_string(*max_tokens),
                "unset, or at most " + std::to_string(*rules.max_output_tokens) + of_model);
+    }
+    if (!reasoning_effort.empty() && reasoning_effort != "auto") {
+        const auto& levels = rules.reasoning_efforts;
+        if (std::find(levels.begin(), levels.end(), reasoning_effort) == levels.end()) {
+            std::string allowed;
+            for (const std::string& level : levels)
+                allowed += (allowed.empty() ? "" : ", ") + level;
+            refuse("reasoning_effort", reasoning_effort,
+                   levels.empty() ? "auto" + of_model + ": the model takes no reasoning effort"
+                                  : "auto, or one of " + allowed + of_model);
+        }
     }
 }
 

@@ -4,6 +4,8 @@
 #include "llm/model_rules.hpp"
 #include "llm/openai_common.hpp"
 #include "llm/provider_util.hpp"
+#include "llm/refusals.hpp"
+#include "llm/structured_output.hpp"
 #include "llmvalidate/error.hpp"
 
 namespace llmv {
@@ -43,9 +45,18 @@ class OpenAIChat final : public ChatProvider {
         detail::check_model(request.model, "openai");
         json body = json::object();
         body["model"] = request.model;
+        const ModelRules rules = model_rules("openai", request.model);
+        // The API's JSON-schema output (response_format), unless the run switched to the schema
+        // in the prompt after the model refused it.
+        const bool schema_in_prompt =
+            !request.json_schema.empty() && request.structured_mode == "prompt";
+        std::string system = request.system;
+        if (schema_in_prompt) {
+            system += std::string(system.empty() ? "" : "\n\n") +
+                      schema_instruction(detail::parse_schema(request.json_schema).dump());
+        }
         json messages = json::array();
-        if (!request.system.empty())
-            messages.push_back({{"role", "system"}, {"content", request.system}});
+        if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
         for (const auto& message : request.messages) {
             messages.push_back({{"role", message.role}, {"content", message.content}});
         }
@@ -53,15 +64,16 @@ class OpenAIChat final : public ChatProvider {
             throw_invalid(code::invalid_argument, "messages", "no message", "at least one message");
         }
         body["messages"] = messages;
-        const ModelRules rules = model_rules("openai", request.model);
-        if (rules.send_temperature) body["temperature"] = request.temperature;
+        if (rules.send_temperature && request.send_temperature)
+            body["temperature"] = request.temperature;
         if (request.top_p) body["top_p"] = *request.top_p;
         if (request.max_tokens) {
             body[max_tokens_field_ == "auto" ? rules.token_limit_field : max_tokens_field_] =
                 *request.max_tokens;
         }
+        if (!request.reasoning_effort.empty()) body["reasoning_effort"] = request.reasoning_effort;
         if (request.seed) body["seed"] = *request.seed;
-        if (!request.json_schema.empty()) {
+        if (!request.json_schema.empty() && !schema_in_prompt) {
             body["response_format"] = {{"type", "json_schema"},
                                        {"json_schema",
                                         {{"name", request.schema_name},
@@ -125,9 +137,40 @@ class OpenAIChat final : public ChatProvider {
                 result.cached_input_tokens =
                     detail::int_field(body["usage"]["prompt_tokens_details"], "cached_tokens");
             }
+            // Reasoning models: the reasoning share of completion_tokens (npm openai 6.49.0
+            // CompletionUsage.completion_tokens_details.reasoning_tokens).
+            if (body["usage"].contains("completion_tokens_details") &&
+                body["usage"]["completion_tokens_details"].is_object()) {
+                result.reasoning_tokens = detail::int_field(
+                    body["usage"]["completion_tokens_details"], "reasoning_tokens");
+            }
         }
         result.ok = true;
         return result;
+    }
+
+    // OpenAI's 400 names the parameter ({"error": {"message": "Unsupported parameter:
+    // 'temperature' is not supported with this model.", "param": "temperature", "code":
+    // "unsupported_parameter"}}); compatible servers say it in their own words.
+    RefusedFeature refused_feature(const HttpResponse& response) const override {
+        if (response.status != 400) return RefusedFeature::none;
+        const json body = detail::parse_body(response.body);
+        std::string message = parse_response(response).error.message;
+        if (body.is_object() && body.contains("error") && body["error"].is_object()) {
+            const json& error = body["error"];
+            const std::string kind = error.value("code", json()).is_string()
+                                         ? error["code"].get<std::string>()
+                                         : std::string();
+            if (error.contains("param") && error["param"].is_string() &&
+                (kind == "unsupported_parameter" || kind == "unsupported_value"))
+                message += " (" + error["param"].get<std::string>() + " not supported)";
+        }
+        return detail::refused_field(message,
+                                     {{"response_format", RefusedFeature::json_schema},
+                                      {"json_schema", RefusedFeature::json_schema},
+                                      {"reasoning_effort", RefusedFeature::reasoning_effort},
+                                      {"top_p", RefusedFeature::top_p},
+                                      {"temperature", RefusedFeature::temperature}});
     }
 
   private:

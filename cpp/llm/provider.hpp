@@ -54,6 +54,15 @@ struct ChatRequest {
     // names it where the API wants a name (OpenAI json_schema.name, the tool name).
     std::string json_schema;
     std::string schema_name = "answer";
+    // How the schema is asked for: "" (the model's first mode, model_rules.hpp), or the mode a
+    // run switched to after the model refused the first: "json_schema" (the API's JSON-schema
+    // output) or "prompt" (the schema in the system prompt).
+    std::string structured_mode;
+    // Sent where the model takes an effort (OpenAI reasoning_effort, Anthropic
+    // output_config.effort); "": none.
+    std::string reasoning_effort;
+    // False after the model refused a temperature: none is sent (its own sampling).
+    bool send_temperature = true;
     // How many leading characters of the first message are shared by many requests of a run
     // (a simulation prompt sent for every call of a pool, the annotation template before the
     // text a backtranslation quotes). Providers with explicit prompt caching mark it (Anthropic:
@@ -79,8 +88,22 @@ struct ChatResult {
     std::int64_t cached_input_tokens = 0;  // of them, read from the provider's prompt cache
     std::int64_t cache_write_input_tokens = 0;  // of them, written to it (Anthropic: 1.25x input)
     std::int64_t output_tokens = 0;
+    std::int64_t reasoning_tokens = 0;  // of output_tokens, the model's reasoning (thinking)
     ProviderError error;  // meaningful when !ok
 };
+
+// What a 400 refused: nothing known (an ordinary bad request), a feature of the request the
+// model does not take, or the model itself (an id the vendor no longer serves).
+enum class RefusedFeature {
+    none,
+    forced_tool,   // tool_choice / toolChoice
+    json_schema,   // response_format, output_config.format, outputConfig.textFormat
+    temperature,
+    top_p,
+    reasoning_effort,  // reasoning_effort, output_config.effort, thinking
+    model,             // the model id is invalid or past its end of life
+};
+const char* refused_feature_name(RefusedFeature feature);
 
 class ChatProvider {
   public:
@@ -95,6 +118,10 @@ class ChatProvider {
     virtual HttpRequest build_request(const ChatRequest& request) const = 0;
     // Never throws for a bad response: returns !ok with a classified error.
     virtual ChatResult parse_response(const HttpResponse& response) const = 0;
+    // The error classifier: what a refused request (HTTP 400) says in the vendor's words, read
+    // by the vendor's own provider. The run falls back once for a refused feature and stops at
+    // a model the vendor does not serve.
+    virtual RefusedFeature refused_feature(const HttpResponse& response) const;
 
     // Providers that answer without the network (the `simulated` provider) return true and
     // implement respond_locally(); the pipeline then skips the transport.

@@ -41,7 +41,35 @@ std::string ChatRequest::canonical_json() const {
                          : schema.is_discarded() ? json(json_schema)
                                                  : schema;
     out["schema_name"] = schema_name;
+    // Only when set: the keys of every earlier request stay as they were.
+    if (!structured_mode.empty()) out["structured_mode"] = structured_mode;
+    if (!reasoning_effort.empty()) out["reasoning_effort"] = reasoning_effort;
+    if (!send_temperature) out["temperature"] = nullptr;
     return out.dump();
+}
+
+const char* refused_feature_name(RefusedFeature feature) {
+    switch (feature) {
+        case RefusedFeature::none:
+            return "none";
+        case RefusedFeature::forced_tool:
+            return "forced tool use";
+        case RefusedFeature::json_schema:
+            return "JSON-schema output";
+        case RefusedFeature::temperature:
+            return "temperature";
+        case RefusedFeature::top_p:
+            return "top_p";
+        case RefusedFeature::reasoning_effort:
+            return "reasoning effort";
+        case RefusedFeature::model:
+            return "the model";
+    }
+    return "?";
+}
+
+RefusedFeature ChatProvider::refused_feature(const HttpResponse&) const {
+    return RefusedFeature::none;
 }
 
 std::string EmbeddingRequest::canonical_json() const {

@@ -245,4 +245,8 @@ std::string label_json_schema(const std::vector<std::string>& label_set) {
     return schema.dump();
 }
 
+std::string schema_instruction(const std::string& schema) {
+    return "Answer with JSON only, valid against this JSON Schema:\n" + schema;
+}
+
 }  // namespace llmv

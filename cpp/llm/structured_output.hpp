@@ -58,4 +58,9 @@ std::optional<std::string> find_json_value(const std::string& text);
 std::string passages_json_schema(std::size_t n);
 std::string label_json_schema(const std::vector<std::string>& label_set);
 
+// The sentence a request without an API structured output carries instead (appended to its
+// system prompt): JSON only, valid against `schema` (JSON text). The answer is read by the
+// parsers above, which dig the JSON out of prose and code fences.
+std::string schema_instruction(const std::string& schema);
+
 }  // namespace llmv

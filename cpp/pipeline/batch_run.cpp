@@ -144,7 +144,8 @@ class BatchRunner {
 
     BatchResult run(bool keep_results) {
         if (callbacks_.on_warning)  // before the first batch is submitted
-            for (const std::string& warning : providers_.warnings) callbacks_.on_warning(warning);
+            for (const std::string& warning : providers_.warnings)
+                callbacks_.on_warning({"model_retiring", warning});
         try {
             return run_phases(keep_results);
         } catch (const Error& error) {

@@ -337,6 +337,17 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
     const ModelRules rules = model_rules(resolved.chat_provider, resolved.chat_model);
     const std::int64_t tool_prompt =
         config.structured_output == "schema" && rules.forced_tool ? rules.tool_prompt_tokens : 0;
+    // A reasoning model writes reasoning tokens before each answer, billed as output: the
+    // assumption per answer at the effort the requests carry (reasoning_tokens_estimate(),
+    // docs/providers.md), within max_tokens where the user caps an answer.
+    const std::int64_t reasoning =
+        synthetic
+            ? 0
+            : reasoning_tokens_estimate(rules, effort_to_send(rules, config.reasoning_effort));
+    const auto with_reasoning = [&](std::int64_t answer) {
+        const std::int64_t out = answer + reasoning;
+        return config.max_tokens ? std::min<std::int64_t>(out, *config.max_tokens) : out;
+    };
     const auto schema_overhead = [&](const std::string& schema) -> std::int64_t {
         return sends_schema ? tokens(schema) + 10 + tool_prompt : 0;  // 10: its name, wrapper
     };
@@ -364,8 +375,7 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         // (a few tokens each for the quotes and commas) and a label answer ~10 tokens. Where
         // max_tokens caps an answer, the cap.
         const std::int64_t passage_tokens = std::max<std::int64_t>(15, tokens(passage.text));
-        const std::int64_t label_output =
-            config.max_tokens ? std::min<std::int64_t>(10, *config.max_tokens) : 10;
+        const std::int64_t label_output = with_reasoning(10);
         report.estimated_input_tokens +=
             config.annotation_repeats * (tokens(annotation) + label_overhead);
         report.estimated_output_tokens += config.annotation_repeats * label_output;
@@ -378,8 +388,7 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
                 const int count = std::min(config.n, texts - c * config.n);
                 sum.first += tokens(task.render_simulation(label, count, passage.text, variables)) +
                              pool_call_overhead(count);
-                std::int64_t out = 4 + count * (passage_tokens + 2);
-                if (config.max_tokens) out = std::min<std::int64_t>(out, *config.max_tokens);
+                const std::int64_t out = with_reasoning(4 + count * (passage_tokens + 2));
                 sum.second += out;
             }
             return sum;
@@ -420,6 +429,9 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         if (walk) walk_passage(*walk, config, task, labels, passage, variables, embeddings_cached);
     }
     report.chat_calls_to_make = report.calls.chat_calls - report.cached_calls - report.calls.shared;
+    report.estimated_reasoning_tokens =
+        report.calls.chat_calls *
+        (config.max_tokens ? std::min<std::int64_t>(reasoning, *config.max_tokens) : reasoning);
     report.texts_to_embed =
         report.calls.embedded_texts - report.cached_embedded_texts - report.shared_embedded_texts;
     report.calls.embedding_requests = -1;  // depends on the provider's batch size and on sharing
@@ -472,7 +484,12 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
         "and are made once; where a passage's label is not cached yet, passages with the same "
         "pools are taken to backtranslate at most one pool per label, so 'to be made' is then an "
         "estimate. Tokens are estimates (4 characters a token) for every call, made or cached; "
-        "the price is of the calls and texts to be made.";
+        "the price is of the calls and texts to be made." +
+        (reasoning > 0
+             ? " Output tokens include " + std::to_string(reasoning) +
+                   " reasoning tokens a call (an assumption for the reasoning effort " +
+                   effort_to_send(rules, config.reasoning_effort) + ", docs/providers.md)."
+             : std::string());
     return report;
 }
 

@@ -3,15 +3,20 @@
 
 #include <cmath>
 
+#include "llm/model_rules.hpp"
 #include "llm/structured_output.hpp"
+#include "llmvalidate/text.hpp"
 
 namespace llmv::pipeline {
 
 const char* kind_name(Kind kind) {
     switch (kind) {
-        case Kind::annotate: return "annotation";
-        case Kind::simulate: return "simulation";
-        case Kind::backtranslate: return "backtranslation";
+        case Kind::annotate:
+            return "annotation";
+        case Kind::simulate:
+            return "simulation";
+        case Kind::backtranslate:
+            return "backtranslation";
     }
     return "?";
 }
@@ -32,8 +37,8 @@ ChatRequest chat_request_for(const ValidationConfig& config, const std::string& 
     request.max_tokens = config.max_tokens;
     // A seed per draw where the API takes one: draws differ, a draw is reproducible.
     request.seed = static_cast<std::int64_t>(
-        mix_seed(stable_hash(prompt),
-                 (static_cast<std::uint64_t>(position) << 20) + static_cast<std::uint64_t>(attempt)) &
+        mix_seed(stable_hash(prompt), (static_cast<std::uint64_t>(position) << 20) +
+                                          static_cast<std::uint64_t>(attempt)) &
         0x7fffffffULL);
     if (config.structured_output == "none") return request;  // the prompt alone, as the paper
     const std::string schema = simulate ? passages_json_schema(static_cast<std::size_t>(count))
@@ -83,6 +88,8 @@ RequestKeys::RequestKeys(const ValidationConfig& config, const RunProviders& pro
       embedding_provider_(providers.resolved.embedding_provider),
       embedding_model_(providers.resolved.embedding_model),
       embedding_endpoint_(providers.embedding_endpoint),
+      reasoning_effort_(
+          effort_to_send(model_rules(chat_provider_, chat_model_), config.reasoning_effort)),
       synthetic_chat_(providers.resolved.synthetic_chat) {
     if (synthetic_chat_ && providers.simulated) {
         const SimulatedDgp& dgp = config_.simulated;
@@ -96,7 +103,10 @@ RequestKeys::RequestKeys(const ValidationConfig& config, const RunProviders& pro
 
 ChatRequest RequestKeys::chat_request(bool simulate, const std::string& prompt, int position,
                                       int count, int attempt) const {
-    return chat_request_for(config_, chat_model_, labels_, simulate, prompt, position, count, attempt);
+    ChatRequest request =
+        chat_request_for(config_, chat_model_, labels_, simulate, prompt, position, count, attempt);
+    request.reasoning_effort = reasoning_effort_;
+    return request;
 }
 
 CacheKey RequestKeys::chat_key(const ChatRequest& request, int position, int attempt) const {
@@ -147,6 +157,24 @@ const char* cache_status_of(const ParsedAnswer& parsed, bool refused) {
     if (parsed.ok) return cache_status::ok;
     if (refused) return cache_status::refused;
     return parsed.out_of_set ? cache_status::invalid : cache_status::unparseable;
+}
+
+std::string failure_message(const std::string& transport_message, const HttpResponse& response,
+                            const ChatProvider& provider) {
+    std::string message = transport_message;
+    // A transport error's message (status 0) is already all there is.
+    if (response.status == 0) return message;
+    const ChatResult parsed = provider.parse_response(response);
+    if (parsed.error.message.empty()) return message;
+    const std::string raw = "HTTP " + std::to_string(response.status) + ": " +
+                            abbreviate(text::trim(response.body), 300);
+    if (message.size() > raw.size() &&
+        message.compare(message.size() - raw.size(), raw.size(), raw) == 0) {
+        message.erase(message.size() - raw.size());
+    } else {
+        message += ": ";
+    }
+    return message + parsed.error.message;
 }
 
 bool is_json_body(const HttpResponse& response) { return nlohmann::json::accept(response.body); }

@@ -54,6 +54,7 @@ class RequestKeys {
     std::string embedding_provider_;
     std::string embedding_model_;
     std::string embedding_endpoint_;
+    std::string reasoning_effort_;  // what the model's requests carry (model_rules.hpp)
     bool synthetic_chat_ = false;
     nlohmann::json dgp_;
 };
@@ -73,6 +74,12 @@ ParsedAnswer parse_answer(Kind kind, int count, const std::string& text, bool re
                           const std::vector<std::string>& labels);
 // The status an answer is cached with.
 const char* cache_status_of(const ParsedAnswer& parsed, bool refused);
+
+// A failed call's message: the transport's, with the provider's reading of the body ("HTTP
+// 404 type: message") in place of the transport's raw copy of it, so that the body is not
+// shown twice.
+std::string failure_message(const std::string& transport_message, const HttpResponse& response,
+                            const ChatProvider& provider);
 
 // Every provider answers JSON: a cut or malformed 2xx body is retried by the transport, with
 // its backoff and in its retry budget, like a 5xx.

@@ -301,7 +301,7 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
         // your own (an OpenAI-compatible base URL) keeps its own rules.
         if (!own_server(chat_row, resolved.chat.base_url)) {
             check_model_settings(resolved.chat_provider, resolved.chat_model, config.temperature,
-                                 config.top_p, config.max_tokens);
+                                 config.top_p, config.max_tokens, config.reasoning_effort);
         }
         resolved.chat.api_key = config.api_key;
         resolved.chat.options = config.provider_options;
@@ -401,8 +401,9 @@ Error in_front_end_terms(const Error& error, settings::FrontEnd front_end) {
         return Error(error.code(), "`" + std::string(entry.spellings[static_cast<int>(front_end)]) +
                                        "`" + message.substr(quoted_field.size()));
     }
-    // The model rules' settings (temperature, top_p, max_tokens): the settings table's spelling.
-    for (const char* name : {"temperature", "top_p", "max_tokens"}) {
+    // The model rules' settings (temperature, top_p, max_tokens, reasoning_effort): the
+    // settings table's spelling.
+    for (const char* name : {"temperature", "top_p", "max_tokens", "reasoning_effort"}) {
         const std::string quoted_field = std::string("`") + name + "`";
         if (message.rfind(quoted_field, 0) != 0) continue;
         return Error(error.code(), "`" + settings::spelling(settings::setting(name), front_end) +

@@ -23,6 +23,7 @@
 #include "pipeline/cache_buffer.hpp"
 #include "pipeline/debug_env.hpp"
 #include "pipeline/embedding_batches.hpp"
+#include "pipeline/model_fallback.hpp"
 #include "pipeline/passage_flow.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/providers.hpp"
@@ -57,7 +58,8 @@ class Engine : private PassageFlow::Requests {
           cache_(config_, cache_needed(), secrets_, callbacks_.cancel),
           reporter_(callbacks_, tally_),
           flow_(config_, task_, providers_.resolved, tally_, secrets_, *this),
-          embeddings_(config_, providers_, keys_, cache_, tally_, accounting_, flow_, deferred_) {
+          embeddings_(config_, providers_, keys_, cache_, tally_, accounting_, flow_, deferred_),
+          fallback_(config_, providers_.resolved.chat_provider, chat_model()) {
         // The cache's write buffer reports passages once their answers are written.
         cache_.on_written([this]() { report_written(); });
         // Before any call: a price table the user names must load (its prices are for the end).
@@ -73,6 +75,7 @@ class Engine : private PassageFlow::Requests {
             static_cast<std::size_t>(std::max(4, 4 * std::max(1, config_.concurrency) + 8));
         if (config_.api_key.size()) secrets_.push_back(config_.api_key);
         if (config_.embedding_api_key.size()) secrets_.push_back(config_.embedding_api_key);
+        restore_learned();
     }
 
     BatchResult run(const PassageSource& source) {
@@ -80,7 +83,8 @@ class Engine : private PassageFlow::Requests {
         const stats::InterruptScope interrupts(callbacks_.cancel);
         // Before the first call (a batch-API run's passes: its runner said them once).
         if (!deferred_ && callbacks_.on_warning)
-            for (const std::string& warning : providers_.warnings) callbacks_.on_warning(warning);
+            for (const std::string& warning : providers_.warnings)
+                callbacks_.on_warning({"model_retiring", warning});
         try {
             return run_and_flush(source);
         } catch (...) {
@@ -261,28 +265,28 @@ class Engine : private PassageFlow::Requests {
         return job;
     }
 
-    // A 404 names a model (or a path) the vendor does not serve, as does Bedrock's 400 for a
-    // model id past its end of life: every further call would fail the same way, so the run
-    // stops here, with what was paid for already in the cache.
-    void stop_if_model_unavailable(const JobResult& result, bool chat_job) {
+    // A 404 names a model (or a path) the vendor does not serve, as does a 400 the provider
+    // reads as refusing the model (Bedrock: an id past its end of life), or any 400 of the
+    // first chat call that refuses no feature: every further call would fail the same way, so
+    // the run stops here, with what was paid for already in the cache.
+    void stop_if_model_unavailable(const JobResult& result, bool chat_job, bool first_chat,
+                                   RefusedFeature feature) {
         const long status = result.response.status;
         if (result.ok() || (status != 404 && status != 400)) return;
         std::string vendor_message;
         if (chat_job)
             vendor_message = providers_.chat->parse_response(result.response).error.message;
-        const bool retired_on_bedrock =
-            status == 400 &&
-            (vendor_message.find("model identifier is invalid") != std::string::npos ||
-             vendor_message.find("end of its life") != std::string::npos);
-        if (status == 400 && !retired_on_bedrock) return;
+        if (status == 400 && !chat_job) return;
         const std::string& provider =
             chat_job ? providers_.resolved.chat_provider : providers_.resolved.embedding_provider;
         const std::string& model = chat_job ? chat_model() : providers_.resolved.embedding_model;
-        std::string message =
-            model_not_available_message(provider, model) + " (HTTP " + std::to_string(status);
-        if (!vendor_message.empty()) message += ": " + vendor_message;
-        message += "; the run stopped at this call, nothing else was sent.)";
-        throw Error(code::provider_not_found, redact(message, secrets_));
+        if (auto message =
+                first_call_stop(feature, first_chat, provider, model, status, vendor_message)) {
+            throw Error(status == 404 || feature == RefusedFeature::model
+                            ? code::provider_not_found
+                            : code::provider_bad_request,
+                        redact(*message, secrets_));
+        }
     }
 
     // The outcomes the worker has ready: each passage finished (and reported) here.
@@ -383,12 +387,14 @@ class Engine : private PassageFlow::Requests {
         CacheKey key;
         std::string hash;  // key.hash(), computed once
         std::vector<ChatUnit> units;
+        int generation = 0;  // ModelFallback::generation() when it was built
     };
 
     ChatRequest build_chat_request(const ChatUnit& unit) const {
         ChatRequest request = keys_.chat_request(unit.kind == Kind::simulate, unit.prompt,
                                                  unit.position, unit.count, unit.attempt);
         request.cache_prefix = shared_prefix(unit, config_.annotation_repeats);
+        fallback_.apply(request);
         return request;
     }
 
@@ -479,8 +485,52 @@ class Engine : private PassageFlow::Requests {
         flight.key = key;
         flight.hash = hash;
         flight.units.push_back(std::move(unit));
+        flight.generation = fallback_.generation();
         inflight_by_key_[hash] = job_id;
         inflight_[job_id] = std::move(flight);
+    }
+
+    // A chat request the model refused for a feature: switched once (ModelFallback), and the
+    // refused request, with those waiting on it, goes again; the next one goes alone again,
+    // so that a second refusal costs one call too. True when the units were queued again.
+    bool fall_back(InFlight& flight, RefusedFeature feature) {
+        if (flight.generation == fallback_.generation()) {
+            const auto warning = fallback_.switch_for(feature);
+            if (!warning) return false;
+            batch_.setting_changes = fallback_.changes();
+            warn(*warning);
+            kind_answered_[1] = false;
+            if (cache_.enabled()) {  // the next run on this cache starts switched
+                CacheKey key = learned_key();
+                std::string hash = key.hash();
+                CacheEntry entry;
+                entry.text = fallback_.learned();
+                cache_.store(std::move(key), std::move(hash), std::move(entry));
+            }
+        }
+        for (ChatUnit& unit : flight.units) chat(std::move(unit));
+        return true;
+    }
+
+    CacheKey learned_key() const {
+        return ModelFallback::key(providers_.resolved.chat_provider, providers_.chat_endpoint,
+                                  chat_model());
+    }
+
+    // A switch an earlier run on this cache made for the model applies from the first request.
+    void restore_learned() {
+        if (!cache_.enabled() || synthetic_chat() || !providers_.chat) return;
+        const auto entry = cache_.lookup(learned_key().hash());
+        if (!entry) return;
+        const std::string warning = fallback_.restore(entry->text);
+        if (warning.empty()) return;
+        batch_.setting_changes = fallback_.changes();
+        warn(warning);
+    }
+
+    void warn(const std::string& warning) {
+        batch_.warnings.push_back(warning);
+        if (callbacks_.on_warning) callbacks_.on_warning({"fallback", warning});
     }
 
     // Batch-API mode: the answer a provider batch gave goes the way of a synchronous one (the
@@ -515,11 +565,18 @@ class Engine : private PassageFlow::Requests {
 
     void on_done(JobResult result) {
         // Answers from the cache come here too; only the network's first answer opens the gate.
+        const bool chat_job = inflight_.count(result.id) > 0;
+        const bool first_chat = !kind_answered_[1] && first_answer_pending_ &&
+                                result.id == first_job_id_ && first_job_chat_ &&
+                                fallback_.generation() == 0;
         if (first_answer_pending_ && result.id == first_job_id_) {
             first_answer_pending_ = false;
             kind_answered_[first_job_chat_ ? 1 : 0] = true;
         }
-        stop_if_model_unavailable(result, inflight_.count(result.id) > 0);
+        const RefusedFeature refused = chat_job && result.response.status == 400
+                                           ? providers_.chat->refused_feature(result.response)
+                                           : RefusedFeature::none;
+        stop_if_model_unavailable(result, chat_job, first_chat, refused);
         if (embeddings_.done(result)) {
             reporter_.report(false, flow_.admitted());
             return;
@@ -539,27 +596,12 @@ class Engine : private PassageFlow::Requests {
                 unit.passage->result.calls.transport_retries += retries;
         }
         const ChatProvider& provider = *providers_.chat;
+        if (!result.ok() && refused != RefusedFeature::none && fall_back(flight, refused)) return;
         if (!result.ok()) {
-            std::string message = result.error_message;
-            // The provider's own message is in the body of an HTTP error; a transport error's
-            // is already in result.error_message.
-            if (result.error_code != code::cancelled && result.response.status != 0) {
-                const ChatResult parsed = provider.parse_response(result.response);
-                if (!parsed.error.message.empty()) {
-                    // The provider's reading of the body ("HTTP 404 type: message") replaces
-                    // the transport's raw copy of it, so that the body is not shown twice.
-                    const std::string raw = "HTTP " + std::to_string(result.response.status) +
-                                            ": " +
-                                            abbreviate(text::trim(result.response.body), 300);
-                    if (message.size() > raw.size() &&
-                        message.compare(message.size() - raw.size(), raw.size(), raw) == 0) {
-                        message.erase(message.size() - raw.size());
-                    } else {
-                        message += ": ";
-                    }
-                    message += parsed.error.message;
-                }
-            }
+            const std::string message =
+                result.error_code == code::cancelled
+                    ? result.error_message
+                    : failure_message(result.error_message, result.response, provider);
             for (ChatUnit& unit : flight.units) {
                 flow_.fail(unit.passage, result.error_code,
                            "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) +
@@ -604,7 +646,8 @@ class Engine : private PassageFlow::Requests {
             cache_.store(std::move(flight.key), std::move(flight.hash), std::move(entry));
         accounting_.add_tokens(chat_model(), tokens(answer.input_tokens),
                                tokens(answer.output_tokens), tokens(answer.cached_input_tokens),
-                               tokens(answer.cache_write_input_tokens));
+                               tokens(answer.cache_write_input_tokens),
+                               tokens(answer.reasoning_tokens));
         if (!parsed.ok) accounting_.add_invalid_answer(chat_model());
         ++totals.chat_calls;
         totals.input_tokens += answer.input_tokens;
@@ -643,6 +686,7 @@ class Engine : private PassageFlow::Requests {
     ProgressReporter reporter_;
     PassageFlow flow_;
     EmbeddingBatches embeddings_;
+    ModelFallback fallback_;
     std::unique_ptr<PriceTable> price_table_;
 
     const PassageSource* source_ = nullptr;
@@ -667,30 +711,6 @@ class Engine : private PassageFlow::Requests {
 };
 
 }  // namespace
-
-int calls_for(int texts, int per_call) {
-    return per_call <= 0 ? 0 : (texts + per_call - 1) / per_call;
-}
-
-bool uses_paper_method(const ValidationConfig& config) {
-    return config.tests.validation_method == "paper" || config.tests.separation_method == "paper";
-}
-
-int pool_size(const ValidationConfig& config) {
-    return uses_paper_method(config) && config.paper_n > 0 ? config.paper_n : config.m;
-}
-
-std::vector<std::string> reference_labels(const ValidationConfig& config,
-                                          const std::vector<std::string>& labels,
-                                          const std::string& beta) {
-    std::vector<std::string> out;
-    for (const std::string& label : labels) {
-        const bool for_validation = config.tests.validation_method == "paper" && label == beta;
-        const bool for_separation = config.tests.separation_method == "paper" && label != beta;
-        if (for_validation || for_separation) out.push_back(label);
-    }
-    return out;
-}
 
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
                        const BatchCallbacks& callbacks, bool keep_results,

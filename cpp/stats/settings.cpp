@@ -196,6 +196,13 @@ std::vector<Setting> build_table() {
         optional(integer("max_tokens", {"--max-tokens", "", "", "", "N"}, 1, 1000000,
                          "Answer length cap (unset: the provider's).",
                          LLMV_OPTIONAL_FIELD(max_tokens))),
+        choice("reasoning_effort",
+               {"--reasoning-effort", "", "reasoning_effort", "REASONeffort", "LEVEL"},
+               {"auto", "none", "minimal", "low", "medium", "high", "xhigh", "max"},
+               "Reasoning effort of a reasoning model: auto (the lowest level the model takes "
+               "for text generation, sent only to models that reason by default) or a level the "
+               "model takes (docs/providers.md lists each family's).",
+               LLMV_TEXT_FIELD(reasoning_effort)),
         integer("parse_retries", {"--parse-retries", "", "parse_retries", "PARSERetries", "N"}, 0,
                 100,
                 "Redraws of an unparseable or out-of-set answer (the paper preset: 0, a bad "

@@ -19,6 +19,7 @@ ModelUsage& ModelUsage::operator+=(const ModelUsage& other) {
     tier_cached_input_tokens += other.tier_cached_input_tokens;
     tier_cache_write_input_tokens += other.tier_cache_write_input_tokens;
     tier_output_tokens += other.tier_output_tokens;
+    reasoning_tokens += other.reasoning_tokens;
     return *this;
 }
 
@@ -49,9 +50,11 @@ void Accounting::add_invalid_answer(const std::string& model, std::uint64_t coun
 
 void Accounting::add_tokens(const std::string& model, std::uint64_t input_tokens,
                             std::uint64_t output_tokens, std::uint64_t cached_input_tokens,
-                            std::uint64_t cache_write_input_tokens) {
+                            std::uint64_t cache_write_input_tokens,
+                            std::uint64_t reasoning_tokens) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto& usage = usage_[model];
+    usage.reasoning_tokens += reasoning_tokens;
     usage.input_tokens += input_tokens;
     usage.cached_input_tokens += cached_input_tokens;
     usage.cache_write_input_tokens += cache_write_input_tokens;

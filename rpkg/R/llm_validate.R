@@ -398,6 +398,14 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
       class = c("llmvalidate_warning_unwritten", "llmvalidate_warning"), call = call
     )
   }
+  # The model refused a feature and the run switched once (the engine's warning); the run's
+  # settings record the values it used.
+  for (warning in unlist(result$warnings)) {
+    cli::cli_warn(c("!" = "{warning}"),
+                  class = c("llmvalidate_warning_fallback", "llmvalidate_warning"), call = call)
+  }
+  changes <- result$setting_changes
+  if (length(changes) > 0) used_settings[names(changes)] <- unname(changes)
   if (isTRUE(result$cancelled)) {
     abort_llmv(c("The run was interrupted.", cache_note(cache, "resume")),
                code = "llmv.cancelled", call = call)

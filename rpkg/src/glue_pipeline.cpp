@@ -63,8 +63,10 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         // error it becomes (options(warn = 2)) stops the run, before anything is sent.
         const Rcpp::Function lifecycle_warning =
             Rcpp::Environment::namespace_env("llmvalidate")["lifecycle_warning"];
-        callbacks.on_warning = [lifecycle_warning](const std::string& text) {
-            lifecycle_warning(text);
+        // A refused feature's switch ("fallback") is raised by llm_validate() from the run's
+        // warnings, with the settings it changed.
+        callbacks.on_warning = [lifecycle_warning](const pipeline::RunWarning& warning) {
+            if (warning.kind == "model_retiring") lifecycle_warning(warning.text);
         };
         const bool has_progress = !Rf_isNull(progress_);
         callbacks.on_progress = [&](const pipeline::Progress& progress) {
@@ -114,6 +116,14 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         for (std::size_t i = 0; i < batch.passages.size(); ++i) {
             results[i] = passage_to_r(batch.passages[i]);
         }
+        // The settings the run switched after a refusal (engine name -> value used).
+        std::vector<std::string> change_names, change_values;
+        for (const pipeline::SettingChange& change : batch.setting_changes) {
+            change_names.push_back(change.setting);
+            change_values.push_back(change.to);
+        }
+        Rcpp::CharacterVector changes = Rcpp::wrap(change_values);
+        changes.attr("names") = Rcpp::wrap(change_names);
         return Rcpp::List::create(Rcpp::Named("passages") = results,
                                   Rcpp::Named("calls") = counts_to_r(batch.calls),
                                   Rcpp::Named("cancelled") = batch.cancelled || cancel.load(),
@@ -123,7 +133,9 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                                       static_cast<double>(batch.unwritten_answers),
                                   Rcpp::Named("unwritten_reason") = batch.unwritten_reason,
                                   Rcpp::Named("cache_stopped") = batch.cache_stopped,
-                                  Rcpp::Named("cost") = cost_to_r(batch.cost));
+                                  Rcpp::Named("cost") = cost_to_r(batch.cost),
+                                  Rcpp::Named("warnings") = Rcpp::wrap(batch.warnings),
+                                  Rcpp::Named("setting_changes") = changes);
     });
     END_RCPP
 }

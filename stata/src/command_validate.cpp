@@ -51,7 +51,9 @@ namespace llmv::stata {
 ProgressDots::ProgressDots(Api& api) : api_(api) {
     callbacks_.cancel = &cancel_;
     // A model retiring soon, before the first call, shown as the cache warning is.
-    callbacks_.on_warning = [this](const std::string& w) { api_.text("Warning: " + w + "\n"); };
+    callbacks_.on_warning = [this](const pipeline::RunWarning& w) {
+        api_.text("Warning: " + w.text + "\n");
+    };
     callbacks_.on_progress = [this](const pipeline::Progress& progress) {
         while (dots_ < progress.passages_done) {
             ++dots_;

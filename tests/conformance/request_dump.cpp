@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llm/aws_sigv4.hpp"
+#include "llm/model_rules.hpp"
 #include "llm/provider.hpp"
 
 using nlohmann::json;
@@ -61,9 +62,10 @@ int main(int argc, char** argv) {
                                 base + "/v1"));
         cases.push_back({{"name", "openai.chat"}, {"input", json::parse(request.canonical_json())},
                          {"ours", as_json(provider->build_request(request))}});
-        // A reasoning model: max_completion_tokens, no temperature.
-        ChatRequest reasoning = ChatRequest::user_prompt("gpt-5-mini", "Classify: revenue grew.");
+        // A reasoning model: max_completion_tokens, no temperature, its reasoning effort.
+        ChatRequest reasoning = ChatRequest::user_prompt("gpt-6-luna", "Classify: revenue grew.");
         reasoning.max_tokens = 200;
+        reasoning.reasoning_effort = "none";
         cases.push_back({{"name", "openai.chat.reasoning"}, {"input", json::parse(reasoning.canonical_json())},
                          {"ours", as_json(provider->build_request(reasoning))}});
     }
@@ -85,6 +87,15 @@ int main(int argc, char** argv) {
         cases.push_back({{"name", "anthropic.messages"}, {"input", json::parse(request.canonical_json())},
                          {"cache_prefix", request.cache_prefix},
                          {"ours", as_json(provider->build_request(request))}});
+        // A model that refuses forced tools (Claude Sonnet 5.5): JSON-schema output and effort.
+        ChatRequest json_output = ChatRequest::user_prompt("claude-sonnet-5-5", "Classify: revenue grew.");
+        json_output.system = "Be brief.";
+        json_output.max_tokens = 256;
+        json_output.json_schema = schema;
+        json_output.reasoning_effort = "low";
+        cases.push_back({{"name", "anthropic.messages.json_output"},
+                         {"input", json::parse(json_output.canonical_json())},
+                         {"ours", as_json(provider->build_request(json_output))}});
     }
     // Bedrock: Converse and Titan, signed with SigV4 (a session token) at a fixed time, for
     // model ids with ':', '/', '+' and '=' and an inference-profile ARN.
@@ -97,7 +108,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> models = {
         "anthropic.claude-sonnet-4-5-20250929-v1:0", "us.anthropic.claude-sonnet-4-6",
         "arn:aws:bedrock:us-west-2:123456789012:inference-profile/us.anthropic.claude-sonnet-4-6",
-        "meta.llama3-70b-instruct-v1:0", "custom/model+id=v1:0"};
+        "us.anthropic.claude-sonnet-5-5", "meta.llama3-70b-instruct-v1:0", "custom/model+id=v1:0"};
     auto bedrock = make_chat_provider("bedrock", config_of(aws, base));
     for (const std::string& model : models) {
         ChatRequest request = ChatRequest::user_prompt(model, "Classify: revenue grew.");
@@ -111,7 +122,14 @@ int main(int argc, char** argv) {
         sign_request(http, signing_time);
         json ours = as_json(http);
         ours["unsigned_headers"] = as_json(unsigned_request)["headers"];
+        // How the model rules ask for the schema, and whether a temperature is sent.
+        const ModelRules rules = model_rules("bedrock", model);
+        const char* structured = first_structured_mode(rules) == StructuredMode::forced_tool ? "tool"
+                                 : first_structured_mode(rules) == StructuredMode::json_schema
+                                     ? "json"
+                                     : "prompt";
         cases.push_back({{"name", "bedrock.converse " + model}, {"model", model},
+                         {"structured", structured}, {"send_temperature", rules.send_temperature},
                          {"input", json::parse(request.canonical_json())}, {"ours", ours},
                          {"signing", {{"time", signing_time}, {"region", "us-west-2"}, {"service", "bedrock"},
                                       {"access_key_id", aws.at("AWS_ACCESS_KEY_ID")},

@@ -747,6 +747,7 @@ struct FakeServer::Impl {
             return;
         }
         if (answer_model_unavailable(protocol, req, request, res)) return;
+        if (answer_forced_tool_refused(protocol, req, request, res)) return;
         std::string error;
         const std::string body = answer(request, fault, error);
         if (!error.empty()) {
@@ -758,6 +759,34 @@ struct FakeServer::Impl {
             served.push_back({endpoint, "", req.body, body});
         }
         respond(res, fault, body);
+    }
+
+    // A forced tool sent to a model that refuses one: 400, in the vendor's words.
+    bool answer_forced_tool_refused(Protocol protocol, const httplib::Request& req,
+                                    const json& request, httplib::Response& res) {
+        std::string model = request.value("model", std::string());
+        if (protocol == Protocol::bedrock && req.matches.size() > 1) model = req.matches[1].str();
+        const auto& refusing = options.forced_tool_refused_models;
+        if (std::find(refusing.begin(), refusing.end(), model) == refusing.end()) return false;
+        if (protocol == Protocol::anthropic && request.contains("tool_choice") &&
+            request["tool_choice"].is_object()) {
+            const std::string type = request["tool_choice"].value("type", "auto");
+            if (type != "tool" && type != "any") return false;
+            send_error(res, protocol, 400,
+                       "tool_choice: type \"tool\" and \"any\" are not supported for this "
+                       "model.");
+            return true;
+        }
+        if (protocol == Protocol::bedrock && request.contains("toolConfig") &&
+            request["toolConfig"].is_object() && request["toolConfig"].contains("toolChoice")) {
+            const json& choice = request["toolConfig"]["toolChoice"];
+            if (!choice.contains("tool") && !choice.contains("any")) return false;
+            send_error(res, protocol, 400,
+                       "This model doesn't support the toolChoice field. Remove toolChoice and "
+                       "try again.");
+            return true;
+        }
+        return false;
     }
 
     // A model the vendor does not serve: 404, in each vendor's words.
@@ -937,6 +966,14 @@ struct FakeServer::Impl {
               {"completion_tokens", count_tokens(content)},
               {"total_tokens",
                count_tokens(prompt) + count_tokens(schema_text) + count_tokens(content)}}}};
+        const std::string effort = request.value("reasoning_effort", std::string("none"));
+        if (effort != "none") {  // a reasoning model's thinking, billed as output
+            const std::size_t reasoning = 50;
+            body["usage"]["completion_tokens"] = count_tokens(content) + reasoning;
+            body["usage"]["total_tokens"] =
+                body["usage"]["total_tokens"].get<std::size_t>() + reasoning;
+            body["usage"]["completion_tokens_details"] = {{"reasoning_tokens", reasoning}};
+        }
         return body.dump();
     }
 
@@ -987,6 +1024,10 @@ struct FakeServer::Impl {
                                            : "auto";
             tools_billed = tool_tokens(request["tools"], choice == "any" || choice == "tool");
         }
+        const bool json_output = request.contains("output_config") &&
+                                 request["output_config"].is_object() &&
+                                 request["output_config"].contains("format");
+        if (json_output) schema = request["output_config"]["format"].value("schema", json::object());
         const json answer =
             chat_answer(prompt, schema, json(), request.value("temperature", 1.0), fault);
         json content = json::array();
@@ -1004,7 +1045,7 @@ struct FakeServer::Impl {
                                {"input", answer}});
             stop = "tool_use";
         } else {
-            produced = as_text(answer, false);
+            produced = as_text(answer, json_output);
             content.push_back({{"type", "text"}, {"text", produced}});
         }
         json body = {{"id", "msg_fake"},
@@ -1057,6 +1098,15 @@ struct FakeServer::Impl {
             if (spec.contains("inputSchema") && spec["inputSchema"].contains("json"))
                 schema = spec["inputSchema"]["json"];
         }
+        bool json_output = false;
+        if (request.contains("outputConfig") && request["outputConfig"].is_object() &&
+            request["outputConfig"].contains("textFormat")) {
+            const json format = request["outputConfig"]["textFormat"];
+            const json definition =
+                format.value("structure", json::object()).value("jsonSchema", json::object());
+            schema = json::parse(definition.value("schema", std::string("{}")), nullptr, false);
+            json_output = true;
+        }
         // The engine sends a tool to Claude and Nova models only: billed as Anthropic bills
         // Claude's (Nova's own tool overhead is not published).
         std::size_t tools_billed = 0;
@@ -1083,7 +1133,7 @@ struct FakeServer::Impl {
                   {{"toolUseId", "tooluse_fake"}, {"name", tool_name}, {"input", answer}}}});
             stop = "tool_use";
         } else {
-            produced = as_text(answer, false);
+            produced = as_text(answer, json_output);
             content.push_back({{"text", produced}});
         }
         const auto in = count_tokens(prompt) + tools_billed, out = count_tokens(produced);

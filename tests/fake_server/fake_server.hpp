@@ -25,7 +25,11 @@
 // Models: the catalogue (options.catalogue) is what GET /v1/models and the Bedrock lists serve,
 // each vendor the ids of its own shape. A chat or embedding request for a model listed in
 // options.unavailable_models, or whose id contains "retired", is answered 404 in the vendor's
-// words (as a vendor answers for a retired model).
+// words (as a vendor answers for a retired model); a forced tool sent to a model in
+// options.forced_tool_refused_models is answered 400 in the vendor's words. Anthropic's
+// output_config.format and Bedrock's outputConfig.textFormat (JSON-schema output) are answered
+// with the JSON as the text; OpenAI requests with a reasoning_effort other than none report
+// reasoning tokens (usage.completion_tokens_details.reasoning_tokens, 50 a call).
 //
 // Provider batches: a batch is answered when it is polled (GET) after `polls_in_progress`
 // polls that said "in progress"; each line is answered as the synchronous endpoint would
@@ -147,6 +151,11 @@ struct FakeServerOptions {
     // one retired 30 days before it (fake_lifecycle.hpp). Every listed model carries the
     // vendors' lifecycle fields either way.
     bool lifecycle_models = false;
+    // Models that refuse forced tool use with a 400 in the vendor's words (Anthropic:
+    // invalid_request_error "tool_choice: type "tool" and "any" are not supported for this
+    // model."; Bedrock: ValidationException "This model doesn't support the toolChoice field.
+    // ..."), as Claude Sonnet 5.5 does; their other requests are answered.
+    std::vector<std::string> forced_tool_refused_models;
     // Provider batches. Polls answered "in progress" before a batch ends, unless its
     // BatchScript says otherwise (a delay for interrupt tests).
     int batch_polls_in_progress = 1;

@@ -203,7 +203,7 @@ TEST_CASE("Anthropic: tool-based structured output, version header required, 529
     config.api_key = "test-key";
     auto provider = make_chat_provider("anthropic", config);
     auto request =
-        ChatRequest::user_prompt("claude-test", "Write 4 passages with the label Positive.");
+        ChatRequest::user_prompt("claude-haiku-4-5", "Write 4 passages with the label Positive.");
     request.json_schema = passages_json_schema(4);
     const ChatResult result = provider->parse_response(send_http(provider->build_request(request)));
     REQUIRE(result.ok);
@@ -272,7 +272,7 @@ TEST_CASE(
     config.options = {{"structured", "schema"}};
     CHECK_THROWS_WITH(
         make_chat_provider("bedrock", config),
-        Catch::Contains("\"auto\", \"tool\" or \"prompt\"") && Catch::Contains("\"schema\""));
+        Catch::Contains("\"auto\", \"tool\", \"json\" or \"prompt\"") && Catch::Contains("\"schema\""));
 }
 
 TEST_CASE("Bedrock Converse: bearer token, correct and wrong SigV4 signatures") {

@@ -483,7 +483,7 @@ TEST_CASE("bedrock: Converse request, SigV4 or bearer, region") {
               "3A1/converse");
     }
     SECTION("toolConfig for structured output (Claude: a forced tool)") {
-        auto structured = ChatRequest::user_prompt("anthropic.claude-sonnet-4-5-20250929-v1:0", "p");
+        auto structured = ChatRequest::user_prompt("anthropic.claude-sonnet-4-6", "p");
         structured.json_schema = passages_schema;
         const json body = json::parse(provider->build_request(structured).body);
         CHECK(body.at("toolConfig") ==

@@ -34,6 +34,7 @@ const COMPARED_HEADERS = ['authorization', 'x-api-key', 'anthropic-version', 'co
 // To be reviewed when the engine moves to a newer API version.
 const KNOWN_HEADER_DIFFERENCES = {
   'anthropic.messages': ['authorization', 'x-api-key', 'anthropic-version'],
+  'anthropic.messages.json_output': ['authorization', 'x-api-key', 'anthropic-version'],
 };
 const HARMLESS_BODY_KEYS = {};
 
@@ -89,6 +90,7 @@ async function sdkRequest(c) {
     if (input.top_p !== null) params.top_p = input.top_p;
     if (input.max_tokens !== null) params[reasoning ? 'max_completion_tokens' : 'max_tokens'] = input.max_tokens;
     if (input.seed !== null) params.seed = input.seed;
+    if (input.reasoning_effort) params.reasoning_effort = input.reasoning_effort;
     if (input.json_schema) {
       params.response_format = { type: 'json_schema', json_schema: { name: input.schema_name, strict: true, schema: input.json_schema } };
     }
@@ -99,6 +101,17 @@ async function sdkRequest(c) {
     const client = new OpenAI({ apiKey: 'sk-conformance', baseURL: `${base}/v1`, maxRetries: 0 });
     // We ask for base64 (exact float32, a third of the bytes), as the SDK does by default.
     await client.embeddings.create({ model: input.model, input: input.inputs, encoding_format: 'base64' });
+    return lastCapture();
+  }
+  if (c.name === 'anthropic.messages.json_output') {
+    // A model that refuses forced tools: output_config carries the JSON schema and the effort
+    // (@anthropic-ai/sdk 1.17.0 OutputConfig); no temperature (Claude Sonnet 5.5 takes none).
+    const client = new Anthropic({ apiKey: 'sk-ant-conformance', baseURL: base, maxRetries: 0 });
+    await client.messages.create({
+      model: input.model, max_tokens: input.max_tokens, system: input.system,
+      messages: input.messages,
+      output_config: { effort: input.reasoning_effort, format: { type: 'json_schema', schema: input.json_schema } },
+    });
     return lastCapture();
   }
   if (c.name === 'anthropic.messages') {
@@ -123,10 +136,17 @@ async function sdkRequest(c) {
     credentials: { accessKeyId: c.signing.access_key_id, secretAccessKey: c.signing.secret_access_key,
                    sessionToken: c.signing.session_token } });
   if (c.name.startsWith('bedrock.converse')) {
-    const claude = c.model.includes('claude');
     const params = { modelId: c.model, messages: input.messages.map((m) => ({ role: m.role, content: [{ text: m.content }] })),
                      inferenceConfig: { maxTokens: input.max_tokens, temperature: input.temperature, topP: input.top_p } };
-    if (claude && input.json_schema) {
+    // The model rules (c.structured, c.send_temperature, from the engine's table) decide the
+    // structured output: a forced tool, Converse's JSON-schema output (OutputConfig.textFormat,
+    // the schema as a string), or the prompt.
+    if (!c.send_temperature) delete params.inferenceConfig.temperature;
+    if (c.structured === 'json' && input.json_schema) {
+      params.outputConfig = { textFormat: { type: 'json_schema', structure: { jsonSchema: {
+        schema: JSON.stringify(input.json_schema), name: input.schema_name } } } };
+      params.system = [{ text: input.system }];
+    } else if (c.structured === 'tool' && input.json_schema) {
       params.toolConfig = { tools: [{ toolSpec: { name: input.schema_name, description: 'Record the answer in the required structure.',
                                                    inputSchema: { json: input.json_schema } } }],
                             toolChoice: { tool: { name: input.schema_name } } };

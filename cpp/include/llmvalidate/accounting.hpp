@@ -24,6 +24,9 @@ struct ModelUsage {
     // (Accounting::set_tier_threshold; a price table's tier_threshold), priced at other rates.
     std::uint64_t tier_input_tokens = 0, tier_cached_input_tokens = 0,
                   tier_cache_write_input_tokens = 0, tier_output_tokens = 0;
+    // Of output_tokens, the model's reasoning (OpenAI completion_tokens_details.
+    // reasoning_tokens, Anthropic output_tokens_details.thinking_tokens): billed as output.
+    std::uint64_t reasoning_tokens = 0;
 
     ModelUsage& operator+=(const ModelUsage& other);
 };
@@ -51,7 +54,8 @@ class Accounting {
     void add_invalid_answer(const std::string& model, std::uint64_t count = 1);
     void add_tokens(const std::string& model, std::uint64_t input_tokens,
                     std::uint64_t output_tokens, std::uint64_t cached_input_tokens = 0,
-                    std::uint64_t cache_write_input_tokens = 0);
+                    std::uint64_t cache_write_input_tokens = 0,
+                    std::uint64_t reasoning_tokens = 0);
     // A request of `model` whose input tokens (cached and written ones included) are over
     // `prompt_tokens` is also counted in the usage's tier_* fields; 0: none.
     void set_tier_threshold(const std::string& model, std::uint64_t prompt_tokens);

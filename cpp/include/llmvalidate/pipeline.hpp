@@ -138,6 +138,10 @@ struct ValidationConfig {
     std::string answer_format = "auto";
     std::optional<double> top_p;
     std::optional<int> max_tokens;
+    // Reasoning effort: "auto" (the lowest level the model takes for text generation, sent only
+    // to models that reason by default; none to others), or a level the model takes ("none",
+    // "minimal", "low", "medium", "high", "xhigh", "max"; its levels: docs/providers.md).
+    std::string reasoning_effort = "auto";
     int parse_retry_limit = 3;  // redraws of an unparseable / out-of-set answer
     int max_transport_retries = 5;  // 429/5xx/transport failures per request (RetryPolicy)
     long connect_timeout_ms = 10000;
@@ -248,16 +252,25 @@ struct Progress {
     double eta_seconds = -1;  // -1: unknown yet
 };
 
+// A warning of a run, typed so that each front end can show it in its own way.
+struct RunWarning {
+    // "model_retiring": before the first call, a model retiring within 60 days, with the date
+    // and the vendor's replacement (the dry run's are in DryRunReport::warnings).
+    // "fallback": the model refused a feature and the run switched once
+    // (BatchResult::setting_changes; the text is also in BatchResult::warnings).
+    std::string kind;
+    std::string text;
+};
+
 struct BatchCallbacks {
     // Called from the calling thread, at most every `progress_interval_seconds` and once at the end.
     std::function<void(const Progress&)> on_progress;
     double progress_interval_seconds = 0.2;
     // Each passage as soon as it is finished (completion order, see PassageResult::index).
     std::function<void(const PassageResult&)> on_passage;
-    // A warning before the first call, from the calling thread: a model that retires within
-    // 60 days, with the date and the vendor's replacement (the dry run's are in
-    // DryRunReport::warnings). Every front end shows it as its warnings.
-    std::function<void(const std::string&)> on_warning;
+    // A warning, from the calling thread, when it arises; every front end shows it as its
+    // warnings (R: a condition of class llmvalidate_warning_<kind>).
+    std::function<void(const RunWarning&)> on_warning;
     // Set to true from any thread (R interrupt, Stata Break, SIGINT): requests in flight are
     // abandoned, nothing half-written reaches the cache, unfinished passages are reported with
     // error_code llmv.cancelled, and a re-run resumes from the cache with zero repeated calls.
@@ -282,6 +295,9 @@ struct DryRunReport {
     std::int64_t texts_to_embed = 0;
     std::int64_t estimated_input_tokens = 0;
     std::int64_t estimated_output_tokens = 0;
+    // Of them, a reasoning model's reasoning tokens (an assumption per effort level,
+    // docs/providers.md); 0 for a model that does not reason.
+    std::int64_t estimated_reasoning_tokens = 0;
     std::int64_t estimated_embedding_tokens = 0;  // of every text embedded, made or cached
     // The price of the calls and texts still to be made (the estimated tokens in the share not
     // cached nor shared), synchronously and with the batch API, at the price table's prices.
@@ -301,6 +317,15 @@ struct BatchSummary {
     std::size_t n_passages = 0;
     std::size_t n_failed = 0;
     std::size_t n_valid = 0, n_invalid = 0, n_inconclusive = 0;
+};
+
+// A setting the run changed on its way, after the model refused what it asked for: the
+// setting's engine name, its value before and after, and why.
+struct SettingChange {
+    std::string setting;
+    std::string from;
+    std::string to;
+    std::string reason;
 };
 
 struct BatchResult {
@@ -326,6 +351,10 @@ struct BatchResult {
     // cost at the price table's prices (synchronous APIs).
     std::map<std::string, ModelUsage> usage;
     CostEstimate cost;
+    // The settings the run used differ from those it was given where the model refused one
+    // (each switch once, with its warning in `warnings`).
+    std::vector<SettingChange> setting_changes = {};
+    std::vector<std::string> warnings = {};
 };
 
 // Pulls the next passage into `out`; returns false at the end of the input. Lets a batch read

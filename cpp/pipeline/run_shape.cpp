@@ -1,0 +1,31 @@
+// The shape of a run (engine.hpp): calls a pool takes, a pool's size, the labels that draw
+// reference texts for the paper's tests.
+#include "pipeline/engine.hpp"
+
+namespace llmv::pipeline {
+
+int calls_for(int texts, int per_call) {
+    return per_call <= 0 ? 0 : (texts + per_call - 1) / per_call;
+}
+
+bool uses_paper_method(const ValidationConfig& config) {
+    return config.tests.validation_method == "paper" || config.tests.separation_method == "paper";
+}
+
+int pool_size(const ValidationConfig& config) {
+    return uses_paper_method(config) && config.paper_n > 0 ? config.paper_n : config.m;
+}
+
+std::vector<std::string> reference_labels(const ValidationConfig& config,
+                                          const std::vector<std::string>& labels,
+                                          const std::string& beta) {
+    std::vector<std::string> out;
+    for (const std::string& label : labels) {
+        const bool for_validation = config.tests.validation_method == "paper" && label == beta;
+        const bool for_separation = config.tests.separation_method == "paper" && label != beta;
+        if (for_validation || for_separation) out.push_back(label);
+    }
+    return out;
+}
+
+}  // namespace llmv::pipeline
