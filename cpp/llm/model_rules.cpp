@@ -11,10 +11,6 @@ namespace llmv {
 
 namespace {
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-    return text.compare(0, prefix.size(), prefix) == 0;
-}
-
 // "0.7", "1", "0.99": a number as a user typed it.
 std::string number_text(double value) {
     char buffer[32];

@@ -74,7 +74,7 @@ std::vector<std::string> check_model_lifecycles(const ValidationConfig& config,
         // variable, or its default); without credentials there is no list to read.
         std::string list_url;
         try {
-            list_url = ModelCatalogue(vendor, provider_config).identity();
+            list_url = model_list_identity(vendor, provider_config);
         } catch (const std::exception&) {
             list_url.clear();
         }

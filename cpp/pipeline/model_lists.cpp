@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "cache/model_lists.hpp"
+#include "llm/provider_spec.hpp"
 #include "llmvalidate/error.hpp"
 #include "transport/transport.hpp"
 
@@ -19,7 +20,14 @@ std::int64_t now_unix() {
         .count();
 }
 
-std::vector<CatalogueModel> fetch(const ModelCatalogue& catalogue, const std::string& vendor,
+std::string identity_of(const std::string& vendor, const ModelLister& lister) {
+    std::string url = lister.requests().front().url;
+    const auto query = url.find('?');
+    if (query != std::string::npos) url.erase(query);
+    return vendor + " " + url;
+}
+
+std::vector<CatalogueModel> fetch(const ModelLister& catalogue, const std::string& vendor,
                                   const ListReading& how) {
     std::vector<CatalogueModel> found;
     std::atomic<bool> cancel{false};
@@ -66,10 +74,16 @@ std::vector<CatalogueModel> fetch(const ModelCatalogue& catalogue, const std::st
 
 }  // namespace
 
+std::string model_list_identity(const std::string& vendor, const ProviderConfig& config) {
+    return identity_of(vendor, *model_lister_of(vendor, config));
+}
+
 std::optional<VendorList> read_vendor_list(const std::string& vendor, const ProviderConfig& config,
                                            const ListReading& how) {
-    const ModelCatalogue catalogue(vendor, config);
-    const std::string key = catalogue.identity();
+    // The vendor's spec says how its list is read (provider_spec.hpp).
+    const std::unique_ptr<ModelLister> lister = model_lister_of(vendor, config);
+    const ModelLister& catalogue = *lister;
+    const std::string key = identity_of(vendor, catalogue);
     if (const auto stored = read_model_list(how.cache_path, key)) {
         const std::int64_t age = now_unix() - stored->fetched_unix;
         if (age >= 0 && age < model_list_max_age_seconds) {

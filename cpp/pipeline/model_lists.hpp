@@ -30,8 +30,12 @@ struct ListReading {
     std::function<bool()> interrupted = {};
 };
 
-// The list of `vendor` ("openai", "anthropic", "bedrock") at the base URL and region of
-// `config`. Throws llmv::Error when it has to ask the vendor and cannot (its message names the
+// Where the list of `vendor` at `config` is read ("vendor url", without its query): the day
+// cache's key. Throws llmv::Error like the vendor's lister (missing credentials, no list).
+std::string model_list_identity(const std::string& vendor, const ProviderConfig& config);
+
+// The list of `vendor` (a provider whose spec declares a model list: provider_spec.hpp's
+// model_lister_of) at the base URL and region of `config`. Throws llmv::Error when it has to ask the vendor and cannot (its message names the
 // vendor and the HTTP status); nullopt when it may not ask and nothing fresh is stored.
 std::optional<VendorList> read_vendor_list(const std::string& vendor, const ProviderConfig& config,
                                            const ListReading& how);

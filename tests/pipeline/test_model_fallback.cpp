@@ -63,7 +63,10 @@ TEST_CASE("a Claude model that refuses forced tool use completes the run through
     server.start();
     std::vector<std::string> warnings;
     pipeline::BatchCallbacks callbacks;
-    callbacks.on_warning = [&](const std::string& warning) { warnings.push_back(warning); };
+    callbacks.on_warning = [&](const pipeline::RunWarning& warning) {
+        CHECK(warning.kind == "fallback");
+        warnings.push_back(warning.text);
+    };
     const pipeline::BatchResult batch = pipeline::validate_batch(
         config_for(server, "anthropic", "claude-sonnet-4-6"), {passage}, callbacks);
     REQUIRE(batch.passages.size() == 1);

@@ -113,8 +113,9 @@ TEST_CASE("a run on a model retiring in 30 days warns before its first call", "[
     pipeline::BatchCallbacks callbacks;
     std::vector<std::string> warnings;
     std::size_t messages_at_warning = 999;
-    callbacks.on_warning = [&](const std::string& warning) {
-        warnings.push_back(warning);
+    callbacks.on_warning = [&](const pipeline::RunWarning& warning) {
+        CHECK(warning.kind == "model_retiring");
+        warnings.push_back(warning.text);
         messages_at_warning = server.count("anthropic.messages");
     };
     const pipeline::BatchResult result = pipeline::validate_batch(
@@ -230,7 +231,10 @@ TEST_CASE("the day cache answers a second listing without a request", "[lifecycl
     config.cache_path = cache;
     std::vector<std::string> warnings;
     pipeline::BatchCallbacks callbacks;
-    callbacks.on_warning = [&](const std::string& warning) { warnings.push_back(warning); };
+    callbacks.on_warning = [&](const pipeline::RunWarning& warning) {
+        CHECK(warning.kind == "model_retiring");
+        warnings.push_back(warning.text);
+    };
     (void)pipeline::validate_batch(config, {passage}, callbacks);
     (void)pipeline::validate_batch(config, {passage}, callbacks);
     CHECK(warnings.size() == 2);
@@ -263,7 +267,10 @@ TEST_CASE("a list that cannot be read falls back to the shipped table, and never
     server.push_faults("anthropic.models", {fake::Fault::http(500)});
     std::vector<std::string> warnings;
     pipeline::BatchCallbacks callbacks;
-    callbacks.on_warning = [&](const std::string& warning) { warnings.push_back(warning); };
+    callbacks.on_warning = [&](const pipeline::RunWarning& warning) {
+        CHECK(warning.kind == "model_retiring");
+        warnings.push_back(warning.text);
+    };
     const pipeline::BatchResult result = pipeline::validate_batch(
         anthropic_config(server, "claude-fake-retiring"), {passage}, callbacks);
     INFO((warnings.empty() ? std::string() : warnings.front()));

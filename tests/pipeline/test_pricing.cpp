@@ -555,7 +555,9 @@ TEST_CASE("the shipped table prices the current line-up at the vendors' numbers,
     }
 }
 
-TEST_CASE("the CLI's dry run says no price for a typo, names the nearest row, and prices gpt-4.1-nano at its own row") {
+// gpt-5.4-nano shares its prefix with gpt-5.4 (the longest-prefix rule priced gpt-4.1-nano as
+// gpt-4.1, 20 times too high); gpt-4.1-nano itself is retired, so a run refuses it before pricing.
+TEST_CASE("the CLI's dry run says no price for a typo, names the nearest row, and prices gpt-5.4-nano at its own row") {
     const std::string dir = test::scratch_dir("llmv-pricing", "cli");
     const test::ScopedEnv key("OPENAI_API_KEY", "sk-test");
     const auto dry_run_of = [&](const std::string& model) {
@@ -570,7 +572,8 @@ TEST_CASE("the CLI's dry run says no price for a typo, names the nearest row, an
     CHECK_THAT(typo, Catch::Matchers::Contains("chat openai gpt-4.1-mnii: ") &&
                          Catch::Matchers::Contains("no price (did you mean gpt-4.1-mini?)") &&
                          Catch::Matchers::Contains("unknown, not every model is priced"));
-    const std::string nano = dry_run_of("gpt-4.1-nano");
+    const std::string nano = dry_run_of("gpt-5.4-nano");
     CHECK_THAT(nano, !Catch::Matchers::Contains("no price") &&
+                         Catch::Matchers::Contains("chat openai gpt-5.4-nano: ") &&
                          Catch::Matchers::Contains("prices of 2026-12-07"));
 }

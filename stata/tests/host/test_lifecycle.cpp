@@ -71,7 +71,7 @@ TEST_CASE("models: each model's lifecycle and retirement date in r()",
     REQUIRE(r.rc == 0);
     REQUIRE(r.store_rc == 0);
     CHECK(r.macros.at("ids") ==
-          "`\"claude-haiku-4-5\"' `\"claude-sonnet-4-6\"' `\"claude-opus-4-8\"' "
+          "`\"claude-haiku-5-5\"' `\"claude-sonnet-4-6\"' `\"claude-opus-4-8\"' "
           "`\"claude-fake-retiring\"' `\"claude-fake-retired\"'");
     const std::string date = in_30_days();
     CHECK(r.macros.at("retires").find(". . . " + date + " ") == 0);
@@ -93,7 +93,7 @@ TEST_CASE("models: each model's lifecycle and retirement date in r()",
 }
 
 TEST_CASE(
-    "validate: a model retiring in 30 days warns before its first call; a retired one sends "
+    "validate: a model retiring in 30 days warns before its first call, and a retired one sends "
     "nothing",
     "[validate][server][lifecycle]") {
     FakeServerProcess server({"--api-key", "sk-host-secret", "--lifecycle-models", "1"});
