@@ -14,12 +14,13 @@ using namespace llmv;
 int main() {
     json rows = json::array();
     for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
-        json out = {{"kind", row.kind},       {"provider", row.provider},
-                    {"model", row.model},     {"checked", row.checked},
-                    {"source", row.source},   {"batch_api", row.batch_api}};
+        json out = {{"kind", row.kind},     {"provider", row.provider},
+                    {"model", row.model},   {"checked", row.checked},
+                    {"source", row.source}, {"batch_api", row.batch_api}};
         if (row.default_model_for) {
             json by_region = json::object();
-            for (const char* region : {"us-east-1", "eu-west-1", "ap-northeast-1", "us-gov-west-1"}) {
+            for (const char* region :
+                 {"us-east-1", "eu-west-1", "ap-northeast-1", "us-gov-west-1"}) {
                 ProviderConfig config;
                 config.environment = std::map<std::string, std::string>{{"AWS_REGION", region}};
                 by_region[region] = row.default_model_for(row.model, config);
