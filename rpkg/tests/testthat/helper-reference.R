@@ -41,7 +41,17 @@ reference_validation_paper <- function(passage, pool, reference, alpha) {
     statistic = tau,
     null = null,
     critical_value = unname(stats::quantile(null, alpha, type = 7)),
-    p_value = (1 + sum(null <= tau)) / (length(null) + 1)
+    # The level at which quantile(null, a, type = 7) starts to exceed tau (the paper's rule
+    # rejects exactly below it), by the closed form of the interpolation: j the last order
+    # statistic at most tau, h = (j - 1) + (tau - s_j) / (s_j+1 - s_j), p = h / (B - 1).
+    p_value = local({
+      s <- sort(null)
+      b <- length(s)
+      if (s[1] > tau) return(0)
+      if (s[b] <= tau) return(1)
+      j <- max(which(s <= tau))
+      (j - 1 + (tau - s[j]) / (s[j + 1] - s[j])) / (b - 1)
+    })
   )
 }
 

@@ -145,8 +145,9 @@ test_that("provider errors are classed conditions from the engine's codes, keys 
 
 test_that("with many passages a failed passage is a row and a classed warning", {
   server <- local_fake_server()
-  # The first request (one passage's annotation) gets an HTTP 400, which is not retried.
-  fake_faults(server, "openai.chat", list(list(kind = "http_error", status = 400)))
+  # A later request (not the run's first, whose 400 stops the run: every request would be
+  # refused alike) gets an HTTP 400, which is not retried: one passage fails.
+  fake_faults(server, "openai.chat", list(list(kind = "none"), list(kind = "http_error", status = 400)))
   expect_warning(
     validations <- fake_run(server),
     class = "llmvalidate_warning_passages_failed"
