@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The R package: tools/build-r-tarball.sh stages the engine into rpkg/ and builds the source
-# tarball, and `R CMD check --as-cran` on it (which runs the testthat suite and builds the
+# The R package: tools/build-r-tarball.sh stages the engine into a copy of rpkg/ and builds the
+# source tarball, and `R CMD check --as-cran` on it (which runs the testthat suite and builds the
 # vignettes) gives no ERROR and no WARNING. NOTEs are listed (and justified in
 # rpkg/cran-comments.md). git keeps no copy of the engine under rpkg/ (checked first).
 # The CLI parity tests run when the CMake build left a CLI in $BUILD_DIR (tools/test.sh).
@@ -127,6 +127,9 @@ if Rscript -e 'quit(status = !requireNamespace("pkgdown", quietly = TRUE))'; the
   rm -rf "$work/site-source" "$work/site"
   cp -R "$root/rpkg" "$work/site-source"
   (cd "$work/site-source" && ./cleanup)
+  # The vignettes (and the engine) staged into this copy: tools/build-r-tarball.sh stages into a
+  # temporary copy of its own, so rpkg/ of a fresh clone has none.
+  bash "$root/tools/stage-r-package.sh" --into "$work/site-source" >/dev/null
   # Offline: pkgdown's CRAN and Bioconductor links are skipped, and downlit's look-ups of
   # packages that are not installed read the empty list above.
   R_LIBS="$work/llmvalidate.Rcheck${R_LIBS:+:$R_LIBS}" Rscript -e '
