@@ -195,18 +195,20 @@ std::string lifecycle_state(const std::string& vendor_status, const std::string&
     return "active";
 }
 
-std::string today_utc() {
-    const std::time_t now = std::time(nullptr);
+std::string utc_text(std::int64_t unix_seconds, const char* format) {
+    const std::time_t time = static_cast<std::time_t>(unix_seconds);
     std::tm utc{};
 #ifdef _WIN32
-    gmtime_s(&utc, &now);
+    gmtime_s(&utc, &time);
 #else
-    gmtime_r(&now, &utc);
+    gmtime_r(&time, &utc);
 #endif
-    char buffer[16];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
+    char buffer[64];
+    std::strftime(buffer, sizeof buffer, format, &utc);
     return buffer;
 }
+
+std::string today_utc() { return utc_text(std::time(nullptr), "%Y-%m-%d"); }
 
 long days_between(const std::string& from, const std::string& to) {
     int y1, m1, d1, y2, m2, d2;
@@ -222,16 +224,7 @@ std::string date_of_timestamp(const std::string& text) {
 
 std::string date_of_epoch_seconds(double seconds) {
     if (!std::isfinite(seconds) || seconds <= 0) return "";
-    const std::time_t time = static_cast<std::time_t>(seconds);
-    std::tm utc{};
-#ifdef _WIN32
-    gmtime_s(&utc, &time);
-#else
-    gmtime_r(&time, &utc);
-#endif
-    char buffer[16];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
-    return buffer;
+    return utc_text(static_cast<std::int64_t>(seconds), "%Y-%m-%d");
 }
 
 }  // namespace llmv

@@ -4,6 +4,7 @@
 // answers when the list cannot be read, or does not give the model a date.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,8 @@ ModelLifecycle lifecycle_of(const std::string& provider, const std::string& mode
 std::string lifecycle_state(const std::string& vendor_status, const std::string& retires,
                             bool date_decides, const std::string& today);
 
+// A time in UTC, written with strftime's `format` ("%Y-%m-%d", "%Y-%m-%d %H:%M UTC").
+std::string utc_text(std::int64_t unix_seconds, const char* format);
 // Today's date in UTC, YYYY-MM-DD.
 std::string today_utc();
 // Whole days from `from` to `to` (both YYYY-MM-DD); 0 when either is not a date.

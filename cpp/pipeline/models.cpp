@@ -32,19 +32,6 @@ std::string list_vendor_of(const std::string& provider) {
     return provider;
 }
 
-std::string utc_minute(std::int64_t unix_seconds) {
-    const std::time_t time = static_cast<std::time_t>(unix_seconds);
-    std::tm utc{};
-#ifdef _WIN32
-    gmtime_s(&utc, &time);
-#else
-    gmtime_r(&time, &utc);
-#endif
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M UTC", &utc);
-    return buffer;
-}
-
 }  // namespace
 
 const std::vector<std::string>& model_list_vendors() { return catalogue_vendors(); }
@@ -62,7 +49,7 @@ ModelList list_models(const std::string& provider, const ProviderConfig& config,
     const VendorList read = *read_vendor_list(vendor, config, how);
     ModelList list;
     list.provider = vendor;
-    list.fetched = utc_minute(read.fetched_unix);
+    list.fetched = utc_text(read.fetched_unix, "%Y-%m-%d %H:%M UTC");
     list.from_cache = read.from_cache;
     const std::unique_ptr<PriceTable> table = price_table_for(price_table_path);
     if (table) list.price_table = table->source;
