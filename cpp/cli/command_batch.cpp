@@ -446,12 +446,9 @@ int command_batch(const std::vector<std::string>& args) {
             std::cerr << "Batch API: " << line << "\n";
         };
         pipeline::BatchApiReport report;
-        try {
-            batch = pipeline::validate_with_batch_api(config, passages, callbacks, batch_options,
-                                                      &report, false);
-        } catch (const Error& error) {
-            throw pipeline::in_front_end_terms(error, settings::FrontEnd::cli);  // `--batch-api`
-        }
+        // An error names `batch_api`, which main() spells `--batch-api`.
+        batch = pipeline::validate_with_batch_api(config, passages, callbacks, batch_options,
+                                                  &report, false);
         if (report.waiting) {
             bar.finish();
             std::cerr

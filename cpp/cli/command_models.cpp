@@ -58,17 +58,11 @@ int command_models(const std::vector<std::string>& args) {
     }
     ProviderConfig config;
     config.base_url = parsed.value("--base-url");
-    pipeline::ModelList list;
-    try {
-        const std::atomic<bool>* interrupt = install_interrupt_flag();
-        list = pipeline::list_models(
-            parsed.value("--provider"), config, parsed.value("--price-table"),
-            [interrupt]() { return interrupt->load(); }, parsed.value("--cache"));
-    } catch (const Error& error) {
-        if (std::string(error.what()).rfind("`provider`", 0) == 0)
-            throw Error(error.code(), "`--provider`" + std::string(error.what()).substr(10));
-        throw;
-    }
+    // An error names `provider`, which main() spells `--provider`.
+    const std::atomic<bool>* interrupt = install_interrupt_flag();
+    const pipeline::ModelList list = pipeline::list_models(
+        parsed.value("--provider"), config, parsed.value("--price-table"),
+        [interrupt]() { return interrupt->load(); }, parsed.value("--cache"));
     if (parsed.has("--json")) {
         std::cout << records::to_json(list).dump(2) << "\n";
         return exit_ok;

@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
+#include "llmvalidate/settings.hpp"
 
 #ifndef LLMV_VERSION
 #define LLMV_VERSION "unknown"
@@ -78,11 +79,9 @@ int main(int argc, char** argv) {
     try {
         return dispatch(std::vector<std::string>(argv + 1, argv + argc));
     } catch (const llmv::Error& error) {
-        // A setting the engine names by its field (`model` of a retired model, refused when the
-        // run starts) is named as the CLI's option.
-        const llmv::Error spelled =
-            llmv::pipeline::in_front_end_terms(error, llmv::settings::FrontEnd::cli);
-        print_error(spelled.code(), spelled.what());
+        // Every setting the error names is named as the CLI's option (`--model`, not `model`),
+        // from what the error carries.
+        print_error(error.code(), llmv::settings::message(error, llmv::settings::FrontEnd::cli));
         return exit_code_for(error.code());
     } catch (const std::bad_alloc&) {
         print_error(llmv::code::internal, "out of memory.");

@@ -95,6 +95,7 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
                               bool allow_simulated_fallback) {
     ConfigChoice choice;
     pipeline::ValidationConfig& config = choice.config;
+    config.messages_for = settings::FrontEnd::cli;
     config.task_source = task_source_from_options(command, parsed);
     if (config.task_source.empty() && !parsed.has("--task")) {
         throw_usage(command,
@@ -138,12 +139,9 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     // where the report's first line says so, may "auto" fall back to the synthetic stand-ins.
     pipeline::ResolveOptions resolve_options;
     resolve_options.allow_synthetic_fallback = allow_simulated_fallback;
-    pipeline::ResolvedProviders resolved;
-    try {
-        resolved = pipeline::resolve_providers(config, resolve_options);
-    } catch (const Error& error) {
-        throw pipeline::in_front_end_terms(error, settings::FrontEnd::cli);  // options, not fields
-    }
+    // Its errors name fields (`embedding_provider`), which main() spells as options.
+    const pipeline::ResolvedProviders resolved =
+        pipeline::resolve_providers(config, resolve_options);
     pipeline::apply_resolution(config, resolved);
     choice.synthetic = resolved.synthetic_chat || resolved.local_embedding;
     if (resolved.synthetic_chat) {

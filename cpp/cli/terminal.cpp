@@ -89,7 +89,7 @@ void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache
     if (batch.unwritten_file.empty()) return;
     const std::string& reason = batch.unwritten_reason;
     const std::string what =
-        reason.empty() || reason.rfind("locked", 0) == 0
+        !batch.cache_stopped  // only a lock: the run went on
             ? "stayed " + (reason.empty() ? std::string("locked by another process") : reason)
             : "could not be written: " + reason;
     std::cerr << "Warning: the cache " << cache_path << " " << what << ", so "

@@ -45,7 +45,8 @@ class AnthropicChat final : public ChatProvider {
         if (api_key_.empty()) {
             throw Error(
                 code::provider_config,
-                "provider `anthropic` needs an API key: set `api_key` or ANTHROPIC_API_KEY");
+                "provider `anthropic` needs an API key: set `api_key` or ANTHROPIC_API_KEY",
+                {"api_key"});
         }
         key_source_ = config.api_key.empty() ? "$ANTHROPIC_API_KEY" : "argument";
     }

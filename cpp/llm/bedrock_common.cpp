@@ -91,7 +91,8 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
                     "` needs credentials: a Bedrock API key "
                     "(`api_key` or AWS_BEARER_TOKEN_BEDROCK), or AWS keys (AWS_ACCESS_KEY_ID "
                     "and AWS_SECRET_ACCESS_KEY, optionally AWS_SESSION_TOKEN, or a profile of "
-                    "~/.aws/credentials named by AWS_PROFILE)");
+                    "~/.aws/credentials named by AWS_PROFILE)",
+                {"api_key"});
         }
         auth_source_ = "SigV4 with " + key_source +
                        (keys.session_token.empty() ? "" : " and a session token");

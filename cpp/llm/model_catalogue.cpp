@@ -41,7 +41,8 @@ HttpRequest anthropic_models_request(const ProviderConfig& config, const std::st
     if (key.empty()) {
         throw Error(code::provider_config,
                     "provider `anthropic` needs an API key to list its models: set `api_key` or "
-                    "ANTHROPIC_API_KEY");
+                    "ANTHROPIC_API_KEY",
+                    {"api_key"});
     }
     HttpRequest request;
     request.method = "GET";

@@ -59,13 +59,15 @@ OpenAIEndpoint::OpenAIEndpoint(const ProviderConfig& config, const std::string& 
                 code::provider_config,
                 "provider `" + provider +
                     "` with flavor \"azure\" needs a base URL: set "
-                    "`base_url` or AZURE_OPENAI_ENDPOINT (https://<resource>.openai.azure.com)");
+                    "`base_url` or AZURE_OPENAI_ENDPOINT (https://<resource>.openai.azure.com)",
+                {"base_url"});
         }
         if (api_key_.empty()) {
             throw Error(code::provider_config, "provider `" + provider +
                                                    "` with flavor \"azure\" needs an "
                                                    "API key: set `api_key` or " +
-                                                   key_env);
+                                                   key_env,
+                        {"api_key"});
         }
     } else {
         // Local servers (Ollama, vLLM, llama-server) need no key; OpenAI itself does.
@@ -73,7 +75,8 @@ OpenAIEndpoint::OpenAIEndpoint(const ProviderConfig& config, const std::string& 
             throw Error(code::provider_config,
                         "provider `" + provider + "` at " + base_url_ +
                             " needs an API key: set `api_key` or " + key_env +
-                            " (or set `base_url` to a local server that needs none)");
+                            " (or set `base_url` to a local server that needs none)",
+                        {"api_key", "base_url"});
         }
     }
     if (!api_key_.empty()) secrets_.push_back(api_key_);

@@ -51,8 +51,8 @@ void EmbeddingBatches::push(const std::string& text, EmbedTarget target) {
                                             std::to_string(target.row + 1) +
                                             "; its chat answers are in the cache)";
         flow_.fail(target.passage, code::invalid_argument,
-                   "passage " + passage.input.id + " (row " + std::to_string(passage.index + 1) +
-                       "): " + which + " cannot be embedded: " + *refusal +
+                   "row " + std::to_string(passage.index + 1) + ", " + which +
+                       " cannot be embedded: " + *refusal +
                        ". Shorten or split the text, or embed with a model that takes longer "
                        "texts; no embedding request was sent for it");
         return;
@@ -193,9 +193,8 @@ bool EmbeddingBatches::done(const JobResult& result) {
             std::vector<EmbedTarget> waiting = std::move(targets->second);
             targets_.erase(targets);
             for (const EmbedTarget& target : waiting) {
-                flow_.fail(
-                    target.passage, error_code,
-                    "passage " + target.passage->input.id + ", embedding request: " + message);
+                // fail() names the passage: "passage 3: embedding request: ...".
+                flow_.fail(target.passage, error_code, "embedding request: " + message);
             }
         }
         return true;

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "llmvalidate/error.hpp"
 #include "core/http.hpp"
 #include "core/utf8.hpp"
+#include "llmvalidate/error.hpp"
 #include "pipeline/engine.hpp"
 
 namespace llmv::pipeline {
@@ -25,7 +25,8 @@ std::size_t shared_prefix(const ChatUnit& unit, int annotation_repeats) {
             if (pool == unit.passage->pools.end() ||
                 unit.position >= static_cast<int>(pool->second.texts.size()))
                 return 0;
-            const std::size_t at = unit.prompt.find(pool->second.texts[static_cast<std::size_t>(unit.position)]);
+            const std::size_t at =
+                unit.prompt.find(pool->second.texts[static_cast<std::size_t>(unit.position)]);
             return at == std::string::npos ? 0 : at;
         }
     }
@@ -53,21 +54,24 @@ void PassageFlow::start(PassageInput input) {
     if (passage->input.id.empty()) passage->input.id = std::to_string(passage->index + 1);
     fill_provenance(*passage);
     open_[passage->index] = passage;
-    const CallCounts expected = expected_calls_per_passage(config_, static_cast<int>(labels_.size()));
+    const CallCounts expected =
+        expected_calls_per_passage(config_, static_cast<int>(labels_.size()));
     tally_.progress.calls_total += expected.annotation_calls + expected.simulation_calls +
                                    expected.backtranslation_calls + expected.embedded_texts;
 
     if (!passage->input.input_error.empty()) {
         passage->result.id = utf8_replace_invalid(passage->input.id);
-        fail(passage, passage->input.input_error_code.empty() ? code::invalid_argument : passage->input.input_error_code,
-             passage->input.input_error);
+        fail(passage,
+             passage->input.input_error_code.empty() ? code::invalid_argument
+                                                     : passage->input.input_error_code,
+             passage->input.input_error, false);
         return;
     }
     if (!decode_input(passage)) return;
     // Checked before any request: a blank passage would pay for a pool it cannot use.
     if (is_blank(passage->input.text)) {
         fail(passage, code::invalid_argument,
-             "passage " + passage->input.id + ": the text is " +
+             std::string("the text is ") +
                  (passage->input.text.empty() ? "empty" : "only whitespace") +
                  "; every passage needs text");
         return;
@@ -77,15 +81,18 @@ void PassageFlow::start(PassageInput input) {
                             ? task_
                             : std::make_shared<const Task>(task_for_input(*task_, passage->input));
         passage->variables = passage_variables(config_, passage->input);
-        const std::string prompt = passage->task->render_annotation(passage->input.text, passage->variables);
+        const std::string prompt =
+            passage->task->render_annotation(passage->input.text, passage->variables);
         PassageResult& result = passage->result;
         result.prompt_hashes["task"] = passage->task->definition_hash();
         result.prompt_hashes["annotation"] = prompt_hash(prompt);
         for (const std::string& label : labels_) {
-            result.prompt_hashes["simulation:" + label] = prompt_hash(
-                passage->task->render_simulation(label, config_.n, passage->input.text, passage->variables));
+            result.prompt_hashes["simulation:" + label] =
+                prompt_hash(passage->task->render_simulation(label, config_.n, passage->input.text,
+                                                             passage->variables));
         }
-        passage->annotation_answers.assign(static_cast<std::size_t>(config_.annotation_repeats), "");
+        passage->annotation_answers.assign(static_cast<std::size_t>(config_.annotation_repeats),
+                                           "");
         passage->annotations_pending = config_.annotation_repeats;
         for (int r = 0; r < config_.annotation_repeats; ++r) {
             ChatUnit unit;
@@ -107,7 +114,7 @@ void PassageFlow::start(PassageInput input) {
             if (!issue_pool_calls(passage, label, early_calls)) return;
         }
     } catch (const Error& error) {
-        fail(passage, error.code(), "passage " + passage->input.id + ": " + error.what());
+        fail(passage, error);
         return;
     }
     if (config_.replay_only) return;  // reading texts back: nothing to embed
@@ -121,7 +128,8 @@ void PassageFlow::start(PassageInput input) {
 bool PassageFlow::decode_input(const PassagePtr& passage) {
     PassageInput& input = passage->input;
     if (config_.input_encoding == "latin1") {
-        for (std::string* field : {&input.text, &input.id, &input.human_label}) *field = latin1_to_utf8(*field);
+        for (std::string* field : {&input.text, &input.id, &input.human_label})
+            *field = latin1_to_utf8(*field);
         for (auto& variable : input.variables) variable.second = latin1_to_utf8(variable.second);
         passage->result.id = input.id;
         passage->result.human_label = input.human_label;
@@ -129,21 +137,25 @@ bool PassageFlow::decode_input(const PassagePtr& passage) {
     }
     std::vector<std::pair<std::string, const std::string*>> fields = {
         {"text", &input.text}, {"id", &input.id}, {"human label", &input.human_label}};
-    for (const auto& variable : input.variables) fields.emplace_back("variable " + variable.first, &variable.second);
+    for (const auto& variable : input.variables)
+        fields.emplace_back("variable " + variable.first, &variable.second);
     for (const auto& [what, value] : fields) {
         const std::size_t at = first_invalid_utf8(*value);
         if (at == std::string::npos) continue;
         passage->result.id = utf8_replace_invalid(input.id);
         passage->result.human_label = utf8_replace_invalid(input.human_label);
         char byte[8];
-        std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>((*value)[at])));
+        std::snprintf(byte, sizeof byte, "0x%02X",
+                      static_cast<unsigned>(static_cast<unsigned char>((*value)[at])));
         const std::size_t from = at > 20 ? at - 20 : 0;
-        fail(passage, code::invalid_encoding,
-             "passage " + passage->result.id + ": the " + what + " is not valid UTF-8 (byte " + byte +
-                 " at byte " + std::to_string(at + 1) + ", near \"" +
-                 utf8_replace_invalid(value->substr(from, at - from + 20)) +
-                 "\"); input_encoding takes utf-8 or latin1 (ISO 8859-1, e.g. the original "
-                 "Financial PhraseBank files)");
+        fail(passage,
+             Error(code::invalid_encoding,
+                   "the " + what + " is not valid UTF-8 (byte " + byte + " at byte " +
+                       std::to_string(at + 1) + ", near \"" +
+                       utf8_replace_invalid(value->substr(from, at - from + 20)) +
+                       "\"); `input_encoding` takes utf-8 or latin1 (ISO 8859-1, e.g. the original "
+                       "Financial PhraseBank files)",
+                   {"input_encoding"}));
         return false;
     }
     return true;
@@ -182,7 +194,7 @@ void PassageFlow::annotations_done(const PassagePtr& passage) {
     }
     if (votes.empty()) {
         fail(passage, code::provider_unparseable,
-             "passage " + passage->input.id + ": none of the " + std::to_string(config_.annotation_repeats) +
+             "none of the " + std::to_string(config_.annotation_repeats) +
                  " annotations of the passage gave a label of the task's set (after " +
                  std::to_string(config_.parse_retry_limit) +
                  " retries each); the answers are kept in the cache as unusable, and a re-run "
@@ -212,17 +224,19 @@ void PassageFlow::annotations_done(const PassagePtr& passage) {
     }
     for (const std::string& label : order) {
         PoolState& pool = passage->pools[label];
-        const bool with_reference =
-            std::find(passage->reference.begin(), passage->reference.end(), label) != passage->reference.end();
+        const bool with_reference = std::find(passage->reference.begin(), passage->reference.end(),
+                                              label) != passage->reference.end();
         pool.total = m_ + (with_reference ? config_.paper_b : 0);
         pool.calls = calls_for(pool.total, config_.n);
         pool.sized = true;
         if (!issue_pool_calls(passage, label, pool.calls)) return;
-        if (pool.calls_pending == 0) pool_generated(passage, label);  // every call came back already
+        if (pool.calls_pending == 0)
+            pool_generated(passage, label);  // every call came back already
         if (passage->finished) return;
     }
     // The calls_total estimate assumed no reference draws beyond the formula; fix it now.
-    const CallCounts expected = expected_calls_per_passage(config_, static_cast<int>(labels_.size()));
+    const CallCounts expected =
+        expected_calls_per_passage(config_, static_cast<int>(labels_.size()));
     std::int64_t actual = 0;
     for (const auto& entry : passage->pools) actual += entry.second.calls;
     tally_.progress.calls_total += actual - expected.simulation_calls;
@@ -234,7 +248,8 @@ bool PassageFlow::issue_pool_calls(const PassagePtr& passage, const std::string&
     PoolState& pool = passage->pools[label];
     // Before β̂ the pool's size is M: a count that is final for every call sent now.
     const int total = pool.sized ? pool.total : m_;
-    if (static_cast<int>(pool.call_texts.size()) < up_to) pool.call_texts.resize(static_cast<std::size_t>(up_to));
+    if (static_cast<int>(pool.call_texts.size()) < up_to)
+        pool.call_texts.resize(static_cast<std::size_t>(up_to));
     try {
         for (; pool.issued < up_to; ++pool.issued) {
             ChatUnit unit;
@@ -243,12 +258,13 @@ bool PassageFlow::issue_pool_calls(const PassagePtr& passage, const std::string&
             unit.label = label;
             unit.position = pool.issued;
             unit.count = std::min(config_.n, total - pool.issued * config_.n);
-            unit.prompt = passage->task->render_simulation(label, unit.count, passage->input.text, passage->variables);
+            unit.prompt = passage->task->render_simulation(label, unit.count, passage->input.text,
+                                                           passage->variables);
             ++pool.calls_pending;
             requests_.chat(std::move(unit));
         }
     } catch (const Error& error) {
-        fail(passage, error.code(), "passage " + passage->input.id + ": " + error.what());
+        fail(passage, error);
         return false;
     }
     return true;
@@ -258,7 +274,8 @@ void PassageFlow::pool_generated(const PassagePtr& passage, const std::string& l
     PoolState& pool = passage->pools[label];
     for (auto& texts : pool.call_texts) {
         for (auto& text : texts) {
-            if (static_cast<int>(pool.texts.size()) < pool.total) pool.texts.push_back(std::move(text));
+            if (static_cast<int>(pool.texts.size()) < pool.total)
+                pool.texts.push_back(std::move(text));
         }
     }
     pool.call_texts.clear();
@@ -276,10 +293,10 @@ void PassageFlow::pool_generated(const PassagePtr& passage, const std::string& l
             unit.label = label;
             unit.position = j;
             try {
-                unit.prompt =
-                    passage->task->render_annotation(pool.texts[static_cast<std::size_t>(j)], passage->variables);
+                unit.prompt = passage->task->render_annotation(
+                    pool.texts[static_cast<std::size_t>(j)], passage->variables);
             } catch (const Error& error) {
-                fail(passage, error.code(), "passage " + passage->input.id + ": " + error.what());
+                fail(passage, error);
                 return;
             }
             requests_.chat(std::move(unit));
@@ -302,7 +319,8 @@ void PassageFlow::pool_generated(const PassagePtr& passage, const std::string& l
 void PassageFlow::maybe_finish(const PassagePtr& passage) {
     if (passage->finished || passage->testing) return;
     if (passage->annotations_pending > 0 || passage->beta.empty()) return;
-    if (passage->pools_pending > 0 || passage->backtranslations_pending > 0 || passage->embeddings_pending > 0) {
+    if (passage->pools_pending > 0 || passage->backtranslations_pending > 0 ||
+        passage->embeddings_pending > 0) {
         return;
     }
     if (config_.replay_only) {
@@ -319,9 +337,11 @@ void PassageFlow::maybe_finish(const PassagePtr& passage) {
     input.passage = passage->passage_embedding;
     for (const auto& entry : passage->pools) {
         const PoolState& pool = entry.second;
-        input.pools[entry.first] = pool.embeddings.topRows(std::min<Eigen::Index>(m_, pool.embeddings.rows()));
+        input.pools[entry.first] =
+            pool.embeddings.topRows(std::min<Eigen::Index>(m_, pool.embeddings.rows()));
         if (pool.total > m_) {
-            input.paper_reference[entry.first] = pool.embeddings.bottomRows(pool.embeddings.rows() - m_);
+            input.paper_reference[entry.first] =
+                pool.embeddings.bottomRows(pool.embeddings.rows() - m_);
         }
     }
     input.backtranslation = passage->backtranslation;
@@ -342,6 +362,7 @@ TestOutcome run_passage_tests(const stats::TestInput& input) {
     } catch (const Error& error) {
         outcome.error_code = error.code();
         outcome.message = error.what();
+        outcome.error = std::make_shared<const Error>(error);
     } catch (const std::exception& error) {
         outcome.error_code = code::internal;
         outcome.message = error.what();
@@ -353,7 +374,10 @@ void PassageFlow::tests_done(const PassagePtr& passage, TestOutcome outcome) {
     passage->testing = false;
     if (passage->finished) return;  // failed meanwhile (a cancellation)
     if (!outcome.error_code.empty()) {
-        fail(passage, outcome.error_code, "passage " + passage->input.id + ": " + outcome.message);
+        if (outcome.error)
+            fail(passage, *outcome.error);
+        else
+            fail(passage, outcome.error_code, outcome.message);
         return;
     }
     PassageResult& result = passage->result;
@@ -365,13 +389,26 @@ void PassageFlow::tests_done(const PassagePtr& passage, TestOutcome outcome) {
     finish(passage);
 }
 
-void PassageFlow::fail(const PassagePtr& passage, const std::string& error_code, const std::string& message) {
+void PassageFlow::fail(const PassagePtr& passage, const Error& error, bool name_passage) {
     if (passage->finished) return;
     // The result becomes the error row (and is counted as failed once).
     PassageResult& result = passage->result;
     result.ok = false;
-    result.error_code = error_code;
-    result.error_message = redact(message, secrets_);
+    result.error_code = error.code();
+    // In the front end's terms (`--encoding`, not `input_encoding`).
+    const std::string message = redact(settings::message(error, config_.messages_for), secrets_);
+    // result.id: the id with invalid UTF-8 replaced, once the input was read.
+    const std::string& id = result.id.empty() ? passage->input.id : result.id;
+    result.error_message = name_passage ? "passage " + id + ": " + message : message;
+    // What a front end spells its own way: every text it carries redacted as the row's is.
+    if (error.has_subject()) {
+        ErrorSubject subject = error.subject();
+        for (std::string* text : {&subject.received, &subject.received_value, &subject.allowed})
+            *text = redact(*text, secrets_);
+        result.error = std::make_shared<const Error>(error.code(), std::move(subject));
+    } else {
+        result.error = std::make_shared<const Error>(error.code(), message, error.settings_named());
+    }
     result.verdict_name = "error";
     ++tally_.progress.passages_failed;
     finish(passage);
@@ -391,18 +428,20 @@ void PassageFlow::finish(const PassagePtr& passage) {
 void PassageFlow::end_run(bool cancelled, const std::string& cache_failure) {
     std::vector<PassagePtr> open;
     for (auto& entry : open_) open.push_back(entry.second);
-    std::sort(open.begin(), open.end(), [](const PassagePtr& a, const PassagePtr& b) { return a->index < b->index; });
+    std::sort(open.begin(), open.end(),
+              [](const PassagePtr& a, const PassagePtr& b) { return a->index < b->index; });
     for (const PassagePtr& passage : open) {
         if (!cache_failure.empty() && !cancelled) {
             fail(passage, code::cache,
-                 "passage " + passage->input.id + ": not finished: the cache could not be written: " +
-                     cache_failure + "; no new request was sent after that");
+                 "not finished: the cache could not be written: " + cache_failure +
+                     "; no new request was sent after that");
             continue;
         }
         fail(passage, cancelled ? code::cancelled : code::internal,
-             cancelled ? "cancelled before this passage finished; a re-run with the same cache resumes "
-                         "without repeating any call"
-                       : "the run ended before this passage finished");
+             cancelled
+                 ? "cancelled before this passage finished; a re-run with the same cache resumes "
+                   "without repeating any call"
+                 : "the run ended before this passage finished");
     }
 }
 
@@ -443,17 +482,19 @@ void PassageFlow::deliver(ChatUnit& unit, const ParsedAnswer& parsed, bool from_
     }
     switch (unit.kind) {
         case Kind::annotate:
-            passage->annotation_answers[static_cast<std::size_t>(unit.position)] = parsed.ok ? parsed.label : "";
+            passage->annotation_answers[static_cast<std::size_t>(unit.position)] =
+                parsed.ok ? parsed.label : "";
             if (--passage->annotations_pending == 0) annotations_done(passage);
             break;
         case Kind::simulate: {
             if (!parsed.ok) {
-                fail(passage, code::provider_unparseable,
-                     "passage " + passage->input.id + ": simulation call " + std::to_string(unit.position + 1) +
-                         " of label '" + unit.label + "' gave no usable passages after " +
-                         std::to_string(config_.parse_retry_limit) + " retries (" + parsed.problem +
-                         "); the answers are kept in the cache as unusable, and a re-run asks again "
-                         "for exactly these draws");
+                fail(
+                    passage, code::provider_unparseable,
+                    "simulation call " + std::to_string(unit.position + 1) + " of label '" +
+                        unit.label + "' gave no usable passages after " +
+                        std::to_string(config_.parse_retry_limit) + " retries (" + parsed.problem +
+                        "); the answers are kept in the cache as unusable, and a re-run asks again "
+                        "for exactly these draws");
                 return;
             }
             PoolState& pool = passage->pools[unit.label];
@@ -467,7 +508,8 @@ void PassageFlow::deliver(ChatUnit& unit, const ParsedAnswer& parsed, bool from_
                                            : (parsed.out_of_set && !parsed.raw_label.empty()
                                                   ? parsed.raw_label
                                                   : std::string("<unparseable>"));
-            passage->backtranslation[unit.label][static_cast<std::size_t>(unit.position)] = std::move(answer);
+            passage->backtranslation[unit.label][static_cast<std::size_t>(unit.position)] =
+                std::move(answer);
             --passage->backtranslations_pending;
             maybe_finish(passage);
             break;
@@ -478,20 +520,22 @@ void PassageFlow::deliver(ChatUnit& unit, const ParsedAnswer& parsed, bool from_
 void PassageFlow::store_embedding(const EmbedTarget& target, const std::vector<double>& vector) {
     const PassagePtr& passage = target.passage;
     if (passage->finished || passage->testing) return;
-    passage->vector_dimensions[vector.size()].emplace_back(target.label, target.label.empty() ? -1 : target.row);
+    passage->vector_dimensions[vector.size()].emplace_back(target.label,
+                                                           target.label.empty() ? -1 : target.row);
     if (target.label.empty()) {
-        passage->passage_embedding =
-            Eigen::Map<const Eigen::VectorXd>(vector.data(), static_cast<Eigen::Index>(vector.size()));
+        passage->passage_embedding = Eigen::Map<const Eigen::VectorXd>(
+            vector.data(), static_cast<Eigen::Index>(vector.size()));
         passage->passage_embedded = true;
     } else {
         PoolState& pool = passage->pools[target.label];
         if (pool.embeddings.cols() == 0) {
-            pool.embeddings.resize(pool.embeddings.rows(), static_cast<Eigen::Index>(vector.size()));
+            pool.embeddings.resize(pool.embeddings.rows(),
+                                   static_cast<Eigen::Index>(vector.size()));
         }
         // Another dimension: check_dimensions sorts it out once every vector is in.
         if (pool.embeddings.cols() == static_cast<Eigen::Index>(vector.size())) {
-            pool.embeddings.row(target.row) =
-                Eigen::Map<const Eigen::RowVectorXd>(vector.data(), static_cast<Eigen::Index>(vector.size()));
+            pool.embeddings.row(target.row) = Eigen::Map<const Eigen::RowVectorXd>(
+                vector.data(), static_cast<Eigen::Index>(vector.size()));
         }
     }
     --passage->embeddings_pending;
@@ -520,16 +564,18 @@ bool PassageFlow::check_dimensions(const PassagePtr& passage) {
         odd_dimensions += (odd_dimensions.empty() ? "" : ", ") + std::to_string(dimension);
         for (const auto& [label, row] : vectors) {
             const std::string& text =
-                row < 0 ? passage->input.text : passage->pools[label].texts[static_cast<std::size_t>(row)];
+                row < 0 ? passage->input.text
+                        : passage->pools[label].texts[static_cast<std::size_t>(row)];
             requests_.reject_embedding(text, dimension, majority);
         }
     }
     const bool kept = requests_.keeps_answers();
     fail(passage, code::dimension_mismatch,
-         "passage " + passage->input.id + ": the embedding model returned " + std::to_string(odd) +
-             " vector(s) of " + odd_dimensions + " dimensions where the other " + std::to_string(most) +
-             " have " + std::to_string(majority) +
-             (kept ? "; they are marked rejected in the cache, and a re-run asks for exactly those again"
+         "the embedding model returned " + std::to_string(odd) + " vector(s) of " + odd_dimensions +
+             " dimensions where the other " + std::to_string(most) + " have " +
+             std::to_string(majority) +
+             (kept ? "; they are marked rejected in the cache, and a re-run asks for exactly those "
+                     "again"
                    : "; no cache is in use, so a re-run asks for every embedding again"));
     return false;
 }

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "llmvalidate/pipeline.hpp"
-#include "llmvalidate/stats.hpp"
 #include "llmvalidate/resolution.hpp"
+#include "llmvalidate/stats.hpp"
 #include "llmvalidate/task.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/requests.hpp"
@@ -26,7 +26,7 @@
 namespace llmv::pipeline {
 
 struct PoolState {
-    int total = 0;      // texts wanted: M (+ B reference texts)
+    int total = 0;  // texts wanted: M (+ B reference texts)
     int calls = 0;
     int calls_pending = 0;
     std::vector<std::vector<std::string>> call_texts;  // by call index
@@ -55,7 +55,8 @@ struct PassageState {
 
     std::map<std::string, PoolState> pools;
     int pools_pending = 0;
-    std::map<std::string, std::vector<std::string>> backtranslation;  // label -> answers by position
+    std::map<std::string, std::vector<std::string>>
+        backtranslation;  // label -> answers by position
     int backtranslations_pending = 0;
 
     Eigen::VectorXd passage_embedding;
@@ -64,7 +65,8 @@ struct PassageState {
     // More than one dimension: the odd ones are rejected (check_dimensions).
     std::map<std::size_t, std::vector<std::pair<std::string, int>>> vector_dimensions;
     int embeddings_pending = 0;
-    bool testing = false;  // its tests were handed to the test runner (PassageFlow::set_test_runner)
+    bool testing =
+        false;  // its tests were handed to the test runner (PassageFlow::set_test_runner)
 };
 using PassagePtr = std::shared_ptr<PassageState>;
 
@@ -72,10 +74,10 @@ using PassagePtr = std::shared_ptr<PassageState>;
 struct ChatUnit {
     PassagePtr passage;
     Kind kind = Kind::annotate;
-    std::string label;  // simulate: the pool's label; backtranslate: the pool annotated
-    int position = 0;   // draw index: r, the call index c, or the text's position j
-    int count = 0;      // simulate: texts asked for
-    int attempt = 0;    // parse retries so far (the draw's cache key)
+    std::string label;     // simulate: the pool's label; backtranslate: the pool annotated
+    int position = 0;      // draw index: r, the call index c, or the text's position j
+    int count = 0;         // simulate: texts asked for
+    int attempt = 0;       // parse retries so far (the draw's cache key)
     int paid_redraws = 0;  // of them, after an answer paid for in this run (max_cached_attempts)
     int transport_attempt = 0;
     std::string prompt;
@@ -93,6 +95,7 @@ struct TestOutcome {
     stats::TestOutput output;
     std::string error_code;  // empty: ok
     std::string message;
+    std::shared_ptr<const Error> error;  // the error itself, when the tests raised an llmv::Error
 };
 // Runs the tests of one passage: stats::run_tests(), its errors caught into the outcome.
 TestOutcome run_passage_tests(const stats::TestInput& input);
@@ -135,7 +138,14 @@ class PassageFlow {
     using TestRunner = std::function<void(const PassagePtr&, stats::TestInput)>;
     void set_test_runner(TestRunner runner) { test_runner_ = std::move(runner); }
     void tests_done(const PassagePtr& passage, TestOutcome outcome);
-    void fail(const PassagePtr& passage, const std::string& error_code, const std::string& message);
+    // The passage fails with `error`, whose message does not name the passage: the row's
+    // error_message gets "passage <id>: " in front (unless name_passage is false: a reader's
+    // own message), and the result keeps the error itself for a front end's own spelling.
+    void fail(const PassagePtr& passage, const Error& error, bool name_passage = true);
+    void fail(const PassagePtr& passage, const std::string& error_code, const std::string& message,
+              bool name_passage = true) {
+        fail(passage, Error(error_code, message), name_passage);
+    }
     // Passages still open when the run ends were cut short: by a cancellation (`cancelled`),
     // else by a cache write that failed (cache_failure: what failed; no new request was sent),
     // else by the transport's end. Failed in the order of their index.

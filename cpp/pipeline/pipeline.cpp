@@ -110,9 +110,13 @@ class HumanLabelCheck {
         for (const std::string& label : labels_)
             names += (names.empty() ? "'" : ", '") + label + "'";
         const std::string id = passage.id.empty() ? std::to_string(position + 1) : passage.id;
-        throw_invalid(code::unknown_label, "human label of passage " + id,
-                      "'" + passage.human_label + "'",
-                      "a label of the task (" + names + ") or empty");
+        ErrorSubject subject;
+        subject.setting = "human_label";
+        subject.key = id;
+        subject.name = "human label of passage " + id;
+        subject.received = subject.received_value = "'" + passage.human_label + "'";
+        subject.allowed = "a label of the task (" + names + ") or empty";
+        throw Error(code::unknown_label, std::move(subject));
     }
 
   private:

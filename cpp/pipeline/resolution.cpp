@@ -379,39 +379,6 @@ ResolvedProviders resolve_providers(const ValidationConfig& config, const Resolv
     return resolved;
 }
 
-Error in_front_end_terms(const Error& error, settings::FrontEnd front_end) {
-    struct Spelling {
-        const char* field;
-        const char* spellings[4];  // engine, CLI, R, Stata
-    };
-    static const Spelling fields[] = {
-        {"embedding_provider",
-         {"embedding_provider", "--embedding-provider", "embedding", "embedding()"}},
-        {"embedding_model", {"embedding_model", "--embedding-model", "embedding", "embmodel()"}},
-        {"provider", {"provider", "--provider", "provider", "provider()"}},
-        {"model", {"model", "--model", "model", "model()"}},
-        // A batch-API run's own checks (validate_with_batch_api).
-        {"batch_api", {"batch_api", "--batch-api", "batch", "batchapi"}},
-        {"cache", {"cache", "--cache", "cache", "cache()"}},
-    };
-    const std::string message = error.what();
-    for (const Spelling& entry : fields) {
-        const std::string quoted_field = std::string("`") + entry.field + "`";
-        if (message.rfind(quoted_field, 0) != 0) continue;
-        return Error(error.code(), "`" + std::string(entry.spellings[static_cast<int>(front_end)]) +
-                                       "`" + message.substr(quoted_field.size()));
-    }
-    // The model rules' settings (temperature, top_p, max_tokens, reasoning_effort): the
-    // settings table's spelling.
-    for (const char* name : {"temperature", "top_p", "max_tokens", "reasoning_effort"}) {
-        const std::string quoted_field = std::string("`") + name + "`";
-        if (message.rfind(quoted_field, 0) != 0) continue;
-        return Error(error.code(), "`" + settings::spelling(settings::setting(name), front_end) +
-                                       "`" + message.substr(quoted_field.size()));
-    }
-    return error;
-}
-
 void apply_resolution(ValidationConfig& config, const ResolvedProviders& resolved) {
     config.provider = resolved.chat_provider;
     config.base_url = resolved.synthetic_chat ? config.base_url : resolved.chat.base_url;

@@ -429,7 +429,7 @@ class Engine : private PassageFlow::Requests {
         if (deferred_) return defer_chat(std::move(unit), request, key, hash);
         if (config_.replay_only) {
             flow_.fail(unit.passage, code::cache,
-                       "passage " + unit.passage->input.id + ": the cache holds no answer to its " +
+                       std::string("the cache holds no answer to its ") +
                            kind_name(unit.kind) + " call (draw " + std::to_string(unit.position) +
                            (unit.label.empty() ? "" : ", label " + unit.label) +
                            "); run the validation with the same settings and cache first");
@@ -604,8 +604,7 @@ class Engine : private PassageFlow::Requests {
                     : failure_message(result.error_message, result.response, provider);
             for (ChatUnit& unit : flight.units) {
                 flow_.fail(unit.passage, result.error_code,
-                           "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) +
-                               " call: " + message);
+                           std::string(kind_name(unit.kind)) + " call: " + message);
             }
             return;
         }
@@ -625,8 +624,7 @@ class Engine : private PassageFlow::Requests {
                     flow_.fail(
                         unit.passage,
                         answer.error.code.empty() ? code::provider_server : answer.error.code,
-                        "passage " + unit.passage->input.id + ", " + kind_name(unit.kind) +
-                            " call: " + answer.error.message);
+                        std::string(kind_name(unit.kind)) + " call: " + answer.error.message);
                 }
             }
             return;

@@ -140,7 +140,7 @@ Task Task::from_string(const std::string& toml_text, const std::string& origin) 
 
 Task Task::from_file(const std::string& path) { return from_string(read_file(path, "task"), path); }
 
-void Task::check() const {
+void Task::check(const std::string& simulation_name) const {
     const auto& origin = origin_;
     if (name_.empty() || !std::all_of(name_.begin(), name_.end(), [](char c) {
             return std::islower(static_cast<unsigned char>(c)) ||
@@ -242,10 +242,10 @@ void Task::check() const {
         }
     };
     if (annotation_template_.empty()) fail(origin, "annotation.template is empty.");
-    if (simulation_template_.empty()) fail(origin, "simulation.template is empty.");
+    if (simulation_template_.empty()) fail(origin, simulation_name + " is empty.");
     check_template(annotation_template_, "annotation.template", annotation_allowed);
     check_template(annotation_answer_format_, "annotation.answer_format", annotation_allowed);
-    check_template(simulation_template_, "simulation.template", simulation_allowed);
+    check_template(simulation_template_, simulation_name, simulation_allowed);
     check_template(simulation_answer_format_, "simulation.answer_format", simulation_allowed);
     for (const auto& entry : label_variables_) {
         for (const auto& value : entry.second) {
@@ -263,13 +263,13 @@ void Task::check() const {
         if (name == "label" || label_variables_.count(name)) uses_label = true;
     }
     if (!uses_label) {
-        fail(origin,
-             "simulation.template must depend on the label: use {label} or a variable of "
-             "[label_variables]" +
-                 (label_variable_names.empty()
-                      ? std::string()
-                      : " (" + join(label_variable_names, ", ", "{", "}") + ")") +
-                 ".");
+        fail(origin, simulation_name +
+                         " must depend on the label: use {label} or a variable of "
+                         "[label_variables]" +
+                         (label_variable_names.empty()
+                              ? std::string()
+                              : " (" + join(label_variable_names, ", ", "{", "}") + ")") +
+                         ".");
     }
 }
 
@@ -316,7 +316,8 @@ TaskVariables Task::merged(const TaskVariables& variables) const {
                     " requires (required_variables); received none." +
                     (description == variable_descriptions_.end() || description->second.empty()
                          ? std::string()
-                         : " " + name + ": " + description->second));
+                         : " " + name + ": " + description->second),
+                {"variables"});
         }
     }
     values["labels"] = join(labels_, ", ");
@@ -375,7 +376,7 @@ std::optional<std::string> Task::match_label(const std::string& answer) const {
 Task Task::with_simulation_template(const std::string& simulation_template) const {
     Task task = *this;
     task.simulation_template_ = trim(simulation_template);
-    task.check();
+    task.check("the simulation prompt");
     return task;
 }
 

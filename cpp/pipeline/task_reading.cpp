@@ -13,7 +13,7 @@ namespace llmv::task_detail {
 
 
 [[noreturn]] void fail(const std::string& origin, const std::string& message) {
-    throw Error(code::task_invalid, "task " + origin + ": " + message);
+    throw Error::in_context(code::task_invalid, "task " + origin, message);
 }
 
 std::string line_of(const TomlValue& value) {

@@ -19,24 +19,20 @@ constexpr double largest_safe_square = 1e280;
 // The first non-finite value of row i, or a zero row, as an error (code invalid_embedding).
 void check_row(const MatrixRef& embeddings, Eigen::Index i, double largest,
                const std::string& argument) {
-    const std::string where =
-        embeddings.rows() == 1 ? std::string() : "row " + std::to_string(i + 1) + " ";
+    // The row is named only when there are several.
+    const int row = embeddings.rows() == 1 ? 0 : static_cast<int>(i + 1);
     for (Eigen::Index k = 0; k < embeddings.cols(); ++k) {
         const double value = embeddings(i, k);
         if (!std::isfinite(value))
-            throw_invalid(code::invalid_embedding, argument,
-                          where + "with " +
-                              (std::isnan(value) ? "NaN"
-                               : value > 0       ? "Inf"
-                                                 : "-Inf") +
-                              " in column " + std::to_string(k + 1),
-                          "embeddings of finite numbers (no NaN or Inf)");
+            throw_invalid_at(code::invalid_embedding, argument, row, static_cast<int>(k + 1),
+                             std::isnan(value) ? "NaN"
+                             : value > 0       ? "Inf"
+                                               : "-Inf",
+                             "embeddings of finite numbers (no NaN or Inf)");
     }
     if (largest == 0)
-        throw_invalid(code::invalid_embedding, argument,
-                      embeddings.rows() == 1 ? std::string("a zero vector")
-                                             : "row " + std::to_string(i + 1) + ", a zero vector",
-                      "embeddings with a non-zero norm (a cosine needs a direction)");
+        throw_invalid_at(code::invalid_embedding, argument, row, 0, "a zero vector",
+                         "embeddings with a non-zero norm (a cosine needs a direction)");
 }
 }  // namespace
 

@@ -38,11 +38,15 @@ abort_llmv <- function(message, code, call = rlang::caller_env(), ...,
   )
 }
 
-# Runs a glue function's result through: an engine error becomes a classed condition.
+# Runs a glue function's result through: an engine error becomes a classed condition. Its
+# message is already in R's terms; the condition also carries what the engine said it is about
+# (`argument`, R's name of the setting, "" when none; `received`; `allowed`).
 engine_result <- function(result, call = rlang::caller_env()) {
   if (inherits(result, "llmvalidate_engine_error")) {
     engine_message <- result$message
-    abort_llmv("{engine_message}", code = result$code, call = call)
+    abort_llmv("{engine_message}", code = result$code, call = call,
+               argument = result$argument %||% "", received = result$received %||% "",
+               allowed = result$allowed %||% "")
   }
   result
 }

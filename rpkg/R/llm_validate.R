@@ -321,7 +321,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   # The engine decides provider, models and keys (as for the CLI and Stata), before any call.
   resolution <- .Call(llmv_resolve_providers, config)
   if (inherits(resolution, "llmvalidate_engine_error") &&
-        startsWith(resolution$message, "`embedding` must be the name of the embedding model")) {
+        identical(resolution$setting, "embedding_model") &&
+        identical(resolution$received, "none")) {
     engine_message <- resolution$message
     abort_llmv(c("{engine_message}",
                  i = paste0("Name it with {.code embedding = llm_embedding_openai(model = \"...\")} ",
@@ -387,7 +388,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   if (nzchar(result$unwritten_file %||% "")) {
     side_file <- result$unwritten_file
     reason <- result$unwritten_reason %||% ""
-    what <- if (!nzchar(reason) || startsWith(reason, "locked")) {
+    # Only a lock (the run went on), or a write that failed otherwise (the run stopped paying).
+    what <- if (!isTRUE(result$cache_stopped)) {
       paste("stayed", if (nzchar(reason)) reason else "locked by another process")
     } else {
       paste0("could not be written (", reason, "), so no new request was sent after that")

@@ -16,8 +16,11 @@ new_progress_bar <- function(to_make = NULL) {
     update = function(done, total, cached = 0) {
       position <- progress_position(done, total, cached, planned)
       if (is.null(env$id)) {
+        # auto_terminate = FALSE: cli ends a bar that reaches its total, and the engine's
+        # total can grow after that (a resumed run, a redraw), so the next update found no bar
+        # ("Cannot find progress bar"); the bar ends in done() alone.
         env$id <- cli::cli_progress_bar("Validating", total = position[["total"]],
-                                        .envir = env)
+                                        auto_terminate = FALSE, .envir = env)
       }
       cli::cli_progress_update(id = env$id, set = position[["set"]],
                                total = position[["total"]], .envir = env)

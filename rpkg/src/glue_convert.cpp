@@ -28,10 +28,20 @@ std::vector<std::string> as_strings(const Rcpp::CharacterVector& x) {
 }
 
 Rcpp::RObject engine_error(const std::string& code, const std::string& message) {
-    Rcpp::List error =
-        Rcpp::List::create(Rcpp::Named("code") = code, Rcpp::Named("message") = message);
-    error.attr("class") = "llmvalidate_engine_error";
-    return error;
+    return engine_error(llmv::Error(code, message));
+}
+
+Rcpp::RObject engine_error(const llmv::Error& error) {
+    const llmv::ErrorSubject& subject = error.subject();
+    const std::string argument =
+        error.has_subject() ? settings::spelling_of(subject, settings::FrontEnd::r) : "";
+    Rcpp::List value = Rcpp::List::create(
+        Rcpp::Named("code") = error.code(),
+        Rcpp::Named("message") = settings::message(error, settings::FrontEnd::r),
+        Rcpp::Named("setting") = subject.setting, Rcpp::Named("argument") = argument,
+        Rcpp::Named("received") = subject.received, Rcpp::Named("allowed") = subject.allowed);
+    value.attr("class") = "llmvalidate_engine_error";
+    return value;
 }
 
 void check_r_setting(const std::string& name, double value) {
@@ -51,6 +61,7 @@ std::map<std::string, Eigen::MatrixXd> as_matrices(const Rcpp::List& list) {
 
 pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     pipeline::ValidationConfig config;
+    config.messages_for = settings::FrontEnd::r;
     config.task_path = list_get<std::string>(list, "task_path", "");
     config.task_source = list_get<std::string>(list, "task_source", "");
     config.provider = list_get<std::string>(list, "provider", config.provider);

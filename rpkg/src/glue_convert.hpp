@@ -45,7 +45,10 @@ std::uint64_t as_seed(double seed);
 std::vector<std::string> as_strings(const Rcpp::CharacterVector& x);
 std::map<std::string, Eigen::MatrixXd> as_matrices(const Rcpp::List& list);
 
-// An engine error as the value R reads (class "llmvalidate_engine_error"; R/errors.R).
+// An engine error as the value R reads (class "llmvalidate_engine_error"; R/errors.R): its
+// message in R's terms (the settings table's R spellings), and what it carries: the setting
+// (the engine's name and R's), the value received and what is allowed, for the condition.
+Rcpp::RObject engine_error(const llmv::Error& error);
 Rcpp::RObject engine_error(const std::string& code, const std::string& message);
 
 template <typename Body>
@@ -53,7 +56,7 @@ Rcpp::RObject guarded(Body body) {
     try {
         return body();
     } catch (const llmv::Error& error) {
-        return engine_error(error.code(), error.what());
+        return engine_error(error);
     } catch (const std::exception& error) {
         return engine_error(llmv::code::internal, error.what());
     }

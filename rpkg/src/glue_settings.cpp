@@ -23,12 +23,8 @@ SEXP llmv_resolve_providers(SEXP config_) {
     const Rcpp::List config_list(config_);
     return guarded([&]() -> Rcpp::RObject {
         const pipeline::ValidationConfig config = as_config(config_list);
-        pipeline::ResolvedProviders resolved;
-        try {
-            resolved = pipeline::resolve_providers(config);
-        } catch (const llmv::Error& error) {
-            throw pipeline::in_front_end_terms(error, settings::FrontEnd::r);  // R's arguments
-        }
+        // An error names fields (`embedding_model`): guarded() spells them as R's arguments.
+        const pipeline::ResolvedProviders resolved = pipeline::resolve_providers(config);
         return Rcpp::List::create(Rcpp::Named("provider") = resolved.chat_provider,
                                   Rcpp::Named("model") = resolved.chat_model,
                                   Rcpp::Named("base_url") = resolved.chat.base_url,

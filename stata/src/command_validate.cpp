@@ -29,7 +29,6 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -357,6 +356,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
     }
 
     pipeline::ValidationConfig config;
+    config.messages_for = settings::FrontEnd::stata;
     config.task_path = local_or(api, "llmv_task", "");
     const bool parts = !local_or(api, "llmv_labels", "").empty() ||
                        !local_or(api, "llmv_annotation", "").empty() ||
@@ -435,14 +435,10 @@ int command_validate(Api& api, int argc, char* argv[]) {
             try {
                 (void)task.with_simulation_template(input.simulation_template);
             } catch (const Error& error) {
-                std::string why = error.what();
-                if (const auto colon = why.find(": ");
-                    why.rfind("task ", 0) == 0 && colon != std::string::npos)
-                    why.erase(0, colon + 2);
-                why = std::regex_replace(why, std::regex("simulation\\.template"),
-                                         "the simulation prompt");
+                // The body alone: the option and observation say where, not the task file
+                // (the engine names the template "the simulation prompt" here).
                 throw StataFailure(kRcData, "option simprompt(): observation " +
-                                                std::to_string(obs) + ": " + why +
+                                                std::to_string(obs) + ": " + error.body() +
                                                 " No call was made.");
             }
         }
@@ -547,9 +543,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
             outcomes.push_back({obs, passage.label, &passage.tests, ""});
             continue;
         }
-        outcomes.push_back(
-            {obs, passage.label, nullptr,
-             validate_passage_message(passage.error_code, passage.id, passage.error_message)});
+        outcomes.push_back({obs, passage.label, nullptr, validate_passage_message(passage)});
         if (first_failure == nullptr || passage.index < first_failure->index)
             first_failure = &passage;
     }
@@ -558,8 +552,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
     if (succeeded == 0 && first_failure != nullptr && args.integer("continue", 0) == 0) {
         for (const auto& outcome : outcomes)
             api.text("observation " + std::to_string(outcome.obs) + ": " + outcome.error + "\n");
-        std::string first = validate_passage_message(first_failure->error_code, first_failure->id,
-                                                     first_failure->error_message);
+        std::string first = validate_passage_message(*first_failure);
         if (!first.empty() && first.back() == '.') first.pop_back();
         throw StataFailure(
             return_code_for(first_failure->error_code),

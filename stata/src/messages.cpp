@@ -1,46 +1,12 @@
 #include "messages.hpp"
 
-#include <regex>
-
-#include "llmvalidate/resolution.hpp"
+#include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/settings.hpp"
 #include "return_codes.hpp"
 
 namespace llmv::stata {
 
 namespace {
-
-// "`field` must be <allowed>; received <received>." (llmv::throw_invalid), taken apart.
-struct EngineMessage {
-    bool read = false;
-    std::string field, key, allowed, received;  // field "pools.Neutral": key "Neutral"
-    int row = 0;                                // "row 5 ..." in `received`: 5, the rest kept
-};
-
-EngineMessage read_message(const std::string& message) {
-    EngineMessage parsed;
-    const std::string must = "` must be ", received = "; received ";
-    const auto close = message.find("` must be ");
-    const auto tail = message.rfind(received);
-    if (message.empty() || message[0] != '`' || close == std::string::npos ||
-        tail == std::string::npos || tail < close)
-        return parsed;
-    parsed.field = message.substr(1, close - 1);
-    parsed.allowed = message.substr(close + must.size(), tail - close - must.size());
-    parsed.received = message.substr(tail + received.size());
-    if (!parsed.received.empty() && parsed.received.back() == '.') parsed.received.pop_back();
-    const auto dot = parsed.field.find('.');
-    if (dot != std::string::npos) parsed.key = parsed.field.substr(dot + 1);
-    std::smatch row;
-    if (std::regex_match(parsed.received, row, std::regex(R"(row (\d+),? ?(.*))"))) {
-        parsed.row = std::stoi(row[1].str());
-        parsed.received = row[2].str();
-    }
-    parsed.read = true;
-    return parsed;
-}
-
-std::string root_of(const std::string& field) { return field.substr(0, field.find('.')); }
 
 std::string observation_list(const std::vector<int>& observations) {
     std::string text = observations.size() == 1 ? "observation " : "observations ";
@@ -50,15 +16,18 @@ std::string observation_list(const std::vector<int>& observations) {
     return text;
 }
 
-// "column 3" -> the third embedding variable.
-std::string name_columns(std::string text, const std::vector<std::string>& variables) {
-    std::smatch column;
-    if (std::regex_search(text, column, std::regex(R"(in column (\d+))"))) {
-        const auto k = static_cast<std::size_t>(std::stoi(column[1].str()));
-        if (k >= 1 && k <= variables.size())
-            text = column.prefix().str() + "in " + variables[k - 1] + column.suffix().str();
-    }
-    return text;
+// The engine's row field ("pools.Neutral") of a subject.
+std::string field_of(const ErrorSubject& subject) {
+    return subject.key.empty() ? subject.setting : subject.setting + "." + subject.key;
+}
+
+// The value received, with the embedding variable of its column ("NaN in v3").
+std::string value_in_column(const ErrorSubject& subject,
+                            const std::vector<std::string>& variables) {
+    if (subject.column < 1) return subject.received_value;
+    const auto k = static_cast<std::size_t>(subject.column);
+    return subject.received_value + " in " +
+           (k <= variables.size() ? variables[k - 1] : "column " + std::to_string(k));
 }
 
 }  // namespace
@@ -67,9 +36,10 @@ std::string test_error_message(const Error& error, const TestContext& context) {
     const std::string passage = "the passage in observation " +
                                 std::to_string(context.passage_observation) + " (label " +
                                 context.passage_label + ")";
-    const EngineMessage m = read_message(error.what());
-    if (!m.read) return passage + ": " + error.what();
-    const auto source = context.fields.find(m.field);
+    if (!error.has_subject())
+        return passage + ": " + settings::message(error, settings::FrontEnd::stata);
+    const ErrorSubject& m = error.subject();
+    const auto source = context.fields.find(field_of(m));
     const std::string& code = error.code();
 
     if (code == code::invalid_embedding && source != context.fields.end()) {
@@ -88,7 +58,7 @@ std::string test_error_message(const Error& error, const TestContext& context) {
                                  : std::string());
             std::string text = "observation " + std::to_string(observation) + " (" +
                                source->second.what + "): embedding" + variables + " received " +
-                               name_columns(m.received, context.embedding_variables) +
+                               value_in_column(m, context.embedding_variables) +
                                "; allowed: " + m.allowed + ".";
             if (observation != context.passage_observation)
                 text += " Found while testing " + passage + ".";
@@ -110,111 +80,58 @@ std::string test_error_message(const Error& error, const TestContext& context) {
         {"backtranslation", "backtranslation()"},
         {"label", "label()"},
     };
-    const auto name = stata_names.find(root_of(m.field));
-    if (name == stata_names.end()) return passage + ": " + error.what();
+    const auto name = stata_names.find(m.setting);
+    if (name == stata_names.end())
+        return passage + ": " + settings::message(error, settings::FrontEnd::stata);
     return passage + ": " + name->second + (m.key.empty() ? "" : " of label " + m.key) +
            " must be " + m.allowed + "; received " + m.received + ".";
 }
 
-std::string validate_passage_message(const std::string& error_code, const std::string& id,
-                                     const std::string& engine_message) {
-    // The engine puts "passage <id>: " (or "passage <id>, embedding request: ...") in front;
-    // the id is the observation, which the caller names already.
-    std::string message = engine_message;
-    for (const std::string separator : {": ", ", "}) {
-        const std::string prefix = "passage " + id + separator;
-        if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
-    }
-    // The encoding of the data is Stata's encoding() option.
-    if (error_code == code::invalid_encoding)
-        return std::regex_replace(message, std::regex("input_encoding takes"),
-                                  "option encoding() takes");
-    std::smatch variable;
-    const bool required_variable_missing =
-        error_code == code::task_invalid &&
-        std::regex_search(message, variable,
-                          std::regex(R"(`variables` must give a value for ("[^"]+"), which task)"));
-    const EngineMessage m = read_message(message);
-    if (!m.read && !required_variable_missing) return message;
-    const std::string root = root_of(m.field);
-    if (required_variable_missing ||
-        (error_code == code::task_invalid && root == "variables" &&
-         std::regex_match(m.received, variable, std::regex(R"(no value for (.+))"))))
-        return "the task needs a value for the variable " + variable[1].str() +
-               " (required_variables); give it with vars(NAME=varname) (a value per passage) "
-               "or vars(NAME=\"text\")";
-    if (error_code != code::invalid_embedding && error_code != code::dimension_mismatch &&
-        error_code != code::pool_too_small && error_code != code::invalid_argument)
-        return message;
+std::string validate_passage_message(const pipeline::PassageResult& passage) {
+    // The error without "passage <id>: ": the id is the observation, which the caller names.
+    if (!passage.error) return passage.error_message;
+    const Error& error = *passage.error;
+    const std::string& code = error.code();
+    const ErrorSubject& m = error.subject();
+    if (!error.has_subject() ||
+        (code != code::invalid_embedding && code != code::dimension_mismatch &&
+         code != code::pool_too_small && code != code::invalid_argument))
+        return settings::message(error, settings::FrontEnd::stata);
+    // The engine's fields for the texts the LLM generated, said in words.
     std::string subject;
-    if (root == "pools" && !m.key.empty())
+    if (m.setting == "pools" && !m.key.empty())
         subject = "the embeddings of the texts generated for label " + m.key;
-    else if (root == "paper_reference" && !m.key.empty())
+    else if (m.setting == "paper_reference" && !m.key.empty())
         subject = "the embeddings of the reference texts generated for label " + m.key;
-    else if (root == "passage")
+    else if (m.setting == "passage")
         subject = "the passage's embedding";
-    else if (root == "backtranslation" && !m.key.empty())
+    else if (m.setting == "backtranslation" && !m.key.empty())
         subject = "the backtranslation answers for label " + m.key;
     else
-        return message;
+        return settings::message(error, settings::FrontEnd::stata);
     return subject + " must be " + m.allowed + "; received " +
-           (m.row > 0 ? "for text " + std::to_string(m.row) + ", " : std::string()) + m.received +
+           (m.row > 0 ? "for text " + std::to_string(m.row) + ", " : std::string()) +
+           (m.column > 0 ? m.received_value + " in column " + std::to_string(m.column)
+                         : m.received_value) +
            ".";
 }
 
 std::optional<StataMessage> human_label_message(const Error& error) {
-    const EngineMessage m = read_message(error.what());
-    const std::string field = "human label of passage ";
-    if (error.code() != code::unknown_label || !m.read || m.field.rfind(field, 0) != 0)
-        return std::nullopt;
+    const ErrorSubject& m = error.subject();
+    if (error.code() != code::unknown_label || m.setting != "human_label") return std::nullopt;
     // The passage's id is its observation (command_validate.cpp).
-    return StataMessage{kRcData, "option human(): observation " + m.field.substr(field.size()) +
-                                     " holds " + m.received + "; allowed: " + m.allowed +
-                                     ". No call was made."};
+    return StataMessage{kRcData, "option human(): observation " + m.key + " holds " + m.received +
+                                     "; allowed: " + m.allowed + ". No call was made."};
 }
 
-std::string in_stata_options(const std::string& error_code, const std::string& message) {
-    const ErrorCategory category = error_category(error_code);
+std::string in_stata_options(const Error& error) {
+    const ErrorCategory category = error_category(error.code());
     if (category != ErrorCategory::usage && category != ErrorCategory::invalid_input &&
-        error_code != code::provider_config)
-        return message;
-    // A missing key or endpoint: the engine names its fields api_key and base_url, which Stata
-    // sets through keyenv() (the name of an environment variable) and baseurl().
-    if (error_code == code::provider_config) {
-        std::string text = std::regex_replace(message, std::regex("set `api_key` or "),
-                                              "set keyenv(NAME) (an environment variable that "
-                                              "holds the key) or ");
-        text = std::regex_replace(text, std::regex("`api_key`"), "keyenv()");
-        text = std::regex_replace(text, std::regex("`embedding_base_url`"), "embbaseurl()");
-        text = std::regex_replace(text, std::regex("`base_url`"), "baseurl()");
-        if (text != message) return text;
-    }
-    // The provider, model, batch_api and cache fields: the engine's own translation
-    // (resolution.hpp).
-    const std::string resolved =
-        pipeline::in_front_end_terms(Error(error_code, message), settings::FrontEnd::stata).what();
-    if (resolved != message) return resolved;
-    // The other configuration fields (pipeline::ValidationConfig, PowerConfig) that a Stata
-    // option sets; the settings table's own messages already use its Stata spellings.
-    static const std::map<std::string, std::string> options = {
-        {"base_url", "baseurl()"},
-        {"embedding_base_url", "embbaseurl()"},
-        {"cache_path", "cache()"},
-        {"task", "task()"},
-        {"true_label", "truelabel()"},
-        {"replications", "replications()"},
-        {"simulated.follow_probability", "follow()"},
-        {"simulated.label_signal", "signal()"},
-        {"simulated.annotator_accuracy", "accuracy()"},
-        {"simulated.unparseable_probability", "unparseable()"},
-        {"simulated.words", "words()"},
-    };
-    if (message.empty() || message[0] != '`') return message;
-    const auto close = message.find('`', 1);
-    if (close == std::string::npos) return message;
-    const auto option = options.find(message.substr(1, close - 1));
-    if (option == options.end()) return message;
-    return "`" + option->second + message.substr(close);
+        error.code() != code::provider_config)
+        return error.what();
+    // Every setting the error names, as the option that sets it (the settings table's Stata
+    // spellings: `embedding_provider` -> `embedding()`, `api_key` -> `keyenv()`).
+    return settings::message(error, settings::FrontEnd::stata);
 }
 
 }  // namespace llmv::stata

@@ -1,8 +1,8 @@
-// Engine messages in Stata's words. The engine names its inputs in its JSON vocabulary
-// (`pools.Neutral`, "row 5", `passage`); a Stata user knows observations, variables and
-// options. The translation is keyed on the stable error code (llmvalidate/error.hpp) and on
-// the engine's message form "`field` must be <allowed>; received <value>." (throw_invalid);
-// a message it cannot read is passed on unchanged, behind the context the caller gives.
+// Engine errors in Stata's words. The engine names its inputs in its JSON vocabulary
+// (`pools.Neutral`, row 5, `passage`); a Stata user knows observations, variables and options.
+// The translation reads what the error carries (its code and subject: the setting, row,
+// column, value received and what is allowed; llmvalidate/error.hpp) and the settings
+// table's Stata spellings (settings::message), never the sentence itself.
 #pragma once
 
 #include <map>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/pipeline.hpp"
 
 namespace llmv::stata {
 
@@ -39,8 +40,7 @@ std::string test_error_message(const Error& error, const TestContext& context);
 // passage with id `id`, the observation): the engine's fields for the texts the LLM generated
 // said in words (`pools.Neutral` row 5 -> the texts generated for label Neutral, text 5), a
 // task variable Stata cannot give explained; the caller puts "observation N: " in front.
-std::string validate_passage_message(const std::string& error_code, const std::string& id,
-                                     const std::string& engine_message);
+std::string validate_passage_message(const pipeline::PassageResult& passage);
 
 // An error and the return code Stata gets for it.
 struct StataMessage {
@@ -57,6 +57,6 @@ std::optional<StataMessage> human_label_message(const Error& error);
 // field the user set through an option names the option instead (`embedding_provider` ->
 // `embedding()`, `simulated.follow_probability` -> `follow()`); other messages are unchanged.
 // Only for the codes of bad input (the usage and invalid-input categories, provider_config).
-std::string in_stata_options(const std::string& error_code, const std::string& message);
+std::string in_stata_options(const Error& error);
 
 }  // namespace llmv::stata

@@ -91,7 +91,7 @@ extern "C" LLMV_PLUGIN_EXPORT ST_retcode stata_call(int argc, char* argv[]) {
         if (const auto human = llmv::stata::human_label_message(error))
             return report(human->rc, human->text);
         return report(llmv::stata::return_code_for(error.code()),
-                      llmv::stata::in_stata_options(error.code(), error.what()));
+                      llmv::stata::in_stata_options(error));
     } catch (const std::bad_alloc&) {
         return report(llmv::stata::kRcNoMemory, "llmvalidate: out of memory");
     } catch (const std::exception& error) {

@@ -230,7 +230,7 @@ TEST_CASE("a passage over the cap on one text is refused with the estimate and t
     CHECK_FALSE(refused.ok);
     CHECK(refused.error_code == code::invalid_argument);
     CHECK_THAT(refused.error_message,
-               Catch::Matchers::Contains("passage long (row 2)") &&
+               Catch::Matchers::Contains("passage long: row 2, the passage's text") &&
                    Catch::Matchers::Contains("9,000 bytes of UTF-8") &&
                    Catch::Matchers::Contains("at most 8,192 tokens a text") &&
                    Catch::Matchers::Contains("text-embedding-3-small"));

@@ -116,7 +116,7 @@ TEST_CASE("faults: a Latin-1 row fails alone with a clear error, or is decoded w
     CHECK_FALSE(bad.ok);
     CHECK(bad.error_code == "llmv.input.invalid_encoding");
     CHECK_THAT(bad.error_message, Catch::Matchers::Contains("passage b: the text is not valid UTF-8 (byte 0xE9 at byte 7"));
-    CHECK_THAT(bad.error_message, Catch::Matchers::Contains("input_encoding takes utf-8 or latin1"));
+    CHECK_THAT(bad.error_message, Catch::Matchers::Contains("`input_encoding` takes utf-8 or latin1"));
     CHECK(bad.calls.chat_calls == 0);
     CHECK(server.count("openai.chat") ==
           static_cast<std::size_t>(batch.passages[0].calls.chat_calls + batch.passages[2].calls.chat_calls));

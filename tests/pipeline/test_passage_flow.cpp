@@ -287,7 +287,7 @@ TEST_CASE("passage flow: a provider error fails only its passage, with the provi
     REQUIRE(run.requests().chats.size() == 2 * (1 + 3 * 2));  // each: its annotation and its pools
     const ChatUnit first = run.requests().chats.front();
     // What the scheduler does with an HTTP 401 for this unit's request.
-    run.flow().fail(first.passage, code::provider_auth, "passage a, annotation call: key sk-secret-123 refused");
+    run.flow().fail(first.passage, code::provider_auth, "annotation call: key sk-secret-123 refused");
     run.drain(Script());
     REQUIRE(run.requests().results.size() == 2);
     const PassageResult& failed = run.requests().results.front();

@@ -11,12 +11,12 @@
 #include <sstream>
 
 #include "cache/temp_cache_dir.hpp"
+#include "cli_process.hpp"
 #include "fake_server/fake_server.hpp"
 #include "generated_region.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
-#include "cli_process.hpp"
 
 using namespace llmv;
 using namespace llmv::pipeline;
@@ -59,7 +59,6 @@ std::string error_message(const std::function<void()>& action) {
     return "";
 }
 
-
 }  // namespace
 
 TEST_CASE("auto picks the provider from the environment, in the documented order") {
@@ -82,11 +81,13 @@ TEST_CASE("auto picks the provider from the environment, in the documented order
     // The order the help and the messages print is the order resolution follows.
     CHECK(auto_sources() == "LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials");
     const std::string none = error_message([] { resolve(with_provider("auto"), {}); });
-    CHECK(none.find("one of LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY or AWS credentials set") !=
+    CHECK(none.find(
+              "one of LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY or AWS credentials set") !=
           std::string::npos);
-    const auto local = resolve(with_provider("auto"), {{"LLMV_BASE_URL", "http://127.0.0.1:8080/v1"},
-                                                       {"ANTHROPIC_API_KEY", "k"},
-                                                       {"LLMV_EMBEDDING_MODEL", "embed-x"}});
+    const auto local =
+        resolve(with_provider("auto"), {{"LLMV_BASE_URL", "http://127.0.0.1:8080/v1"},
+                                        {"ANTHROPIC_API_KEY", "k"},
+                                        {"LLMV_EMBEDDING_MODEL", "embed-x"}});
     CHECK(local.chat_provider == "openai");
     CHECK(local.chat.base_url == "http://127.0.0.1:8080/v1");
     CHECK(local.chat_model == "default");
@@ -97,8 +98,9 @@ TEST_CASE("auto picks the provider from the environment, in the documented order
 // Issue 29, item 1: the chat model's name went to the embeddings endpoint of a server of your
 // own (`embeddings chat-x`; with LLMV_BASE_URL alone, both as "default").
 TEST_CASE("a server of your own without an embedding model stops before any call") {
-    const std::string only_url = error_message(
-        [] { resolve(with_provider("auto"), {{"LLMV_BASE_URL", "http://127.0.0.1:8080/v1"}}); });
+    const std::string only_url = error_message([] {
+        resolve(with_provider("auto"), {{"LLMV_BASE_URL", "http://127.0.0.1:8080/v1"}});
+    });
     CHECK(only_url.rfind("`embedding_model` must be the name of the embedding model the server at "
                          "http://127.0.0.1:8080/v1 serves, or LLMV_EMBEDDING_MODEL set",
                          0) == 0);
@@ -113,11 +115,13 @@ TEST_CASE("a server of your own without an embedding model stops before any call
         resolve(config, {});
         FAIL("no error");
     } catch (const Error& error) {
-        CHECK(std::string(in_front_end_terms(error, settings::FrontEnd::r).what()).rfind("`embedding`", 0) == 0);
-        CHECK(std::string(in_front_end_terms(error, settings::FrontEnd::cli).what())
-                  .rfind("`--embedding-model`", 0) == 0);
-        CHECK(std::string(in_front_end_terms(error, settings::FrontEnd::stata).what())
-                  .rfind("`embmodel()`", 0) == 0);
+        // From what the error carries, not from its sentence.
+        CHECK(error.subject().setting == "embedding_model");
+        CHECK(error.subject().received == "none");
+        CHECK(settings::message(error, settings::FrontEnd::r).rfind("`embedding`", 0) == 0);
+        CHECK(settings::message(error, settings::FrontEnd::cli).rfind("`--embedding-model`", 0) ==
+              0);
+        CHECK(settings::message(error, settings::FrontEnd::stata).rfind("`embmodel()`", 0) == 0);
     }
     config.embedding_model = "embed-y";
     CHECK(resolve(config, {}).embedding_model == "embed-y");
@@ -208,7 +212,8 @@ TEST_CASE("each key goes only to its own vendor's endpoint") {
 }
 
 TEST_CASE("a chat provider without embeddings: OpenAI's when its key is set, else an error") {
-    CHECK(resolve(with_provider("anthropic"), {{"OPENAI_API_KEY", "k"}}).embedding_provider == "openai");
+    CHECK(resolve(with_provider("anthropic"), {{"OPENAI_API_KEY", "k"}}).embedding_provider ==
+          "openai");
     const std::string message = error_message([] { resolve(with_provider("anthropic"), {}); });
     CHECK(message.find("embedding_provider") != std::string::npos);
     CHECK(message.find("\"ollama\"") != std::string::npos);
@@ -242,13 +247,15 @@ TEST_CASE("resolving the applied configuration again changes nothing") {
 }
 
 TEST_CASE("the default cache is the file R's tools::R_user_dir names, unless LLMV_CACHE says") {
-    CHECK(default_cache_path(Environment{{"LLMV_CACHE", "/x/c.sqlite"}, {"HOME", "/h"}}) == "/x/c.sqlite");
+    CHECK(default_cache_path(Environment{{"LLMV_CACHE", "/x/c.sqlite"}, {"HOME", "/h"}}) ==
+          "/x/c.sqlite");
     CHECK(default_cache_path(Environment{{"R_USER_CACHE_DIR", "/r"}, {"XDG_CACHE_HOME", "/x"}}) ==
           "/r/R/llmvalidate/cache.sqlite");
     CHECK(default_cache_path(Environment{{"XDG_CACHE_HOME", "/x"}, {"HOME", "/h"}}) ==
           "/x/R/llmvalidate/cache.sqlite");
 #if !defined(_WIN32) && !defined(__APPLE__)
-    CHECK(default_cache_path(Environment{{"HOME", "/h"}}) == "/h/.cache/R/llmvalidate/cache.sqlite");
+    CHECK(default_cache_path(Environment{{"HOME", "/h"}}) ==
+          "/h/.cache/R/llmvalidate/cache.sqlite");
 #endif
 }
 
@@ -261,8 +268,8 @@ TEST_CASE("docs/providers.md shows the table of default models", "[docs]") {
                     (entry.model.empty() ? "none" : "`" + entry.model + "`") + " | " +
                     entry.credential + " | " + entry.checked + " | " + entry.source + " |\n";
     }
-    check_generated("docs/providers.md",
-                    with_region(read_source_file("docs/providers.md"), "provider-defaults", expected));
+    check_generated("docs/providers.md", with_region(read_source_file("docs/providers.md"),
+                                                     "provider-defaults", expected));
 }
 
 // The dry run resolves providers with the run's own code: after a run, it finds every request
@@ -272,9 +279,9 @@ TEST_CASE("the dry run and the run look up the same cache keys, for every provid
     struct Pair {
         std::string chat, embedding, chat_path, embedding_path;
     };
-    const Pair pair = GENERATE(Pair{"openai", "openai", "/v1", "/v1"},
-                               Pair{"anthropic", "openai", "", "/v1"},
-                               Pair{"bedrock", "bedrock-titan", "", ""});
+    const Pair pair =
+        GENERATE(Pair{"openai", "openai", "/v1", "/v1"}, Pair{"anthropic", "openai", "", "/v1"},
+                 Pair{"bedrock", "bedrock-titan", "", ""});
     INFO(pair.chat << " with " << pair.embedding);
     fake::FakeServerOptions server_options;
     server_options.api_key = "";  // any key
@@ -289,7 +296,8 @@ TEST_CASE("the dry run and the run look up the same cache keys, for every provid
     // Bedrock's bearer token must have the fake server's prefix, as AWS's must.
     config.api_key = pair.chat == "bedrock" ? server.options().bedrock_api_key : "chat-key";
     config.embedding_provider = pair.embedding;
-    config.embedding_model = pair.embedding == "bedrock-titan" ? "amazon.titan-embed-text-v2:0" : "fake-embedding";
+    config.embedding_model =
+        pair.embedding == "bedrock-titan" ? "amazon.titan-embed-text-v2:0" : "fake-embedding";
     if (pair.embedding != default_embedding_provider(pair.chat)) {
         config.embedding_base_url = server.base_url() + pair.embedding_path;
         config.embedding_api_key = "embedding-key";
@@ -314,9 +322,9 @@ TEST_CASE("the dry run and the run look up the same cache keys, for every provid
 // come from the table's rows.
 TEST_CASE("the provider table declares the secrets and the batch APIs") {
     const std::vector<std::string> secrets = secret_variables();
-    for (const char* name : {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY",
-                             "AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY",
-                             "AWS_SESSION_TOKEN", "LLMV_API_KEY", "LLMV_EMBEDDING_API_KEY"}) {
+    for (const char* name :
+         {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_BEARER_TOKEN_BEDROCK",
+          "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "LLMV_API_KEY", "LLMV_EMBEDDING_API_KEY"}) {
         CHECK(std::count(secrets.begin(), secrets.end(), name) == 1);
     }
     // A key id names a key; it is not a secret.
@@ -325,18 +333,22 @@ TEST_CASE("the provider table declares the secrets and the batch APIs") {
     ValidationConfig config = with_provider("bedrock");
     config.task_path = "simple_sentiment";
     config.cache_path = "/tmp/llmv-test-batch-api-bedrock.sqlite";
-    const std::string refused =
-        error_message([&] { validate_with_batch_api(config, {}, {}, {}); });
-    INFO(refused);
-    CHECK(refused.find("a chat provider with a batch API: openai or anthropic") != std::string::npos);
-    // Each front end names its own option for the batch API.
-    const Error engine(code::invalid_argument, refused);
-    CHECK(std::string(in_front_end_terms(engine, settings::FrontEnd::cli).what())
-              .rfind("`--batch-api` must be", 0) == 0);
-    CHECK(std::string(in_front_end_terms(engine, settings::FrontEnd::r).what())
-              .rfind("`batch` must be", 0) == 0);
-    CHECK(std::string(in_front_end_terms(engine, settings::FrontEnd::stata).what())
-              .rfind("`batchapi` must be", 0) == 0);
+    try {
+        validate_with_batch_api(config, {}, {}, {});
+        FAIL("no error");
+    } catch (const Error& engine) {
+        const std::string refused = engine.what();
+        INFO(refused);
+        CHECK(refused.find("a chat provider with a batch API: openai or anthropic") !=
+              std::string::npos);
+        // Each front end names its own option for the batch API.
+        CHECK(
+            settings::message(engine, settings::FrontEnd::cli).rfind("`--batch-api` must be", 0) ==
+            0);
+        CHECK(settings::message(engine, settings::FrontEnd::r).rfind("`batch` must be", 0) == 0);
+        CHECK(settings::message(engine, settings::FrontEnd::stata).rfind("`batchapi` must be", 0) ==
+              0);
+    }
 }
 
 // The chat providers Stata's help names for provider() are the table's (a provider added to the
@@ -347,11 +359,16 @@ TEST_CASE("stata/llmvalidate.sthlp names the table's chat providers", "[docs]") 
     for (const ProviderDefaults& entry : provider_defaults())
         if (entry.kind == "chat") chat.push_back(entry.provider);
     for (std::size_t i = 0; i < chat.size(); ++i)
-        names += (i == 0 ? "" : i + 1 == chat.size() ? " or " : ", ") + std::string("{cmd:") + chat[i] + "}";
-    const std::string line = "{synopt:{opt prov:ider(name)}}the chat provider: " + names +
-                             " (docs/providers.md); default: the one the environment configures{p_end}\n";
-    check_generated("stata/llmvalidate.sthlp",
-                    with_region(read_source_file("stata/llmvalidate.sthlp"), "chat-providers", line));
+        names += (i == 0                 ? ""
+                  : i + 1 == chat.size() ? " or "
+                                         : ", ") +
+                 std::string("{cmd:") + chat[i] + "}";
+    const std::string line =
+        "{synopt:{opt prov:ider(name)}}the chat provider: " + names +
+        " (docs/providers.md); default: the one the environment configures{p_end}\n";
+    check_generated(
+        "stata/llmvalidate.sthlp",
+        with_region(read_source_file("stata/llmvalidate.sthlp"), "chat-providers", line));
 }
 
 // Issue 39: the Bedrock default was the US inference profile, which is callable from US Regions
@@ -376,7 +393,8 @@ TEST_CASE("Bedrock's default inference profile follows the configured region") {
     ValidationConfig named = with_provider("bedrock");
     named.model = "eu." + base;
     CHECK(resolve(named, {{"AWS_REGION", "us-gov-west-1"}}).chat_model == "eu." + base);
-    CHECK(resolve(with_provider("bedrock"), {{"AWS_REGION", "eu-west-1"}, {"LLMV_MODEL", "us." + base}})
+    CHECK(resolve(with_provider("bedrock"),
+                  {{"AWS_REGION", "eu-west-1"}, {"LLMV_MODEL", "us." + base}})
               .chat_model == "us." + base);
 }
 

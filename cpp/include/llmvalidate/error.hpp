@@ -52,19 +52,64 @@ const char* category_name(ErrorCategory category);
 // Every stable code, in declaration order.
 const std::vector<std::string>& all_error_codes();
 
+// What a bad-input error is about, so that each front end can say it in its own terms (the
+// option's name, the observation) without reading the sentence: the setting or input by its
+// engine name, the value received and what is allowed.
+struct ErrorSubject {
+    std::string setting;         // engine name: "temperature", "pools" ("" when none)
+    std::string key;             // a part of it: the label of `pools.Neutral` ("" when none)
+    int row = 0;                 // the 1-based row of the input it concerns (0: none)
+    int column = 0;              // the 1-based column (embedding dimension) (0: none)
+    std::string received;        // the value received, as the engine's message shows it
+    std::string received_value;  // the same without its row and column ("NaN")
+    std::string allowed;         // what is allowed
+    std::string name;            // how the engine's message names it, when not `setting.key`
+};
+
 class Error : public std::runtime_error {
-public:
+  public:
+    // A sentence that names no setting.
     Error(std::string error_code, const std::string& message)
         : std::runtime_error(message), code_(std::move(error_code)) {}
-    const std::string& code() const noexcept { return code_; }
+    // A sentence in which each of `settings` (engine names) appears in backquotes, `api_key`:
+    // a front end writes its own name for it there (settings::message).
+    Error(std::string error_code, const std::string& message, std::vector<std::string> settings)
+        : std::runtime_error(message),
+          code_(std::move(error_code)),
+          settings_named_(std::move(settings)) {}
+    // The house style for bad input: "`setting.key` must be <allowed>; received <received>."
+    Error(std::string error_code, ErrorSubject subject);
+    // "<context>: <body>", where the context says where ("task topic"), for a front end that
+    // names the place its own way and shows the body alone.
+    static Error in_context(std::string error_code, const std::string& context,
+                            const std::string& body);
 
-private:
+    const std::string& code() const noexcept { return code_; }
+    // Set (setting non-empty) for the house style's errors.
+    const ErrorSubject& subject() const noexcept { return subject_; }
+    bool has_subject() const noexcept { return !subject_.setting.empty(); }
+    // The settings the sentence names in backquotes (engine names).
+    const std::vector<std::string>& settings_named() const noexcept { return settings_named_; }
+    // The message without its context ("" context: the whole message).
+    const std::string& context() const noexcept { return context_; }
+    std::string body() const { return context_.empty() ? what() : what() + context_.size() + 2; }
+
+  private:
     std::string code_;
+    std::string context_;
+    ErrorSubject subject_;
+    std::vector<std::string> settings_named_;
 };
 
 // The house style for bad input: name the argument, the value received, what is allowed.
+// `argument` may carry a key after a dot ("pools.Neutral").
 [[noreturn]] void throw_invalid(const std::string& error_code, const std::string& argument,
                                 const std::string& received, const std::string& allowed);
+// The same for one row (and column, 0 for none) of an input of several rows: the message says
+// "received row 3, <value>" or "received row 3 with <value> in column 2".
+[[noreturn]] void throw_invalid_at(const std::string& error_code, const std::string& argument,
+                                   int row, int column, const std::string& value,
+                                   const std::string& allowed);
 
 // Shortens long values (whole passages, long arrays) for messages.
 std::string abbreviate(const std::string& value, std::size_t max_chars = 60);

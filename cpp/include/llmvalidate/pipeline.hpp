@@ -39,12 +39,15 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "llmvalidate/accounting.hpp"
+#include "llmvalidate/error.hpp"
 #include "llmvalidate/pricing.hpp"
+#include "llmvalidate/settings.hpp"
 #include "llmvalidate/stats.hpp"
 
 namespace llmv::pipeline {
@@ -91,6 +94,8 @@ struct ValidationConfig {
     // synthetic DGP: only when named), or "auto" (from the environment, resolution.hpp).
     std::string provider = "auto";
     std::string model;     // empty: the provider's documented default
+    // Whose names the rows' error messages use for settings (`--encoding`, `encoding()`).
+    settings::FrontEnd messages_for = settings::FrontEnd::engine;
     std::string base_url;  // empty: the provider's default / environment variable
     std::string api_key;   // empty: the provider's environment variable; never printed
     std::map<std::string, std::string> provider_options;
@@ -209,7 +214,10 @@ struct PassageResult {
     std::string id;
     bool ok = false;          // false: error_code / error_message say why; no verdict
     std::string error_code;   // llmv::code::*
-    std::string error_message;
+    std::string error_message;  // "passage <id>: <what happened>", in the engine's terms
+    // The error itself (its message without the passage), for a front end's own spelling
+    // (settings::message); null when ok.
+    std::shared_ptr<const Error> error;
 
     std::string label;                     // β̂
     std::vector<std::string> annotations;  // the R answers (normalised), in draw order

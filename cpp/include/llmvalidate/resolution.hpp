@@ -74,9 +74,6 @@ struct ResolvedProviders {
 ResolvedProviders resolve_providers(const ValidationConfig& config,
                                     const ResolveOptions& options = {});
 
-// resolve_providers() names the configuration's fields (`embedding_provider`); this gives the
-// same error with the front end's spelling (`--embedding-provider`, `embedding`, `embedding()`).
-Error in_front_end_terms(const Error& error, settings::FrontEnd front_end);
 
 // Writes the resolved names and models back into the configuration, so that a front end
 // reports exactly what the engine will run (resolving again gives the same result).

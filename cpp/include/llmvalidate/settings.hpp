@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "llmvalidate/error.hpp"
 #include "llmvalidate/stats.hpp"
 
 namespace llmv {
@@ -99,6 +100,15 @@ Value parse(const Setting& setting, const std::string& text, FrontEnd front_end)
 void check(const pipeline::ValidationConfig& config, FrontEnd front_end = FrontEnd::engine);
 // The same check of the statistics' settings alone (llmvalidate test, R, Stata test).
 void check(const stats::TestOptions& options, FrontEnd front_end = FrontEnd::engine);
+
+// The name as the front end's user writes it, for any engine name a message can carry: a
+// setting of the table, or a field the table does not hold (provider, model, api_key,
+// base_url, cache, batch_api, task, ...). The engine name itself when the front end has none.
+std::string spelling_of(const std::string& name, FrontEnd front_end);
+std::string spelling_of(const ErrorSubject& subject, FrontEnd front_end);
+// An error's message in the front end's terms, from what the error carries (its subject, or
+// the settings its sentence names): "`--temperature` must be ...", "set `keyenv()` or ...".
+std::string message(const Error& error, FrontEnd front_end);
 
 // A named bundle of settings: the CLI's --paper, R's preset = "paper", Stata's paper. A front
 // end applies it first, so that a setting the user also gives explicitly wins.

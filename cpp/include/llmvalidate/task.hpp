@@ -83,7 +83,9 @@ class Task {
 
   private:
     Task() = default;
-    void check() const;
+    // `simulation_name`: how messages name the simulation template ("simulation.template" of
+    // the task file, or "the simulation prompt" a user gave for the passage).
+    void check(const std::string& simulation_name = "simulation.template") const;
     std::string render(const std::string& which, const std::string& templ,
                        const TaskVariables& values) const;
     TaskVariables merged(const TaskVariables& variables) const;

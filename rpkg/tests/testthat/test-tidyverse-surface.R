@@ -169,6 +169,20 @@ test_that("4: the progress bar's total is the dry run's count of calls to make",
   }))
 })
 
+test_that("the progress bar takes updates after it reached its total (no 'Cannot find')", {
+  # Issue 40: an interactive run printed "Cannot find progress bar" 2 to 79 times: cli ended
+  # the bar when it reached its total, and the engine's total grew after that.
+  withr::local_options(llmvalidate.progress = TRUE, cli.progress_show_after = 0)
+  run_bar <- function() {
+    bar <- new_progress_bar(to_make = NULL)
+    bar$update(3, 3)
+    bar$update(4, 6)
+    bar$update(6, 6)
+    bar$done()
+  }
+  expect_no_error(utils::capture.output(type = "message", run_bar()))
+})
+
 test_that("5, 10: a many-passage result goes into modelsummary beside a regression", {
   skip_if_not_installed("modelsummary")
   skip_if_not_installed("tibble")

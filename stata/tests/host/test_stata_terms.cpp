@@ -156,7 +156,7 @@ TEST_CASE("invalid UTF-8 names encoding(), not input_encoding", "[validate][stat
     const std::string said = stata.errors + stata.output;
     INFO(said);
     CHECK(has(said, "not valid UTF-8"));
-    CHECK(has(said, "option encoding() takes utf-8 or latin1"));
+    CHECK(has(said, "`encoding()` takes utf-8 or latin1"));
     CHECK_FALSE(has(said, "input_encoding"));
     // encoding(latin1) reads it.
     stata.errors.clear();
