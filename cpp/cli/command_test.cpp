@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli.hpp"
-#include "llmvalidate/test_format.hpp"
+#include "llmvalidate/standalone_format.hpp"
 
 namespace llmv::cli {
 
