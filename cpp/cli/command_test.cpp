@@ -6,7 +6,7 @@
 
 #include "cli.hpp"
 #include "llmvalidate/settings.hpp"
-#include "llmvalidate/test_format.hpp"
+#include "llmvalidate/standalone_format.hpp"
 
 namespace llmv::cli {
 

@@ -11,7 +11,7 @@
 #include "llmvalidate/record_csv.hpp"
 #include "llmvalidate/record_json.hpp"
 #include "llmvalidate/records.hpp"
-#include "llmvalidate/test_format.hpp"
+#include "llmvalidate/standalone_format.hpp"
 
 namespace llmv::cli {
 

@@ -1,4 +1,4 @@
-// The dry run (pipeline.hpp, dry_run()): what a run would cost, following the cache as the run
+// The dry run (dry_run.hpp, dry_run()): what a run would cost, following the cache as the run
 // would. Its requests and cache keys come from the run's own code (open_providers(),
 // RequestKeys), so that the keys it looks up are the keys the run writes.
 #include <sys/stat.h>

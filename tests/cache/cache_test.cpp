@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cache/batch_ledger.hpp"
 #include "cache/temp_cache_dir.hpp"
 #include "core/sha256.hpp"
 #include "llmvalidate/cache.hpp"
@@ -400,8 +401,9 @@ TEST_CASE("Closing a cache that used every prepared statement closes its connect
         staged.id = "custom-1";
         staged.status = 200;
         staged.body = "{}";
-        cache.put_batch_staged({staged});
-        REQUIRE(cache.batch_staged("custom-1"));
+        llmv::BatchLedger ledger(cache);
+        ledger.put_batch_staged({staged});
+        REQUIRE(ledger.batch_staged("custom-1"));
         REQUIRE(::access(wal.c_str(), F_OK) == 0);
     }
     CHECK(::access(wal.c_str(), F_OK) != 0);

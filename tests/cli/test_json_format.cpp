@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/test_format.hpp"
+#include "llmvalidate/standalone_format.hpp"
 
 using nlohmann::json;
 using nlohmann::ordered_json;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cache/batch_ledger.hpp"
 #include "cli/cli_runner.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llmvalidate/cache.hpp"
@@ -183,7 +184,8 @@ TEST_CASE("a batch-API run stopped after its second phase was submitted resumes 
     CHECK(second.submitted.size() >= 1);  // phase 2 is out
     const std::size_t before = server.batches().size();
     {
-        Cache registry(cache);
+        Cache registry_cache(cache);
+        BatchLedger registry(registry_cache);
         CHECK(registry.provider_batches("submitted").size() == second.submitted.size());
     }
     // The run is stopped here; the same command without --submit-only finishes it.
@@ -196,7 +198,8 @@ TEST_CASE("a batch-API run stopped after its second phase was submitted resumes 
     CHECK(server.batches().size() >= before);
     // Every request once over all the batches: the same multiset as the synchronous run's.
     CHECK(bodies(server, "openai.chat", true) == sync_chat);
-    Cache registry(cache);
+    Cache registry_cache(cache);
+    BatchLedger registry(registry_cache);
     CHECK(registry.provider_batches("submitted").empty());
 }
 

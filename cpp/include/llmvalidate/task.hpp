@@ -182,8 +182,8 @@ std::vector<TaskPassage> load_passages(const std::string& path);
 Task task_for_passage(const Task& task, const TaskPassage& passage);
 
 namespace pipeline {
-struct PassageInput;      // pipeline.hpp
-struct ValidationConfig;  // pipeline.hpp
+struct PassageInput;      // passage.hpp
+struct ValidationConfig;  // validation_config.hpp
 }  // namespace pipeline
 // The task of a run: config.task_source (TOML text, named `source_origin` in messages, e.g.
 // "built by llm_task()") or config.task_path (as load_task() takes it).

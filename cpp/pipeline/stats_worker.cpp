@@ -1,5 +1,5 @@
-// The tests' worker thread (test_worker.hpp).
-#include "pipeline/test_worker.hpp"
+// The tests' worker thread (stats_worker.hpp).
+#include "pipeline/stats_worker.hpp"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-#include "llmvalidate/test_format.hpp"
+#include "llmvalidate/standalone_format.hpp"
 
 #include <nlohmann/json.hpp>
 
