@@ -28,6 +28,7 @@
 #include "pipeline/progress.hpp"
 #include "pipeline/providers.hpp"
 #include "pipeline/requests.hpp"
+#include "pipeline/run_memo.hpp"
 #include "pipeline/simulated.hpp"
 #include "pipeline/test_worker.hpp"
 #include "transport/transport.hpp"
@@ -65,9 +66,9 @@ class Engine : private PassageFlow::Requests {
         // Before any call: a price table the user names must load (its prices are for the end).
         price_table_ = price_table_for(config_.price_table);
         // A tiered price: the accounting counts the requests over its threshold apart.
-        if (const ModelPrice* row = price_table_ ? price_table_->find(
-                                                       providers_.resolved.chat_provider, chat_model())
-                                                 : nullptr)
+        if (const ModelPrice* row =
+                price_table_ ? price_table_->find(providers_.resolved.chat_provider, chat_model())
+                             : nullptr)
             accounting_.set_tier_threshold(chat_model(),
                                            static_cast<std::uint64_t>(row->tier.threshold));
         tally_.progress.passages_total = passages_total;
@@ -82,9 +83,7 @@ class Engine : private PassageFlow::Requests {
         // The tests computed on this thread stop too on a cancellation.
         const stats::InterruptScope interrupts(callbacks_.cancel);
         // Before the first call (a batch-API run's passes: its runner said them once).
-        if (!deferred_ && callbacks_.on_warning)
-            for (const std::string& warning : providers_.warnings)
-                callbacks_.on_warning({"model_retiring", warning});
+        if (!deferred_) warn_before_first_call(config_, providers_, callbacks_);
         try {
             return run_and_flush(source);
         } catch (...) {
@@ -100,8 +99,8 @@ class Engine : private PassageFlow::Requests {
     }
 
   private:
-    // No cache path: nothing is stored (memory stays flat); identical requests in flight at
-    // the same time are still sent once.
+    // No cache path: nothing is stored on disk; identical requests are still sent once in the
+    // run (those in flight together join, later ones are answered from RunMemo, bounded).
     // The simulated provider and the local embedder bypass the cache on purpose: an answer is a
     // pure function of its request (like a cached one), costs microseconds (less than the
     // SQLite lookup), and a re-run reproduces every number bit for bit without it. Storing them
@@ -426,6 +425,10 @@ class Engine : private PassageFlow::Requests {
             flow_.deliver(unit, parsed, /*from_cache=*/true);
             return std::nullopt;
         }
+        if (const MemoAnswer* kept = memo_.find(hash)) {
+            answer_from_memo(unit, *kept);
+            return std::nullopt;
+        }
         if (deferred_) return defer_chat(std::move(unit), request, key, hash);
         if (config_.replay_only) {
             flow_.fail(unit.passage, code::cache,
@@ -448,6 +451,16 @@ class Engine : private PassageFlow::Requests {
         for (const auto& secret : job.request.secrets) remember_secret(secret);
         track_in_flight(job.id, key, hash, std::move(unit));
         return job;
+    }
+
+    // An answer this run received already, without a cache (RunMemo): shared, as a request in
+    // flight is; delivered as a cached answer is (an unusable one is redrawn, as from the cache).
+    void answer_from_memo(ChatUnit& unit, const MemoAnswer& kept) {
+        const ParsedAnswer parsed = parse(unit, kept.text, kept.refused);
+        ++tally_.totals.shared;
+        unit.passage->result.calls.shared += 1;
+        tally_.progress.calls_done += 1;
+        flow_.deliver(unit, parsed, /*from_cache=*/true);
     }
 
     // Every random choice of the DGP is fixed by the request (prompt, draw index, attempt), the
@@ -644,6 +657,8 @@ class Engine : private PassageFlow::Requests {
         entry.output_tokens = tokens(answer.output_tokens);
         if (cache_.enabled())
             cache_.store(std::move(flight.key), std::move(flight.hash), std::move(entry));
+        else
+            memo_.keep(flight.hash, MemoAnswer{answer.text, answer.refused, {}});
         accounting_.add_tokens(chat_model(), tokens(answer.input_tokens),
                                tokens(answer.output_tokens), tokens(answer.cached_input_tokens),
                                tokens(answer.cache_write_input_tokens),
@@ -697,6 +712,7 @@ class Engine : private PassageFlow::Requests {
     std::size_t chat_since_embedding_ = 0;
     std::unordered_map<std::uint64_t, InFlight> inflight_;
     std::unordered_map<std::string, std::uint64_t> inflight_by_key_;
+    RunMemo memo_;  // without a cache: the answers this run received
     std::uint64_t next_job_id_ = 1;
     bool kind_answered_[2] = {false, false};  // an embedding / a chat request has come back
     bool first_answer_pending_ = false;       // the first of its kind is out, and goes alone
