@@ -41,6 +41,7 @@ TEST_CASE("another seed draws new texts, the same seed reads them from the cache
     pipeline::ValidationConfig config = test::fake_config(server, dir.file("cache.sqlite"));
     config.m = 20;
     config.n = 10;  // K * ceil(M / n) = 6 simulation calls
+    config.keep_texts = true;
     const pipeline::BatchResult first = pipeline::validate_batch(config, {passage});
     REQUIRE(first.passages.front().ok);
     const std::vector<std::string> first_requests = simulation_requests(server);
@@ -66,6 +67,7 @@ TEST_CASE("another seed draws new texts, the same seed reads them from the cache
         CHECK(seeds.count(nlohmann::json::parse(body)["seed"].dump()) == 0);
     CHECK(second.passages.front().calls.annotation_calls == 1);
     CHECK(second.passages.front().calls.cache_hits >= 1);
+    REQUIRE_FALSE(first.passages.front().pool_texts.empty());
     CHECK(second.passages.front().pool_texts != first.passages.front().pool_texts);
 
     // That seed again: nothing is sent.
