@@ -94,7 +94,7 @@ test_that("a new seed draws new texts; the same seed reads them back from the ca
   expect_s3_class(third, "llm_validation")
   new_calls <- fake_counters(server)[["chat"]] - paid[["chat"]]
   expect_gte(new_calls, 12)
-  expect_gte(attr(third, "calls")[["cache_hits"]], 1)
+  expect_gte(third$calls[["cache_hits"]], 1)
   # That seed again: not one request.
   after_third <- fake_counters(server)
   again <- seeded_run(3)
