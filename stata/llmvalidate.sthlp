@@ -368,10 +368,13 @@ it the backtranslation test is not run and the verdict cannot be {bf:valid}.
 {opt threshold(#)} is the backtranslation accuracy required; default 0.9.
 
 {phang}
-{opt seed(#)} seeds the engine's generator (the permutations), an integer from 0 to
-18446744073709551615. When it is omitted, a seed is drawn from Stata's random-number
-generator, so {cmd:set seed} makes the results reproducible; the seed used is returned in
-{cmd:r(seed)}.
+{opt seed(#)} seeds the engine's generator (the permutations) and picks the texts the model
+generates, an integer from 0 to 18446744073709551615. Another seed draws (and pays for) new
+texts and their backtranslations; the same seed reads them back from the cache (the passage's
+own annotation is reused either way). When it is omitted, a seed is drawn from Stata's
+random-number generator, so {cmd:set seed} makes the results reproducible, and a second run
+without {cmd:set seed} draws new texts; the seed used is returned in {cmd:r(seed)}. With
+{opt dryrun}, the command says what a seed's new texts will cost.
 
 {phang}
 {opt permutations(#)} is the number of permutations R of the separation test; default 999.
@@ -439,9 +442,9 @@ no batch is submitted after it, and the command stops with rc 1. {opt nowait} (w
 with {cmd:r(waiting)} = 1 and the batch ids in {cmd:r(batches)}; running the same command
 again collects them. When the chosen
 {opt m()}, {opt permutations()} or B cannot reach a decision at {opt alpha()} (the smallest
-attainable p-value 1/(size + 1) exceeds alpha, e.g. M <= 18 at 0.05), it displays a warning,
-also kept in {cmd:r(warnings)}; {cmd:llmvalidate power} displays the same warning before it
-runs. Every verdict of such a run is {cmd:inconclusive}, with the reason.
+attainable p-value 1/(size + 1) exceeds alpha, e.g. M <= 18 at 0.05), it displays a warning
+before the first call, with {opt dryrun} too, also kept in {cmd:r(warnings)};
+{cmd:llmvalidate power} displays the same warning before it runs. Every verdict of such a run is {cmd:inconclusive}, with the reason.
 
 {dlgtab:Results}
 
@@ -786,6 +789,7 @@ default when this help was written; {cmd:llmvalidate models} returns today's in
 {synopt:{cmd:r(vmethod)}, {cmd:r(smethod)}, {cmd:r(rule)}}the methods{p_end}
 {synopt:{cmd:r(synthetic)}}({cmd:llmvalidate} {varname}) {cmd:yes} when the {cmd:simulated} provider produced the texts, else {cmd:no}{p_end}
 {synopt:{cmd:r(cache)}}({cmd:llmvalidate} {varname}) the cache file (empty with {opt nocache}){p_end}
+{synopt:{cmd:r(warnings)}}({cmd:llmvalidate} {varname}) every warning the run displayed (a size that cannot decide, no cache, a model retiring soon, a feature the model refused), separated by spaces; empty when none{p_end}
 {synopt:{cmd:r(task)}}({cmd:llmvalidate} {varname}) the task file (empty for a task from {opt labels()}, {opt annotation()} and {opt simulation()}){p_end}
 {synopt:{cmd:r(provider)}, {cmd:r(model)}}({cmd:llmvalidate} {varname}) the chat provider and the model used (the provider's default model when {opt model()} is not given){p_end}
 {synopt:{cmd:r(embedding_provider)}, {cmd:r(embedding_model)}}({cmd:llmvalidate} {varname}) the embedding provider and model used{p_end}

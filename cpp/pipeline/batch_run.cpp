@@ -93,9 +93,7 @@ BatchRunner::~BatchRunner() {
 }
 
 BatchResult BatchRunner::run(bool keep_results) {
-    if (callbacks_.on_warning)  // before the first batch is submitted
-        for (const std::string& warning : providers_.warnings)
-            callbacks_.on_warning({"model_retiring", warning});
+    warn_before_first_call(config_, providers_, callbacks_);  // before the first batch
     try {
         return run_phases(keep_results);
     } catch (const Error& error) {

@@ -91,6 +91,20 @@ std::optional<Job> EmbeddingBatches::issue(
         if (cache_.enabled()) {
             hash = keys_.embedding_key(text).hash();
             entry = cache_.lookup(hash);
+        } else {
+            // No cache: a text this run embedded already is not paid for again (RunMemo).
+            hash = keys_.embedding_key(text).hash();
+            if (const MemoAnswer* kept = memo_.find(hash)) {
+                const std::vector<double> vector = to_double(kept->vector);
+                std::vector<EmbedTarget> waiting = std::move(list);
+                targets_.erase(targets);
+                for (const EmbedTarget& target : waiting) {
+                    target.passage->result.calls.embedded_texts += 1;
+                    tally_.progress.calls_done += 1;
+                    flow_.store_embedding(target, vector);
+                }
+                continue;
+            }
         }
         if (entry && entry->status == cache_status::ok) {
             // The stored float32 numbers, widened: the values the first run's statistics saw.
@@ -117,7 +131,7 @@ std::optional<Job> EmbeddingBatches::issue(
         }
         packer.add(text);
         batch.push_back(std::move(text));
-        if (cache_.enabled()) batch_hashes.push_back(std::move(hash));
+        batch_hashes.push_back(std::move(hash));
     }
     if (batch.empty()) return std::nullopt;
     if (deferred_) {
@@ -211,6 +225,8 @@ bool EmbeddingBatches::done(const JobResult& result) {
         std::string hash = i < flight.hashes.size() ? std::move(flight.hashes[i]) : key.hash();
         cache_.store(std::move(key), std::move(hash), std::move(entry));
     }
+    for (std::size_t i = 0; !cache_.enabled() && i < flight.hashes.size(); ++i)
+        memo_.keep(flight.hashes[i], MemoAnswer{"", false, to_float32(parsed.vectors[i])});
     accounting_.add_tokens(
         providers_.resolved.embedding_model,
         static_cast<std::uint64_t>(std::max<std::int64_t>(0, parsed.input_tokens)), 0);

@@ -19,6 +19,7 @@
 #include "pipeline/engine.hpp"
 #include "pipeline/passage_flow.hpp"
 #include "pipeline/providers.hpp"
+#include "pipeline/run_memo.hpp"
 #include "transport/transport.hpp"
 
 namespace llmv::pipeline {
@@ -49,7 +50,7 @@ class EmbeddingBatches {
   private:
     struct Flight {
         std::vector<std::string> texts;   // in order
-        std::vector<std::string> hashes;  // their cache keys' hashes (with a cache)
+        std::vector<std::string> hashes;  // their cache keys' hashes
     };
     void deliver_to_waiting(const std::string& text, const std::vector<double>& vector);
     void deliver_vector(const std::string& text, const std::vector<double>& vector);
@@ -68,6 +69,7 @@ class EmbeddingBatches {
     std::unordered_map<std::string, std::vector<EmbedTarget>> targets_;
     std::unordered_map<std::string, int> retries_;
     std::unordered_map<std::uint64_t, Flight> in_flight_;
+    RunMemo memo_;  // without a cache: the vectors this run received
 };
 
 }  // namespace llmv::pipeline

@@ -48,7 +48,13 @@ PowerResult estimate_power(const PowerConfig& power, const BatchCallbacks& callb
         input.text = model.one_text(true_label, config.simulated.topic, seed);
         passages.push_back(std::move(input));
     }
-    const BatchResult batch = validate_batch(config, passages, callbacks, true);
+    // Each front end shows size_warnings() before it calls estimate_power(): the run's own
+    // "cannot_decide" warning would say it twice.
+    BatchCallbacks run_callbacks = callbacks;
+    run_callbacks.on_warning = [&callbacks](const RunWarning& warning) {
+        if (warning.kind != "cannot_decide" && callbacks.on_warning) callbacks.on_warning(warning);
+    };
+    const BatchResult batch = validate_batch(config, passages, run_callbacks, true);
 
     PowerResult result;
     int not_rejected = 0, bt_pass = 0, separation_pass = 0, valid = 0, invalid = 0, inconclusive = 0;

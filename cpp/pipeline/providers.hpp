@@ -37,4 +37,11 @@ RunProviders open_providers(const ValidationConfig& config, ResolvedProviders re
                             const std::vector<std::string>& labels,
                             const std::string& placeholder_key);
 
+// What a run says before its first call, through callbacks.on_warning (run_warnings.cpp): a
+// model retiring soon ("model_retiring", `providers.warnings`), and each test that cannot reach
+// its decision at this alpha and size ("cannot_decide", size_warnings(): every verdict would be
+// "inconclusive", and the calls would be paid for nothing).
+void warn_before_first_call(const ValidationConfig& config, const RunProviders& providers,
+                            const BatchCallbacks& callbacks);
+
 }  // namespace llmv::pipeline

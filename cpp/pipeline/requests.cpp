@@ -106,6 +106,16 @@ ChatRequest RequestKeys::chat_request(bool simulate, const std::string& prompt, 
     ChatRequest request =
         chat_request_for(config_, chat_model_, labels_, simulate, prompt, position, count, attempt);
     request.reasoning_effort = reasoning_effort_;
+    // The run's seed picks the LLM's draws too: another seed asks for new texts (a new API seed,
+    // so a new cache key), the same seed finds its texts in the cache. The default seed leaves
+    // the request as it was before the seed took part, so a cache filled then still answers.
+    // The simulated provider's texts follow its DGP's seed (dgp_seed) instead.
+    if (simulate && !synthetic_chat_ && request.seed &&
+        config_.tests.seed != stats::TestOptions().seed) {
+        request.seed = static_cast<std::int64_t>(
+            mix_seed(static_cast<std::uint64_t>(*request.seed), config_.tests.seed) &
+            0x7fffffffULL);
+    }
     return request;
 }
 

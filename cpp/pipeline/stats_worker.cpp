@@ -5,9 +5,9 @@
 
 namespace llmv::pipeline {
 
-TestWorker::TestWorker() : thread_([this] { loop(); }) {}
+StatsWorker::StatsWorker() : thread_([this] { loop(); }) {}
 
-TestWorker::~TestWorker() {
+StatsWorker::~StatsWorker() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stop_ = true;
@@ -16,7 +16,7 @@ TestWorker::~TestWorker() {
     thread_.join();
 }
 
-void TestWorker::submit(std::uint64_t ticket, stats::TestInput input) {
+void StatsWorker::submit(std::uint64_t ticket, stats::TestInput input) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         inputs_.emplace_back(ticket, std::move(input));
@@ -25,7 +25,7 @@ void TestWorker::submit(std::uint64_t ticket, stats::TestInput input) {
     work_ready_.notify_one();
 }
 
-std::vector<std::pair<std::uint64_t, TestOutcome>> TestWorker::take_done() {
+std::vector<std::pair<std::uint64_t, TestOutcome>> StatsWorker::take_done() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<std::pair<std::uint64_t, TestOutcome>> out;
     out.swap(done_);
@@ -33,18 +33,18 @@ std::vector<std::pair<std::uint64_t, TestOutcome>> TestWorker::take_done() {
     return out;
 }
 
-std::size_t TestWorker::pending() const {
+std::size_t StatsWorker::pending() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return pending_;
 }
 
-void TestWorker::wait(double seconds) {
+void StatsWorker::wait(double seconds) {
     std::unique_lock<std::mutex> lock(mutex_);
     outcome_ready_.wait_for(lock, std::chrono::duration<double>(seconds),
                             [this] { return !done_.empty(); });
 }
 
-void TestWorker::loop() {
+void StatsWorker::loop() {
     for (;;) {
         std::pair<std::uint64_t, stats::TestInput> work;
         {

@@ -1,5 +1,5 @@
 // The statistical tests of finished passages on a thread of their own (private to
-// cpp/pipeline/; the class keeps its first name, TestWorker). At M = 100 and 1,536 dimensions
+// cpp/pipeline/). At M = 100 and 1,536 dimensions
 // one passage's tests take tens of milliseconds; on the thread that drives curl they stalled
 // every request in flight. The worker takes the inputs in order and gives the outcomes back in
 // the same order; the scheduler collects them on its own thread, where the passage is
@@ -20,12 +20,12 @@
 
 namespace llmv::pipeline {
 
-class TestWorker {
+class StatsWorker {
   public:
-    TestWorker();
-    ~TestWorker();  // stops after the test running now; the outcomes not taken are dropped
-    TestWorker(const TestWorker&) = delete;
-    TestWorker& operator=(const TestWorker&) = delete;
+    StatsWorker();
+    ~StatsWorker();  // stops after the test running now; the outcomes not taken are dropped
+    StatsWorker(const StatsWorker&) = delete;
+    StatsWorker& operator=(const StatsWorker&) = delete;
 
     void submit(std::uint64_t ticket, stats::TestInput input);
     // The outcomes ready so far, in the order submitted.

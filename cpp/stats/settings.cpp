@@ -162,7 +162,9 @@ std::vector<Setting> build_table() {
             "permutations", {"--permutations", "", "permutations", "PERMutations", "R"}, 1, 1000000,
             "Permutations of the separation test.", LLMV_NUMBER_FIELD(tests.permutations))),
         statistics(entry("seed", {"--seed", "", "seed", "SEED", "SEED"}, Kind::seed,
-                         "Seed of the permutation and bootstrap draws.",
+                         "Seed of the permutation and bootstrap draws and of the texts the "
+                         "LLM generates: another seed draws (and pays for) new texts, the same "
+                         "seed reads them back from the cache.",
                          LLMV_SEED_FIELD(tests.seed))),
         integer("paper_n", {"", "", "", "", "N"}, 0, 100000,
                 "Paper methods: texts per pool (0: M).", LLMV_NUMBER_FIELD(paper_n)),

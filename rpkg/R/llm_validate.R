@@ -88,7 +88,11 @@
 #'   per-user file is used again.
 #' @param concurrency Requests in flight.
 #' @param seed `NULL` draws the seed from R's random number generator, so that
-#'   [set.seed()] makes the run reproducible; or a whole number.
+#'   [set.seed()] makes the run reproducible; or a whole number. The seed picks the
+#'   permutations and the texts the model generates: another seed draws (and pays for) new
+#'   texts and their backtranslations, the same seed reads them back from the cache (the
+#'   passage's own annotation is reused either way). So without `set.seed()` or `seed`, every
+#'   call draws new texts; `dry_run = TRUE` shows what a seed will cost.
 #' @param dry_run `TRUE`: make no call, print and return the number of calls,
 #'   texts and estimated tokens the run would need, and their price with the
 #'   synchronous APIs and with the providers' batch APIs (the element `cost`,
@@ -340,7 +344,9 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   config$embedding_model <- resolved$embedding_model
   provider$name <- resolved$provider
   secrets <- provider_secrets(provider)
-  warn_sizes(config, call)
+  # A size that cannot decide: the dry run warns here, a run through the engine before its
+  # first call (cannot_decide_warning()).
+  if (dry_run) warn_sizes(config, call)
   # A variable the task requires (a general task's genre) is checked before any call, unless
   # the passages bring their own variables.
   if (is.null(passage_variables)) {

@@ -21,6 +21,14 @@ lifecycle_warning <- function(text) {
                 class = c("llmvalidate_warning_model_retiring", "llmvalidate_warning"))
 }
 
+# The engine's warning, before a run's first call, that a test cannot decide at this alpha and
+# size (every verdict would be "inconclusive"); the dry run and llm_power() raise the same
+# class through warn_sizes().
+cannot_decide_warning <- function(text) {
+  cli::cli_warn(c("!" = "{text}"),
+                class = c("llmvalidate_warning_cannot_decide", "llmvalidate_warning"))
+}
+
 # What a failed or interrupted run kept, as a cli bullet: only a run with a cache kept anything.
 cache_note <- function(cache, what) {
   if (is.null(cache)) {

@@ -117,7 +117,7 @@ settings_doc_table <- function() {
       "Separation test: permutation (exact) or paper (the paper's bootstrap).",
       "Backtranslation pass rule: the accuracy (point, the paper's) or its lower confidence bound (bound).",
       "Permutations of the separation test.",
-      "Seed of the permutation and bootstrap draws.",
+      "Seed of the permutation and bootstrap draws and of the texts the LLM generates: another seed draws (and pays for) new texts, the same seed reads them back from the cache.",
       "Requests in flight.",
       "Sampling temperature (1, as in the paper).",
       "How the answer's JSON is asked for: schema (the API's structured output), prompt (the schema in the prompt) or none (the paper's way: the prompt alone).",

@@ -59,14 +59,18 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         // Every wait of the engine (batch polls, back-off) checks R's interrupt at least once a
         // second, through R_ToplevelExec (interrupt_pending()): no C++ frame is skipped.
         const llmv::ScopedInterruptCheck interrupt_check([] { return interrupt_pending(); });
-        // A model retiring soon: an R warning before the first call (R's lifecycle_warning()). An
-        // error it becomes (options(warn = 2)) stops the run, before anything is sent.
-        const Rcpp::Function lifecycle_warning =
-            Rcpp::Environment::namespace_env("llmvalidate")["lifecycle_warning"];
+        // A model retiring soon, a size that cannot decide: R warnings before the first call
+        // (R's lifecycle_warning(), cannot_decide_warning()). An error one becomes
+        // (options(warn = 2)) stops the run, before anything is sent.
+        const Rcpp::Environment package = Rcpp::Environment::namespace_env("llmvalidate");
+        const Rcpp::Function lifecycle_warning = package["lifecycle_warning"];
+        const Rcpp::Function cannot_decide_warning = package["cannot_decide_warning"];
         // A refused feature's switch ("fallback") is raised by llm_validate() from the run's
         // warnings, with the settings it changed.
-        callbacks.on_warning = [lifecycle_warning](const pipeline::RunWarning& warning) {
+        callbacks.on_warning = [lifecycle_warning,
+                                cannot_decide_warning](const pipeline::RunWarning& warning) {
             if (warning.kind == "model_retiring") lifecycle_warning(warning.text);
+            if (warning.kind == "cannot_decide") cannot_decide_warning(warning.text);
         };
         const bool has_progress = !Rf_isNull(progress_);
         callbacks.on_progress = [&](const pipeline::Progress& progress) {

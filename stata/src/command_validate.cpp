@@ -47,26 +47,6 @@
 
 namespace llmv::stata {
 
-ProgressDots::ProgressDots(Api& api) : api_(api) {
-    callbacks_.cancel = &cancel_;
-    // A model retiring soon, before the first call, shown as the cache warning is.
-    callbacks_.on_warning = [this](const pipeline::RunWarning& w) {
-        api_.text("Warning: " + w.text + "\n");
-    };
-    callbacks_.on_progress = [this](const pipeline::Progress& progress) {
-        while (dots_ < progress.passages_done) {
-            ++dots_;
-            api_.display(dots_ % 50 == 0 ? ". " + std::to_string(dots_) + "\n" : ".");
-        }
-        if (api_.poll()) cancel_ = true;
-    };
-}
-
-void ProgressDots::finish(bool cancelled_by_pipeline) {
-    if (dots_ % 50 != 0) api_.display("\n");
-    if (cancelled_by_pipeline || cancel_) throw BreakRequested();
-}
-
 namespace {
 std::string local_or(const Api& api, const std::string& name, const std::string& fallback) {
     const auto value = api.local(name);
@@ -496,10 +476,11 @@ int command_validate(Api& api, int argc, char* argv[]) {
         api.text("Cache: " +
                  (config.cache_path.empty() ? std::string("none (nocache)") : config.cache_path) +
                  "\n");
-    const std::string no_cache = pipeline::cache_warning(config);
-    if (!no_cache.empty()) api.text("Warning: " + no_cache + "\n");
-
+    // Every warning of the run (this one, and the engine's before its first call) is shown as
+    // it comes and kept for r(warnings).
     ProgressDots progress(api);
+    const std::string no_cache = pipeline::cache_warning(config);
+    if (!no_cache.empty()) progress.warn(no_cache);
     // Every wait of the engine (batch polls, back-off) reads Break at least once a second.
     const ScopedInterruptCheck break_check([&api] { return api.poll(); });
     // batchapi: the provider's batch API, one batch per phase, resumable from the cache;
@@ -590,6 +571,7 @@ int command_validate(Api& api, int argc, char* argv[]) {
     results.macro("embedding_model", resolved.embedding_model);
     results.macro("cache", config.cache_path);
     results.macro("synthetic", batch.synthetic ? "yes" : "no");
+    results.macro("warnings", progress.warnings());
     for (const auto& outcome : outcomes)
         if (outcome.output == nullptr)
             api.text("observation " + std::to_string(outcome.obs) + ": " + outcome.error + "\n");

@@ -34,4 +34,28 @@ stats::TestOptions read_test_settings(const Arguments& args) {
     return config.tests;
 }
 
+ProgressDots::ProgressDots(Api& api) : api_(api) {
+    callbacks_.cancel = &cancel_;
+    // The engine's warnings (a model retiring soon and a size that cannot decide, before the
+    // first call; a feature the model refused), shown as the cache warning is.
+    callbacks_.on_warning = [this](const pipeline::RunWarning& w) { warn(w.text); };
+    callbacks_.on_progress = [this](const pipeline::Progress& progress) {
+        while (dots_ < progress.passages_done) {
+            ++dots_;
+            api_.display(dots_ % 50 == 0 ? ". " + std::to_string(dots_) + "\n" : ".");
+        }
+        if (api_.poll()) cancel_ = true;
+    };
+}
+
+void ProgressDots::warn(const std::string& text) {
+    api_.text("Warning: " + text + "\n");
+    warnings_ += (warnings_.empty() ? "" : " ") + text;
+}
+
+void ProgressDots::finish(bool cancelled_by_pipeline) {
+    if (dots_ % 50 != 0) api_.display("\n");
+    if (cancelled_by_pipeline || cancel_) throw BreakRequested();
+}
+
 }  // namespace llmv::stata

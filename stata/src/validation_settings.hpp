@@ -42,12 +42,17 @@ class ProgressDots {
     const pipeline::BatchCallbacks& callbacks() const { return callbacks_; }
     // Ends the line of dots; throws BreakRequested when Break was pressed.
     void finish(bool cancelled_by_pipeline = false);
+    // A warning: a "Warning:" line now, and kept for r(warnings) (warnings(): each one, in
+    // order, separated by a space, as the dry run stores them).
+    void warn(const std::string& text);
+    const std::string& warnings() const { return warnings_; }
 
   private:
     Api& api_;
     std::atomic<bool> cancel_{false};
     std::size_t dots_ = 0;
     pipeline::BatchCallbacks callbacks_;
+    std::string warnings_;
 };
 
 }  // namespace llmv::stata

@@ -63,6 +63,8 @@ struct RunWarning {
     // and the vendor's replacement (the dry run's are in DryRunReport::warnings).
     // "fallback": the model refused a feature and the run switched once
     // (BatchResult::setting_changes; the text is also in BatchResult::warnings).
+    // "cannot_decide": before the first call, a test that cannot reach its decision at this
+    // alpha and size (size_warnings()): every verdict of the run will be "inconclusive".
     std::string kind;
     std::string text;
 };

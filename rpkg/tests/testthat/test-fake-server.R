@@ -72,16 +72,34 @@ test_that("a re-run with the cache makes zero calls and gives identical numbers"
   expect_identical(first$tau, second$tau)
   expect_identical(first$p.value, second$p.value)
   expect_identical(first$verdict, second$verdict)
-  # A new seed changes only the engine's permutations: still no call.
-  third <- llm_validate(
-    texts[[1]], task = "sentiment",
-    provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
-                                   api_key = "test-key"),
-    embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
-    M = 24, n = 6, permutations = 199, seed = 3, cache = cache
-  )
+})
+
+test_that("a new seed draws new texts; the same seed reads them back from the cache", {
+  server <- local_fake_server()
+  cache <- withr::local_tempfile(fileext = ".sqlite")
+  seeded_run <- function(seed) {
+    llm_validate(
+      texts[[1]], task = "sentiment",
+      provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
+                                     api_key = "test-key"),
+      embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
+      M = 24, n = 6, permutations = 199, seed = seed, cache = cache
+    )
+  }
+  first <- seeded_run(2)
+  paid <- fake_counters(server)
+  # Another seed: new simulation requests (K * ceil(M / n) = 12) and the backtranslations of
+  # their new texts; the passage's annotation comes from the cache.
+  third <- seeded_run(3)
   expect_s3_class(third, "llm_validation")
-  expect_equal(fake_counters(server), paid)
+  new_calls <- fake_counters(server)[["chat"]] - paid[["chat"]]
+  expect_gte(new_calls, 12)
+  expect_gte(third$calls[["cache_hits"]], 1)
+  # That seed again: not one request.
+  after_third <- fake_counters(server)
+  again <- seeded_run(3)
+  expect_equal(fake_counters(server), after_third)
+  expect_identical(again$tau, third$tau)
 })
 
 test_that("a server of your own gets the key named for it (LLMV_API_KEY), never OPENAI_API_KEY", {
@@ -287,4 +305,30 @@ test_that("answer_format = \"auto\" leaves the instructions out of schema prompt
   expect_match(conditionMessage(error), "answer_format", fixed = TRUE)
   expect_match(conditionMessage(error), "always", fixed = TRUE)
   expect_equal(fake_counters(server)[["total"]], 0)
+})
+
+test_that("a paid run that cannot decide warns once, before its first call", {
+  server <- local_fake_server()
+  warned <- 0
+  chat_at_warning <- NULL
+  result <- withCallingHandlers(
+    llm_validate(
+      texts[[1]], task = "sentiment",
+      provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
+                                     api_key = "test-key"),
+      embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
+      M = 10, n = 5, permutations = 199, seed = 2, cache = NULL
+    ),
+    llmvalidate_warning_cannot_decide = function(w) {
+      warned <<- warned + 1
+      chat_at_warning <<- fake_counters(server)[["chat"]]
+      expect_match(conditionMessage(w), "cannot reject .* with M = 10 pool texts")
+      invokeRestart("muffleWarning")
+    },
+    llmvalidate_warning_no_cache = function(w) invokeRestart("muffleWarning")
+  )
+  expect_equal(warned, 1)  # the engine's warning alone, not R's too
+  expect_equal(chat_at_warning, 0)
+  expect_gt(fake_counters(server)[["chat"]], 0)
+  expect_identical(result$verdict, "inconclusive")
 })

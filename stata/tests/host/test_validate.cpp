@@ -781,6 +781,42 @@ TEST_CASE("validate says which cache it uses, and warns before paying without on
     std::remove(cache.c_str());
 }
 
+// Issue 42: a run that cannot reach a decision (m() <= 18 at alpha 0.05) says so before it
+// pays, as a Warning: line, and r(warnings) keeps every warning of the run.
+TEST_CASE("validate warns before paying for a run that cannot decide, and stores r(warnings)",
+          "[validate][warnings][server]") {
+    FakeServerProcess server;
+    Stata stata;
+    load_plugin(stata);
+    load_passages(stata);
+    server_locals(stata, server, "");  // nocache
+    const RunResult small = run_like_ado(stata, {"text"}, words(), "v_");  // m=6
+    INFO(stata.errors << stata.output);
+    REQUIRE(small.rc == 0);
+    const std::string warning =
+        "The exact validation test cannot reject at \u03b1 = 0.05 with M = 6 pool texts";
+    const auto at = stata.output.find("Warning: " + warning);
+    REQUIRE(at != std::string::npos);
+    CHECK(stata.output.find("Warning: " + warning, at + 1) == std::string::npos);  // once
+    const std::string& kept = small.macros.at("warnings");
+    CHECK(kept.find("No cache: every answer of this run is paid for") != std::string::npos);
+    CHECK(kept.find(warning) != std::string::npos);
+    CHECK(small.scalars.at("N_inconclusive") == 4);
+
+    // A size that decides, with a cache: nothing to warn of, and r(warnings) is empty.
+    const std::string cache = temporary_path(".sqlite");
+    stata.output.clear();
+    server_locals(stata, server, cache);
+    std::vector<std::string> decides = words();
+    for (std::string& word : decides)
+        if (word == "m=6") word = "m=19";
+    const RunResult large = run_like_ado(stata, {"text"}, decides, "w_");
+    REQUIRE(large.rc == 0);
+    CHECK(stata.output.find("Warning:") == std::string::npos);
+    CHECK(large.macros.at("warnings").empty());
+    std::remove(cache.c_str());
+}
+
 // Issue 12: timeout(), drain() and encoding() come from the settings table; a value out of its
 // range is refused before any call, naming the Stata option and what is allowed.
 TEST_CASE("validate: timeout(), drain() and encoding() outside their range name the option",
