@@ -310,6 +310,9 @@ int command_validate(Api& api, int argc, char* argv[]) {
     const pipeline::ResolvedProviders resolved = pipeline::resolve_providers(config);
     pipeline::apply_resolution(config, resolved);
 
+    // The passage variable's name (RunPlugin's varnames()), for the messages.
+    const auto names = split_stata_list(local_or(api, "llmv_varnames", "varname"), "varnames()");
+    const std::string passage_name = names.empty() ? "varname" : names.front();
     std::vector<pipeline::PassageInput> inputs;
     std::vector<int> input_obs;
     for (int obs = api.in_first(); obs <= api.in_last(); ++obs) {
@@ -355,16 +358,16 @@ int command_validate(Api& api, int argc, char* argv[]) {
                                                 " No call was made.");
             }
         }
-        // An empty or blank passage stops the command before any call (the engine's check).
+        // An empty or blank passage stops the command before any call (the engine's check; the
+        // ado-file leaves out the empty ones, so this is a blank one), in Stata's words only.
         try {
             pipeline::check_passage_text(input, inputs.size());
-        } catch (const Error& error) {
+        } catch (const Error&) {
             throw StataFailure(kRcData, "llmvalidate: observation " + std::to_string(obs) +
                                             ": the passage is empty or only white space; every "
                                             "passage needs text (leave such observations out with "
-                                            "if, e.g. if strtrim(varname) != \"\"). No call was "
-                                            "made. (" +
-                                            error.what() + ")");
+                                            "if, e.g. if strtrim(" +
+                                            passage_name + ") != \"\"). No call was made.");
         }
         inputs.push_back(std::move(input));
         input_obs.push_back(obs);

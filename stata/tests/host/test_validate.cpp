@@ -426,6 +426,9 @@ TEST_CASE("validate: an empty or blank passage stops the command before any call
         REQUIRE(stata.errors.find("observation 3: the passage is empty or only white space") !=
                 std::string::npos);
         REQUIRE(stata.errors.find("No call was made") != std::string::npos);
+        // In Stata's words only: not the engine's sentence about rows and `text`.
+        CHECK(stata.errors.find("allowed:") == std::string::npos);
+        CHECK(stata.errors.find("(row") == std::string::npos);
         REQUIRE(stata.find("v_tau") == -1);
         // The dry run refuses it too.
         std::vector<std::string> dry_words = words();
