@@ -813,7 +813,8 @@ default when this help was written; {cmd:llmvalidate models} returns today's in
 {pstd}
 {cmd:llmvalidate} {varname}{cmd:, batchapi nowait}, while the provider's batches are in
 progress, stores only the scalar {cmd:r(waiting)} (1) and the macros {cmd:r(batches)} (the
-provider's batch ids, separated by spaces) and {cmd:r(cache)} (the cache file that the same
+ids of the provider batches this run submitted, separated by spaces; empty when it only looked
+at batches submitted before) and {cmd:r(cache)} (the cache file that the same
 command, run again, collects the answers from), besides {cmd:r(cmd)}, {cmd:r(subcmd)} and
 {cmd:r(task)}; nothing is posted in {cmd:e()}.
 

@@ -161,7 +161,7 @@ TEST_CASE("the help's llmvalidate test examples are commands llmv_example.do run
     // replay, estadd, esttab) are lines of the do-file too, so that `do llmv_example.do`
     // runs them.
     const std::regex beside(
-        R"(\{cmd:((?:regress|estimates store|estadd|esttab)[^}]*|llmvalidate)\}\{p_end\})");
+        R"(\{phang2\}\{cmd:((?:regress|estimates store|estadd|esttab)[^}]*|llmvalidate)\}\{p_end\})");
     int besides = 0;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), beside);
          it != std::sregex_iterator(); ++it) {

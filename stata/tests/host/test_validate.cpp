@@ -909,6 +909,12 @@ TEST_CASE("validate batchapi nowait: returns r(waiting) at once, and the same co
         step = run_like_ado(stata, {"text"}, w, "v_");
         INFO(stata.errors << stata.output);
         REQUIRE(step.rc == 0);
+        if (step.scalars.count("waiting")) {  // the results the help lists for this case
+            CHECK(step.scalars.at("waiting") == 1);
+            // The batches this call submitted: the first call's; a later one only polls.
+            if (calls == 0) CHECK(!step.macros.at("batches").empty());
+            CHECK(step.macros.at("cache") == cache);
+        }
     } while (step.scalars.count("waiting") && ++calls < 30);
     REQUIRE(calls >= 2);
     REQUIRE(step.scalars.at("N_succeeded") == 4);
