@@ -9,6 +9,15 @@ program define estadd_llmvalidate, eclass
         display as error "estadd llmvalidate: no llmvalidate results in r(); run llmvalidate first"
         exit 301
     }
+    * llmvalidate posts its own results in e(): adding them to themselves would leave the
+    * regression they were meant for without them.
+    if `"`e(cmd)'"' == "llmvalidate" {
+        display as error "estadd llmvalidate: the active estimates are llmvalidate's own "  ///
+            "(llmvalidate posts its statistics in e())"
+        display as error "{p 4 4 2}Store the regression before running llmvalidate "           ///
+            "({cmd:estimates store} {it:name}), then type {cmd:estadd llmvalidate :} {it:name}.{p_end}"
+        exit 301
+    }
     if "`prefix'" == "" local prefix llmv_
     * Every scalar the plugin returned (one passage: its statistics; many passages: the
     * counts; power: the shares), as Stata lists them: no list here to fall behind the plugin.

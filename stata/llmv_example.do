@@ -50,6 +50,12 @@ assert reldif(r(sep_p), 0.001) < 1e-15
 return list
 matrix list r(separation)
 matrix list r(counts)
+* The same statistics in e(), for esttab: e(b) with e(crit) and e(pvalue) beside it.
+assert "`e(cmd)'" == "llmvalidate"
+assert e(N) == 1
+assert reldif(_b[validation:tau], 0.9529133282207798) < 1e-15
+assert reldif(el(e(pvalue), 1, 1), 0.6190476190476191) < 1e-15
+assert reldif(_b[backtranslation:accuracy], 0.95) < 1e-15
 
 * Expected on screen (the table; digits as shown):
 *   Validation (exact) |   0.952913    0.924977      0.6190   not rejected
@@ -60,7 +66,7 @@ matrix list r(counts)
 
 * --- Every passage at once, with new variables --------------------------------------------
 llmvalidate test e1-e6, label(label) passage(passage) backtranslation(llm_back) ///
-    labels(Positive Neutral Negative) seed(12345) generate(v_)
+    labels(Positive Neutral Negative) seed(12345) generate(v_) replace
 assert r(N) == 4
 assert r(N_valid) == 3
 assert r(N_invalid) == 1
@@ -88,11 +94,17 @@ llmvalidate test e1-e6 if id <= 61, label(label) passage(passage) backtranslatio
 assert "`r(seed)'" == "`first_seed'"
 
 * --- Beside a regression, for esttab (needs estout from SSC) ------------------------------
+* llmvalidate posts its statistics in e(); store the regression first, then add them to it.
 capture which estadd
 if _rc == 0 {
     regress e1 e2
+    estimates store ols
     llmvalidate test e1-e6 if id <= 61, label(label) passage(passage) backtranslation(llm_back) seed(12345) notable
-    estadd llmvalidate
+    llmvalidate
+    esttab, cells("b crit pvalue")
+    estadd llmvalidate : ols
+    esttab ols, stats(N llmv_tau llmv_p llmv_accuracy)
+    estimates restore ols
     assert reldif(e(llmv_tau), 0.9529133282207798) < 1e-15
     assert "`e(llmv_verdict)'" == "valid"
 }

@@ -2,6 +2,12 @@
 *! llmvalidate: validate LLM annotations without a human benchmark (Hansen 2026, FEDS 2026-020)
 program define llmvalidate, rclass
     version 14.1
+    * llmvalidate alone shows the last results posted in e() again, as an estimation command
+    * typed alone does.
+    if `"`0'"' == "" {
+        Replay
+        exit
+    }
     gettoken subcommand rest : 0, parse(" ,")
     * A string variable of passages may be named like a subcommand (test, power, sample, cache,
     * version, models, overview). It is the variable when the rest of the command is one only validation has:
@@ -338,6 +344,9 @@ program define Test, rclass
     marksample touse, novarlist
     quietly count if `touse'
     if r(N) == 0 error 2000
+    * An observation whose passage() is missing is left out, as Stata's commands leave out
+    * missing values, with a note of how many.
+    ExcludeMissing `touse' `passage' "passage()"
     if "`replace'" != "" & "`generate'" == "" {
         display as error "option replace requires generate()"
         exit 198
@@ -389,6 +398,9 @@ program define Test, rclass
     return add
     return local cmd "llmvalidate"
     return local subcmd "test"
+    * e(): the statistics for esttab; e(sample) marks the passages.
+    quietly replace `touse' = 0 if `passage' == 0
+    PostResults test `touse'
     if "`notable'" == "" ShowResults
 end
 
@@ -420,6 +432,9 @@ program define Validate, rclass
     marksample touse, novarlist
     quietly count if `touse'
     if r(N) == 0 error 2000
+    * An observation whose passage is missing (an empty string) is left out, with a note of how
+    * many; a passage of white space only is an error (the plugin names the observation).
+    ExcludeMissing `touse' `varlist' "`varlist'"
     if "`replace'" != "" & "`generate'" == "" {
         display as error "option replace requires generate()"
         exit 198
@@ -522,7 +537,8 @@ program define Validate, rclass
     if !_rc local pricefile `"`r(fn)'"'
 
     RunPlugin `variables', touse(`touse') command(validate) words(`words')          ///
-        generate(`generate') `replace' task(`taskfile') provider(`provider')        ///
+        varnames(`varlist') generate(`generate') `replace' task(`taskfile')         ///
+        provider(`provider')                                                        ///
         model(`model') embedding(`embedding') embmodel(`embmodel') baseurl(`baseurl') ///
         embbaseurl(`embbaseurl') cache(`cache') keyenv(`keyenv') generations(`gencsv') ///
         labels(`labels') annotation(`"`annotation'"') simulation(`"`simulation'"')    ///
@@ -540,6 +556,8 @@ program define Validate, rclass
     return local task `"`taskfile'"'
     * nowait: the batches are out; r(waiting) says so and there is no result yet.
     if "`return(waiting)'" == "1" exit
+    * e(): the statistics for esttab (not after a dry run, which computes none).
+    if "`dryrun'" == "" PostResults validate `touse'
     if "`notable'" == "" {
         if "`dryrun'" != "" ShowDryRun
         else ShowResults
@@ -635,6 +653,8 @@ program define Sample, rclass
     version 14.1
     syntax [if] [in] , N(integer) GENerate(name) [ SEED(string) WHERE(string) REPLACE ]
     marksample touse, novarlist
+    quietly count if `touse'
+    if r(N) == 0 error 2000
     if "`replace'" == "" confirm new variable `generate'
     * Without seed(), the engine's default seed (as in the CLI and R), not Stata's generator:
     * the sample is the same everywhere.
@@ -805,6 +825,127 @@ program define Models, rclass
     return add
     return local cmd "llmvalidate"
     return local subcmd "models"
+end
+
+* Leaves out of the sample (the marker `touse') the observations whose variable is missing (a
+* numeric . or an empty string), with a note of how many; none left is r(2000).
+program define ExcludeMissing
+    version 14.1
+    args touse variable what
+    quietly count if `touse'
+    local before = r(N)
+    markout `touse' `variable', strok
+    quietly count if `touse'
+    local left = `before' - r(N)
+    if `left' > 0 {
+        display as text "(`left' " plural(`left', "observation") " with `what' missing left out)"
+    }
+    if r(N) == 0 error 2000
+end
+
+* e() for esttab and for the replay: the statistics as a coefficient vector e(b), their
+* critical values and p-values as e(crit) and e(pvalue) (the same columns), every scalar and
+* macro of r() (e(N): the passages, as r(N)), e(sample) the passages. One passage: the columns
+* validation:tau, separation:<label> (xi of each other label) and, with backtranslation,
+* backtranslation:accuracy (its critical value the threshold, no p-value). Many passages: the
+* tau of each passage validated, tau:obs<observation>. Reads r() and leaves it as it was.
+* lint: internal
+program define PostResults, eclass
+    version 14.1
+    args subcmd touse
+    tempname b crit pvalue S R
+    local names
+    if r(N) == 1 & "`r(verdict)'" != "" {
+        matrix `b' = (r(tau))
+        matrix `crit' = (r(crit))
+        matrix `pvalue' = (r(p))
+        local names validation:tau
+        capture matrix `S' = r(separation)
+        if _rc == 0 {
+            local rows : rownames `S'
+            forvalues i = 1/`=rowsof(`S')' {
+                matrix `b' = `b', `S'[`i', 1]
+                matrix `crit' = `crit', `S'[`i', 2]
+                matrix `pvalue' = `pvalue', `S'[`i', 3]
+                local names `names' separation:`: word `i' of `rows''
+            }
+        }
+        if !missing(r(accuracy)) {
+            matrix `b' = `b', (r(accuracy))
+            matrix `crit' = `crit', (r(threshold))
+            matrix `pvalue' = `pvalue', (.)
+            local names `names' backtranslation:accuracy
+        }
+    }
+    else {
+        capture matrix `R' = r(results)
+        if _rc == 0 {
+            forvalues i = 1/`=rowsof(`R')' {
+                if missing(`R'[`i', 2]) continue
+                matrix `b' = nullmat(`b'), `R'[`i', 2]
+                matrix `crit' = nullmat(`crit'), `R'[`i', 3]
+                matrix `pvalue' = nullmat(`pvalue'), `R'[`i', 4]
+                local names `names' tau:obs`=`R'[`i', 1]'
+            }
+        }
+    }
+    local N = r(N)
+    local scalars : r(scalars)
+    local macros : r(macros)
+    tempname hold
+    _return hold `hold'
+    if "`names'" != "" {
+        matrix colnames `b' = `names'
+        matrix colnames `crit' = `names'
+        matrix colnames `pvalue' = `names'
+        ereturn post `b', obs(`N') esample(`touse')
+        ereturn matrix crit = `crit'
+        ereturn matrix pvalue = `pvalue'
+    }
+    else ereturn post, obs(`N') esample(`touse')
+    _return restore `hold', hold
+    foreach name of local scalars {
+        if "`name'" != "N" ereturn scalar `name' = r(`name')
+    }
+    foreach name of local macros {
+        if !inlist("`name'", "cmd", "subcmd") ereturn local `name' `"`r(`name')'"'
+    }
+    _return restore `hold'
+    ereturn local title "Validation of LLM annotations (Hansen 2026)"
+    ereturn local subcmd "`subcmd'"
+    ereturn local cmd "llmvalidate"
+end
+
+* llmvalidate alone: the statistics of the last llmvalidate or llmvalidate test, from e().
+program define Replay
+    version 14.1
+    if `"`e(cmd)'"' != "llmvalidate" error 301
+    display
+    display as text "`e(title)'" _col(49) "Number of passages" _col(68) "= " as result %8.0f e(N)
+    display as text _col(49) "Alpha" _col(68) "= " as result %8.3g e(alpha)
+    display as text _col(49) "Seed" _col(68) "= " as result %8s "`e(seed)'"
+    tempname B C P
+    capture matrix `B' = e(b)
+    if _rc == 0 {
+        matrix `C' = e(crit)
+        matrix `P' = e(pvalue)
+        local names : colfullnames `B'
+        display as text "{hline 31}{c TT}{hline 36}"
+        display as text _col(32) "{c |}  Statistic  Crit. value    p-value"
+        display as text "{hline 31}{c +}{hline 36}"
+        forvalues j = 1/`=colsof(`B')' {
+            display as text %30s abbrev("`: word `j' of `names''", 30) " {c |}" as result ///
+                %11.6f `B'[1, `j'] %13.6f `C'[1, `j'] %11.4f `P'[1, `j']
+        }
+        display as text "{hline 31}{c BT}{hline 36}"
+    }
+    if "`e(verdict)'" != "" {
+        display as text "Verdict: " as result "`e(verdict)'" as text " -- `e(reason)'"
+    }
+    else {
+        display as text "Verdicts: " as result e(N_valid) as text " valid, " as result    ///
+            e(N_invalid) as text " invalid, " as result e(N_inconclusive) as text " inconclusive"
+    }
 end
 
 * ---------------------------------------------------------------------------------------------

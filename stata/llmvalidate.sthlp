@@ -33,7 +33,7 @@ Validate the passages of a string variable (LLM calls){p_end}
 {cmd:llmvalidate} {varname} {ifin}{cmd:,} {opt labels(list)} {opt ann:otation(string)} {opt sim:ulation(string)} [{it:validate_options}]
 
 {pstd}
-Draw a reproducible sample of observations (the same rows as the command-line tool and R){p_end}
+Draw a reproducible sample of observations (the same draws as the command-line tool and R){p_end}
 
 {p 8 20 2}
 {cmd:llmvalidate sample} {ifin}{cmd:,} {opt n(#)} {opt gen:erate(newvar)} [{opt seed(#)} {opt where(conditions)} {opt replace}]
@@ -596,7 +596,7 @@ another server of the vendor's protocol. The listing makes one request (no token
 embedding (one variable per dimension, e.g. {cmd:e1-e768}). The passages under study have
 {opt passage()} = 1 and their LLM label in {opt label()}. Every other observation of the
 sample is a pool text of the label in {opt label()}; the pools are taken in the order of the
-data. Several passages can be tested against the same pools at once; each is tested on its
+data. An observation whose {opt passage()} is missing is left out, with a note of how many. Several passages can be tested against the same pools at once; each is tested on its
 own, with the same seed. Embeddings need not be normalised. A missing value in an embedding,
 an empty label or a pool of fewer than two texts is an error that names the variable and the
 observation. Embeddings of many dimensions (3,072 for OpenAI's large model) need not be
@@ -613,13 +613,17 @@ results, so that they no longer equal those of R or the command-line tool.
 {pstd}
 {bf:Passages as Stata holds them.} The passages, and the values of {opt human()},
 {opt simprompt()} and {opt vars()}, are read from str# or strL variables at their full length.
-An empty or blank passage or {opt vars()} value stops the command before any call (rc 459,
-naming the observation). So does a strL that holds a NUL byte (binary data, e.g. from
+An observation whose passage is missing (an empty string) is left out of the sample, as
+Stata's commands leave out missing values, with a note of how many; when none is left, the
+return code is 2000. A blank passage (white space only) or an empty {opt vars()} value stops the
+command before any call (rc 459, naming the observation). So does a strL that holds a NUL byte (binary data, e.g. from
 {cmd:fileread()} of a file that is not text): read as text it would end at the NUL, and the
 rest would never be sent.
 
 {pstd}
-{bf:Break.} {cmd:llmvalidate} checks for {hi:Break} between passages and between requests.
+{bf:Break.} {cmd:llmvalidate} checks for {hi:Break} between passages and between requests,
+and {cmd:llmvalidate test} also while it computes the tests (the permutations, the Gram matrices),
+at least every tenth of a second.
 Nothing is stored after a {hi:Break} (return code 1); the cache keeps every response already
 received.
 
@@ -666,16 +670,21 @@ embeddings are computed by the do-file, not by an LLM), runs the commands below 
 
 {pstd}Many passages at once, with new variables:{p_end}
 
-{phang2}{cmd:llmvalidate test e1-e6, label(label) passage(passage) backtranslation(llm_back) labels(Positive Neutral Negative) seed(12345) generate(v_)}{p_end}
+{phang2}{cmd:llmvalidate test e1-e6, label(label) passage(passage) backtranslation(llm_back) labels(Positive Neutral Negative) seed(12345) generate(v_) replace}{p_end}
 {phang2}{cmd:tabulate v_verdict}{p_end}
 
-{pstd}Beside a regression, for {cmd:esttab} ({cmd:estadd} and {cmd:esttab} are from the
-{cmd:estout} package on SSC):{p_end}
+{pstd}For {cmd:esttab} ({cmd:estadd} and {cmd:esttab} are from the {cmd:estout} package on
+SSC): {cmd:llmvalidate} posts its statistics in {cmd:e()}, so {cmd:esttab} shows them on their
+own, and {cmd:llmvalidate} typed alone shows them again. Beside a regression, store the
+regression first, then add the statistics to it with {cmd:estadd}:{p_end}
 
 {phang2}{cmd:regress e1 e2}{p_end}
+{phang2}{cmd:estimates store ols}{p_end}
 {phang2}{cmd:llmvalidate test e1-e6 if id <= 61, label(label) passage(passage) backtranslation(llm_back) seed(12345) notable}{p_end}
-{phang2}{cmd:estadd llmvalidate}{p_end}
-{phang2}{cmd:esttab, stats(N llmv_tau llmv_p llmv_accuracy)}{p_end}
+{phang2}{cmd:llmvalidate}{p_end}
+{phang2}{cmd:esttab, cells("b crit pvalue")}{p_end}
+{phang2}{cmd:estadd llmvalidate : ols}{p_end}
+{phang2}{cmd:esttab ols, stats(N llmv_tau llmv_p llmv_accuracy)}{p_end}
 
 {pstd}Power before paying: how often is a correct annotation found valid with M = 50?{p_end}
 
@@ -750,7 +759,7 @@ default when this help was written; {cmd:llmvalidate models} returns today's in
 
 {synoptset 22 tabbed}{...}
 {p2col 5 22 26 2: Scalars}{p_end}
-{synopt:{cmd:r(N)}}number of passages{p_end}
+{synopt:{cmd:r(N)}}number of passages: the observations validated ({cmd:llmvalidate test}: those with {opt passage()} = 1; the pool texts are not counted){p_end}
 {synopt:{cmd:r(N_valid)}}passages found valid{p_end}
 {synopt:{cmd:r(N_invalid)}}passages found invalid{p_end}
 {synopt:{cmd:r(N_inconclusive)}}passages whose prerequisites failed{p_end}
@@ -804,6 +813,14 @@ default when this help was written; {cmd:llmvalidate models} returns today's in
 {synopt:{cmd:r(separation)}}one row per other label: xi, crit, p, pass, M_beta, M_gamma, reps (one passage){p_end}
 {synopt:{cmd:r(counts)}}the labels the LLM gave the pool of b (one passage){p_end}
 {synopt:{cmd:r(backtranslation)}}accuracy, lower_bound, pass, M, correct by label (one passage){p_end}
+
+{pstd}
+{cmd:llmvalidate} {varname}{cmd:, batchapi nowait}, while the provider's batches are in
+progress, stores only the scalar {cmd:r(waiting)} (1) and the macros {cmd:r(batches)} (the
+ids of the provider batches this run submitted, separated by spaces; empty when it only looked
+at batches submitted before) and {cmd:r(cache)} (the cache file that the same
+command, run again, collects the answers from), besides {cmd:r(cmd)}, {cmd:r(subcmd)} and
+{cmd:r(task)}; nothing is posted in {cmd:e()}.
 
 {pstd}
 {cmd:llmvalidate} {varname}{cmd:, dryrun} stores the scalars {cmd:r(N)} (passages),
@@ -860,11 +877,26 @@ a Stata date, missing when none is announced).
 column, in the columns' order).
 
 {pstd}
-{cmd:llmvalidate sample} stores the scalars {cmd:r(N)} (rows drawn) and {cmd:r(N_population)}
-(rows it drew from) and the macros {cmd:r(seed)} and {cmd:r(where)}. {cmd:llmvalidate version}
+{cmd:llmvalidate sample} stores the scalars {cmd:r(N)} (observations drawn) and
+{cmd:r(N_population)} (observations it drew from) and the macros {cmd:r(seed)} and {cmd:r(where)}. {cmd:llmvalidate version}
 stores the macros {cmd:r(version)} and {cmd:r(spi)} and the scalar
 {cmd:r(validate_available)}. Every subcommand stores {cmd:r(cmd)} ({cmd:llmvalidate}) and
 {cmd:r(subcmd)}.
+
+{pstd}
+{cmd:llmvalidate} and {cmd:llmvalidate test} (not a dry run, not {opt nowait} while waiting) also
+post their statistics in {cmd:e()}, for {cmd:esttab} and for the replay ({cmd:llmvalidate} typed
+alone): {cmd:e(b)}, the statistics as a coefficient vector (one passage: the columns
+{cmd:validation:tau}, {cmd:separation:}{it:label} (xi against each other label) and, with
+{opt backtranslation()}, {cmd:backtranslation:accuracy}; many passages: the tau of each passage
+validated, {cmd:tau:obs}{it:#} for observation {it:#}); {cmd:e(crit)} and {cmd:e(pvalue)}, their
+critical values and p-values, with the same columns (the critical value of the accuracy is the
+threshold; it has no p-value); {cmd:e(N)}, the passages, as {cmd:r(N)}; every other scalar and
+macro of {cmd:r()} under the same name ({cmd:e(verdict)}, {cmd:e(N_valid)}, ...); {cmd:e(cmd)}
+({cmd:llmvalidate}), {cmd:e(subcmd)}, {cmd:e(title)}; and {cmd:e(sample)}, the passages. There
+is no {cmd:e(V)}: the tests give p-values, not standard errors. This replaces the estimates
+in {cmd:e()}, as any estimation command does: store a regression
+({cmd:estimates store}) before running {cmd:llmvalidate} beside it.
 
 {pstd}
 {cmd:estadd llmvalidate} adds every scalar in {cmd:r()} (all those of {cmd:llmvalidate},
@@ -873,7 +905,9 @@ stores the macros {cmd:r(version)} and {cmd:r(spi)} and the scalar
 {cmd:r(smethod)}, {cmd:r(rule)}, {cmd:r(provider)}, {cmd:r(model)} and
 {cmd:r(embedding_model)} to the stored estimates with the prefix
 {cmd:llmv_}, e.g. {cmd:e(llmv_tau)}, {cmd:e(llmv_p)}, {cmd:e(llmv_verdict)}. Run it right
-after {cmd:llmvalidate}, while {cmd:r()} holds its results.
+after {cmd:llmvalidate}, while {cmd:r()} holds its results, naming the stored estimates to add
+to ({cmd:estadd llmvalidate : ols}): the active estimates are then {cmd:llmvalidate}'s own, to
+which it refuses to add (return code 301).
 
 
 {marker rc}{...}

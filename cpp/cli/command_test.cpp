@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/standalone_format.hpp"
+#include "terminal.hpp"
 
 namespace llmv::cli {
 
@@ -95,6 +96,9 @@ int command_test(const std::vector<std::string>& args) {
 
     std::string source;
     const std::string text = read_input(path, &source);
+    // Ctrl-C (SIGINT) or SIGTERM stop the permutations: the engine's loops read the flag
+    // through the interrupt check it installs; the run ends with llmv.cancelled (exit 130).
+    install_interrupt_flag();
     std::string output;
     try {
         output = run_tests_json(text, source, write_options);

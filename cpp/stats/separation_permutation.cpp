@@ -42,6 +42,10 @@ constexpr int permutations_per_block = 256;  // bounds the memory of the partial
 constexpr Eigen::Index chunk_width = 16;     // coordinates summed together (8 SSE2 registers)
 constexpr Eigen::Index quad = 4;             // rows per subset table
 constexpr Eigen::Index subsets = 16;         // 2^quad
+// Break is looked at (check_interrupt) after this many permutation draws, and after every panel
+// of this many rows of a Gram matrix: each a few milliseconds of work at the largest sizes.
+constexpr int draws_per_check = 256;
+constexpr Eigen::Index gram_rows_per_check = 16;
 using Chunk = Eigen::Matrix<double, chunk_width, 1>;
 
 // R permuted groups β of the rows 0..n-1: codes[r · quads + q] has bit j set when row 4q + j
@@ -60,6 +64,7 @@ Draws draw_groups(Eigen::Index n, Eigen::Index m_beta, int permutations, Rng& rn
     draws.codes.assign(static_cast<std::size_t>(permutations * draws.quads), 0);
     std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
     for (int r = 0; r < permutations; ++r) {
+        if (r % draws_per_check == 0) check_interrupt();
         std::iota(order.begin(), order.end(), Eigen::Index{0});
         rng.shuffle(order);
         std::uint8_t* codes = draws.codes.data() + r * draws.quads;
@@ -161,7 +166,15 @@ void null_through_gram(const Eigen::MatrixXd& beta, const Eigen::MatrixXd& gamma
     Eigen::MatrixXd stacked(n, beta.cols());
     stacked.topRows(m_beta) = beta;
     stacked.bottomRows(gamma.rows()) = gamma;
-    const Eigen::MatrixXd gram = stacked * stacked.transpose();
+    // In panels of rows, so that Break is seen while a large Gram matrix is made. Each entry is
+    // accumulated as in one product (the same bits): no panel is a single row, which Eigen would
+    // compute as a matrix-vector product, so the last one takes the rows left over.
+    Eigen::MatrixXd gram(n, n);
+    for (Eigen::Index row = 0, rows = 0; row < n; row += rows) {
+        check_interrupt();
+        rows = n - row < 2 * gram_rows_per_check ? n - row : gram_rows_per_check;
+        gram.middleRows(row, rows).noalias() = stacked.middleRows(row, rows) * stacked.transpose();
+    }
     for (int first = 0; first < result.permutations; first += permutations_per_block) {
         check_interrupt();
         const int columns = std::min(permutations_per_block, result.permutations - first);
@@ -203,6 +216,7 @@ void null_through_subset_sums(SimilarityBlocks& blocks, const std::string& pool_
         prefix.assign(static_cast<std::size_t>(columns * padded), 0.0);
         const Eigen::MatrixXd& any_gamma = blocks.pool(gammas.front());
         for (Eigen::Index chunk = 0; chunk < chunks && beta_quads > 0; ++chunk) {
+            check_interrupt();
             fill_subset_sums(beta, any_gamma, chunk, 0, beta_quads, table);
             add_quads(table, draws, first, columns, chunk, padded, 0, beta_quads, prefix);
         }
@@ -212,6 +226,7 @@ void null_through_subset_sums(SimilarityBlocks& blocks, const std::string& pool_
             const double pairs = static_cast<double>(m_beta) * static_cast<double>(gamma.rows());
             sums = prefix;
             for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
+                check_interrupt();
                 fill_subset_sums(beta, gamma, chunk, beta_quads, draws.quads, table);
                 add_quads(table, draws, first, columns, chunk, padded, beta_quads, draws.quads,
                           sums);

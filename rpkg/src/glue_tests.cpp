@@ -8,6 +8,7 @@
 
 #include "glue_convert.hpp"
 #include "glue_results.hpp"
+#include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/labels.hpp"
 #include "llmvalidate/standalone.hpp"
 #include "llmvalidate/stats.hpp"
@@ -52,6 +53,8 @@ SEXP llmv_separation_test(SEXP pool_a_, SEXP pool_b_, SEXP alpha_, SEXP method_,
         // The paper method draws nothing; its seed (NA from R) is never read.
         const std::uint64_t draws_seed =
             chosen == stats::SeparationTestMethod::permutation ? as_seed(seed) : 0;
+        // R's interrupt stops the permutations (through R_ToplevelExec: no frame is skipped).
+        const llmv::ScopedInterruptCheck interrupt_check([] { return interrupt_pending(); });
         return separation_to_r(stats::separation_test(as_matrix(pool_a), as_matrix(pool_b), alpha,
                                                       chosen, permutations, draws_seed, reference));
     });
@@ -106,6 +109,7 @@ SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP 
     input.options.separation_method = Rcpp::as<std::string>(separation_method_);
     input.options.backtranslation_rule = Rcpp::as<std::string>(backtranslation_rule_);
     return guarded([&]() -> Rcpp::RObject {
+        const llmv::ScopedInterruptCheck interrupt_check([] { return interrupt_pending(); });
         return test_output_to_r(input.label, input.options, stats::run_tests(input));
     });
     END_RCPP

@@ -70,6 +70,14 @@ int command_sample(Api& api, int argc, char* argv[]) {
             continue;
         kept.push_back(obs);
     }
+    // In Stata's words (the engine's sampler counts rows).
+    if (static_cast<std::size_t>(n) > kept.size())
+        throw StataFailure(kRcSyntax, "option n() must be at most the " +
+                                          std::to_string(kept.size()) + " observation" +
+                                          (kept.size() == 1 ? "" : "s") +
+                                          " there are to draw from (after if, in and where()); "
+                                          "received " +
+                                          std::to_string(n));
     const auto drawn = sample_rows(kept.size(), static_cast<std::size_t>(n), seed, "n()");
     for (std::size_t row : drawn) api.store(1, kept[row], 1.0);
     api.set_local("llmv_sample_n", std::to_string(drawn.size()));

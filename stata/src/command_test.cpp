@@ -30,6 +30,7 @@
 #include "arguments.hpp"
 #include "commands.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/stats.hpp"
 #include "llmvalidate/text.hpp"
 #include "messages.hpp"
@@ -418,7 +419,9 @@ int command_test(Api& api, int argc, char* argv[]) {
                 " 1)",
             observations(entry.second)};
 
-    // Compute every passage before anything is stored.
+    // Compute every passage before anything is stored. The tests' long loops (permutations,
+    // Gram matrices) look at Break through the engine's interrupt check.
+    const ScopedInterruptCheck break_check([&api] { return api.poll(); });
     std::vector<PassageOutcome> outcomes;
     const bool show_dots = passages.size() > 1;
     for (std::size_t k = 0; k < passages.size(); ++k) {
@@ -428,6 +431,7 @@ int command_test(Api& api, int argc, char* argv[]) {
         try {
             outcomes.push_back({passages[k]->obs, stats::run_tests(input)});
         } catch (const llmv::Error& error) {
+            if (error_category(error.code()) == ErrorCategory::cancelled) throw BreakRequested();
             context.passage_observation = passages[k]->obs;
             context.passage_label = passages[k]->label;
             context.fields["passage"] = {"the passage", "the passage", {passages[k]->obs}};

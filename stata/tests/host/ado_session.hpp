@@ -298,7 +298,10 @@ struct Session {
         REQUIRE(command.before.size() == 1);
         const std::string passages = command.before[0];
         REQUIRE(stata.var(passages).kind != Kind::numeric);
-        const std::vector<bool> use = touse(command);
+        std::vector<bool> use = touse(command);
+        // ExcludeMissing: an observation with an empty passage is left out.
+        for (std::size_t i = 0; i < use.size(); ++i)
+            if (stata.var(passages).strings[i].empty()) use[i] = false;
         clear_locals();
         const bool dryrun = options.has("dryrun") > 0;
         const std::string seed = options.has("seed") ? options.get("seed") : seed_draw();

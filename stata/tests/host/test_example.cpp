@@ -157,6 +157,19 @@ TEST_CASE("the help's llmvalidate test examples are commands llmv_example.do run
         ++found;
     }
     CHECK(found == 3);
+    // The other commands the help runs on the do-file's data (regress, estimates store, the
+    // replay, estadd, esttab) are lines of the do-file too, so that `do llmv_example.do`
+    // runs them.
+    const std::regex beside(
+        R"(\{phang2\}\{cmd:((?:regress|estimates store|estadd|esttab)[^}]*|llmvalidate)\}\{p_end\})");
+    int besides = 0;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), beside);
+         it != std::sregex_iterator(); ++it) {
+        INFO((*it)[1].str());
+        CHECK(joined.find("\n" + (*it)[1].str() + "\n") != std::string::npos);
+        ++besides;
+    }
+    CHECK(besides == 6);
     // The do-file is in the package (net get copies it).
     std::ifstream pkg(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.pkg");
     std::stringstream lines;

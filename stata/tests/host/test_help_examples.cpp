@@ -9,8 +9,9 @@
 //     program makes; an option the program does not declare fails the test;
 //   - `matrix list`, `display`, `tabulate` and `list` check that what they would show exists.
 // The commands run on the example do-file's data (`llmvalidate test`, and `regress`,
-// `estadd` and `esttab` beside them) are run by test_example.cpp, which checks that they are
-// the do-file's own commands; `do llmv_example.do` only needs the file to be there. Any other
+// `estimates store`, `llmvalidate` alone (the replay), `estadd` and `esttab` beside them) are
+// the do-file's own commands (test_example.cpp checks the `llmvalidate test` lines and that
+// every other one is a line of the do-file); `do llmv_example.do` only needs the file to be there. Any other
 // line this runner does not know fails the test, so the help cannot show a command that was
 // never run.
 // The one change made to a line: the examples that call Anthropic's API get baseurl(),
@@ -125,8 +126,9 @@ TEST_CASE("every command of the help's Examples runs through the host, in the he
             on_do_file_data = true;  // the do-file's data: test_example.cpp runs these lines
             ++delegated;
         } else if (on_do_file_data &&
-                   (line.rfind("regress ", 0) == 0 || line.rfind("estadd ", 0) == 0 ||
-                    line.rfind("esttab", 0) == 0 || line == "return list" ||
+                   (line.rfind("regress ", 0) == 0 || line.rfind("estimates store ", 0) == 0 ||
+                    line.rfind("estadd ", 0) == 0 || line.rfind("esttab", 0) == 0 ||
+                    line == "llmvalidate" || line == "return list" ||
                     line.rfind("matrix list ", 0) == 0 || line.rfind("tabulate ", 0) == 0)) {
             ++delegated;
         } else if (std::regex_match(line, m, std::regex(R"(use (\w+), clear)"))) {

@@ -329,9 +329,9 @@ TEST_CASE("llmvalidate sample: errors name the option, the value and what is all
 
     stata.set_local("llmv_where", "agreement=100");
     CHECK(stata.call({"sample", "n=6", "seed=1"}) == 198);
-    CHECK(
-        stata.errors.find("`n()` must be at most the 5 rows there are to draw from; received 6") !=
-        std::string::npos);
+    CHECK(stata.errors.find("option n() must be at most the 5 observations there are to draw "
+                            "from (after if, in and where()); received 6") != std::string::npos);
+    CHECK(stata.errors.find("rows") == std::string::npos);
 
     stata.errors.clear();
     stata.set_local("llmv_where", "=100");

@@ -426,6 +426,9 @@ TEST_CASE("validate: an empty or blank passage stops the command before any call
         REQUIRE(stata.errors.find("observation 3: the passage is empty or only white space") !=
                 std::string::npos);
         REQUIRE(stata.errors.find("No call was made") != std::string::npos);
+        // In Stata's words only: not the engine's sentence about rows and `text`.
+        CHECK(stata.errors.find("allowed:") == std::string::npos);
+        CHECK(stata.errors.find("(row") == std::string::npos);
         REQUIRE(stata.find("v_tau") == -1);
         // The dry run refuses it too.
         std::vector<std::string> dry_words = words();
@@ -942,6 +945,12 @@ TEST_CASE("validate batchapi nowait: returns r(waiting) at once, and the same co
         step = run_like_ado(stata, {"text"}, w, "v_");
         INFO(stata.errors << stata.output);
         REQUIRE(step.rc == 0);
+        if (step.scalars.count("waiting")) {  // the results the help lists for this case
+            CHECK(step.scalars.at("waiting") == 1);
+            // The batches this call submitted: the first call's; a later one only polls.
+            if (calls == 0) CHECK(!step.macros.at("batches").empty());
+            CHECK(step.macros.at("cache") == cache);
+        }
     } while (step.scalars.count("waiting") && ++calls < 30);
     REQUIRE(calls >= 2);
     REQUIRE(step.scalars.at("N_succeeded") == 4);

@@ -1,0 +1,19 @@
+// What `llmvalidate varname` stores besides the per-passage results: the generations of
+// saving() and the paper's Section 5 summary (Tables 9 to 11, the Benjamini-Hochberg p-values).
+#pragma once
+
+#include <string>
+
+#include "llmvalidate/pipeline.hpp"
+#include "results.hpp"
+
+namespace llmv::stata {
+
+// saving(): every annotation and generated text of the run, as CSV for the ado-file to import.
+void write_generations(const std::string& path, const pipeline::BatchResult& batch);
+
+// Section 5 of the paper over the passages validated: r(table9), r(table10), r(table10_n),
+// r(table11), the p_bh column of r(results) and, with generate(), the variable <prefix>p_bh.
+void add_passage_summary(Results& results, const pipeline::BatchSummary& summary, bool generate);
+
+}  // namespace llmv::stata
