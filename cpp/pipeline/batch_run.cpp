@@ -951,7 +951,8 @@ class BatchRunner {
         report_.submitted.push_back(state.id);
         report_.batch_requests += static_cast<std::int64_t>(lines.size());
         status("submitted " + record.api + " batch " + state.id + ": " +
-               std::to_string(lines.size()) + " " + kind + " requests");
+               std::to_string(lines.size()) + " " + kind +
+               (lines.size() == 1 ? " request" : " requests"));
     }
 
     const ValidationConfig& config_;
