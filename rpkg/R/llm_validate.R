@@ -321,7 +321,6 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     embedding_provider = if (is.null(embedding)) "" else embedding$name,
     embedding_model = if (is.null(embedding)) "" else embedding$model %||% "",
     embedding_base_url = if (is.null(embedding)) "" else embedding$base_url %||% "",
-    embedding_api_key = if (is.null(embedding)) "" else provider_key(embedding) %||% "",
     m = M, n = n, alpha = alpha, threshold = threshold,
     validation_method = methods[["validation"]], separation_method = methods[["separation"]],
     backtranslation_rule = methods[["backtranslation"]],
@@ -330,6 +329,10 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     settings = given_settings, variables = variables,
     simulated = if (!is.null(provider$simulated)) c(provider$simulated, seed = seed)
   )
+  # The embedding provider's own key, when given (else the engine's rule: docs/providers.md).
+  if (!is.null(embedding) && !is.null(provider_key(embedding))) {
+    config$embedding_api_key <- provider_key(embedding)
+  }
   ids <- names(text) %||% as.character(seq_along(text))
   ids[is.na(ids) | ids == ""] <- as.character(seq_along(text))[is.na(ids) | ids == ""]
   human_labels <- human %||% rep("", length(text))
@@ -436,6 +439,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   # What llm_generations() needs to read the run back from its cache (never the key).
   run_config <- config
   run_config$api_key <- ""
+  run_config$embedding_api_key <- NULL
   run <- list(config = run_config, text = unname(text), ids = ids, templates = templates,
               variables = passage_variables, settings = used_settings)
   if (length(text) == 1 && !as_table) {

@@ -42,6 +42,10 @@ test_that("llm_embedding_openai(api_key =) is the key the embedding server recei
   expect_gt(fake_counters(embedder)[["embeddings"]], 0)
   expect_identical(fake_counters(embedder)[["chat"]], 0)
   expect_identical(fake_counters(chat)[["embeddings"]], 0)
+  # The result keeps what llm_generations() needs to read the run back, never a key.
+  kept <- rawToChar(serialize(result, NULL, ascii = TRUE))
+  expect_false(grepl("embedding-key", kept, fixed = TRUE))
+  expect_false(grepl("chat-key", kept, fixed = TRUE))
   # Without it, the embedding server gets no key (the chat key goes to its own server only):
   # the server refuses, and no message shows a key.
   fake_reset(embedder)
