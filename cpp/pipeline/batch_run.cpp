@@ -189,7 +189,9 @@ class BatchRunner {
             debug_kill_point("between_phases");
             check_cancel("before the next provider batch was submitted");
             status("phase " + std::to_string(report_.phases) + ": " + std::to_string(chat_missing) +
-                   " chat requests and " + std::to_string(texts_missing) + " texts to embed");
+                   (chat_missing == 1 ? " chat request and " : " chat requests and ") +
+                   std::to_string(texts_missing) +
+                   (texts_missing == 1 ? " text to embed" : " texts to embed"));
             if (only_few_retries(chat_missing, texts_missing)) {
                 send_synchronously();
                 work_->clear_batch_pending();
@@ -663,7 +665,8 @@ class BatchRunner {
         }
         if (!missing.empty()) {
             status("batch " + record.id + ": " + std::to_string(missing.size()) +
-                   " requests are missing from its results although they were read whole; each is "
+                   (missing.size() == 1 ? " request is" : " requests are") +
+                   " missing from its results although they were read whole; each is "
                    "asked again, alone and once");
         }
         if (failed > 0) {
