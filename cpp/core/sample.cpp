@@ -16,7 +16,9 @@ std::vector<std::size_t> sample_rows(std::size_t population, std::size_t n, std:
                                      const std::string& argument) {
     if (n > population) {
         throw_invalid(code::invalid_argument, argument, std::to_string(n),
-                      "at most the " + std::to_string(population) + " rows there are to draw from");
+                      population == 1 ? std::string("at most the 1 row there is to draw from")
+                                      : "at most the " + std::to_string(population) +
+                                            " rows there are to draw from");
     }
     std::vector<std::size_t> positions(population);
     std::iota(positions.begin(), positions.end(), std::size_t{0});

@@ -154,7 +154,8 @@ PassagesAnswer parse_passages_answer(const std::string& answer,
         }
         if (expected_count && out.passages.size() != *expected_count) {
             out.status = AnswerStatus::wrong_count;
-            out.problem = "asked for " + std::to_string(*expected_count) + " passages, got " +
+            out.problem = "asked for " + std::to_string(*expected_count) +
+                          (*expected_count == 1 ? " passage, got " : " passages, got ") +
                           std::to_string(out.passages.size());
             return out;
         }

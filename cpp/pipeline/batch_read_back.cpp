@@ -282,7 +282,8 @@ void BatchRunner::read_lines(ProviderBatchRecord record, const Downloaded& resul
     }
     if (!missing.empty()) {
         status("batch " + record.id + ": " + std::to_string(missing.size()) +
-               " requests are missing from its results although they were read whole; each is "
+               (missing.size() == 1 ? " request is" : " requests are") +
+               " missing from its results although they were read whole; each is "
                "asked again, alone and once");
     }
     if (failed > 0) {

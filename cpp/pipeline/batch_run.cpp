@@ -136,7 +136,9 @@ BatchResult BatchRunner::run_phases(bool keep_results) {
         debug_kill_point("between_phases");
         check_cancel("before the next provider batch was submitted");
         status("phase " + std::to_string(report_.phases) + ": " + std::to_string(chat_missing) +
-               " chat requests and " + std::to_string(texts_missing) + " texts to embed");
+               (chat_missing == 1 ? " chat request and " : " chat requests and ") +
+               std::to_string(texts_missing) +
+               (texts_missing == 1 ? " text to embed" : " texts to embed"));
         if (only_few_retries(chat_missing, texts_missing)) {
             send_synchronously();
             work_->clear_batch_pending();

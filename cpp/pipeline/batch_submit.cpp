@@ -287,7 +287,7 @@ void BatchRunner::submit_lines(const std::string& kind, const std::vector<BatchL
     report_.submitted.push_back(state.id);
     report_.batch_requests += static_cast<std::int64_t>(lines.size());
     status("submitted " + record.api + " batch " + state.id + ": " + std::to_string(lines.size()) +
-           " " + kind + " requests");
+           " " + kind + (lines.size() == 1 ? " request" : " requests"));
 }
 
 }  // namespace llmv::pipeline

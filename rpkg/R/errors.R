@@ -53,16 +53,29 @@ engine_result <- function(result, call = rlang::caller_env()) {
 
 # --- Argument checks in R: name the argument, the value received and what is allowed -------
 
+# "1 row", "2 rows": a count and its noun, singular for one.
+count_of <- function(n, singular, plural = paste0(singular, "s")) {
+  paste(trimws(format(n, big.mark = ",", scientific = FALSE)), ifelse(n == 1, singular, plural))
+}
+
+# "an integer", "a double": the indefinite article a word takes (by its first letter, which is
+# right for the words these messages use: R's types and classes).
+with_article <- function(word) {
+  paste(ifelse(grepl("^[aeiouAEIOU]", word), "an", "a"), word)
+}
+
 # A short description of a value for messages.
 describe_value <- function(x) {
   if (is.null(x)) {
     return("NULL")
   }
   if (is.data.frame(x)) {
-    return(sprintf("a data frame with %d rows and %d columns", nrow(x), ncol(x)))
+    return(sprintf("a data frame with %s and %s", count_of(nrow(x), "row"),
+                   count_of(ncol(x), "column")))
   }
   if (is.matrix(x)) {
-    return(sprintf("a %d x %d %s matrix", nrow(x), ncol(x), typeof(x)))
+    return(sprintf("%s matrix with %s and %s", with_article(typeof(x)),
+                   count_of(nrow(x), "row"), count_of(ncol(x), "column")))
   }
   if (is.atomic(x) && length(x) == 1) {
     if (is.character(x)) {
@@ -72,9 +85,8 @@ describe_value <- function(x) {
   }
   if (is.atomic(x)) {
     missing <- sum(is.na(x))
-    return(sprintf("a %s vector of length %d%s", typeof(x), length(x),
-                   if (missing > 0) sprintf(" with %d missing value%s", missing,
-                                            if (missing > 1) "s" else "") else ""))
+    return(sprintf("%s vector of length %d%s", with_article(typeof(x)), length(x),
+                   if (missing > 0) paste(" with", count_of(missing, "missing value")) else ""))
   }
   if (is.list(x) && identical(class(x), "list")) {
     named <- if (is.null(names(x))) " without names" else ""

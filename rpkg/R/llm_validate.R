@@ -179,6 +179,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   }
   templates <- NULL
   passage_variables <- NULL
+  human_place <- NULL  # "human" when the human labels are a column of the data frame `text`
   # A data frame always gives the table of validations, whatever its number of rows.
   as_table <- is.data.frame(text)
   if (as_table) {
@@ -197,9 +198,13 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                      id_column, call)
     }
     templates <- if (is.list(text[["simulation"]])) text[["simulation"]]
-    if (is.null(human) && "human" %in% columns) human <- as.character(text[["human"]])
     passage_variables <- if (is.list(text[["variables"]])) text[["variables"]]
     ids_given <- if (id_column %in% columns) as.character(text[[id_column]])
+    if (is.null(human) && "human" %in% columns) {
+      human_place <- "human"
+      human <- as.character(text[["human"]])
+      check_no_missing(human, "text", "human", ids_given, "human label", call = call)
+    }
     text <- as.character(text[[text_column]])
     names(text) <- ids_given
   } else if (!identical(text_column, "text") || !identical(id_column, "id")) {
@@ -208,10 +213,13 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                    if (identical(text_column, "text")) id_column else text_column, call)
   }
   if (is.factor(text)) text <- stats::setNames(as.character(text), names(text))
-  if (!is.character(text) || length(text) == 0 || anyNA(text)) {
+  if (!is.character(text) || length(text) == 0) {
     abort_argument("text", "a character vector (or factor) of passages without missing values",
                    text, call)
   }
+  # Where each string came from, for the messages of check_no_missing() and check_utf8().
+  text_place <- if (as_table) text_column
+  check_no_missing(text, "text", text_place, names(text), call = call)
   task <- resolve_task(task, call)
   if (!is.null(names(text)) && anyDuplicated(names(text)[!is.na(names(text)) & names(text) != ""])) {
     given <- names(text)[!is.na(names(text)) & names(text) != ""]
@@ -222,6 +230,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                code = "llmv.input.invalid_argument", call = call)
   }
   if (!is.null(human)) {
+    if (is.atomic(human)) check_no_missing(human, "human", NULL, names(text), "label", call)
     human <- check_labels(human, "human", call)
     if (length(human) != length(text)) {
       abort_argument("human", sprintf("NULL or %d human label%s, one per passage",
@@ -289,7 +298,13 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   encoding <- given_settings$input_encoding %||% setting_default("input_encoding")
   if (encoding == "utf-8") {
     # R knows the encoding of marked strings (latin1 from a file read with
-    # `encoding = "latin1"`, or a native string elsewhere): the engine reads UTF-8 bytes.
+    # `encoding = "latin1"`, or a native string elsewhere): the engine reads UTF-8 bytes. An
+    # unmarked string that is not UTF-8 would be sent mangled: refused, before any call.
+    check_utf8(text, place_text("text", text_place), names(text), call = call)
+    check_utf8(names(text), if (as_table) place_text("text", id_column) else "The names of `text`",
+               NULL, call = call)
+    check_utf8(human, place_text(if (is.null(human_place)) "human" else "text", human_place),
+               names(text), call = call)
     text <- enc2utf8(text)
     names(text) <- if (!is.null(names(text))) enc2utf8(names(text))
     if (!is.null(human)) human <- enc2utf8(human)
@@ -318,6 +333,10 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     settings = given_settings, variables = variables,
     simulated = if (!is.null(provider$simulated)) c(provider$simulated, seed = seed)
   )
+  # The embedding provider's own key, when given (else the engine's rule: docs/providers.md).
+  if (!is.null(embedding) && !is.null(provider_key(embedding))) {
+    config$embedding_api_key <- provider_key(embedding)
+  }
   ids <- names(text) %||% as.character(seq_along(text))
   ids[is.na(ids) | ids == ""] <- as.character(seq_along(text))[is.na(ids) | ids == ""]
   human_labels <- human %||% rep("", length(text))
@@ -343,7 +362,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   config$embedding_provider <- resolved$embedding_provider
   config$embedding_model <- resolved$embedding_model
   provider$name <- resolved$provider
-  secrets <- provider_secrets(provider)
+  secrets <- unique(c(provider_secrets(provider),
+                      if (!is.null(embedding)) provider_secrets(embedding)))
   # A size that cannot decide: the dry run warns here, a run through the engine before its
   # first call (cannot_decide_warning()).
   if (dry_run) warn_sizes(config, call)
@@ -427,6 +447,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   # What llm_generations() needs to read the run back from its cache (never the key).
   run_config <- config
   run_config$api_key <- ""
+  run_config$embedding_api_key <- NULL
   run <- list(config = run_config, text = unname(text), ids = ids, templates = templates,
               variables = passage_variables, settings = used_settings)
   if (length(text) == 1 && !as_table) {

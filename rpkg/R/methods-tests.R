@@ -33,6 +33,8 @@ print_test_footer <- function(x, digits) {
 #' `estimate` columns that \pkg{modelsummary} expects, and
 #' `parameters::model_parameters()` gives the same frame, so that modelsummary
 #' (which asks it first) shows the statistic rather than the test's call.
+#' `glance()` has the critical value as a number; in a \pkg{modelsummary}
+#' table (its `glance_custom()`) it reads with 3 decimals.
 #'
 #' @param x A result of [validation_test()], [separation_test()] or
 #'   [backtranslation_test()].
@@ -175,6 +177,26 @@ glance.llmv_separation_test <- glance.llmv_validation_test
 #' @rdname llmv_test_methods
 #' @exportS3Method generics::glance
 glance.llmv_backtranslation_test <- glance.llmv_validation_test
+
+# modelsummary prints a goodness-of-fit column it does not know as it is: the critical value
+# showed 15 digits. In the table only (glance() keeps the number), it has the 3 decimals of
+# modelsummary's default `fmt`.
+
+#' @rdname llmv_test_methods
+#' @exportS3Method modelsummary::glance_custom
+glance_custom.llmv_validation_test <- function(x, ...) {
+  value <- x$critical.value
+  data.frame(critical.value = if (is.null(value) || is.na(value)) "" else sprintf("%.3f", value),
+             stringsAsFactors = FALSE)
+}
+
+#' @rdname llmv_test_methods
+#' @exportS3Method modelsummary::glance_custom
+glance_custom.llmv_separation_test <- glance_custom.llmv_validation_test
+
+#' @rdname llmv_test_methods
+#' @exportS3Method modelsummary::glance_custom
+glance_custom.llmv_backtranslation_test <- glance_custom.llmv_validation_test
 
 # modelsummary asks parameters::model_parameters() before broom's tidy(), and for an htest that
 # describes the call, not the statistic: the test's row would be lost. Give it the tidy() frame.

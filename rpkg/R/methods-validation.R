@@ -48,10 +48,14 @@ validation_rows <- function(x) {
 #' test with its statistic, critical value, p-value and outcome, then the
 #' verdict. `summary()` adds the settings and the reason for the verdict.
 #' `as.data.frame()` and `glance()` give one row per validation (so that many
-#' validations stack into one data frame); `glance()` gives the rows a
-#' \pkg{modelsummary} table shows below the estimates (label, verdict, the
-#' prerequisites, the pool size as `M`, not `nobs`, `alpha` and the seed as a
-#' string; the statistics are `tidy()`'s); `tidy()` gives one row per test,
+#' validations stack into one data frame). Both call the pool size `M`: the
+#' number of texts the model wrote for each label, which is the sample of the
+#' validation test (not a number of passages: a validation is of one passage,
+#' so neither has `nobs`, which \pkg{modelsummary} would show as `Num.Obs.`
+#' beside a regression's). `glance()` gives the rows a \pkg{modelsummary}
+#' table shows below the estimates (label, verdict, the prerequisites, `M`,
+#' `alpha` and the seed as a string; the statistics are `tidy()`'s);
+#' `as.data.frame()` has the statistics too. `tidy()` gives one row per test,
 #' with the `term` (e.g. `"xi (Negative)"`) and `estimate` columns that
 #' \pkg{modelsummary} expects.
 #'
@@ -199,7 +203,7 @@ validation_glance <- function(x) {
       unname(x$backtranslation$statistic)
     },
     backtranslation_pass = if (is.null(x$backtranslation)) NA else x$backtranslation$pass,
-    nobs = as.integer(x$validation$parameter[[1]]),
+    M = as.integer(x$validation$parameter[[1]]),
     alpha = x$settings$alpha,
     seed = x$seed,
     stringsAsFactors = FALSE
@@ -224,7 +228,6 @@ glance.llm_validation <- function(x, ...) {
   # observations: under `nobs` it would show as Num.Obs. beside a regression's N. The
   # statistics are tidy()'s rows (modelsummary prints these columns unformatted, 15 digits);
   # the seed is an identifier.
-  names(frame)[names(frame) == "nobs"] <- "M"
   frame$seed <- format(frame$seed, scientific = FALSE)
   frame <- frame[setdiff(names(frame), c("tau", "critical.value", "p.value",
                                          "backtranslation_accuracy"))]

@@ -9,13 +9,31 @@
 #' plain tibble. `print()` shows the tally of verdicts, then the rows through
 #' tibble's printer (`n`, `width`). `tidy()` gives one row per passage with
 #' the numbers of every test, the Benjamini-Hochberg adjusted p-value and the
-#' `term`/`estimate` columns (\eqn{\tau} of each passage) that
-#' \pkg{modelsummary} reads; `glance()` one row for the run (the counts of
-#' each verdict and `share_valid`, the share valid among the decided passages,
-#' to 3 decimals); `summary()` the
-#' tallies of the paper's Tables 9 and 10 (see [llm_validation_summary()]).
+#' `term`/`estimate` columns (\eqn{\tau} of each passage, `term` `"tau (id)"`);
+#' `tidy(x, passages = FALSE)` the tally instead, one row per verdict
+#' (`term` `"share valid"`, `"share invalid"`, `"share inconclusive"`,
+#' `"share error"`; `estimate` the share of the passages, `n` their count).
+#' `glance()` gives one row for the run: `n` (the passages), the count of each
+#' verdict (`n_valid`, `n_invalid`, `n_inconclusive`, `n_error`),
+#' `share_valid` (the share valid among the decided passages, valid or
+#' invalid) and `synthetic`; `summary()` the tallies of the paper's Tables 9
+#' and 10 (see [llm_validation_summary()]).
 #'
-#' @param x,object,data An `llm_validations` data frame from [llm_validate()].
+#' In a \pkg{modelsummary} table beside a regression, a result of many
+#' passages is the tally: the four shares as estimates and the counts,
+#' `share_valid` (3 decimals) and `synthetic` (`"yes"` or `"no"`) as
+#' goodness-of-fit rows, whatever the number of passages. `coef_omit`,
+#' `coef_map` and `gof_map` select among these rows (e.g. `coef_omit =
+#' "error"`, `gof_map = c("nobs", "n", "share_valid")`). For one
+#' \eqn{\tau} row per passage, give `passages = TRUE` to `modelsummary()`
+#' (it passes it on), or `options(llmvalidate.modelsummary_passages = TRUE)`.
+#'
+#' @param x,object,data,model An `llm_validations` data frame from
+#'   [llm_validate()].
+#' @param passages For `tidy()`: `TRUE` (the default) for one row per passage,
+#'   `FALSE` for one row per verdict. For `model_parameters()` (which
+#'   \pkg{modelsummary} asks for a table's rows): the same, with the default
+#'   `getOption("llmvalidate.modelsummary_passages", FALSE)`.
 #' @param i,j,drop As for data frames.
 #' @param template The `llm_validations` data frame that `data` came from.
 #' @param n,width Rows and width to print, as for tibbles.
@@ -107,9 +125,40 @@ validations_tidy <- function(x) {
   out
 }
 
+# The tally of verdicts as a tidy frame: one row per verdict, in a fixed order (so that the rows
+# of several runs line up in a table), with the share of the passages and their count.
+validations_tally <- function(x) {
+  verdicts <- c("valid", "invalid", "inconclusive", "error")
+  counts <- vapply(verdicts, function(verdict) sum(x[["verdict"]] == verdict), integer(1))
+  data.frame(term = paste("share", verdicts),
+             estimate = if (nrow(x) > 0) counts / nrow(x) else rep(NA_real_, 4),
+             n = unname(counts), verdict = verdicts, stringsAsFactors = FALSE)
+}
+
+check_passages_flag <- function(passages, call = rlang::caller_env()) {
+  if (!is.logical(passages) || length(passages) != 1 || is.na(passages)) {
+    abort_argument("passages", "TRUE or FALSE", passages, call)
+  }
+  passages
+}
+
 #' @rdname llm_validations_methods
 #' @exportS3Method generics::tidy
-tidy.llm_validations <- function(x, ...) as_tidy_frame(validations_tidy(x))
+tidy.llm_validations <- function(x, passages = TRUE, ...) {
+  passages <- check_passages_flag(passages)
+  as_tidy_frame(if (passages) validations_tidy(x) else validations_tally(x))
+}
+
+# modelsummary asks parameters::model_parameters() first: for a data frame that is no model, it
+# printed "Objects of class `NULL` are currently not supported." and fell back to tidy(), one
+# row per passage. Give it the tally (or the passages' rows, on request).
+
+#' @rdname llm_validations_methods
+#' @exportS3Method parameters::model_parameters
+model_parameters.llm_validations <- function(
+    model, passages = getOption("llmvalidate.modelsummary_passages", FALSE), ...) {
+  tidy.llm_validations(model, passages = passages)
+}
 
 #' @rdname llm_validations_methods
 #' @exportS3Method generics::glance
@@ -120,10 +169,23 @@ glance.llm_validations <- function(x, ...) {
   as_tidy_frame(data.frame(
     n = nrow(x), n_valid = count("valid"), n_invalid = count("invalid"),
     n_inconclusive = count("inconclusive"), n_error = count("error"),
-    # Rounded: modelsummary prints a goodness-of-fit column as it is.
-    share_valid = if (decided > 0) round(count("valid") / decided, 3) else NA_real_,
+    share_valid = if (decided > 0) count("valid") / decided else NA_real_,
     synthetic = isTRUE(attr(x, "synthetic")), stringsAsFactors = FALSE
   ))
+}
+
+# modelsummary formats a goodness-of-fit row by its gof_map entry, and an entry it does not know
+# (`gof_map = c("n", "share_valid")`) with no decimals: share_valid showed 0, and `synthetic`
+# (TRUE) 1. glance_custom() replaces glance()'s columns in the table only: as text, formatted.
+
+#' @rdname llm_validations_methods
+#' @exportS3Method modelsummary::glance_custom
+glance_custom.llm_validations <- function(x, ...) {
+  glanced <- glance.llm_validations(x)
+  data.frame(
+    share_valid = if (is.na(glanced$share_valid)) "" else sprintf("%.3f", glanced$share_valid),
+    synthetic = if (glanced$synthetic) "yes" else "no", stringsAsFactors = FALSE
+  )
 }
 
 #' @rdname llm_validations_methods

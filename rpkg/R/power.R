@@ -82,8 +82,9 @@ print.llm_power <- function(x, digits = 3, ...) {
     print(as.data.frame(unclass(x), stringsAsFactors = FALSE), digits = digits, ...)
     return(invisible(x))
   }
-  cat(sprintf("<llm_power> %d replications, M = %d, n = %d, alpha = %s (%s / %s)\n",
-              as.integer(x$replications[1]), as.integer(x$M[1]), as.integer(x$n[1]),
+  cat(sprintf("<llm_power> %s, M = %d, n = %d, alpha = %s (%s / %s)\n",
+              count_of(as.integer(x$replications[1]), "replication"), as.integer(x$M[1]),
+              as.integer(x$n[1]),
               format(x$alpha[1]), x$validation_method[1], x$separation_method[1]))
   cat("Synthetic: simulated provider (a data-generating process, not a language model)\n")
   shares <- c("annotation correct" = x$share_annotation_correct[1],

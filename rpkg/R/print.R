@@ -13,8 +13,9 @@ print.llm_dry_run <- function(x, ...) {
   count <- function(n) format(n, big.mark = ",", scientific = FALSE)
   to_make <- x$to_make
   if (!is.null(to_make)) {
-    cat(sprintf("  to be made:     %s chat calls, %s texts to embed\n",
-                count(to_make[["chat_calls"]]), count(to_make[["texts_to_embed"]])))
+    cat(sprintf("  to be made:     %s, %s to embed\n",
+                count_of(to_make[["chat_calls"]], "chat call"),
+                count_of(to_make[["texts_to_embed"]], "text")))
   }
   cat(sprintf("  chat calls:     %s in all (annotation %s, simulation %s, backtranslation %s)\n",
               count(calls[["chat_calls"]]), count(calls[["annotation_calls"]]),
@@ -25,7 +26,7 @@ print.llm_dry_run <- function(x, ...) {
   }
   requests <- calls[["embedding_requests"]]
   cat(sprintf("  embedded texts: %s in all%s\n", count(calls[["embedded_texts"]]),
-              if (!is.na(requests)) sprintf(" in %s requests", count(requests)) else ""))
+              if (!is.na(requests)) paste(" in", count_of(requests, "request")) else ""))
   if (!is.null(to_make)) {
     cat(sprintf("                  of which %s already cached, %s shared with an earlier passage\n",
                 count(to_make[["cached_texts"]]), count(to_make[["shared_texts"]])))

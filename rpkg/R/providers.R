@@ -133,9 +133,16 @@ llm_provider_simulated <- function(follow_probability = 0.97, label_signal = 0.3
 }
 
 #' @rdname llm_provider
+#' @details An embedding provider's key: its `api_key` when given; else the
+#'   chat provider's key when the chat provider is the same vendor's on the same
+#'   server (`llm_provider_openai()` with `llm_embedding_openai()`, both
+#'   without a `base_url` or with the same one); else the vendor's environment
+#'   variable (`OPENAI_API_KEY` for OpenAI's own hosts), or
+#'   `LLMV_EMBEDDING_API_KEY` for a server of your own (`base_url`). Printing
+#'   the provider says which, never the key.
 #' @export
-llm_embedding_openai <- function(model = NULL, base_url = NULL) {
-  new_provider("openai", model, base_url, NULL, list(), "llm_embedding_provider")
+llm_embedding_openai <- function(model = NULL, base_url = NULL, api_key = NULL) {
+  new_provider("openai", model, base_url, api_key, list(), "llm_embedding_provider")
 }
 
 #' @rdname llm_provider
@@ -158,16 +165,52 @@ llm_embedding_simulated <- function() {
   new_provider("simulated", NULL, NULL, NULL, list(), "llm_embedding_provider")
 }
 
+# Where a provider's key comes from when the run starts, in words (never the key itself): the
+# engine's rule (resolution.cpp) and its table's credential column.
+key_source <- function(x) {
+  if (!is.null(provider_key(x))) {
+    return("<redacted> (given as `api_key`)")
+  }
+  if (grepl("^ollama", x$display %||% x$name)) {
+    return("none needed")
+  }
+  if (x$name == "auto") {
+    return("from the environment, that of the provider picked when the run starts")
+  }
+  defaults <- .Call(llmv_provider_defaults)
+  embedding <- inherits(x, "llm_embedding_provider")
+  kind <- if (embedding) "embedding" else "chat"
+  row <- which(defaults$kind == kind & defaults$provider == x$name)
+  variable <- if (length(row) == 1 && nzchar(defaults$credential[row])) {
+    defaults$credential[row]
+  } else {
+    "the provider's environment variable"
+  }
+  # "as bedrock": the credentials of that chat provider's row.
+  as_chat <- which(defaults$kind == "chat" & defaults$provider == sub("^as ", "", variable))
+  if (startsWith(variable, "as ") && length(as_chat) == 1) variable <- defaults$credential[as_chat]
+  if (!embedding) {
+    if (!is.null(x$base_url) && x$name == "openai") {
+      return(paste0("LLMV_API_KEY, or the variable `options = list(api_key_env = )` names ",
+                    "(OPENAI_API_KEY goes to OpenAI's hosts only)"))
+    }
+    return(paste("from the environment:", variable))
+  }
+  chat <- defaults$provider[defaults$kind == "chat" & defaults$embedding_provider == x$name]
+  same <- if (length(chat) > 0) {
+    sprintf("the chat provider's key when it is %s%s, ",
+            paste0("llm_provider_", chat, "()", collapse = " or "),
+            if (is.null(x$base_url)) " on the same server" else " with this base_url")
+  } else {
+    ""
+  }
+  paste0(same, "else ", if (is.null(x$base_url)) variable else "LLMV_EMBEDDING_API_KEY")
+}
+
 #' @export
 format.llmv_provider <- function(x, ...) {
   kind <- if (inherits(x, "llm_embedding_provider")) "embedding provider" else "chat provider"
-  key <- if (!is.null(provider_key(x))) {
-    "<redacted>"
-  } else if (grepl("^ollama", x$display %||% x$name)) {
-    "none needed"
-  } else {
-    "from the environment"
-  }
+  key <- key_source(x)
   lines <- sprintf("<llmvalidate %s: %s>", kind, x$display %||% x$name)
   if (x$name != "simulated") {
     lines <- c(lines,

@@ -44,7 +44,7 @@ llm_validation_summary <- function(x, human = NULL, labels = NULL) {
   if (!is.null(human)) {
     human <- check_labels(human, "human")
     if (length(human) != nrow(x)) {
-      abort_argument("human", sprintf("a vector of %d labels, one per passage", nrow(x)),
+      abort_argument("human", sprintf("a vector of %s, one per passage", count_of(nrow(x), "label")),
                      human, rlang::current_env())
     }
   }
@@ -108,8 +108,8 @@ summary_input <- function(x, call = rlang::caller_env()) {
 
 #' @export
 print.llm_validation_summary <- function(x, digits = 3, ...) {
-  cat(sprintf("<llm_validation_summary> %d passages, %d inconclusive\n\n", x$n_total,
-              x$n_inconclusive))
+  cat(sprintf("<llm_validation_summary> %s, %d inconclusive\n\n",
+              count_of(x$n_total, "passage"), x$n_inconclusive))
   cat("Share valid among passages whose prerequisites pass, by LLM label:\n")
   print(x$by_label, digits = digits, row.names = FALSE)
   if (!is.null(x$cross)) {

@@ -71,6 +71,7 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     config.embedding_provider = list_get<std::string>(list, "embedding_provider", "");
     config.embedding_model = list_get<std::string>(list, "embedding_model", "");
     config.embedding_base_url = list_get<std::string>(list, "embedding_base_url", "");
+    config.embedding_api_key = list_get<std::string>(list, "embedding_api_key", "");
     config.m = list_get<int>(list, "m", config.m);
     config.n = list_get<int>(list, "n", config.n);
     config.tests.alpha = list_get<double>(list, "alpha", config.tests.alpha);

@@ -194,7 +194,11 @@ test_that("5, 10: a many-passage result goes into modelsummary beside a regressi
   fit <- lm(mpg ~ wt, data = mtcars)
   table <- modelsummary::modelsummary(list(OLS = fit, Validation = res), output = "data.frame")
   estimates <- table[table$part == "estimates" & table$statistic == "estimate", ]
-  expect_true(all(c("(Intercept)", "wt", "tau (a)") %in% estimates$term))
+  expect_true(all(c("(Intercept)", "wt", "share valid") %in% estimates$term))
+  # One row per passage on request (issue 42: the default is the tally by verdict).
+  by_passage <- modelsummary::modelsummary(list(OLS = fit, Validation = res), passages = TRUE,
+                                           output = "data.frame")
+  expect_true("tau (a)" %in% by_passage$term)
   gof <- table[table$part == "gof", ]
   expect_false(any(grepl("[0-9]\\.[0-9]{6,}", unlist(gof))))  # no 15-digit rows
   # A single validation: its terms are not rendered as interactions, and M is not Num.Obs.
