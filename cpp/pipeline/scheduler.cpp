@@ -3,8 +3,10 @@
 // `concurrency` requests on the wire. Cache hits and the simulated provider are answered
 // inline, without the transport.
 #include "pipeline/scheduler.hpp"
+#include "pipeline/input_order.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <limits>
 
 namespace llmv::pipeline {
@@ -310,8 +312,23 @@ void Engine::remember_secret(const std::string& secret) {
 BatchResult run_engine(const ValidationConfig& config, const PassageSource& source,
                        const BatchCallbacks& callbacks, bool keep_results,
                        std::size_t passages_total, DeferredCalls* deferred) {
-    Engine engine(config, callbacks, keep_results, passages_total, deferred);
-    return engine.run(source);
+    // Rows go to the front end in input order on every path (synchronous, the batch API's
+    // read-back, a failed run's finished rows): passages finish in any order.
+    InputOrder order(callbacks.on_passage);
+    const BatchCallbacks ordered = in_input_order(callbacks, order);
+    BatchResult result;
+    std::exception_ptr failure;
+    {
+        Engine engine(config, ordered, keep_results, passages_total, deferred);
+        try {
+            result = engine.run(source);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    }               // the engine is gone: no row comes after this
+    order.flush();  // on a failure too: the rows finished before it are still written
+    if (failure) std::rethrow_exception(failure);
+    return result;
 }
 
 }  // namespace llmv::pipeline

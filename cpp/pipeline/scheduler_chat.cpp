@@ -66,8 +66,8 @@ std::optional<Job> Engine::issue_chat(ChatUnit unit) {
     if (deferred_) return defer_chat(std::move(unit), request, key, hash);
     if (config_.replay_only) {
         flow_.fail(unit.passage, code::cache,
-                   std::string("the cache holds no answer to its ") +
-                       kind_name(unit.kind) + " call (draw " + std::to_string(unit.position) +
+                   std::string("the cache holds no answer to its ") + kind_name(unit.kind) +
+                       " call (draw " + std::to_string(unit.position) +
                        (unit.label.empty() ? "" : ", label " + unit.label) +
                        "); run the validation with the same settings and cache first");
         return std::nullopt;

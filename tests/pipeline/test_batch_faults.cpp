@@ -37,20 +37,21 @@
 #include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/pipeline.hpp"
 
-
 namespace fs = std::filesystem;
 using namespace llmv;
 using namespace llmv::pipeline;
 using llmv::test::result_rows;
 using llmv::test::ScopedEnv;
 using llmv::test::slurp;
-using llmv::test::Spawned;
 using llmv::test::spawn_cli;
+using llmv::test::Spawned;
 using llmv::test::wait_cli;
 
 namespace {
 
-std::string batch_dir(const std::string& name) { return llmv::test::scratch_dir("llmv-batchfaults", name); }
+std::string batch_dir(const std::string& name) {
+    return llmv::test::scratch_dir("llmv-batchfaults", name);
+}
 
 // The files a batch-API run keeps beside the cache while it runs (its work file, downloads).
 std::vector<std::string> run_files_in(const std::string& dir) {
@@ -133,7 +134,6 @@ BatchResult synchronous_reference(fake::FakeServer& server, const std::string& v
 }
 
 // ---- the CLI as a subprocess --------------------------------------------------------------------
-
 
 void write_input(const std::string& path, int count) {
     std::ofstream input(path);
@@ -585,4 +585,35 @@ TEST_CASE(
     }
     CHECK_FALSE(interrupt_requested());  // removed with its scope
     CHECK(interruptible_wait(0.01));
+}
+
+// Issue 40: the batch-API CSV came out in another row order than the synchronous one (rows 15
+// and 16 swapped on 20 rows). Both paths hand rows over in input order.
+TEST_CASE("batch faults: rows come in input order, through the batch API and synchronously",
+          "[batch][input-order]") {
+    const VendorKeys keys;
+    fake::FakeServer server;
+    server.start();
+    const auto order_of = [](const auto& run) {
+        std::vector<std::size_t> indexes;
+        BatchCallbacks callbacks;
+        callbacks.on_passage = [&](const PassageResult& result) {
+            indexes.push_back(result.index);
+        };
+        run(callbacks);
+        return indexes;
+    };
+    std::vector<std::size_t> expected(20);
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i;
+    ValidationConfig synchronous =
+        vendor_config(server, "openai", batch_dir("order-sync") + "/c.sqlite");
+    synchronous.concurrency = 16;
+    CHECK(order_of([&](const BatchCallbacks& callbacks) {
+              validate_batch(synchronous, passages(20), callbacks);
+          }) == expected);
+    const ValidationConfig batch =
+        vendor_config(server, "openai", batch_dir("order-batch") + "/c.sqlite");
+    CHECK(order_of([&](const BatchCallbacks& callbacks) {
+              validate_with_batch_api(batch, passages(20), callbacks, BatchApiOptions());
+          }) == expected);
 }
