@@ -16,6 +16,9 @@
 #' @param true_label The label the passages are written from; `NULL` takes the
 #'   task's first label.
 #' @param replications Number of simulated passages.
+#' @param seed `NULL` draws the seed from R's random number generator, so that
+#'   [set.seed()] makes the analysis reproducible; or a whole number. It picks the
+#'   simulated passages, their pools and the tests' permutations (nothing is paid).
 #' @param ... `permutations`, `repeats`, `variables` as in [llm_validate()].
 #' @return A one-row data frame of class `llm_power` with the shares of
 #'   replications whose annotation is correct, whose validation test does not
