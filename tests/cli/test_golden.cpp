@@ -57,7 +57,8 @@ std::vector<std::string> simulated(std::vector<std::string> args, const std::str
 
 std::vector<std::string> batch(std::vector<std::string> args,
                                const std::string& passages = "passages.csv") {
-    // One request at a time: rows are written in completion order.
+    // One request at a time (rows come in input order on every path; the request order of the
+    // counts does not vary either).
     const std::vector<std::string> input = {"batch",         "--input",      "{inputs}/" + passages,
                                             "--id-column",   "id",           "--human-label-column",
                                             "human",         "--concurrency", "1"};
