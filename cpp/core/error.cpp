@@ -2,12 +2,15 @@
 
 namespace llmv {
 
-namespace {
-std::string house_style(const ErrorSubject& subject) {
-    const std::string name = !subject.name.empty() ? subject.name
-                             : subject.key.empty() ? subject.setting
-                                                   : subject.setting + "." + subject.key;
+std::string house_style_message(const std::string& name, const ErrorSubject& subject) {
     return "`" + name + "` must be " + subject.allowed + "; received " + subject.received + ".";
+}
+
+namespace {
+// The engine's own name for the subject of its message.
+std::string engine_name(const ErrorSubject& subject) {
+    if (!subject.name.empty()) return subject.name;
+    return subject.key.empty() ? subject.setting : subject.setting + "." + subject.key;
 }
 
 ErrorSubject subject_of(const std::string& argument, std::string received, std::string allowed) {
@@ -23,7 +26,7 @@ ErrorSubject subject_of(const std::string& argument, std::string received, std::
 }  // namespace
 
 Error::Error(std::string error_code, ErrorSubject subject)
-    : std::runtime_error(house_style(subject)),
+    : std::runtime_error(house_style_message(engine_name(subject), subject)),
       code_(std::move(error_code)),
       subject_(std::move(subject)) {}
 

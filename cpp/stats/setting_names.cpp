@@ -76,11 +76,8 @@ std::string spelling_of(const ErrorSubject& subject, FrontEnd front_end) {
 
 std::string message(const Error& error, FrontEnd front_end) {
     if (front_end == FrontEnd::engine) return error.what();
-    if (error.has_subject()) {
-        const ErrorSubject& subject = error.subject();
-        return "`" + spelling_of(subject, front_end) + "` must be " + subject.allowed +
-               "; received " + subject.received + ".";
-    }
+    if (error.has_subject())
+        return house_style_message(spelling_of(error.subject(), front_end), error.subject());
     std::string text = error.what();
     for (const std::string& name : error.settings_named()) {
         const std::string quoted = "`" + name + "`";

@@ -482,9 +482,8 @@ void apply_preset(pipeline::ValidationConfig& config, const std::string& name, F
     std::string names;
     for (const Preset& preset : presets())
         names += (names.empty() ? "" : ", ") + ("\"" + preset.name + "\"");
-    const char* spellings[] = {"preset", "--preset", "preset", "preset()"};
-    throw_invalid(code::invalid_argument, spellings[static_cast<int>(front_end)],
-                  "\"" + name + "\"", "one of " + names);
+    throw_invalid(code::invalid_argument, spelling_of("preset", front_end), "\"" + name + "\"",
+                  "one of " + names);
 }
 
 }  // namespace llmv::settings

@@ -101,6 +101,10 @@ class Error : public std::runtime_error {
     std::vector<std::string> settings_named_;
 };
 
+// The house style's sentence for `subject`, naming it `name` (the engine's name, or a front
+// end's spelling of it): "`name` must be <allowed>; received <received>."
+std::string house_style_message(const std::string& name, const ErrorSubject& subject);
+
 // The house style for bad input: name the argument, the value received, what is allowed.
 // `argument` may carry a key after a dot ("pools.Neutral").
 [[noreturn]] void throw_invalid(const std::string& error_code, const std::string& argument,
