@@ -121,6 +121,11 @@ struct ValidationConfig {
     // own row, llmv.input.invalid_encoding) or "latin1" (each byte is one ISO 8859-1 character).
     std::string input_encoding = "utf-8";
     bool dry_run = false;  // count the calls and tokens, make none
+    // The route of a run (pipeline::run, llmvalidate/run.hpp): through the vendor's batch API
+    // (half the price, hours) instead of synchronous requests; with `wait` false, submit the
+    // next phase's batches (or poll those out once) and return a waiting outcome.
+    bool batch_api = false;
+    bool wait = true;
     // The price table (prompts/prices.csv's columns) for the dry run's and the run's dollars;
     // empty: LLMV_PRICE_TABLE, else the shipped prompts/prices.csv.
     std::string price_table;
