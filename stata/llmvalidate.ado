@@ -556,10 +556,11 @@ program define Validate, rclass
     return local task `"`taskfile'"'
     * nowait: the batches are out; r(waiting) says so and there is no result yet.
     if "`return(waiting)'" == "1" exit
-    * e(): the statistics for esttab (not after a dry run, which computes none).
-    if "`dryrun'" == "" PostResults validate `touse'
+    * What the run returned says how to show it (the engine chose the route): e() holds the
+    * statistics for esttab, except after a dry run, which computes none.
+    if "`return(dryrun)'" != "yes" PostResults validate `touse'
     if "`notable'" == "" {
-        if "`dryrun'" != "" ShowDryRun
+        if "`return(dryrun)'" == "yes" ShowDryRun
         else ShowResults
     }
 end

@@ -196,6 +196,15 @@ std::string read_input(const std::string& path, std::string* source) {
     return buffer.str();
 }
 
+void check_writable(const ParsedArgs& parsed, const std::string& option) {
+    if (!parsed.has(option)) return;
+    const std::string path = parsed.value(option);
+    const std::string probe = path + ".tmp-probe-" + std::to_string(::getpid());
+    if (!std::ofstream(probe, std::ios::binary | std::ios::trunc))
+        throw_invalid(code::io, option, path, "a writable file path");
+    std::remove(probe.c_str());
+}
+
 void write_output(const std::string& path, const std::string& text, const std::string& option) {
     if (path.empty()) {
         std::cout << text;

@@ -86,6 +86,9 @@ std::string read_input(const std::string& path, std::string* source);
 // Writes to standard output when `path` is empty, else atomically to `path` (a temporary
 // file in the same folder, then rename), so a failed run never leaves half a file. `option`
 // names the path in the error.
+// Refuses, before anything is paid for, a file option whose path cannot be written (a probe
+// file beside it is created and removed); nothing when the option was not given.
+void check_writable(const ParsedArgs& parsed, const std::string& option);
 void write_output(const std::string& path, const std::string& text,
                   const std::string& option = "--output");
 

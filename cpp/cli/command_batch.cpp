@@ -371,86 +371,60 @@ int command_batch(const std::vector<std::string>& args) {
         return true;
     };
 
-    if (config.dry_run) {
-        // Counting needs every row once; the rows are small next to a run's memory.
-        std::vector<pipeline::PassageInput> passages;
-        pipeline::PassageInput input;
-        while (next_passage(input)) {
-            // A row that cannot be read costs nothing: named here, left out of the count.
-            if (input.input_error.empty())
-                passages.push_back(input);
-            else
-                std::cerr << "llmvalidate: warning: " << input.input_error << " (not counted)\n";
-        }
-        write_output(parsed.value("--output"), format_dry_run(pipeline::dry_run(config, passages)));
-        return exit_ok;
-    }
-
-    if (parsed.has("--summary")) {
-        // Checked before anything is paid for: the summary is written only at the end.
-        const std::string probe =
-            parsed.value("--summary") + ".tmp-probe-" + std::to_string(::getpid());
-        if (!std::ofstream(probe, std::ios::binary | std::ios::trunc)) {
-            throw_invalid(code::io, "--summary", parsed.value("--summary"), "a writable file path");
-        }
-        std::remove(probe.c_str());
-    }
+    if ((parsed.has("--submit-only") || parsed.has("--poll-interval")) &&
+        !parsed.has("--batch-api"))
+        throw_usage(spec.name, "options `--submit-only` and `--poll-interval` need `--batch-api`.");
+    // Checked before anything is paid for: the rows and the summary are written as the run goes
+    // and at its end. The files are created only once there is something to write (a dry run
+    // writes its report on standard output and creates neither).
+    for (const char* option : {"--output", "--summary", "--save-generations"})
+        check_writable(parsed, option);
     const Task task = task_of(config, options_task_origin);
     const std::vector<std::string> labels = task.labels();
     std::unique_ptr<std::ofstream> file;
-    std::ostream* out = &std::cout;
-    if (parsed.has("--output")) {
-        file = std::make_unique<std::ofstream>(parsed.value("--output"),
-                                               std::ios::binary | std::ios::trunc);
-        if (!*file)
-            throw_invalid(code::io, "--output", parsed.value("--output"), "a writable file path");
-        out = file.get();
-    }
-    if (format == "csv") *out << csv_line(csv_header(labels)) << "\n";
-
-    std::unique_ptr<GenerationsWriter> generations;
-    if (parsed.has("--save-generations")) {
-        generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
-        config.keep_texts = true;
-    }
-    Failures failures;
-    pipeline::BatchCallbacks callbacks;
-    callbacks.cancel = install_interrupt_flag();
-    // A model retiring soon (before the first call), or a refused feature the run switched
-    // from (when it happens).
-    callbacks.on_warning = [](const pipeline::RunWarning& warning) { print_warning(warning.text); };
-    ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
-    callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
-    callbacks.on_passage = [&](const pipeline::PassageResult& result) {
-        if (format == "csv") {
-            *out << csv_line(csv_row(result, labels)) << "\n";
-        } else {
-            *out << jsonl_line(result) << "\n";
+    std::ostream* out = nullptr;
+    const auto rows_out = [&]() -> std::ostream& {
+        if (out) return *out;
+        out = &std::cout;
+        if (parsed.has("--output")) {
+            file = std::make_unique<std::ofstream>(parsed.value("--output"),
+                                                   std::ios::binary | std::ios::trunc);
+            if (!*file)
+                throw_invalid(code::io, "--output", parsed.value("--output"),
+                              "a writable file path");
+            out = file.get();
         }
-        out->flush();
-        if (generations) generations->write(result);
-        failures.add(result);
+        if (format == "csv") *out << csv_line(csv_header(labels)) << "\n";
+        return *out;
     };
+    if (parsed.has("--save-generations")) config.keep_texts = true;
+    std::unique_ptr<GenerationsWriter> generations;
+    pipeline::RunSink sink;
+    sink.cancel = install_interrupt_flag();
+    sink.on_warning = print_run_warning;
+    ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
+    sink.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
+    sink.on_passage = [&](const pipeline::PassageResult& result) {
+        std::ostream& rows = rows_out();
+        rows << (format == "csv" ? csv_line(csv_row(result, labels)) : jsonl_line(result)) << "\n";
+        rows.flush();
+        if (!generations && parsed.has("--save-generations"))
+            generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
+        if (generations) generations->write(result);
+    };
+    sink.on_status = [](const std::string& line) { std::cerr << "Batch API: " << line << "\n"; };
     const pipeline::PassageSource source = [&](pipeline::PassageInput& input) {
         return next_passage(input);
     };
-    pipeline::BatchResult batch;
-    if (parsed.has("--batch-api")) {
-        // Every phase covers every passage: the rows are read at once.
-        std::vector<pipeline::PassageInput> passages;
-        pipeline::PassageInput input;
-        while (next_passage(input)) passages.push_back(input);
-        pipeline::BatchApiOptions batch_options;
-        batch_options.submit_only = parsed.has("--submit-only");
-        batch_options.on_status = [](const std::string& line) {
-            std::cerr << "Batch API: " << line << "\n";
-        };
-        pipeline::BatchApiReport report;
-        // An error names `batch_api`, which main() spells `--batch-api`.
-        batch = pipeline::validate_with_batch_api(config, passages, callbacks, batch_options,
-                                                  &report, false);
-        if (report.waiting) {
-            bar.finish();
+    const pipeline::RunOutcome outcome = pipeline::run(config, source, sink, {false, {}});
+    bar.finish();
+    if (outcome.estimate) {
+        std::cout << format_dry_run(*outcome.estimate);
+        return exit_ok;
+    }
+    if (outcome.batch_report) {
+        const pipeline::BatchApiReport& report = *outcome.batch_report;
+        if (outcome.status == pipeline::RunStatus::waiting) {
             std::cerr
                 << "Batch API: waiting for the provider; run the same command again to go on.\n";
             return exit_ok;
@@ -459,20 +433,17 @@ int command_batch(const std::vector<std::string>& args) {
                   << report.submitted.size() << " provider batches by this command, "
                   << report.synchronous_requests << " retries sent synchronously, " << report.phases
                   << " passes.\n";
-    } else {
-        if (parsed.has("--submit-only") || parsed.has("--poll-interval"))
-            throw_usage(spec.name,
-                        "options `--submit-only` and `--poll-interval` need `--batch-api`.");
-        batch = pipeline::validate_stream(config, source, callbacks, false);
     }
-    bar.finish();
-    if (!*out) throw Error(code::io, "writing the rows failed (disk full?)");
+    const pipeline::BatchResult& batch = outcome.result;
+    std::ostream& rows = rows_out();  // the header alone when no row came
+    rows.flush();
+    if (!rows) throw Error(code::io, "writing the rows failed (disk full?)");
     if (generations) generations->close();
 
     std::cerr << format_summary(batch.summary);
     std::cerr << "Total: " << format_counts(batch.calls) << ".\n";
     std::cerr << format_cost(batch.cost, "Cost at the price table's prices");
-    if (batch.cancelled) {
+    if (outcome.status == pipeline::RunStatus::cancelled) {
         std::cerr
             << "Cancelled: the rows written so far are complete; a re-run with the same cache "
                "resumes without repeating a call.\n";
@@ -484,7 +455,7 @@ int command_batch(const std::vector<std::string>& args) {
         write_output(parsed.value("--summary"), summary.dump(2) + "\n", "--summary");
     }
     warn_unwritten(batch, config.cache_path);
-    return exit_code_for_results(batch.cancelled, failures);
+    return exit_code_for(outcome);
 }
 
 }  // namespace llmv::cli

@@ -187,38 +187,37 @@ int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& ch
         inputs.push_back(std::move(column_inputs));
     }
     if (!choice.cache_note.empty()) std::cerr << choice.cache_note << "\n";
+    for (const char* option : {"--output", "--save-generations"}) check_writable(parsed, option);
     std::string report = choice.banner + "\n";
-    if (base.dry_run) {
-        for (std::size_t c = 0; c < columns.size(); ++c)
-            report += "\n== " + columns[c].header + " ==\n" +
-                      format_dry_run(pipeline::dry_run(configs[c], inputs[c]));
-        write_output(parsed.value("--output"), report);
-        return exit_ok;
-    }
     std::unique_ptr<GenerationsWriter> generations;
-    if (parsed.has("--save-generations"))
-        generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
-    pipeline::BatchCallbacks callbacks;
-    callbacks.cancel = install_interrupt_flag();
-    // A model retiring soon (before the first call), or a refused feature the run switched
-    // from (when it happens).
-    callbacks.on_warning = [](const pipeline::RunWarning& warning) { print_warning(warning.text); };
+    pipeline::RunSink sink;
+    sink.cancel = install_interrupt_flag();
+    sink.on_warning = print_run_warning;
     Failures failures;
     bool cancelled = false;
+    bool estimated = false;
     pipeline::CallCounts totals;
     std::vector<std::vector<pipeline::PassageResult>> results;
     std::string json;
     for (std::size_t c = 0; c < columns.size() && !cancelled; ++c) {
         pipeline::ValidationConfig& config = configs[c];
-        config.keep_texts = generations != nullptr;
+        config.keep_texts = parsed.has("--save-generations");
         ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
-        callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
-        pipeline::BatchResult batch = pipeline::validate_batch(config, inputs[c], callbacks, true);
+        sink.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
+        pipeline::RunOutcome outcome = pipeline::run(config, inputs[c], sink);
         bar.finish();
+        if (outcome.estimate) {
+            report += "\n== " + columns[c].header + " ==\n" + format_dry_run(*outcome.estimate);
+            estimated = true;
+            continue;
+        }
+        pipeline::BatchResult& batch = outcome.result;
         warn_unwritten(batch, config.cache_path);
-        cancelled = batch.cancelled;
+        cancelled = outcome.status == pipeline::RunStatus::cancelled;
+        failures.add(outcome);
+        if (!generations && parsed.has("--save-generations"))
+            generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
         for (const auto& result : batch.passages) {
-            failures.add(result);
             if (generations) generations->write(result);
             // Each JSON line names its column: the task (with its variables) and model.
             const std::string line = jsonl_line(result);
@@ -249,6 +248,10 @@ int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& ch
         report += "Calls: " + format_counts(batch.calls) + ".\n";
         report += format_cost(batch.cost, "Cost at the price table's prices");
         results.push_back(std::move(batch.passages));
+    }
+    if (estimated) {
+        write_output(parsed.value("--output"), report);
+        return exit_ok;
     }
     if (generations) generations->close();
     if (parsed.has("--json")) {
@@ -327,31 +330,27 @@ int command_run(const std::vector<std::string>& args) {
 
     if (!choice.cache_note.empty()) std::cerr << choice.cache_note << "\n";
     std::string report = choice.banner + "\n";
-    if (config.dry_run) {
-        report += format_dry_run(pipeline::dry_run(config, passages));
+    for (const char* option : {"--output", "--save-generations"}) check_writable(parsed, option);
+    pipeline::RunSink sink;
+    sink.cancel = install_interrupt_flag();
+    sink.on_warning = print_run_warning;
+    ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
+    sink.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
+    if (parsed.has("--save-generations")) config.keep_texts = true;
+    const pipeline::RunOutcome outcome = pipeline::run(config, passages, sink);
+    bar.finish();
+    if (outcome.estimate) {
+        report += format_dry_run(*outcome.estimate);
         write_output(parsed.value("--output"), report);
         return exit_ok;
     }
-
-    std::unique_ptr<GenerationsWriter> generations;
+    const pipeline::BatchResult& batch = outcome.result;
     if (parsed.has("--save-generations")) {
-        generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
-        config.keep_texts = true;
-    }
-    pipeline::BatchCallbacks callbacks;
-    callbacks.cancel = install_interrupt_flag();
-    callbacks.on_warning = [](const pipeline::RunWarning& warning) { print_warning(warning.text); };
-    ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
-    callbacks.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
-    pipeline::BatchResult batch = pipeline::validate_batch(config, passages, callbacks, true);
-    bar.finish();
-    if (generations) {
-        for (const auto& result : batch.passages) generations->write(result);
-        generations->close();
+        GenerationsWriter generations(parsed.value("--save-generations"));
+        for (const auto& result : batch.passages) generations.write(result);
+        generations.close();
     }
 
-    Failures failures;
-    for (const auto& result : batch.passages) failures.add(result);
     if (parsed.has("--json")) {
         report.clear();  // JSON lines only: the banner is in every row ("synthetic")
         for (const auto& result : batch.passages) report += jsonl_line(result) + "\n";
@@ -372,12 +371,12 @@ int command_run(const std::vector<std::string>& args) {
         }
         report += "Total: " + format_counts(batch.calls) + ".\n";
         report += format_cost(batch.cost, "Cost at the price table's prices");
-        if (batch.cancelled)
+        if (outcome.status == pipeline::RunStatus::cancelled)
             report += "Cancelled: a re-run with the same cache resumes without repeating a call.\n";
     }
     write_output(parsed.value("--output"), report);
     warn_unwritten(batch, config.cache_path);
-    return exit_code_for_results(batch.cancelled, failures);
+    return exit_code_for(outcome);
 }
 
 }  // namespace llmv::cli

@@ -182,17 +182,19 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
         config.cache_path = parsed.value("--cache", pipeline::default_cache_path());
     }
     {
-        const std::string warning = pipeline::cache_warning(config);
+        // (A paid run without a cache is warned of by the run itself, before its first call.)
         const bool nothing_paid =
             config.provider == "simulated" && config.embedding_provider == "hashed";
         // Nothing paid, nothing cached: the banner already says the run is synthetic.
         choice.cache_note = nothing_paid                ? ""
                             : config.cache_path.empty() ? "Cache: none (--no-cache)."
                                                         : "Cache: " + config.cache_path;
-        if (!warning.empty()) choice.cache_note += "\nWarning: " + warning;
     }
     // --timeout, --drain and --encoding: the settings table (its ranges and messages).
+    // The route: pipeline::run() reads these three.
     config.dry_run = parsed.has("--dry-run");
+    config.batch_api = parsed.has("--batch-api");
+    config.wait = !parsed.has("--submit-only");
     if (parsed.has("--price-table")) config.price_table = parsed.value("--price-table");
 
     pipeline::SimulatedDgp& dgp = config.simulated;

@@ -230,7 +230,7 @@ std::string format_dry_run(const pipeline::DryRunReport& report) {
         << "  output tokens (est.):  " << report.estimated_output_tokens << "\n"
         << "  embedding tokens (est.): " << report.estimated_embedding_tokens << "\n"
         << format_cost(report.cost, "  price of the calls to be made (est.)");
-    for (const std::string& warning : report.warnings) out << "Warning: " << warning << "\n";
+    // (Its warnings reach standard error through the run's sink, as a run's do.)
     out << report.note << "\n";
     return out.str();
 }

@@ -85,6 +85,8 @@ void ProgressBar::finish() {
 
 void print_warning(const std::string& text) { std::cerr << "Warning: " << text << "\n"; }
 
+void print_run_warning(const pipeline::RunWarning& warning) { print_warning(warning.text); }
+
 void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path) {
     if (batch.unwritten_file.empty()) return;
     const std::string& reason = batch.unwritten_reason;
@@ -103,14 +105,17 @@ void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache
     }
 }
 
-void Failures::add(const pipeline::PassageResult& result) {
-    if (result.ok || result.error_code == code::cancelled) return;
-    ++count;
-    if (result.index < first_index) {
-        first_index = result.index;
-        first_code = result.error_code;
-        first_message = result.error_message;
-    }
+void Failures::add(const pipeline::RunOutcome& outcome) {
+    count += outcome.failed;
+    if (!first_code.empty() || !outcome.first_failure) return;
+    first_code = outcome.first_failure->code;
+    first_message = outcome.first_failure->message;
+}
+
+int exit_code_for(const pipeline::RunOutcome& outcome) {
+    Failures failures;
+    failures.add(outcome);
+    return exit_code_for_results(outcome.status == pipeline::RunStatus::cancelled, failures);
 }
 
 int exit_code_for_results(bool cancelled, const Failures& failures) {

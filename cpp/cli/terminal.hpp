@@ -16,37 +16,39 @@ std::atomic<bool>* install_interrupt_flag();
 
 // A one-line progress bar on standard error when it is a terminal; nothing otherwise.
 class ProgressBar {
-public:
+  public:
     explicit ProgressBar(bool enabled);
     void update(const pipeline::Progress& progress);
     void finish();
     bool enabled() const { return enabled_; }
 
-private:
+  private:
     bool enabled_;
     bool drawn_ = false;
 };
 bool stderr_is_terminal();
 
-// The passages that failed (a cancelled one is not a failure), and the first of them in input
-// order, whatever the order they finish in.
+// The failures of several runs (run --passages with several columns): how many, and the first
+// of the first run that had one.
 struct Failures {
-    void add(const pipeline::PassageResult& result);
+    void add(const pipeline::RunOutcome& outcome);
     std::size_t count = 0;
-    std::size_t first_index = static_cast<std::size_t>(-1);
     std::string first_code, first_message;
 };
 
-// The exit code of a batch: 0 when every passage has a verdict, else the code of the first
+// The exit code of a run: 0 when every passage has a verdict, else the code of the first
 // failure in input order (130 when interrupted by SIGINT, 143 by SIGTERM). A failure or an
 // interruption is also one `llmvalidate: error [<code>]: ...` line on standard error.
 int exit_code_for_results(bool cancelled, const Failures& failures);
+int exit_code_for(const pipeline::RunOutcome& outcome);
 
 // Answers the cache could not take went to a side file: says where and how to import it (on
 // standard error); nothing when every answer reached the cache.
 void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache_path);
 
-// "Warning: <text>" on standard error (BatchCallbacks::on_warning: a model retiring soon).
+// "Warning: <text>" on standard error; print_run_warning is the run's sink for its warnings
+// (RunSink::on_warning: no cache, a model retiring soon, a size that cannot decide, ...).
 void print_warning(const std::string& text);
+void print_run_warning(const pipeline::RunWarning& warning);
 
 }  // namespace llmv::cli

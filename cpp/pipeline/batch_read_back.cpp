@@ -241,7 +241,8 @@ void BatchRunner::read_lines(ProviderBatchRecord record, const Downloaded& resul
                     code::provider_server,
                     "a request failed in " + std::to_string(failures_[line.custom_id]) +
                         " provider batches (the last: " + line.error +
-                        "); the answers so far are in the cache, and the same command resumes");
+                        "); the answers so far are in the cache, and a re-run with the same "
+                        "settings and cache resumes");
             }
             return;
         }

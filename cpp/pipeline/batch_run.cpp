@@ -62,9 +62,10 @@ BatchRunner::BatchRunner(const ValidationConfig& config, const std::vector<Passa
         for (const ProviderDefaults& row : provider_defaults()) {
             if (row.kind == "chat" && !row.no_batch_api.empty()) why += row.no_batch_api + "; ";
         }
-        throw_invalid(code::invalid_argument, "batch_api", resolved.chat_provider,
-                      "a chat provider with a batch API: " + batch_api_provider_names() + " (" +
-                          why + "the simulated provider needs none)");
+        throw_invalid(
+            code::invalid_argument, "batch_api", "the chat provider " + resolved.chat_provider,
+            "used only with a chat provider that has a batch API: " + batch_api_provider_names() +
+                " (" + why + "the simulated provider needs none)");
     }
     // The run's own providers (open_providers(), as the scheduler and the dry run).
     providers_ = open_providers(config_, resolved, {}, "");
@@ -148,7 +149,9 @@ BatchResult BatchRunner::run_phases(bool keep_results) {
         work_->clear_batch_pending();
         if (options_.submit_only) {
             report_.waiting = true;
-            status("submitted; run the same command again to collect the answers and go on");
+            status(
+                "submitted; a re-run with the same settings and cache collects the answers and "
+                "goes on");
             return BatchResult();
         }
     }
@@ -182,8 +185,8 @@ void BatchRunner::write_finished_rows() {
     }
     status("the run failed: the " + std::to_string(written) + " of " +
            std::to_string(passages_.size()) +
-           " passages whose answers were all received are written; the same command "
-           "resumes the others");
+           " passages whose answers were all received are written; a re-run with the same "
+           "settings and cache resumes the others");
 }
 
 void BatchRunner::check_cancel(const std::string& when) const {

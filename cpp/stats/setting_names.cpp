@@ -30,6 +30,7 @@ constexpr FieldSpelling other_fields[] = {
     {"embedding_base_url",
      {"embedding_base_url", "--embedding-base-url", "base_url", "embbaseurl()"}},
     {"batch_api", {"batch_api", "--batch-api", "batch", "batchapi"}},
+    {"wait", {"wait", "--submit-only", "wait", "nowait"}},
     {"cache", {"cache", "--cache", "cache", "cache()"}},
     {"cache_path", {"cache_path", "--cache", "cache", "cache()"}},
     {"task", {"task", "--task", "task", "task()"}},

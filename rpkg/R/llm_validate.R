@@ -274,18 +274,14 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   if (!is.logical(wait) || length(wait) != 1 || is.na(wait)) {
     abort_argument("wait", "TRUE or FALSE", wait, call)
   }
-  if (!wait && !batch) {
-    abort_argument("wait", "TRUE, unless batch = TRUE (only provider batches can be collected later)",
-                   wait, call)
-  }
-  if (batch && isFALSE(provider$batch_api)) {
+  # (wait = FALSE without batch, batch with a provider that has no batch API or without a cache:
+  # refused by the engine's run, in R's terms.) An Ollama server reached through the OpenAI
+  # protocol is known as such only here, by the constructor that made it.
+  if (isTRUE(extra$batch) && isFALSE(provider$batch_api)) {
     abort_llmv(c("{.arg batch} must be FALSE with this provider: {provider$display} has no batch API.",
                  i = "Batch APIs: OpenAI's ({.fn llm_provider_openai}) and Anthropic's ({.fn llm_provider_anthropic}).",
                  x = "Received {.code batch = TRUE}."),
                code = "llmv.input.invalid_argument", call = call)
-  }
-  if (batch && is.null(cache)) {
-    abort_argument("cache", "a cache file: a batch run (batch = TRUE) keeps its batches there and resumes from them", "NULL", call)
   }
   if (!is.null(extra$preset)) {
     preset <- apply_preset(extra$preset, methods, !missing(methods), extra, call)
@@ -364,9 +360,6 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   provider$name <- resolved$provider
   secrets <- unique(c(provider_secrets(provider),
                       if (!is.null(embedding)) provider_secrets(embedding)))
-  # A size that cannot decide: the dry run warns here, a run through the engine before its
-  # first call (cannot_decide_warning()).
-  if (dry_run) warn_sizes(config, call)
   # A variable the task requires (a general task's genre) is checked before any call, unless
   # the passages bring their own variables.
   if (is.null(passage_variables)) {
@@ -374,11 +367,23 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   }
   # Every setting of the engine's table as the run uses it, defaults included (provenance).
   used_settings <- engine_result(.Call(llmv_config_settings, config), call = call)
-  if (!dry_run) announce_cache(resolved, cache, call)
-  if (dry_run) {
-    report <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
-                                         templates, passage_variables, NULL), secrets),
-                            call = call)
+  announce_cache(resolved, cache)
+
+  # The engine chooses the route (dry run, provider batches or synchronous requests), warns
+  # before the first call (run_warning()) and classifies how the run ended (result$status);
+  # this renders what it returns.
+  bar <- new_progress_bar()
+  if (bar$shown && !isTRUE(resolved$synthetic)) {
+    bar <- new_progress_bar(calls_to_make(config, text, ids, human_labels, templates,
+                                          passage_variables))
+  }
+  result <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
+                                       templates, passage_variables, bar$update), secrets),
+                          call = call)
+  bar$done()
+  if (identical(result$status, "estimated")) {
+    report <- result
+    report$status <- NULL
     report$synthetic <- isTRUE(resolved$synthetic)
     # The number of embedding requests depends on the provider's batch size: not known here.
     report$calls[["embedding_requests"]] <- NA_real_
@@ -394,18 +399,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     print(report)
     return(invisible(report))
   }
-
-  bar <- new_progress_bar()
-  if (bar$shown && !isTRUE(resolved$synthetic)) {
-    bar <- new_progress_bar(calls_to_make(config, text, ids, human_labels, templates,
-                                          passage_variables))
-  }
-  result <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
-                                       templates, passage_variables, bar$update), secrets),
-                          call = call)
-  bar$done()
-  if (isTRUE(result$waiting)) {
-    # wait = FALSE: the batches are out; the same call collects them (from the cache).
+  if (identical(result$status, "waiting")) {
+    # The batches are out (wait = FALSE); the same call collects them (from the cache).
     pending <- structure(list(submitted = unlist(result$submitted) %||% character(),
                               batch_requests = result$batch_requests, cache = cache),
                          class = "llm_batch_pending")
@@ -426,15 +421,10 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
       class = c("llmvalidate_warning_unwritten", "llmvalidate_warning"), call = call
     )
   }
-  # The model refused a feature and the run switched once (the engine's warning); the run's
-  # settings record the values it used.
-  for (warning in unlist(result$warnings)) {
-    cli::cli_warn(c("!" = "{warning}"),
-                  class = c("llmvalidate_warning_fallback", "llmvalidate_warning"), call = call)
-  }
+  # (A feature the model refused, and the switch, was warned of as it happened: run_warning().)
   changes <- result$setting_changes
   if (length(changes) > 0) used_settings[names(changes)] <- unname(changes)
-  if (isTRUE(result$cancelled)) {
+  if (identical(result$status, "cancelled")) {
     abort_llmv(c("The run was interrupted.", cache_note(cache, "resume")),
                code = "llmv.cancelled", call = call)
   }
@@ -462,22 +452,20 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     validation$run <- run
     return(validation)
   }
-  failed <- !vapply(result$passages, function(p) isTRUE(p$ok), logical(1))
-  codes <- vapply(result$passages, function(p) p$error_code %||% "", character(1))
-  if (all(failed) && length(unique(codes)) == 1) {
-    # One cause failed every passage (a key, a model name, a server): an error, not a table of
-    # "error" rows that a script could carry on with.
-    passage <- result$passages[[1]]
-    passage_message <- passage$error_message
-    abort_llmv(c("Every passage ({length(failed)}) failed for the same reason: {passage_message}",
-                 provider_error_hint(passage$error_code, provider, cache),
+  # The engine's failure policy: a run whose every passage failed for one cause (a key, a model
+  # name, a server) is an error, not a table of "error" rows a script could carry on with; a
+  # run with some failures warns.
+  passages_failed <- result$failed
+  first_error <- result$first_error_message
+  if (identical(result$status, "failed") && isTRUE(result$same_cause)) {
+    abort_llmv(c("Every passage ({passages_failed}) failed for the same reason: {first_error}",
+                 provider_error_hint(result$first_error_code, provider, cache),
                  cache_note(cache, "rerun")),
-               code = passage$error_code, call = call)
+               code = result$first_error_code, call = call)
   }
-  if (any(failed)) {
-    first_error <- result$passages[[which(failed)[1]]]$error_message
+  if (passages_failed > 0) {
     cli::cli_warn(
-      c("{sum(failed)} of {length(failed)} passage{?s} failed; their rows have verdict \"error\".",
+      c("{passages_failed} of {length(result$passages)} passage{?s} failed; their rows have verdict \"error\".",
         i = "First error: {first_error}",
         cache_note(cache, "rerun")),
       class = c("llmvalidate_warning_passages_failed", "llmvalidate_warning"), call = call

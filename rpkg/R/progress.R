@@ -36,8 +36,9 @@ new_progress_bar <- function(to_make = NULL) {
 # dry run cannot say (it never stops the run: the run reports its own errors).
 calls_to_make <- function(config, text, ids, human_labels, templates, passage_variables) {
   config$dry_run <- TRUE
-  report <- tryCatch(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels, templates,
-                           passage_variables, NULL),
+  # Its warnings are the run's own, which the run raises itself.
+  report <- tryCatch(suppressWarnings(.Call(llmv_pipeline_run, config, unname(text), ids,
+                                            human_labels, templates, passage_variables, NULL)),
                      error = function(e) NULL)
   if (is.null(report) || inherits(report, "llmvalidate_engine_error") || is.null(report$to_make)) {
     return(NULL)

@@ -1,12 +1,9 @@
 # What a run of llm_validate() tells the user about its cache and a provider's errors.
 
-# Where the answers go, before the first call: a paid run without a cache warns; one with a
-# cache says where it is, once per session and file.
-announce_cache <- function(resolved, cache, call) {
-  if (nzchar(resolved$cache_warning)) {
-    cli::cli_warn(c("!" = "{resolved$cache_warning}"),
-                  class = c("llmvalidate_warning_no_cache", "llmvalidate_warning"), call = call)
-  } else if (!is.null(cache) && !isTRUE(resolved$synthetic)) {
+# Where the answers go, before the first call: a run with a cache says where it is, once per
+# session and file (a paid run without one is warned of by the run itself, "no_cache").
+announce_cache <- function(resolved, cache) {
+  if (!is.null(cache) && !isTRUE(resolved$synthetic)) {
     rlang::inform(paste0("Answers are cached in ", cache, "."),
                   class = "llmvalidate_message_cache", .frequency = "once",
                   .frequency_id = paste0("llmvalidate-cache-", cache))
@@ -14,19 +11,15 @@ announce_cache <- function(resolved, cache, call) {
   invisible()
 }
 
-# A model that retires within 60 days (the engine's lifecycle check, from the vendor's model list
-# or the shipped table), before the first call: the date and the vendor's replacement.
-lifecycle_warning <- function(text) {
+# A warning of the engine's run, as it arises (pipeline::run's sink): before the first call,
+# a paid run without a cache ("no_cache"), a model that retires within 60 days, with the date and
+# the vendor's replacement ("model_retiring"), a test that cannot decide at this alpha and size
+# ("cannot_decide": every verdict would be "inconclusive"; the dry run says it too); during the
+# run, a feature the model refused and the run switched from, once ("fallback"). Its class is
+# llmvalidate_warning_<kind>; llm_power() raises the cannot_decide class through warn_sizes().
+run_warning <- function(kind, text) {
   cli::cli_warn(c("!" = "{text}"),
-                class = c("llmvalidate_warning_model_retiring", "llmvalidate_warning"))
-}
-
-# The engine's warning, before a run's first call, that a test cannot decide at this alpha and
-# size (every verdict would be "inconclusive"); the dry run and llm_power() raise the same
-# class through warn_sizes().
-cannot_decide_warning <- function(text) {
-  cli::cli_warn(c("!" = "{text}"),
-                class = c("llmvalidate_warning_cannot_decide", "llmvalidate_warning"))
+                class = c(paste0("llmvalidate_warning_", kind), "llmvalidate_warning"))
 }
 
 # What a failed or interrupted run kept, as a cli bullet: only a run with a cache kept anything.

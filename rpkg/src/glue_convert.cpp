@@ -86,7 +86,10 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
         list_get<double>(list, "seed", static_cast<double>(config.tests.seed)));
     config.cache_path = list_get<std::string>(list, "cache_path", "");
     config.concurrency = list_get<int>(list, "concurrency", config.concurrency);
+    // The route (pipeline::run reads these three).
     config.dry_run = list_get<bool>(list, "dry_run", false);
+    config.batch_api = list_get<bool>(list, "batch_api", false);
+    config.wait = list_get<bool>(list, "wait", true);
     config.price_table = list_get<std::string>(list, "price_table", "");
     // The table settings R takes through `...` (R checked them against the table), by the
     // engine's name: set through the table, so that a new setting needs no line here.

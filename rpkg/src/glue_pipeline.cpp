@@ -30,50 +30,23 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         const pipeline::ValidationConfig config = as_config(config_list);
         const std::vector<pipeline::PassageInput> passages =
             as_passages(config, text_, id_, human_label_, templates_, variables_);
-        if (config.dry_run) {
-            const pipeline::DryRunReport report = pipeline::dry_run(config, passages);
-            return Rcpp::List::create(
-                Rcpp::Named("passages") = static_cast<double>(report.passages),
-                Rcpp::Named("providers") = report.providers,
-                Rcpp::Named("calls") = counts_to_r(report.calls),
-                Rcpp::Named("cached_calls") = static_cast<double>(report.cached_calls),
-                Rcpp::Named("to_make") = Rcpp::NumericVector::create(
-                    Rcpp::Named("chat_calls") = static_cast<double>(report.chat_calls_to_make),
-                    Rcpp::Named("shared_calls") = static_cast<double>(report.calls.shared),
-                    Rcpp::Named("texts_to_embed") = static_cast<double>(report.texts_to_embed),
-                    Rcpp::Named("cached_texts") = static_cast<double>(report.cached_embedded_texts),
-                    Rcpp::Named("shared_texts") = static_cast<double>(report.shared_embedded_texts)),
-                Rcpp::Named("estimated_input_tokens") =
-                    static_cast<double>(report.estimated_input_tokens),
-                Rcpp::Named("estimated_output_tokens") =
-                    static_cast<double>(report.estimated_output_tokens),
-                Rcpp::Named("estimated_embedding_tokens") =
-                    static_cast<double>(report.estimated_embedding_tokens),
-                Rcpp::Named("cost") = cost_to_r(report.cost),
-                Rcpp::Named("note") = report.note,
-                Rcpp::Named("warnings") = Rcpp::wrap(report.warnings));
-        }
         std::atomic<bool> cancel{false};
-        pipeline::BatchCallbacks callbacks;
-        callbacks.cancel = &cancel;
+        pipeline::RunSink sink;
+        sink.cancel = &cancel;
         // Every wait of the engine (batch polls, back-off) checks R's interrupt at least once a
         // second, through R_ToplevelExec (interrupt_pending()): no C++ frame is skipped.
         const llmv::ScopedInterruptCheck interrupt_check([] { return interrupt_pending(); });
-        // A model retiring soon, a size that cannot decide: R warnings before the first call
-        // (R's lifecycle_warning(), cannot_decide_warning()). An error one becomes
-        // (options(warn = 2)) stops the run, before anything is sent.
+        // Each warning of the run as an R warning of class llmvalidate_warning_<kind>
+        // (run_warning() in R), as it arises: before the first call (no cache, a model retiring
+        // soon, a size that cannot decide), and a refused feature's switch. An error one
+        // becomes (options(warn = 2)) stops the run, before anything is sent.
         const Rcpp::Environment package = Rcpp::Environment::namespace_env("llmvalidate");
-        const Rcpp::Function lifecycle_warning = package["lifecycle_warning"];
-        const Rcpp::Function cannot_decide_warning = package["cannot_decide_warning"];
-        // A refused feature's switch ("fallback") is raised by llm_validate() from the run's
-        // warnings, with the settings it changed.
-        callbacks.on_warning = [lifecycle_warning,
-                                cannot_decide_warning](const pipeline::RunWarning& warning) {
-            if (warning.kind == "model_retiring") lifecycle_warning(warning.text);
-            if (warning.kind == "cannot_decide") cannot_decide_warning(warning.text);
+        const Rcpp::Function run_warning = package["run_warning"];
+        sink.on_warning = [run_warning](const pipeline::RunWarning& warning) {
+            run_warning(warning.kind, warning.text);
         };
         const bool has_progress = !Rf_isNull(progress_);
-        callbacks.on_progress = [&](const pipeline::Progress& progress) {
+        sink.on_progress = [&](const pipeline::Progress& progress) {
             if (interrupt_pending()) cancel = true;
             if (!has_progress || cancel) return;
             try {
@@ -88,34 +61,51 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
                 // A failing progress bar must not lose the run.
             }
         };
-        pipeline::BatchResult batch;
-        if (list_get<bool>(config_list, "batch_api", false)) {
-            // Provider batches, one per phase; resumable from the cache (batch_run.cpp).
-            // wait = FALSE: submit (or poll once) and return; the same call collects later.
-            pipeline::BatchApiOptions options;
-            options.submit_only = !list_get<bool>(config_list, "wait", true);
-            // Through cli (R's batch_status()): a classed message that suppressMessages()
-            // silences and knitr keeps out of the document's output.
-            const Rcpp::Function batch_status =
-                Rcpp::Environment::namespace_env("llmvalidate")["batch_status"];
-            options.on_status = [batch_status](const std::string& line) {
-                try {
-                    batch_status(line);
-                } catch (...) {
-                    // A failing message must not lose the batches.
-                }
-            };
-            pipeline::BatchApiReport report;
-            batch = pipeline::validate_with_batch_api(config, passages, callbacks, options, &report);
-            if (report.waiting) {
-                return Rcpp::List::create(Rcpp::Named("waiting") = true,
-                                          Rcpp::Named("submitted") = Rcpp::wrap(report.submitted),
-                                          Rcpp::Named("batch_requests") =
-                                              static_cast<double>(report.batch_requests));
+        // The batch API's lines through cli (R's batch_status()): a classed message that
+        // suppressMessages() silences and knitr keeps out of the document's output.
+        const Rcpp::Function batch_status = package["batch_status"];
+        sink.on_status = [batch_status](const std::string& line) {
+            try {
+                batch_status(line);
+            } catch (...) {
+                // A failing message must not lose the batches.
             }
-        } else {
-            batch = pipeline::validate_batch(config, passages, callbacks);
+        };
+        const pipeline::RunOutcome outcome = pipeline::run(config, passages, sink);
+        const std::string status = pipeline::status_name(outcome.status);
+        if (outcome.estimate) {
+            const pipeline::DryRunReport& report = *outcome.estimate;
+            return Rcpp::List::create(
+                Rcpp::Named("status") = status,
+                Rcpp::Named("passages") = static_cast<double>(report.passages),
+                Rcpp::Named("providers") = report.providers,
+                Rcpp::Named("calls") = counts_to_r(report.calls),
+                Rcpp::Named("cached_calls") = static_cast<double>(report.cached_calls),
+                Rcpp::Named("to_make") = Rcpp::NumericVector::create(
+                    Rcpp::Named("chat_calls") = static_cast<double>(report.chat_calls_to_make),
+                    Rcpp::Named("shared_calls") = static_cast<double>(report.calls.shared),
+                    Rcpp::Named("texts_to_embed") = static_cast<double>(report.texts_to_embed),
+                    Rcpp::Named("cached_texts") = static_cast<double>(report.cached_embedded_texts),
+                    Rcpp::Named("shared_texts") =
+                        static_cast<double>(report.shared_embedded_texts)),
+                Rcpp::Named("estimated_input_tokens") =
+                    static_cast<double>(report.estimated_input_tokens),
+                Rcpp::Named("estimated_output_tokens") =
+                    static_cast<double>(report.estimated_output_tokens),
+                Rcpp::Named("estimated_embedding_tokens") =
+                    static_cast<double>(report.estimated_embedding_tokens),
+                Rcpp::Named("cost") = cost_to_r(report.cost), Rcpp::Named("note") = report.note,
+                Rcpp::Named("warnings") = Rcpp::wrap(report.warnings));
         }
+        if (outcome.status == pipeline::RunStatus::waiting) {
+            // wait = FALSE: the batches are out; the same call collects them later.
+            return Rcpp::List::create(
+                Rcpp::Named("status") = status,
+                Rcpp::Named("submitted") = Rcpp::wrap(outcome.batch_report->submitted),
+                Rcpp::Named("batch_requests") =
+                    static_cast<double>(outcome.batch_report->batch_requests));
+        }
+        const pipeline::BatchResult& batch = outcome.result;
         Rcpp::List results(batch.passages.size());
         for (std::size_t i = 0; i < batch.passages.size(); ++i) {
             results[i] = passage_to_r(batch.passages[i]);
@@ -128,18 +118,25 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         }
         Rcpp::CharacterVector changes = Rcpp::wrap(change_values);
         changes.attr("names") = Rcpp::wrap(change_names);
-        return Rcpp::List::create(Rcpp::Named("passages") = results,
-                                  Rcpp::Named("calls") = counts_to_r(batch.calls),
-                                  Rcpp::Named("cancelled") = batch.cancelled || cancel.load(),
-                                  Rcpp::Named("synthetic") = batch.synthetic,
-                                  Rcpp::Named("unwritten_file") = batch.unwritten_file,
-                                  Rcpp::Named("unwritten_answers") =
-                                      static_cast<double>(batch.unwritten_answers),
-                                  Rcpp::Named("unwritten_reason") = batch.unwritten_reason,
-                                  Rcpp::Named("cache_stopped") = batch.cache_stopped,
-                                  Rcpp::Named("cost") = cost_to_r(batch.cost),
-                                  Rcpp::Named("warnings") = Rcpp::wrap(batch.warnings),
-                                  Rcpp::Named("setting_changes") = changes);
+        // The failure policy's facts (pipeline::run): R's errors and warnings render them.
+        const pipeline::PassageFailure* first =
+            outcome.first_failure ? &*outcome.first_failure : nullptr;
+        return Rcpp::List::create(
+            Rcpp::Named("status") = status, Rcpp::Named("passages") = results,
+            Rcpp::Named("calls") = counts_to_r(batch.calls),
+            Rcpp::Named("failed") = static_cast<double>(outcome.failed),
+            Rcpp::Named("same_cause") = outcome.same_cause,
+            Rcpp::Named("first_error_code") = first ? first->code : "",
+            Rcpp::Named("first_error_message") = first ? first->message : "",
+            Rcpp::Named("cancelled") = outcome.status == pipeline::RunStatus::cancelled,
+            Rcpp::Named("synthetic") = batch.synthetic,
+            Rcpp::Named("unwritten_file") = batch.unwritten_file,
+            Rcpp::Named("unwritten_answers") = static_cast<double>(batch.unwritten_answers),
+            Rcpp::Named("unwritten_reason") = batch.unwritten_reason,
+            Rcpp::Named("cache_stopped") = batch.cache_stopped,
+            Rcpp::Named("cost") = cost_to_r(batch.cost),
+            Rcpp::Named("warnings") = Rcpp::wrap(batch.warnings),
+            Rcpp::Named("setting_changes") = changes);
     });
     END_RCPP
 }
@@ -248,9 +245,9 @@ SEXP llmv_sample_rows(SEXP population_, SEXP n_, SEXP seed_) {
     const double n = Rcpp::as<double>(n_);
     const double seed = Rcpp::as<double>(seed_);
     return guarded([&]() -> Rcpp::RObject {
-        const auto rows = llmv::sample_rows(static_cast<std::size_t>(population),
-                                            static_cast<std::size_t>(n),
-                                            static_cast<std::uint64_t>(seed), "n");
+        const auto rows =
+            llmv::sample_rows(static_cast<std::size_t>(population), static_cast<std::size_t>(n),
+                              static_cast<std::uint64_t>(seed), "n");
         Rcpp::NumericVector out(rows.size());
         for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<double>(rows[i] + 1);
         return out;

@@ -279,7 +279,11 @@ int command_validate(Api& api, int argc, char* argv[]) {
     if (args.has("preset"))
         settings::apply_preset(config, args.text("preset", ""), settings::FrontEnd::stata);
     read_validation_settings(args, config);
+    // The route (pipeline::run reads these): dryrun, batchapi, and nowait (submit, or poll
+    // once, and return; the same command collects later).
     config.dry_run = args.integer("dryrun", 0) != 0;
+    config.batch_api = args.integer("batchapi", 0) != 0;
+    config.wait = args.integer("nowait", 0) == 0;
     const bool generate = args.integer("generate", 0) != 0;
     settings::check(config, settings::FrontEnd::stata);
     const std::string generations_path = local_or(api, "llmv_generations", "");
@@ -350,9 +354,21 @@ int command_validate(Api& api, int argc, char* argv[]) {
     }
     if (inputs.empty()) throw StataFailure(kRcNoObservations, "no observations");
 
+    // Where the answers are kept, as the CLI and R say it (the run warns of a paid run without
+    // a cache, before its first call). The simulated provider pays nothing and caches nothing.
+    if (config.provider != "simulated")
+        api.text("Cache: " +
+                 (config.cache_path.empty() ? std::string("none (nocache)") : config.cache_path) +
+                 "\n");
+    // Every warning of the run is shown as it comes and kept for r(warnings).
+    ProgressDots progress(api);
+    // Every wait of the engine (batch polls, back-off) reads Break at least once a second.
+    const ScopedInterruptCheck break_check([&api] { return api.poll(); });
+    const pipeline::RunOutcome ran = pipeline::run(config, inputs, progress.sink());
     Results results;
-    if (config.dry_run) {
-        const auto report = pipeline::dry_run(config, inputs);
+    if (ran.estimate) {
+        progress.finish(false);
+        const pipeline::DryRunReport& report = *ran.estimate;
         results.scalar("N", static_cast<double>(report.passages));
         results.scalar("calls", static_cast<double>(report.calls.chat_calls));
         results.scalar("cached_calls", static_cast<double>(report.cached_calls));
@@ -372,42 +388,11 @@ int command_validate(Api& api, int argc, char* argv[]) {
         if (!report.cost.note.empty()) results.macro("price_note", report.cost.note);
         results.macro("note", report.note);
         results.macro("dryrun", "yes");
-        std::string warnings;
-        for (const std::string& warning : report.warnings) {
-            api.display("{txt}Warning: " + warning + "\n");
-            warnings += (warnings.empty() ? "" : " ") + warning;
-        }
-        results.macro("warnings", warnings);
+        results.macro("warnings", progress.warnings());
         announce(api, std::move(results));
         return 0;
     }
-
-    // Where the answers are kept, as the CLI and R say it, and a warning before anything is
-    // paid for without a cache. The simulated provider pays nothing and caches nothing.
-    if (config.provider != "simulated")
-        api.text("Cache: " +
-                 (config.cache_path.empty() ? std::string("none (nocache)") : config.cache_path) +
-                 "\n");
-    // Every warning of the run (this one, and the engine's before its first call) is shown as
-    // it comes and kept for r(warnings).
-    ProgressDots progress(api);
-    const std::string no_cache = pipeline::cache_warning(config);
-    if (!no_cache.empty()) progress.warn(no_cache);
-    // Every wait of the engine (batch polls, back-off) reads Break at least once a second.
-    const ScopedInterruptCheck break_check([&api] { return api.poll(); });
-    // batchapi: the provider's batch API, one batch per phase, resumable from the cache;
-    // nowait: submit (or poll once) and return; the same command collects later.
-    pipeline::BatchApiOptions batch_options;
-    batch_options.submit_only = args.integer("nowait", 0) != 0;
-    batch_options.on_status = [&api](const std::string& line) {
-        api.text("Batch API: " + line + "\n");
-    };
-    pipeline::BatchApiReport batch_report;
-    const auto batch = args.integer("batchapi", 0) != 0
-                           ? pipeline::validate_with_batch_api(config, inputs, progress.callbacks(),
-                                                               batch_options, &batch_report)
-                           : pipeline::validate_batch(config, inputs, progress.callbacks(), true);
-    if (batch_report.waiting) {
+    if (ran.status == pipeline::RunStatus::waiting) {
         progress.finish(false);
         api.text(
             "Batch API: provider batches are in progress; run the same command again to "
@@ -415,13 +400,15 @@ int command_validate(Api& api, int argc, char* argv[]) {
         Results waiting;
         waiting.scalar("waiting", 1);
         std::string ids;
-        for (const std::string& id : batch_report.submitted) ids += (ids.empty() ? "" : " ") + id;
+        for (const std::string& id : ran.batch_report->submitted)
+            ids += (ids.empty() ? "" : " ") + id;
         waiting.macro("batches", ids);
         waiting.macro("cache", config.cache_path);
         announce(api, std::move(waiting));
         return 0;
     }
-    progress.finish(batch.cancelled);
+    const pipeline::BatchResult& batch = ran.result;
+    progress.finish(ran.status == pipeline::RunStatus::cancelled);
 
     if (!generations_path.empty()) write_generations(generations_path, batch);
 
@@ -437,12 +424,13 @@ int command_validate(Api& api, int argc, char* argv[]) {
             continue;
         }
         outcomes.push_back({obs, passage.label, nullptr, validate_passage_message(passage)});
-        if (first_failure == nullptr || passage.index < first_failure->index)
+        if (ran.first_failure && passage.index == ran.first_failure->index)
             first_failure = &passage;
     }
-    const auto succeeded = std::count_if(outcomes.begin(), outcomes.end(),
-                                         [](const Outcome& o) { return o.output != nullptr; });
-    if (succeeded == 0 && first_failure != nullptr && args.integer("continue", 0) == 0) {
+    // The engine's failure policy: a run whose every passage failed stores nothing (unless
+    // option continue asks for the missing results).
+    if (ran.status == pipeline::RunStatus::failed && first_failure != nullptr &&
+        args.integer("continue", 0) == 0) {
         for (const auto& outcome : outcomes)
             api.text("observation " + std::to_string(outcome.obs) + ": " + outcome.error + "\n");
         std::string first = validate_passage_message(*first_failure);

@@ -18,10 +18,9 @@ void read_validation_settings(const Arguments& args, pipeline::ValidationConfig&
 std::set<std::string> accepted_words(std::set<std::string> structural, Offered offered) {
     for (const settings::Setting& setting : settings::table()) {
         if (setting.stata.empty()) continue;
-        const bool wanted = offered == Offered::all ||
-                            (offered == Offered::statistics && setting.statistics) ||
-                            (offered == Offered::validation &&
-                             setting.group == settings::Group::validation);
+        const bool wanted =
+            offered == Offered::all || (offered == Offered::statistics && setting.statistics) ||
+            (offered == Offered::validation && setting.group == settings::Group::validation);
         if (wanted) structural.insert(setting.stata);
     }
     return structural;
@@ -45,6 +44,9 @@ ProgressDots::ProgressDots(Api& api) : api_(api) {
             api_.display(dots_ % 50 == 0 ? ". " + std::to_string(dots_) + "\n" : ".");
         }
         if (api_.poll()) cancel_ = true;
+    };
+    callbacks_.on_status = [this](const std::string& line) {
+        api_.text("Batch API: " + line + "\n");
     };
 }
 

@@ -40,6 +40,8 @@ class ProgressDots {
     ProgressDots& operator=(const ProgressDots&) = delete;
 
     const pipeline::BatchCallbacks& callbacks() const { return callbacks_; }
+    // The same as a run's sink (pipeline::run), with the batch API's status lines.
+    const pipeline::RunSink& sink() const { return callbacks_; }
     // Ends the line of dots; throws BreakRequested when Break was pressed.
     void finish(bool cancelled_by_pipeline = false);
     // A warning: a "Warning:" line now, and kept for r(warnings) (warnings(): each one, in
@@ -51,7 +53,7 @@ class ProgressDots {
     Api& api_;
     std::atomic<bool> cancel_{false};
     std::size_t dots_ = 0;
-    pipeline::BatchCallbacks callbacks_;
+    pipeline::RunSink callbacks_;
     std::string warnings_;
 };
 

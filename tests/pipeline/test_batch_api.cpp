@@ -260,9 +260,9 @@ TEST_CASE("CLI batch --batch-api: a provider without a batch API and --no-cache 
     const cli_test::CliResult refused = cli_test::run_cli(simulated);
     INFO(refused.err);
     CHECK(refused.exit_code == 3);
-    CHECK(refused.err.find("`--batch-api` must be a chat provider with a batch API: openai or "
-                           "anthropic") != std::string::npos);
-    CHECK(refused.err.find("received simulated.") != std::string::npos);
+    CHECK(refused.err.find("`--batch-api` must be used only with a chat provider that has a batch "
+                           "API: openai or anthropic") != std::string::npos);
+    CHECK(refused.err.find("received the chat provider simulated.") != std::string::npos);
     std::vector<std::string> no_cache = common;
     for (const char* arg : {"--provider", "openai", "--model", "gpt-4o-mini", "--base-url", "",
                             "--embedding-model", "text-embedding-3-small", "--no-cache"})

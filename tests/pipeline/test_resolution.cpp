@@ -339,7 +339,8 @@ TEST_CASE("the provider table declares the secrets and the batch APIs") {
     } catch (const Error& engine) {
         const std::string refused = engine.what();
         INFO(refused);
-        CHECK(refused.find("a chat provider with a batch API: openai or anthropic") !=
+        CHECK(refused.find(
+                  "used only with a chat provider that has a batch API: openai or anthropic") !=
               std::string::npos);
         // Each front end names its own option for the batch API.
         CHECK(

@@ -81,8 +81,9 @@ struct ThrowawaySpec {
 
 }  // namespace
 
-TEST_CASE("a throwaway provider declared once is resolved, picked by auto, redacted, refused a "
-          "batch API and run") {
+TEST_CASE(
+    "a throwaway provider declared once is resolved, picked by auto, redacted, refused a "
+    "batch API and run") {
     const ThrowawayProvider acme;
 
     // Its default model, from its row.
@@ -103,8 +104,8 @@ TEST_CASE("a throwaway provider declared once is resolved, picked by auto, redac
     automatic.embedding_provider = "openai";
     automatic.embedding_model = "text-embedding-3-small";
     CHECK(resolve_providers(automatic, options).chat_provider == "acme");
-    options.environment = std::map<std::string, std::string>{{"ACME_API_KEY", "k"},
-                                                             {"OPENAI_API_KEY", "o"}};
+    options.environment =
+        std::map<std::string, std::string>{{"ACME_API_KEY", "k"}, {"OPENAI_API_KEY", "o"}};
     CHECK(resolve_providers(automatic, options).chat_provider == "openai");
     CHECK(auto_sources() ==
           "LLMV_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY, AWS credentials, ACME_API_KEY");
@@ -143,8 +144,10 @@ TEST_CASE("a throwaway provider declared once is resolved, picked by auto, redac
     CHECK(result.passages[0].model == "acme-small");
     CHECK(server.count("openai.chat") > 0);
 
-    CHECK_THROWS_WITH(validate_with_batch_api(config, {}, {}, {}),
-                      Catch::Matchers::Contains("a chat provider with a batch API: openai or anthropic"));
+    CHECK_THROWS_WITH(
+        validate_with_batch_api(config, {}, {}, {}),
+        Catch::Matchers::Contains(
+            "used only with a chat provider that has a batch API: openai or anthropic"));
 }
 
 TEST_CASE("the throwaway provider leaves the table as it was") {

@@ -13,6 +13,8 @@
 //   passage.hpp            a passage in (PassageInput) and out (PassageResult, CallCounts)
 //   validate.hpp           validate_passage / validate_batch / validate_stream, the callbacks
 //                          and the batch's result (how a batch runs, and the draw indices)
+//   run.hpp                run(): the one entry point of the front ends (route, warnings,
+//                          failure policy, one outcome)
 //   batch_api.hpp          validate_with_batch_api(): the same run through batch APIs
 //   dry_run.hpp            dry_run() and the warnings shown before a run
 //   generations.hpp        the audit trail: generation rows, their CSV, read_generations()
@@ -24,5 +26,6 @@
 #include "llmvalidate/generations.hpp"
 #include "llmvalidate/passage.hpp"
 #include "llmvalidate/power.hpp"
+#include "llmvalidate/run.hpp"
 #include "llmvalidate/validate.hpp"
 #include "llmvalidate/validation_config.hpp"

@@ -35,15 +35,14 @@ const std::string kTask = std::string(LLMV_SOURCE_DIR) + "/prompts/simple_sentim
 // Passages: a strL variable; observation 5 is outside the sample.
 void load_passages(Stata& stata) {
     stata.clear();
-    stata.add_string(
-        "text",
-        {"Demand for the bank's loans rose sharply and clients reported record "
-         "profits in every segment.",
-         "Clients were hit by falling prices and several defaulted on their loans.",
-         "The outlook for the bank's clients remains uncertain.",
-         "The bank's market conditions were broadly unchanged over the quarter.",
-         "This passage is outside the sample and must be left alone."},
-        /*strl=*/true);
+    stata.add_string("text",
+                     {"Demand for the bank's loans rose sharply and clients reported record "
+                      "profits in every segment.",
+                      "Clients were hit by falling prices and several defaulted on their loans.",
+                      "The outlook for the bank's clients remains uncertain.",
+                      "The bank's market conditions were broadly unchanged over the quarter.",
+                      "This passage is outside the sample and must be left alone."},
+                     /*strl=*/true);
     stata.select_all();
     stata.if_mask = {true, true, true, true, false};
 }
@@ -233,9 +232,10 @@ TEST_CASE("validate: bad configuration is refused before any call", "[validate][
         REQUIRE(r.rc != 0);
         INFO(stata.errors);
         // The Stata option, not the engine's field `batch_api`.
-        REQUIRE(stata.errors.find("`batchapi` must be a chat provider with a batch API") !=
+        REQUIRE(stata.errors.find(
+                    "`batchapi` must be used only with a chat provider that has a batch API") !=
                 std::string::npos);
-        REQUIRE(stata.errors.find("received simulated") != std::string::npos);
+        REQUIRE(stata.errors.find("received the chat provider simulated") != std::string::npos);
     }
     SECTION("batchapi without a cache") {
         simulated_locals(stata, "");
@@ -440,8 +440,10 @@ TEST_CASE("validate: an empty or blank passage stops the command before any call
     CHECK(server.control("/_control/counters")["total"] == 0);
 }
 
-TEST_CASE("validate: r(results) is left out past the matrix limit or with nomatrix, and generate() still fills",
-          "[validate][matrix]") {
+TEST_CASE(
+    "validate: r(results) is left out past the matrix limit or with nomatrix, and generate() still "
+    "fills",
+    "[validate][matrix]") {
     Stata stata;
     load_plugin(stata);
     load_passages(stata);
@@ -453,7 +455,8 @@ TEST_CASE("validate: r(results) is left out past the matrix limit or with nomatr
     CHECK(limited.matrices.count("results") == 0);
     CHECK(stata.output.find("r(results) left out: 4 passages exceed the matrix limit of 3") !=
           std::string::npos);
-    for (int obs : {1, 2, 3, 4}) CHECK(stata.var("v_tau").numbers[static_cast<std::size_t>(obs - 1)] < missing());
+    for (int obs : {1, 2, 3, 4})
+        CHECK(stata.var("v_tau").numbers[static_cast<std::size_t>(obs - 1)] < missing());
 
     const RunResult within = run_like_ado(stata, {"text"}, words("matrixmax=4"), "w_");
     REQUIRE(within.rc == 0);
@@ -549,7 +552,8 @@ TEST_CASE("validate saving(): the generations of every passage, those the server
         // Structured output, or JSON inside prose and a code fence.
         const auto first = content.find('{'), last = content.rfind('}');
         if (first == std::string::npos || last == std::string::npos) continue;
-        const auto parsed = nlohmann::json::parse(content.substr(first, last - first + 1), nullptr, false);
+        const auto parsed =
+            nlohmann::json::parse(content.substr(first, last - first + 1), nullptr, false);
         if (parsed.is_object() && parsed.contains("passages"))
             for (const auto& text : parsed["passages"]) served.insert(text.get<std::string>());
     }
@@ -634,7 +638,8 @@ TEST_CASE("validate: a store failing at the n-th call leaves the data alone and 
 TEST_CASE("validate: chat and embeddings from two vendors each get only their own key",
           "[validate][server][credentials]") {
     const std::string log = temporary_path(".credentials.log");
-    FakeServerProcess server({"--credential-log", log, "--api-key", ""});  // keys checked from the log
+    FakeServerProcess server(
+        {"--credential-log", log, "--api-key", ""});  // keys checked from the log
     ::setenv("OPENAI_API_KEY", "sk-openai-vendor-key-never-sent", 1);
     ::setenv("LLMV_EMBEDDING_API_KEY", "sk-openai-for-embeddings", 1);
     Stata stata;
@@ -792,7 +797,7 @@ TEST_CASE("validate warns before paying for a run that cannot decide, and stores
     Stata stata;
     load_plugin(stata);
     load_passages(stata);
-    server_locals(stata, server, "");  // nocache
+    server_locals(stata, server, "");                                      // nocache
     const RunResult small = run_like_ado(stata, {"text"}, words(), "v_");  // m=6
     INFO(stata.errors << stata.output);
     REQUIRE(small.rc == 0);
@@ -831,7 +836,8 @@ TEST_CASE("validate: timeout(), drain() and encoding() outside their range name 
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"timeout=0", "`timeout()` must be a number in (0, 86400]; received 0."},
         {"drain=-1", "`drain()` must be a number in [0, 3600]; received -1."},
-        {"encoding=cp1252", "`encoding()` must be one of \"utf-8\", \"latin1\"; received \"cp1252\"."},
+        {"encoding=cp1252",
+         "`encoding()` must be one of \"utf-8\", \"latin1\"; received \"cp1252\"."},
         // The ado passes the text as typed (string options): the table's parser names the option.
         {"alpha=abc", "`alpha()` must be a number in [1e-06, 0.5]; received \"abc\"."},
         {"m=2.5", "`m()` must be a whole number in 2..100000; received 2.5."},
@@ -862,11 +868,14 @@ TEST_CASE("validate: every number setting of the table is read and checked throu
     load_passages(stata);
     simulated_locals(stata, "");
     const std::string doc = read_whole_file(std::string(LLMV_SOURCE_DIR) + "/docs/settings.md");
-    // | name | cli | r | `stata()` | default | a whole number in LOW..HIGH / a number in [LOW, HIGH] | doc |
-    const std::regex row(R"(\n\| \w+ \| [^|]+ \| [^|]+ \| `(\w+)\(\)` \| [^|]* \| )"
-                         R"((a whole number in ([-0-9.e]+)\.\.([-0-9.e]+)|a number in [\[(]([-0-9.e]+), ([-0-9.e]+)[\])]) \| ([^|]*) \|)");
+    // | name | cli | r | `stata()` | default | a whole number in LOW..HIGH / a number in [LOW,
+    // HIGH] | doc |
+    const std::regex row(
+        R"(\n\| \w+ \| [^|]+ \| [^|]+ \| `(\w+)\(\)` \| [^|]* \| )"
+        R"((a whole number in ([-0-9.e]+)\.\.([-0-9.e]+)|a number in [\[(]([-0-9.e]+), ([-0-9.e]+)[\])]) \| ([^|]*) \|)");
     int checked = 0;
-    for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator();
+         ++it) {
         const auto& match = *it;
         if (match[7].str().rfind("Simulated provider", 0) == 0) continue;  // options of power
         const std::string name = match[1].str(), allowed = match[2].str();
@@ -889,8 +898,10 @@ TEST_CASE("validate: every number setting of the table is read and checked throu
 // Issue 24/30: Break while batchapi waits for a provider batch. The batch stays in progress and
 // the poll interval is an hour, so only Break can end the wait: the command returns rc 1, and
 // the same command then collects the batch without submitting anything again.
-TEST_CASE("validate batchapi: Break during the poll wait returns rc 1, and the re-run collects without resubmitting",
-          "[validate][break][server][batch]") {
+TEST_CASE(
+    "validate batchapi: Break during the poll wait returns rc 1, and the re-run collects without "
+    "resubmitting",
+    "[validate][break][server][batch]") {
     FakeServerProcess server({"--api-key", "sk-host-secret", "--batch-polls", "1000000"});
     const std::string cache = temporary_path(".sqlite");
     Stata stata;
@@ -929,8 +940,9 @@ TEST_CASE("validate batchapi: Break during the poll wait returns rc 1, and the r
     std::remove(cache.c_str());
 }
 
-TEST_CASE("validate batchapi nowait: returns r(waiting) at once, and the same command collects later",
-          "[validate][server][batch]") {
+TEST_CASE(
+    "validate batchapi nowait: returns r(waiting) at once, and the same command collects later",
+    "[validate][server][batch]") {
     FakeServerProcess server({"--api-key", "sk-host-secret"});
     const std::string cache = temporary_path(".sqlite");
     Stata stata;

@@ -1,0 +1,160 @@
+// pipeline::run (llmvalidate/run.hpp): the one place that chooses a run's route, says what
+// comes before the first call, and classifies how the run ended.
+#include "llmvalidate/run.hpp"
+
+#include <utility>
+
+namespace llmv::pipeline {
+
+const char* status_name(RunStatus status) {
+    switch (status) {
+        case RunStatus::estimated:
+            return "estimated";
+        case RunStatus::waiting:
+            return "waiting";
+        case RunStatus::cancelled:
+            return "cancelled";
+        case RunStatus::failed:
+            return "failed";
+        case RunStatus::partial:
+            return "partial";
+        case RunStatus::complete:
+            return "complete";
+    }
+    return "complete";
+}
+
+namespace {
+
+// The failure policy's facts, gathered row by row so that a streamed run (rows not kept) is
+// classified as one whose rows are kept.
+class FailureTally {
+  public:
+    void add(const PassageResult& row) {
+        ++passages_;
+        if (row.ok || row.error_code == code::cancelled) return;
+        ++failed_;
+        if (!first_ || row.index < first_->index) {
+            if (first_ && first_->code != row.error_code) mixed_ = true;
+            first_ =
+                PassageFailure{row.index, row.id, row.error_code, row.error_message, row.error};
+        } else if (row.error_code != first_->code) {
+            mixed_ = true;
+        }
+    }
+    void fill(RunOutcome& outcome) const {
+        outcome.passages = passages_;
+        outcome.failed = failed_;
+        outcome.first_failure = first_;
+        outcome.same_cause = first_.has_value() && !mixed_;
+    }
+
+  private:
+    std::size_t passages_ = 0;
+    std::size_t failed_ = 0;
+    bool mixed_ = false;
+    std::optional<PassageFailure> first_;
+};
+
+void warn(const RunSink& sink, const char* kind, const std::string& text) {
+    if (sink.on_warning && !text.empty()) sink.on_warning({kind, text});
+}
+
+// Only a batch can be collected later: waiting for nothing is a setting out of its range.
+void check_route(const ValidationConfig& config) {
+    if (config.wait || config.batch_api) return;
+    ErrorSubject subject;
+    subject.setting = "wait";
+    subject.received = subject.received_value = "false";
+    subject.allowed =
+        "true unless the run goes through the batch API (`batch_api`): only "
+        "provider batches can be collected later";
+    throw Error(code::invalid_argument, std::move(subject));
+}
+
+RunOutcome estimate(const ValidationConfig& config, const std::vector<PassageInput>& rows,
+                    const RunSink& sink) {
+    RunOutcome outcome;
+    outcome.status = RunStatus::estimated;
+    // A row the reader could not read costs nothing: named, and left out of the count.
+    std::vector<PassageInput> readable;
+    bool skipped = false;
+    for (const PassageInput& row : rows) {
+        if (row.input_error.empty()) continue;
+        skipped = true;
+        warn(sink, "row_skipped", row.input_error + " (not counted)");
+    }
+    if (skipped)
+        for (const PassageInput& row : rows)
+            if (row.input_error.empty()) readable.push_back(row);
+    outcome.estimate = dry_run(config, skipped ? readable : rows);
+    for (const std::string& text : outcome.estimate->warnings) warn(sink, "cannot_decide", text);
+    return outcome;
+}
+
+RunOutcome run_route(const ValidationConfig& config, const std::vector<PassageInput>* given,
+                     const PassageSource* source, const RunSink& sink, const RunOptions& options) {
+    check_config(config);
+    check_route(config);
+    std::vector<PassageInput> read;
+    const auto all_rows = [&]() -> const std::vector<PassageInput>& {
+        if (given) return *given;
+        PassageInput row;
+        while ((*source)(row)) read.push_back(std::move(row));
+        return read;
+    };
+    // Before anything is paid for (the dry run says it too: it is what the run would do). A
+    // batch-API run without a cache is refused instead (validate_with_batch_api).
+    if (!config.batch_api || config.dry_run) warn(sink, "no_cache", cache_warning(config));
+    if (config.dry_run) return estimate(config, all_rows(), sink);
+
+    FailureTally tally;
+    BatchCallbacks callbacks = sink;
+    callbacks.on_passage = [&tally, &sink](const PassageResult& row) {
+        tally.add(row);
+        if (sink.on_passage) sink.on_passage(row);
+    };
+    RunOutcome outcome;
+    if (config.batch_api) {
+        BatchApiOptions batch = options.batch_limits;
+        batch.submit_only = !config.wait;
+        batch.on_status = sink.on_status;
+        BatchApiReport report;
+        outcome.result = validate_with_batch_api(config, all_rows(), callbacks, batch, &report,
+                                                 options.keep_results);
+        outcome.batch_report = report;
+        if (report.waiting) {
+            outcome.status = RunStatus::waiting;
+            return outcome;
+        }
+    } else if (given) {
+        outcome.result = validate_batch(config, *given, callbacks, options.keep_results);
+    } else {
+        outcome.result = validate_stream(config, *source, callbacks, options.keep_results);
+    }
+    tally.fill(outcome);
+    if (sink.cancel && sink.cancel->load()) outcome.result.cancelled = true;
+    if (outcome.result.cancelled)
+        outcome.status = RunStatus::cancelled;
+    else if (outcome.failed > 0 && outcome.failed == outcome.passages)
+        outcome.status = RunStatus::failed;
+    else if (outcome.failed > 0)
+        outcome.status = RunStatus::partial;
+    else
+        outcome.status = RunStatus::complete;
+    return outcome;
+}
+
+}  // namespace
+
+RunOutcome run(const ValidationConfig& config, const std::vector<PassageInput>& passages,
+               const RunSink& sink, const RunOptions& options) {
+    return run_route(config, &passages, nullptr, sink, options);
+}
+
+RunOutcome run(const ValidationConfig& config, const PassageSource& source, const RunSink& sink,
+               const RunOptions& options) {
+    return run_route(config, nullptr, &source, sink, options);
+}
+
+}  // namespace llmv::pipeline
