@@ -437,10 +437,10 @@ TEST_CASE("no input on a terminal is a usage error rather than a hang", "[cli][i
 TEST_CASE("a run's JSON line reports the permutations its tests used, everywhere", "[cli]") {
     const TempDir folder;
     const std::string cache = folder.file("cache.sqlite");
-    const CliResult result = run_cli(
-        {"run", "--provider", "simulated", "--task", "simple_sentiment", "--text",
-         "Profit rose 40% on strong demand.", "-M", "20", "-n", "5", "--permutations", "99",
-         "--seed", "3", "--cache", cache, "--json", "--quiet"});
+    const CliResult result =
+        run_cli({"run", "--provider", "simulated", "--task", "simple_sentiment", "--text",
+                 "Profit rose 40% on strong demand.", "-M", "20", "-n", "5", "--permutations", "99",
+                 "--seed", "3", "--cache", cache, "--json", "--quiet"});
     REQUIRE(result.exit_code == 0);
     const json line = json::parse(result.out.substr(0, result.out.find('\n')));
     int seen = 0;
@@ -459,4 +459,47 @@ TEST_CASE("a run's JSON line reports the permutations its tests used, everywhere
     };
     visit(line);
     CHECK(seen >= 2);  // the line's own provenance and at least one separation test
+}
+
+// Issue 40 (one run in the engine) and issue 42, item 18: the dry run of `batch` is a report on
+// standard output; the rows' file is created only by a run that writes rows, and a file option
+// that cannot be written is refused before anything is paid for.
+TEST_CASE("batch --dry-run reports on standard output and creates no --output file", "[cli]") {
+    TempDir dir;
+    const std::string inputs = std::string(LLMV_FIXTURES) + "/golden/inputs";
+    const std::vector<std::string> common = {"batch",
+                                             "--input",
+                                             inputs + "/passages.csv",
+                                             "--id-column",
+                                             "id",
+                                             "--provider",
+                                             "simulated",
+                                             "--task",
+                                             inputs + "/sentiment.toml",
+                                             "-M",
+                                             "20",
+                                             "-n",
+                                             "5",
+                                             "--quiet",
+                                             "--cache",
+                                             dir.file("cache.sqlite")};
+    std::vector<std::string> dry = common;
+    for (const char* arg : {"--dry-run", "--output", "", "--save-generations", ""})
+        dry.push_back(arg);
+    dry[dry.size() - 3] = dir.file("rows.csv");
+    dry.back() = dir.file("generations.csv");
+    const CliResult estimated = run_cli(dry);
+    INFO(estimated.err);
+    CHECK(estimated.exit_code == 0);
+    CHECK(contains(estimated.out, "Dry run: no call made."));
+    CHECK_FALSE(std::ifstream(dir.file("rows.csv")).good());
+    CHECK_FALSE(std::ifstream(dir.file("generations.csv")).good());
+
+    std::vector<std::string> unwritable = common;
+    unwritable.push_back("--output");
+    unwritable.push_back(dir.file("no-such-folder/rows.csv"));
+    const CliResult refused = run_cli(unwritable);
+    CHECK(refused.exit_code != 0);
+    CHECK(contains(refused.err, "`--output` must be a writable file path"));
+    CHECK(contains(refused.err, "no-such-folder/rows.csv"));
 }
