@@ -29,7 +29,8 @@ test_that("an interactive run on a terminal draws its bar and prints no progress
     "  cat('ROUND', round, 'ROWS', nrow(res), '\\n')",
     "}"
   ), session)
-  command <- sprintf("%s --vanilla --interactive -q -f %s",
+  # The commands on standard input (R reads a -f file, but waits at a prompt, once interactive).
+  command <- sprintf("%s --vanilla --interactive -q < %s",
                      shQuote(file.path(R.home("bin"), "R")), shQuote(session))
   out <- processx::run("script", c("-qec", command, "/dev/null"), timeout = 600,
                        error_on_status = FALSE, env = c("current", TERM = "xterm"))
