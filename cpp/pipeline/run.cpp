@@ -67,8 +67,8 @@ void check_route(const ValidationConfig& config) {
     subject.setting = "wait";
     subject.received = subject.received_value = "false";
     subject.allowed =
-        "true unless the run goes through the batch API (`batch_api`): only "
-        "provider batches can be collected later";
+        "true unless the run goes through the batch API: only provider batches can be "
+        "collected later";
     throw Error(code::invalid_argument, std::move(subject));
 }
 
