@@ -128,14 +128,13 @@ void check_model_settings(const std::string& provider, const std::string& model,
     }
 }
 
-std::string model_not_available_message(const std::string& provider, const std::string& model) {
+std::string model_not_available_message(const std::string& provider, const std::string& model,
+                                        const std::string& how_to_list) {
     std::string vendor = provider;
     if (provider == "anthropic") vendor = "Anthropic";
     if (provider == "openai") vendor = "OpenAI (or the server at the base URL)";
     if (provider == "bedrock") vendor = "Amazon Bedrock in this region";
-    return "Model " + model + " is not available at " + vendor +
-           ". List the models it serves with `llmvalidate models --provider " + provider +
-           "` (R: llm_models(\"" + provider + "\")) and name one with the model setting.";
+    return "Model " + model + " is not available at " + vendor + ". " + how_to_list;
 }
 
 }  // namespace llmv

@@ -98,7 +98,9 @@ void check_model_settings(const std::string& provider, const std::string& model,
                           const std::string& reasoning_effort = "auto");
 
 // The sentence a front end shows when a vendor answers 404 for a model: the model is not
-// available at this vendor, and how to list the ones that are.
-std::string model_not_available_message(const std::string& provider, const std::string& model);
+// available at this vendor, and how to list the ones that are (`how_to_list`: the front end's
+// command and setting, settings::model_list_hint()).
+std::string model_not_available_message(const std::string& provider, const std::string& model,
+                                        const std::string& how_to_list);
 
 }  // namespace llmv

@@ -146,12 +146,14 @@ CacheKey ModelFallback::key(const std::string& provider, const std::string& endp
 
 std::optional<std::string> first_call_stop(RefusedFeature feature, bool first_call,
                                            const std::string& provider, const std::string& model,
-                                           long status, const std::string& vendor_message) {
+                                           long status, const std::string& vendor_message,
+                                           settings::FrontEnd front_end) {
     const bool model_refused = feature == RefusedFeature::model || status == 404;
     if (!model_refused && !(first_call && status == 400 && feature == RefusedFeature::none))
         return std::nullopt;
     std::string message =
-        model_refused ? model_not_available_message(provider, model)
+        model_refused ? model_not_available_message(provider, model,
+                                                    settings::model_list_hint(provider, front_end))
                       : "Model " + model + " at " + provider +
                             " refused the run's first request, and not for a feature the run "
                             "can switch: every request would be refused the same way.";

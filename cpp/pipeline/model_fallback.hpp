@@ -15,6 +15,7 @@
 #include "llm/provider.hpp"
 #include "llmvalidate/cache.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/settings.hpp"
 
 namespace llmv::pipeline {
 
@@ -63,6 +64,7 @@ class ModelFallback {
 // run goes on. `first_call`: the run's first chat request (it goes alone).
 std::optional<std::string> first_call_stop(RefusedFeature feature, bool first_call,
                                            const std::string& provider, const std::string& model,
-                                           long status, const std::string& vendor_message);
+                                           long status, const std::string& vendor_message,
+                                           settings::FrontEnd front_end);
 
 }  // namespace llmv::pipeline

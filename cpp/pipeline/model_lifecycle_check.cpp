@@ -111,17 +111,16 @@ std::vector<std::string> check_model_lifecycles(const ValidationConfig& config,
                       (lifecycle.source == "vendor" ? std::string() : lifecycle.source.substr(6))
                 : lifecycle.source;
         const std::string replacement =
-            lifecycle.replacement.empty()
-                ? "the vendor names no replacement here; list the models it serves with "
-                  "`llmvalidate models --provider " +
-                      vendor + "`"
-                : "the vendor's replacement is " + lifecycle.replacement;
+            lifecycle.replacement.empty() ? "the vendor names no replacement here"
+                                          : "the vendor's replacement is " + lifecycle.replacement;
         if (lifecycle.state == "retired") {
             throw_invalid(code::invalid_argument, checked.setting, quoted(checked.model),
                           "a model " + vendor + " still serves: this one was retired" +
                               (lifecycle.retires.empty() ? "" : " on " + lifecycle.retires) + " (" +
                               source + "); " + replacement + ". " +
-                              model_not_available_message(vendor, checked.model));
+                              model_not_available_message(
+                                  vendor, checked.model,
+                                  settings::model_list_hint(vendor, config.messages_for)));
         }
         if (lifecycle.retires.empty()) continue;  // deprecated, no date announced
         const long days = days_between(today, lifecycle.retires);

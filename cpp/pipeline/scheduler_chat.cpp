@@ -19,8 +19,8 @@ void Engine::stop_if_model_unavailable(const JobResult& result, bool chat_job, b
     const std::string& provider =
         chat_job ? providers_.resolved.chat_provider : providers_.resolved.embedding_provider;
     const std::string& model = chat_job ? chat_model() : providers_.resolved.embedding_model;
-    if (auto message =
-            first_call_stop(feature, first_chat, provider, model, status, vendor_message)) {
+    if (auto message = first_call_stop(feature, first_chat, provider, model, status, vendor_message,
+                                       config_.messages_for)) {
         throw Error(status == 404 || feature == RefusedFeature::model ? code::provider_not_found
                                                                       : code::provider_bad_request,
                     redact(*message, secrets_));

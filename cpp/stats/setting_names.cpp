@@ -57,6 +57,27 @@ std::string known_spelling(const std::string& name, FrontEnd front_end) {
 
 }  // namespace
 
+std::string model_list_hint(const std::string& provider, FrontEnd front_end) {
+    std::string command;
+    switch (front_end) {
+        case FrontEnd::cli:
+            command = "`llmvalidate models --provider " + provider + "`";
+            break;
+        case FrontEnd::r:
+            command = "`llm_models(\"" + provider + "\")`";
+            break;
+        case FrontEnd::stata:
+            command = "`llmvalidate models, provider(" + provider + ")`";
+            break;
+        default:
+            command = "the front end's model list (CLI `llmvalidate models --provider " + provider +
+                      "`, R `llm_models(\"" + provider +
+                      "\")`, Stata `llmvalidate models, provider(" + provider + ")`)";
+    }
+    return "List the models it serves with " + command + " and name one with `" +
+           spelling_of("model", front_end) + "`.";
+}
+
 std::string spelling_of(const std::string& name, FrontEnd front_end) {
     const std::string known = known_spelling(name, front_end);
     return known.empty() ? name : known;

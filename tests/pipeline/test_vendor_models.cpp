@@ -11,6 +11,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/models.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/settings.hpp"
 
 using namespace llmv;
 
@@ -58,6 +59,30 @@ TEST_CASE("a model the vendor does not serve stops the run after exactly one req
     CHECK(message.find("model: claude-retired-9") != std::string::npos);
     CHECK(server.total_count() == 1);  // nothing else sent, nothing else paid
     CHECK(server.count("anthropic.messages") == 1);
+
+    // Each front end is pointed at its own way to list the models (issue 40: R printed the
+    // command line's).
+    const std::vector<std::pair<settings::FrontEnd, std::string>> pointers = {
+        {settings::FrontEnd::cli,
+         "`llmvalidate models --provider anthropic` and name one with "
+         "`--model`"},
+        {settings::FrontEnd::r, "`llm_models(\"anthropic\")` and name one with `model`"},
+        {settings::FrontEnd::stata,
+         "`llmvalidate models, provider(anthropic)` and name one with `model()`"}};
+    for (const auto& [front_end, pointer] : pointers) {
+        pipeline::ValidationConfig spelled = config;
+        spelled.messages_for = front_end;
+        std::string said;
+        try {
+            (void)pipeline::validate_passage(spelled, passage);
+        } catch (const Error& error) {
+            said = error.what();
+        }
+        INFO(said);
+        CHECK(said.find(pointer) != std::string::npos);
+        if (front_end != settings::FrontEnd::cli)
+            CHECK(said.find("llmvalidate models --provider") == std::string::npos);
+    }
 }
 
 TEST_CASE("a model past its end of life on Bedrock stops the run after one request too",
@@ -184,9 +209,9 @@ TEST_CASE(
     ::unsetenv("AWS_BEARER_TOKEN_BEDROCK");
     INFO(result.out);
     REQUIRE(result.exit_code == 0);
-    CHECK(result.out.find("global.anthropic.claude-sonnet-4-6  (Fake global.anthropic.claude-sonnet-4-6)  "
-                          "[inference profile]  ACTIVE  DEFAULT chat  priced") !=
-          std::string::npos);
+    CHECK(result.out.find(
+              "global.anthropic.claude-sonnet-4-6  (Fake global.anthropic.claude-sonnet-4-6)  "
+              "[inference profile]  ACTIVE  DEFAULT chat  priced") != std::string::npos);
     CHECK(result.out.find(
               "amazon.titan-embed-text-v2:0  (Fake amazon.titan-embed-text-v2:0)  ACTIVE  "
               "DEFAULT embedding  priced") != std::string::npos);

@@ -105,6 +105,9 @@ void check(const stats::TestOptions& options, FrontEnd front_end = FrontEnd::eng
 // setting of the table, or a field the table does not hold (provider, model, api_key,
 // base_url, cache, batch_api, task, ...). The engine name itself when the front end has none.
 std::string spelling_of(const std::string& name, FrontEnd front_end);
+// "List the models it serves with <the front end's command> and name one with <its model
+// option>.": the pointer of a message about a model the vendor does not serve.
+std::string model_list_hint(const std::string& provider, FrontEnd front_end);
 std::string spelling_of(const ErrorSubject& subject, FrontEnd front_end);
 // An error's message in the front end's terms, from what the error carries (its subject, or
 // the settings its sentence names): "`--temperature` must be ...", "set `keyenv()` or ...".
