@@ -20,7 +20,11 @@ if command -v ccache >/dev/null 2>&1 && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" 
 fi
 # Warnings are not errors here: GCC 12 reports false -Wmaybe-uninitialized in <regex> under
 # -fsanitize (the regular build checks warnings with -Werror).
+# -O1 -g1, as the sanitizers' documentation suggests: under -fsanitize a translation unit
+# compiles in about half the time of -O2 -g (bench: passage_flow.cpp 12.9 s against 27.1 s,
+# median of 3), and reports keep their file and line.
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLMV_SANITIZE=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DLLMV_BUILD_BENCH=OFF -DLLMV_WERROR=OFF >/dev/null
 cmake --build "$build_dir" --target stata_host_tests plugin_transcript fake_provider_server -j "${JOBS:-2}"
 cd "$build_dir"
