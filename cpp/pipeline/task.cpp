@@ -263,12 +263,13 @@ void Task::check(const std::string& simulation_name) const {
         if (name == "label" || label_variables_.count(name)) uses_label = true;
     }
     if (!uses_label) {
-        fail(origin, simulation_name +
-                         " must depend on the label: use {label} or a variable of "
-                         "[label_variables]" +
+        // Named in the words of any front end (a Stata or R user giving a simulation prompt
+        // has no task file to look up a table in).
+        fail(origin, simulation_name + " must depend on the label: use {label}" +
                          (label_variable_names.empty()
                               ? std::string()
-                              : " (" + join(label_variable_names, ", ", "{", "}") + ")") +
+                              : " or one of the task's label variables (" +
+                                    join(label_variable_names, ", ", "{", "}") + ")") +
                          ".");
     }
 }

@@ -48,7 +48,9 @@ std::string Api::escape_smcl(const std::string& plain) {
 void Api::text(const std::string& plain) { display(escape_smcl(plain)); }
 
 void Api::error(const std::string& plain) {
-    std::string line = plain;
+    // Stata reads an error line as SMCL too: a prompt's {text} or {label} in a message must
+    // print as written.
+    std::string line = escape_smcl(plain);
     if (line.empty() || line.back() != '\n') line += '\n';
     t_->display_error(writable(line).data());
 }

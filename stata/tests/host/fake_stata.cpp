@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace host {
 
@@ -184,7 +185,14 @@ ST_int cb_in_first() { return g_current->in_first; }
 ST_int cb_in_last() { return g_current->in_last == 0 ? g_current->nobs : g_current->in_last; }
 ST_int cb_nvars() { return static_cast<ST_int>(g_current->varlist.size()); }
 ST_int cb_display_error(char* text) {
-    g_current->errors += text;
+    // Stata reads an error line as SMCL: braces print only escaped.
+    g_current->errors_raw += text;
+    std::string shown = text;
+    for (const auto& [escaped, brace] : {std::pair<std::string, std::string>{"{c -(}", "{"},
+                                         std::pair<std::string, std::string>{"{c )-}", "}"}})
+        for (auto at = shown.find(escaped); at != std::string::npos; at = shown.find(escaped, at))
+            shown.replace(at, escaped.size(), brace);
+    g_current->errors += shown;
     return 0;
 }
 ST_int cb_matrix_element(char* name, ST_int row, ST_int col, ST_double* value) {

@@ -74,7 +74,8 @@ class Stata {
     std::map<std::string, double> scalars;
     std::map<std::string, Matrix> matrices;
     std::string output;  // SF_display
-    std::string errors;  // SF_error
+    std::string errors;      // SF_error, as Stata shows it (SMCL's {c -(} and {c )-} decoded)
+    std::string errors_raw;  // SF_error, as the plugin sent it
     void set_local(const std::string& name, const std::string& value) {
         macros["_" + name] = value;
     }

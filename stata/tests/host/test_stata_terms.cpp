@@ -206,8 +206,13 @@ TEST_CASE("a simprompt() template the task cannot use is blamed on simprompt()",
     CHECK(r.rc == 459);
     CHECK(has(stata.errors,
               "option simprompt(): observation 2: the simulation prompt must "
-              "depend on the label"));
+              "depend on the label: use {label}."));
     CHECK_FALSE(has(stata.errors, "simple_sentiment.toml"));
+    // No task-file table in a Stata user's message, and the braces escaped for SMCL (issue 42,
+    // item 15): Stata would otherwise read {label} as a directive.
+    CHECK_FALSE(has(stata.errors, "[label_variables]"));
+    CHECK(has(stata.errors_raw, "use {c -(}label{c )-}."));
+    CHECK_FALSE(has(stata.errors_raw, "{label}"));
 }
 
 TEST_CASE("an option value with a space names the option and the whole value",
