@@ -2,6 +2,7 @@
 // comes before the first call, and classifies how the run ended.
 #include "llmvalidate/run.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace llmv::pipeline {
@@ -88,7 +89,14 @@ RunOutcome estimate(const ValidationConfig& config, const std::vector<PassageInp
         for (const PassageInput& row : rows)
             if (row.input_error.empty()) readable.push_back(row);
     outcome.estimate = dry_run(config, skipped ? readable : rows);
-    for (const std::string& text : outcome.estimate->warnings) warn(sink, "cannot_decide", text);
+    // The report's warnings, by kind: the cache's was said before the route was chosen.
+    const std::vector<std::string> sizes = size_warnings(config);
+    const std::string no_cache = cache_warning(config);
+    for (const std::string& text : outcome.estimate->warnings) {
+        if (text == no_cache) continue;
+        const bool size = std::find(sizes.begin(), sizes.end(), text) != sizes.end();
+        warn(sink, size ? "cannot_decide" : "model_retiring", text);
+    }
     return outcome;
 }
 
