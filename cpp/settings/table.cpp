@@ -156,7 +156,7 @@ std::vector<Setting> build_table() {
             cache.stata_commands = stata_validate;
             return cache;
         }(),
-        by_hand(entry("preset", {"--preset", "", "preset", "preset", "NAME"}, Kind::text,
+        by_hand(entry("preset", {"", "", "preset", "preset", "NAME"}, Kind::text,
                       "A named bundle of settings (the CLI's --paper, Stata's paper); settings "
                       "given explicitly win."),
                 "none"),

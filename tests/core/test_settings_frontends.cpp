@@ -82,6 +82,24 @@ TEST_CASE("CLI: --help shows every setting of the table with its range and defau
     }
 }
 
+// The knobs the CLI reads with code of its own (--provider, --cache, --batch-api, ...) are
+// options of one of its commands under the table's spelling.
+TEST_CASE("CLI: every knob it reads by hand is an option under the table's spelling",
+          "[settings][parity][cli]") {
+    std::string helps;
+    for (const char* command : {"run", "batch", "power"}) {
+        const cli_test::CliResult help = cli_test::run_cli({command, "--help"});
+        REQUIRE(help.exit_code == 0);
+        helps += help.out;
+    }
+    for (const settings::Setting& setting : settings::table()) {
+        if (!setting.by_hand || setting.cli.rfind("--", 0) != 0) continue;
+        INFO(setting.name << " as " << setting.cli);
+        CHECK(std::regex_search(helps, std::regex(setting.cli + "\\b")));
+        if (!setting.cli_short.empty()) CHECK(helps.find(setting.cli_short + ",") != std::string::npos);
+    }
+}
+
 TEST_CASE("CLI: a setting outside its range is refused with the table's message",
           "[settings][parity][cli]") {
     const cli_test::CliResult result = cli_test::run_cli(
