@@ -338,7 +338,7 @@ program define Test, rclass
           GENerate(name) REPLACE NOTABle                                               ///
           /* BEGIN GENERATED Test-options (the engine's statistics settings) */           ///
           ALPha(string) THReshold(string) VMethod(string) SMethod(string) RULE(string)     ///
-          PERMutations(string)                                                             ///
+          PERMutations(string) SEED(string)                                                ///
           /* END GENERATED */ ]
 
     marksample touse, novarlist
@@ -417,7 +417,7 @@ program define Validate, rclass
           REPLACE DRYrun NOTABle BATCHapi NOWAIT SAVing(string asis) NOMATrix continue ///
           /* BEGIN GENERATED Validate-options (the engine's settings table) */            ///
           M(string) N(string) REPeats(string) ALPha(string) THReshold(string)              ///
-          VMethod(string) SMethod(string) RULE(string) PERMutations(string)                ///
+          VMethod(string) SMethod(string) RULE(string) PERMutations(string) SEED(string)   ///
           CONCurrency(string) TEMPerature(string) STRuctured(string)                       ///
           ANSwerformat(string) REASONeffort(string) PARSERetries(string)                   ///
           MAXRetries(string) TIMEout(string) DRAIN(string) POLLinterval(string)            ///
@@ -698,9 +698,10 @@ program define Power, rclass
     syntax , TASK(string)                                                              ///
         [ TRUElabel(string) REPLications(string) TOPic(string) NOTABle                  ///
           /* BEGIN GENERATED Power-options (statistics and simulated-provider settings) */ ///
-          ALPha(string) THReshold(string) VMethod(string) SMethod(string) RULE(string)     ///
-          PERMutations(string) FOLlow(string) SIGnal(string) ACCuracy(string)              ///
-          UNParseable(string) WORDs(string)                                                ///
+          M(string) N(string) REPeats(string) ALPha(string) THReshold(string)              ///
+          VMethod(string) SMethod(string) RULE(string) PERMutations(string) SEED(string)   ///
+          CONCurrency(string) FOLlow(string) SIGnal(string) ACCuracy(string)               ///
+          UNParseable(string) WORDs(string) DGPseed(string)                                ///
           /* END GENERATED */ ]
 
     * -set seed- governs both the tests' seed and the data-generating process's.
@@ -713,8 +714,8 @@ program define Power, rclass
     * The engine's settings (and replications()), each only when given: the engine holds the
     * defaults, and the plugin checks each value and names the option.
     foreach setting in replications /* BEGIN GENERATED Power-names */                      ///
-        alpha threshold vmethod smethod rule permutations follow signal accuracy           ///
-        unparseable words                                                                  ///
+        m n repeats alpha threshold vmethod smethod rule permutations concurrency follow   ///
+        signal accuracy unparseable words                                                  ///
         /* END GENERATED */ {
         if `"``setting''"' != "" local call `call' `setting'=``setting''
     }

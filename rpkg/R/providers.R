@@ -118,6 +118,9 @@ llm_provider_ollama <- function(model = NULL, base_url = "http://localhost:11434
 #' @export
 llm_provider_simulated <- function(
                                    # BEGIN GENERATED formals: follow_probability label_signal annotator_accuracy unparseable_probability words
+                                   follow_probability = 0.97, label_signal = 0.3,
+                                   annotator_accuracy = 0.97, unparseable_probability = 0,
+                                   words = 0
                                    # END GENERATED
                                    ) {
   call <- rlang::current_env()

@@ -52,6 +52,7 @@
 #' result$p.value
 validation_test <- function(passage, pool,
                             # BEGIN GENERATED formals: alpha method=validation_method
+                            alpha = 0.05, method = c("exact", "paper"),
                             # END GENERATED
                             reference = NULL) {
   data_name <- paste(deparse1(substitute(passage)), "against", deparse1(substitute(pool)))
@@ -142,6 +143,8 @@ new_validation_test <- function(result, data_name) {
 #' separation_test(pool_a, pool_b, permutations = 199)
 separation_test <- function(pool_a, pool_b,
                             # BEGIN GENERATED formals: alpha method=separation_method permutations
+                            alpha = 0.05, method = c("permutation", "paper"),
+                            permutations = 999,
                             # END GENERATED
                             reference = NULL, seed = NULL) {
   data_name <- paste(deparse1(substitute(pool_a)), "and", deparse1(substitute(pool_b)))
@@ -234,6 +237,7 @@ new_separation_test <- function(result, data_name, seed) {
 #' backtranslation_test("Positive", back, labels = c("Positive", "Neutral", "Negative"))
 backtranslation_test <- function(target, labels_back, labels = NULL,
                                  # BEGIN GENERATED formals: threshold rule=backtranslation_rule alpha
+                                 threshold = 0.9, rule = c("point", "bound"), alpha = 0.05
                                  # END GENERATED
                                  ) {
   data_name <- paste(deparse1(substitute(labels_back)), "for", deparse1(substitute(target)))

@@ -56,6 +56,11 @@
 llm_validate_embeddings <- function(passage, pools, label, labels = names(pools),
                                     backtranslation = NULL,
                                     # BEGIN GENERATED formals: alpha threshold validation_method separation_method backtranslation_rule permutations
+                                    alpha = 0.05, threshold = 0.9,
+                                    validation_method = c("exact", "paper"),
+                                    separation_method = c("permutation", "paper"),
+                                    backtranslation_rule = c("point", "bound"),
+                                    permutations = 999,
                                     # END GENERATED
                                     reference = NULL, seed = NULL, methods = NULL, ...) {
   call <- rlang::current_env()
