@@ -103,7 +103,7 @@ program define IsValidation, rclass
     local methods CONCurrency(passthru) REPeats(passthru) M(passthru) LABELS(passthru)      ///
         /* BEGIN GENERATED statistics-passthru */                                            ///
         ALPha(passthru) THReshold(passthru) VMethod(passthru) SMethod(passthru)            ///
-        RULE(passthru) PERMutations(passthru) DEMOStat(passthru)                           ///
+        RULE(passthru) PERMutations(passthru)                                              ///
         /* END GENERATED */
     if "`subcommand'" == "test" {
         local only `only' TASK(passthru) MODel(passthru) CACHE(passthru) M(passthru) N(passthru) ///
@@ -339,7 +339,7 @@ program define Test, rclass
           GENerate(name) REPLACE NOTABle                                               ///
           /* BEGIN GENERATED Test-options (the engine's statistics settings) */           ///
           ALPha(string) THReshold(string) VMethod(string) SMethod(string) RULE(string)     ///
-          PERMutations(string) SEED(string) DEMOStat(string)                               ///
+          PERMutations(string) SEED(string)                                                ///
           /* END GENERATED */ ]
 
     marksample touse, novarlist
@@ -388,7 +388,7 @@ program define Test, rclass
     * The engine's settings, each only when given: the engine's table holds the defaults, and
     * the plugin checks each value and names the option.
     foreach setting in /* BEGIN GENERATED Test-names */                                    ///
-        alpha threshold vmethod smethod rule permutations demostat                         ///
+        alpha threshold vmethod smethod rule permutations                                  ///
         /* END GENERATED */ {
         if `"``setting''"' != "" local words `words' `setting'=``setting''
     }
@@ -419,10 +419,10 @@ program define Validate, rclass
           /* BEGIN GENERATED Validate-options (the engine's settings table) */            ///
           M(string) N(string) REPeats(string) DEMOknob(string) ALPha(string)               ///
           THReshold(string) VMethod(string) SMethod(string) RULE(string)                   ///
-          PERMutations(string) SEED(string) DEMOStat(string) CONCurrency(string)           ///
-          TEMPerature(string) STRuctured(string) ANSwerformat(string)                      ///
-          REASONeffort(string) PARSERetries(string) MAXRetries(string) TIMEout(string)     ///
-          DRAIN(string) POLLinterval(string) ENCoding(string)                              ///
+          PERMutations(string) SEED(string) CONCurrency(string) TEMPerature(string)        ///
+          STRuctured(string) ANSwerformat(string) REASONeffort(string)                     ///
+          PARSERetries(string) MAXRetries(string) TIMEout(string) DRAIN(string)            ///
+          POLLinterval(string) ENCoding(string)                                            ///
           /* END GENERATED */ ]
 
     capture confirm string variable `varlist'
@@ -509,7 +509,7 @@ program define Validate, rclass
     * The options and names between GENERATED markers are written from the engine's table
     * (cmake --build build --target generate-docs); edit cpp/settings/table.cpp.
     foreach setting in /* BEGIN GENERATED Validate-names */                                ///
-        m n repeats demoknob alpha threshold vmethod smethod rule permutations demostat    ///
+        m n repeats demoknob alpha threshold vmethod smethod rule permutations             ///
         concurrency temperature structured answerformat reasoneffort parseretries          ///
         maxretries timeout drain pollinterval encoding                                     ///
         /* END GENERATED */ {
@@ -701,8 +701,8 @@ program define Power, rclass
           /* BEGIN GENERATED Power-options (statistics and simulated-provider settings) */ ///
           M(string) N(string) REPeats(string) ALPha(string) THReshold(string)              ///
           VMethod(string) SMethod(string) RULE(string) PERMutations(string) SEED(string)   ///
-          DEMOStat(string) CONCurrency(string) FOLlow(string) SIGnal(string)               ///
-          ACCuracy(string) UNParseable(string) WORDs(string) DGPseed(string)               ///
+          CONCurrency(string) FOLlow(string) SIGnal(string) ACCuracy(string)               ///
+          UNParseable(string) WORDs(string) DGPseed(string)                                ///
           /* END GENERATED */ ]
 
     * -set seed- governs both the tests' seed and the data-generating process's.
@@ -715,8 +715,8 @@ program define Power, rclass
     * The engine's settings (and replications()), each only when given: the engine holds the
     * defaults, and the plugin checks each value and names the option.
     foreach setting in replications /* BEGIN GENERATED Power-names */                      ///
-        m n repeats alpha threshold vmethod smethod rule permutations demostat             ///
-        concurrency follow signal accuracy unparseable words                               ///
+        m n repeats alpha threshold vmethod smethod rule permutations concurrency follow   ///
+        signal accuracy unparseable words                                                  ///
         /* END GENERATED */ {
         if `"``setting''"' != "" local call `call' `setting'=``setting''
     }

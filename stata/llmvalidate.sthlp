@@ -161,7 +161,6 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt sm:ethod(name)}}Separation test: permutation (exact) or paper (the paper's bootstrap). Allowed: one of "paper", "permutation"; default {cmd:smethod(permutation)}{p_end}
 {synopt:{opt rule(name)}}Backtranslation pass rule: the accuracy (point, the paper's) or its lower confidence bound (bound). Allowed: one of "point", "bound"; default {cmd:rule(point)}{p_end}
 {synopt:{opt perm:utations(#)}}Permutations of the separation test. Allowed: a whole number in 1..1000000; default {cmd:permutations(999)}{p_end}
-{synopt:{opt demos:tat(#)}}Throwaway statistics setting (issue 40): shows how one is added. Allowed: a number in [0, 1]; default {cmd:demostat(0.5)}{p_end}
 {* END GENERATED}{...}
 {syntab:Results}
 {synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p} for the passages{p_end}

@@ -220,9 +220,6 @@ std::vector<Setting> build_table() {
                          "Seed of the permutation and bootstrap draws and of the texts the "
                          "LLM generates: another seed draws (and pays for) new texts, the same "
                          "seed reads them back from the cache.")),
-        statistics(number("demo_stat", {"--demo-stat", "", "demo_stat", "DEMOStat", "X"}, 0, false,
-                          1, false,
-                          "Throwaway statistics setting (issue 40): shows how one is added.")),
         integer("paper_n", {"", "", "", "", "N"}, 0, 100000,
                 "Paper methods: texts per pool (0: M)."),
         integer("paper_b", {"--paper-b", "", "", "", "B"}, 1, 100000,

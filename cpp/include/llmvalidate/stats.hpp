@@ -202,7 +202,6 @@ struct TestOptions {
     std::string validation_method = "exact";        // registry: validation_methods()
     std::string separation_method = "permutation";  // registry: separation_methods()
     std::string backtranslation_rule = "point";     // "point" | "bound"
-    double demo_stat = 0.5;  // throwaway (issue 40): shows how a statistics setting is added
 };
 
 // The settings table's names of TestOptions' fields (llmvalidate/settings.hpp: get, set, check;
@@ -216,7 +215,6 @@ void visit_test_options(Options& options, Visit&& visit) {
     visit("backtranslation_rule", options.backtranslation_rule);
     visit("permutations", options.permutations);
     visit("seed", options.seed);
-    visit("demo_stat", options.demo_stat);
 }
 template <typename Visit>
 void visit_settings(TestOptions& options, Visit&& visit) {
