@@ -95,10 +95,9 @@ program define IsValidation, rclass
         EMBedding(passthru) EMBMODel(passthru) EMBBASEurl(passthru)                         ///
         PAPER HUMan(passthru) NOCACHE DRYrun continue SAVing(passthru) NOMATrix             ///
         SIMPrompt(passthru) /* BEGIN GENERATED validation-only */                            ///
-        DEMOknob(passthru) TEMPerature(passthru) STRuctured(passthru)                      ///
-        ANSwerformat(passthru) REASONeffort(passthru) PARSERetries(passthru)               ///
-        MAXRetries(passthru) TIMEout(passthru) DRAIN(passthru) POLLinterval(passthru)      ///
-        ENCoding(passthru)                                                                 ///
+        TEMPerature(passthru) STRuctured(passthru) ANSwerformat(passthru)                  ///
+        REASONeffort(passthru) PARSERetries(passthru) MAXRetries(passthru)                 ///
+        TIMEout(passthru) DRAIN(passthru) POLLinterval(passthru) ENCoding(passthru)        ///
         /* END GENERATED */
     local methods CONCurrency(passthru) REPeats(passthru) M(passthru) LABELS(passthru)      ///
         /* BEGIN GENERATED statistics-passthru */                                            ///
@@ -417,12 +416,12 @@ program define Validate, rclass
           CACHE(string) NOCACHE KEYenv(name) GENerate(name)                           ///
           REPLACE DRYrun NOTABle BATCHapi NOWAIT SAVing(string asis) NOMATrix continue ///
           /* BEGIN GENERATED Validate-options (the engine's settings table) */            ///
-          M(string) N(string) REPeats(string) DEMOknob(string) ALPha(string)               ///
-          THReshold(string) VMethod(string) SMethod(string) RULE(string)                   ///
-          PERMutations(string) SEED(string) CONCurrency(string) TEMPerature(string)        ///
-          STRuctured(string) ANSwerformat(string) REASONeffort(string)                     ///
-          PARSERetries(string) MAXRetries(string) TIMEout(string) DRAIN(string)            ///
-          POLLinterval(string) ENCoding(string)                                            ///
+          M(string) N(string) REPeats(string) ALPha(string) THReshold(string)              ///
+          VMethod(string) SMethod(string) RULE(string) PERMutations(string) SEED(string)   ///
+          CONCurrency(string) TEMPerature(string) STRuctured(string)                       ///
+          ANSwerformat(string) REASONeffort(string) PARSERetries(string)                   ///
+          MAXRetries(string) TIMEout(string) DRAIN(string) POLLinterval(string)            ///
+          ENCoding(string)                                                                 ///
           /* END GENERATED */ ]
 
     capture confirm string variable `varlist'
@@ -509,9 +508,9 @@ program define Validate, rclass
     * The options and names between GENERATED markers are written from the engine's table
     * (cmake --build build --target generate-docs); edit cpp/settings/table.cpp.
     foreach setting in /* BEGIN GENERATED Validate-names */                                ///
-        m n repeats demoknob alpha threshold vmethod smethod rule permutations             ///
-        concurrency temperature structured answerformat reasoneffort parseretries          ///
-        maxretries timeout drain pollinterval encoding                                     ///
+        m n repeats alpha threshold vmethod smethod rule permutations concurrency          ///
+        temperature structured answerformat reasoneffort parseretries maxretries timeout   ///
+        drain pollinterval encoding                                                        ///
         /* END GENERATED */ {
         if `"``setting''"' != "" local words `words' `setting'=``setting''
     }

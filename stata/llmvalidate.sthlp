@@ -119,7 +119,6 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt m(#)}}Passages generated per label (the pool size M). Allowed: a whole number in 2..100000; default {cmd:m(100)}{p_end}
 {synopt:{opt n(#)}}Passages asked for per simulation call. Allowed: a whole number in 1..1000; default {cmd:n(10)}{p_end}
 {synopt:{opt rep:eats(#)}}Annotations of each passage; its label is the modal answer. Allowed: a whole number in 1..1000; default {cmd:repeats(1)}{p_end}
-{synopt:{opt demo:knob(#)}}Throwaway validation setting (issue 40): shows how a setting is added. Allowed: a whole number in 1..10; default {cmd:demoknob(3)}{p_end}
 {synopt:{opt conc:urrency(#)}}Requests in flight. Allowed: a whole number in 1..4096; default {cmd:concurrency(16)}{p_end}
 {synopt:{opt temp:erature(#)}}Sampling temperature (1, as in the paper). Allowed: a number in [0, 2]; default {cmd:temperature(1)}{p_end}
 {synopt:{opt str:uctured(name)}}How the answer's JSON is asked for: schema (the API's structured output), prompt (the schema in the prompt) or none (the paper's way: the prompt alone). Allowed: one of "schema", "prompt", "none"; default {cmd:structured(schema)}{p_end}

@@ -188,8 +188,6 @@ std::vector<Setting> build_table() {
         stata_in(integer("repeats", {"--repeats", "-R", "repeats", "REPeats", "R"}, 1, 1000,
                          "Annotations of each passage; its label is the modal answer."),
                  stata_validate | stata_power),
-        integer("demo_knob", {"--demo-knob", "", "demo_knob", "DEMOknob", "N"}, 1, 10,
-                "Throwaway validation setting (issue 40): shows how a setting is added."),
         // Below 1e-6 no test could decide: its deciding size (1/α - 1) would exceed every size
         // the table allows (permutations up to 1e6).
         statistics(number("alpha", {"--alpha", "", "alpha", "ALPha", "LEVEL"}, 1e-6, false, 0.5,

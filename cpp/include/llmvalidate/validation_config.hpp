@@ -72,7 +72,6 @@ struct ValidationConfig {
     int m = 100;                 // M: pool size per label
     int n = 10;                  // passages asked for per simulation call
     int annotation_repeats = 1;  // R: annotations of y; β̂ is the modal label
-    int demo_knob = 3;           // throwaway (issue 40): shows how a setting is added
     // The statistics' settings (alpha, threshold, methods, permutations, seed): one struct,
     // shared with `llmvalidate test`. Ranges and front-end names: llmvalidate/settings.hpp.
     stats::TestOptions tests;
@@ -151,7 +150,6 @@ void visit_config(Config& config, Visit&& visit) {
     visit("M", config.m);
     visit("n", config.n);
     visit("repeats", config.annotation_repeats);
-    visit("demo_knob", config.demo_knob);
     stats::visit_test_options(config.tests, visit);
     visit("paper_n", config.paper_n);
     visit("paper_b", config.paper_b);
