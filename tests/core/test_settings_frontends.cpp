@@ -147,9 +147,12 @@ static void check_stata_syntax(const std::string& program, unsigned command) {
             CHECK(std::regex_search(syntax, std::regex("\\b" + setting.stata_syntax + "\\b")));
             continue;
         }
+        if (setting.by_hand) {  // any type: VARS(string asis), SIMPrompt(varname string), ...
+            CHECK(std::regex_search(syntax, std::regex("\\b" + setting.stata_syntax + "\\(")));
+            continue;
+        }
         const auto found = declared.find(setting.stata);
         REQUIRE(found != declared.end());
-        if (setting.by_hand) continue;
         const auto& [type, default_value] = found->second;
         CHECK(type == "string");
         CHECK(default_value.empty());
