@@ -335,10 +335,10 @@ program define Test, rclass
         PASSage(varname numeric)                                                       ///
         [ EMBMATrix(name) EMBFile(string)                                              ///
           LABELS(string asis) BACKtranslation(varname) REFerence(varname numeric)      ///
-          SEED(string) GENerate(name) REPLACE NOTABle                                  ///
+          GENerate(name) REPLACE NOTABle                                               ///
           /* BEGIN GENERATED Test-options (the engine's statistics settings) */           ///
           ALPha(string) THReshold(string) VMethod(string) SMethod(string) RULE(string)     ///
-          PERMutations(string)                                                             ///
+          PERMutations(string) SEED(string)                                                ///
           /* END GENERATED */ ]
 
     marksample touse, novarlist
@@ -412,12 +412,12 @@ program define Validate, rclass
         [ TASK(string) LABELS(string asis) ANNotation(string) SIMulation(string)      ///
           VARS(string asis) SIMPrompt(varname string)                                 ///
           PROVider(string) MODel(string) EMBedding(string) EMBMODel(string)           ///
-          BASEurl(string) PAPER EMBBASEurl(string) HUMan(varname) SEED(string)        ///
+          BASEurl(string) PAPER EMBBASEurl(string) HUMan(varname)                     ///
           CACHE(string) NOCACHE KEYenv(name) GENerate(name)                           ///
           REPLACE DRYrun NOTABle BATCHapi NOWAIT SAVing(string asis) NOMATrix continue ///
           /* BEGIN GENERATED Validate-options (the engine's settings table) */            ///
           M(string) N(string) REPeats(string) ALPha(string) THReshold(string)              ///
-          VMethod(string) SMethod(string) RULE(string) PERMutations(string)                ///
+          VMethod(string) SMethod(string) RULE(string) PERMutations(string) SEED(string)   ///
           CONCurrency(string) TEMPerature(string) STRuctured(string)                       ///
           ANSwerformat(string) REASONeffort(string) PARSERetries(string)                   ///
           MAXRetries(string) TIMEout(string) DRAIN(string) POLLinterval(string)            ///
@@ -506,7 +506,7 @@ program define Validate, rclass
     * The engine's settings, each only when given: the engine's table holds the defaults (the
     * paper preset its own values), and the plugin checks each value and names the option.
     * The options and names between GENERATED markers are written from the engine's table
-    * (LLMV_UPDATE_DOCS=1 build/tests/test_core "[docs]"); edit cpp/stats/settings.cpp.
+    * (cmake --build build --target generate-docs); edit cpp/settings/table.cpp.
     foreach setting in /* BEGIN GENERATED Validate-names */                                ///
         m n repeats alpha threshold vmethod smethod rule permutations concurrency          ///
         temperature structured answerformat reasoneffort parseretries maxretries timeout   ///
@@ -697,12 +697,12 @@ end
 program define Power, rclass
     version 14.1
     syntax , TASK(string)                                                              ///
-        [ TRUElabel(string) REPLications(string) M(string) N(string) REPeats(string)    ///
-          SEED(string) DGPseed(string) TOPic(string) CONCurrency(string) NOTABle          ///
+        [ TRUElabel(string) REPLications(string) TOPic(string) NOTABle                  ///
           /* BEGIN GENERATED Power-options (statistics and simulated-provider settings) */ ///
-          ALPha(string) THReshold(string) VMethod(string) SMethod(string) RULE(string)     ///
-          PERMutations(string) FOLlow(string) SIGnal(string) ACCuracy(string)              ///
-          UNParseable(string) WORDs(string)                                                ///
+          M(string) N(string) REPeats(string) ALPha(string) THReshold(string)              ///
+          VMethod(string) SMethod(string) RULE(string) PERMutations(string) SEED(string)   ///
+          CONCurrency(string) FOLlow(string) SIGnal(string) ACCuracy(string)               ///
+          UNParseable(string) WORDs(string) DGPseed(string)                                ///
           /* END GENERATED */ ]
 
     * -set seed- governs both the tests' seed and the data-generating process's.
@@ -714,10 +714,10 @@ program define Power, rclass
     local call seed=`seed' dgpseed=`dgpseed'
     * The engine's settings (and replications()), each only when given: the engine holds the
     * defaults, and the plugin checks each value and names the option.
-    foreach setting in replications m n repeats /* BEGIN GENERATED Power-names */          ///
-        alpha threshold vmethod smethod rule permutations follow signal accuracy           ///
-        unparseable words                                                                  ///
-        /* END GENERATED */ concurrency {
+    foreach setting in replications /* BEGIN GENERATED Power-names */                      ///
+        m n repeats alpha threshold vmethod smethod rule permutations concurrency follow   ///
+        signal accuracy unparseable words                                                  ///
+        /* END GENERATED */ {
         if `"``setting''"' != "" local call `call' `setting'=``setting''
     }
 

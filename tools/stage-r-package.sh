@@ -46,7 +46,7 @@ fi
 rm -rf "${package:?}/src/third_party"  # only --third-party stages it, whole, below
 
 # The engine areas the package compiles: every area of cpp/ but the command-line tool.
-engine_areas=(core stats llm transport cache pipeline)
+engine_areas=(core settings stats llm transport cache pipeline)
 copies=("cpp/include|src/engine/include|*.hpp")
 for area in "${engine_areas[@]}"; do
   copies+=("cpp/$area|src/engine/$area|*.[ch]pp")

@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/standalone_format.hpp"
+#include "llmvalidate/validation_config.hpp"
 #include "terminal.hpp"
 
 namespace llmv::cli {
@@ -19,7 +20,7 @@ std::string optional_settings() {
     std::string text;
     for (const settings::Setting& setting : settings::table()) {
         if (!setting.statistics) continue;
-        const std::string default_text = settings::default_text(setting);
+        const std::string default_text = pipeline::setting_default(setting);
         const bool quoted = setting.kind == settings::Kind::choice;
         text += (text.empty() ? "" : ", ") + setting.name + " (" + (quoted ? "\"" : "") +
                 default_text + (quoted ? "\"" : "") + ")";

@@ -7,6 +7,7 @@
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/text.hpp"
+#include "llmvalidate/validation_config.hpp"
 #include "task_options.hpp"
 
 namespace llmv::cli {
@@ -21,7 +22,7 @@ using text::trim;
 std::vector<OptionSpec> setting_options() {
     std::vector<OptionSpec> options;
     for (const settings::Setting& setting : settings::table()) {
-        if (setting.cli.empty()) continue;
+        if (setting.cli.empty() || setting.by_hand) continue;
         std::string help = setting.doc;
         if (setting.kind == settings::Kind::flag) {
             // a flag is off unless given
@@ -29,7 +30,7 @@ std::vector<OptionSpec> setting_options() {
             help += " " + settings::allowed(setting) + "; unset by default.";
         } else {
             help += " " + settings::allowed(setting) + "; default " +
-                    settings::default_text(setting) + ".";
+                    pipeline::setting_default(setting) + ".";
         }
         help[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(help[0])));
         options.push_back({setting.cli, setting.cli_short,
@@ -130,10 +131,10 @@ ConfigChoice config_from_args(const std::string& command, const ParsedArgs& pars
     // Every setting of the table (before the resolution, which checks the model's rules on
     // temperature, top_p and max_tokens) that the CLI offers, with the table's ranges and messages.
     for (const settings::Setting& setting : settings::table()) {
-        if (setting.cli.empty() || !parsed.has(setting.cli)) continue;
+        if (setting.cli.empty() || setting.by_hand || !parsed.has(setting.cli)) continue;
         const std::string text =
             setting.kind == settings::Kind::flag ? "true" : parsed.value(setting.cli);
-        setting.set(config, settings::parse(setting, text, settings::FrontEnd::cli));
+        settings::set(config, setting, settings::parse(setting, text, settings::FrontEnd::cli));
     }
     // Auto-selection, default models and keys: the engine's rules (resolution.hpp). Only here,
     // where the report's first line says so, may "auto" fall back to the synthetic stand-ins.

@@ -17,10 +17,8 @@ PowerResult estimate_power(const PowerConfig& power, const BatchCallbacks& callb
         throw_invalid(code::invalid_argument, "provider", "\"" + config.provider + "\"",
                       "\"simulated\": power is estimated with the synthetic data-generating process");
     }
-    if (power.replications < 1 || power.replications > 1000000) {
-        throw_invalid(code::invalid_argument, "replications", std::to_string(power.replications),
-                      "an integer in 1..1000000");
-    }
+    settings::check_value(settings::setting("replications"),
+                          settings::get(power, settings::setting("replications")));
     check_config(config);
     const Task task = load_config_task(config);
     const std::vector<std::string>& labels = task.labels();

@@ -64,30 +64,40 @@ std::string member_path(const std::string& parent, const std::string& key) {
 // ---- the fields ----------------------------------------------------------------------------
 
 struct FieldSpec {
-    const char* name;
+    std::string name;
     bool required;
-    const char* allowed;  // the type-level description used in messages
+    std::string allowed;  // the type-level description used in messages
 };
 
+const char* const seed_allowed =
+    "a whole number from 0 to 2^53, or a string of digits up to 18446744073709551615";
+
+}  // namespace
+
+std::string json_allowed(const settings::Setting& setting) {
+    return setting.kind == settings::Kind::seed ? seed_allowed : settings::allowed(setting);
+}
+
+namespace {
+
+// The fields of the input: the data, and every statistics setting of the settings table by its
+// engine name (a setting added there is a field here, with the table's range in messages).
 const std::vector<FieldSpec>& input_fields() {
-    static const std::vector<FieldSpec> fields = {
-        {"label", true, "a string: the label the LLM gave the passage"},
-        {"labels", true, "a non-empty array of strings: the label set"},
-        {"passage", true, "a non-empty array of finite numbers: the passage's embedding"},
-        {"pools", true, "an object mapping each label to an array of embeddings"},
-        {"backtranslation", false,
-         "an object mapping a label to the array of labels the LLM gave its pool"},
-        {"alpha", false, "a number (range: the settings table)"},
-        {"threshold", false, "a number in [0, 1]"},
-        {"seed", false,
-         "a whole number from 0 to 2^53, or a string of digits up to 18446744073709551615"},
-        {"permutations", false, "a whole number of permutations"},
-        {"validation_method", false, "a string naming a validation method"},
-        {"separation_method", false, "a string naming a separation method"},
-        {"backtranslation_rule", false, "a string: \"point\" or \"bound\""},
-        {"paper_reference", false,
-         "an object mapping a label to an array of embeddings (the paper methods' B texts)"},
-    };
+    static const std::vector<FieldSpec> fields = [] {
+        std::vector<FieldSpec> out = {
+            {"label", true, "a string: the label the LLM gave the passage"},
+            {"labels", true, "a non-empty array of strings: the label set"},
+            {"passage", true, "a non-empty array of finite numbers: the passage's embedding"},
+            {"pools", true, "an object mapping each label to an array of embeddings"},
+            {"backtranslation", false,
+             "an object mapping a label to the array of labels the LLM gave its pool"},
+            {"paper_reference", false,
+             "an object mapping a label to an array of embeddings (the paper methods' B texts)"},
+        };
+        for (const settings::Setting& setting : settings::table())
+            if (setting.statistics) out.push_back({setting.name, false, json_allowed(setting)});
+        return out;
+    }();
     return fields;
 }
 
@@ -95,22 +105,6 @@ const FieldSpec& field_spec(const std::string& name) {
     for (const FieldSpec& spec : input_fields())
         if (name == spec.name) return spec;
     throw Error(code::internal, "no field spec for " + name);
-}
-
-std::string quoted_list(const std::vector<std::string>& names) {
-    std::string text;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        if (i) text += ", ";
-        text += "\"" + names[i] + "\"";
-    }
-    return text;
-}
-
-template <typename Map>
-std::string registry_names(const Map& registry) {
-    std::vector<std::string> names;
-    for (const auto& entry : registry) names.push_back(entry.first);
-    return quoted_list(names);
 }
 
 void check_fields(const json& document) {
@@ -178,8 +172,7 @@ bool whole_number(const json& value, double* result) {
 int read_int(const json& value, const std::string& field, const std::string& allowed) {
     double number = 0;
     if (!whole_number(value, &number) || number < INT_MIN || number > INT_MAX)
-        throw_invalid(code::invalid_argument, field, describe(value),
-                      allowed + " (a whole number up to " + std::to_string(INT_MAX) + ")");
+        throw_invalid(code::invalid_argument, field, describe(value), allowed);
     return static_cast<int>(number);
 }
 
@@ -255,6 +248,28 @@ std::map<std::string, Eigen::MatrixXd> read_matrices(const json& value, const st
     for (const auto& item : value.items())
         matrices[item.key()] = read_matrix(item.value(), member_path(field, item.key()));
     return matrices;
+}
+
+// A statistics setting's value as the JSON gives it: a number, a whole number, a string, a
+// boolean, or a seed (a number up to 2^53 or a string of digits).
+settings::Value read_setting(const json& value, const settings::Setting& setting) {
+    const std::string allowed = json_allowed(setting);
+    switch (setting.kind) {
+        case settings::Kind::number:
+            return {true, read_number(value, setting.name, allowed), {}};
+        case settings::Kind::integer:
+            return {true, static_cast<double>(read_int(value, setting.name, allowed)), {}};
+        case settings::Kind::seed:
+            return {true, 0, std::to_string(seed_from_json(value, setting.name))};
+        case settings::Kind::flag:
+            if (!value.is_boolean())
+                throw_invalid(code::invalid_argument, setting.name, describe(value), allowed);
+            return {true, value.get<bool>() ? 1.0 : 0.0, {}};
+        case settings::Kind::choice:
+        case settings::Kind::text:
+            break;
+    }
+    return {true, 0, read_string(value, setting.name, allowed)};
 }
 
 // ---- messages about the input text -----------------------------------------------------
@@ -358,7 +373,7 @@ json parse_json_text(const std::string& text, const std::string& source) {
 }
 
 std::uint64_t seed_from_json(const json& value, const std::string& field) {
-    const std::string allowed = field_spec("seed").allowed;
+    const std::string allowed = seed_allowed;
     if (value.is_string()) {
         const std::string digits = value.get<std::string>();
         const bool all_digits =
@@ -443,27 +458,13 @@ stats::TestInput test_input_from_json(const json& document) {
         input.paper_reference =
             read_matrices(*value, "paper_reference", field_spec("paper_reference").allowed);
 
-    stats::TestOptions& options = input.options;
-    if (const json* value = optional_field(document, "alpha"))
-        options.alpha = read_number(*value, "alpha", settings::allowed(settings::setting("alpha")));
-    if (const json* value = optional_field(document, "threshold"))
-        options.threshold =
-            read_number(*value, "threshold", settings::allowed(settings::setting("threshold")));
-    if (const json* value = optional_field(document, "seed"))
-        options.seed = seed_from_json(*value, "seed");
-    if (const json* value = optional_field(document, "permutations"))
-        options.permutations = read_int(*value, "permutations", field_spec("permutations").allowed);
-    if (const json* value = optional_field(document, "validation_method"))
-        options.validation_method =
-            read_string(*value, "validation_method",
-                        "a string, one of " + registry_names(stats::validation_methods()));
-    if (const json* value = optional_field(document, "separation_method"))
-        options.separation_method =
-            read_string(*value, "separation_method",
-                        "a string, one of " + registry_names(stats::separation_methods()));
-    if (const json* value = optional_field(document, "backtranslation_rule"))
-        options.backtranslation_rule =
-            read_string(*value, "backtranslation_rule", field_spec("backtranslation_rule").allowed);
+    // Every statistics setting of the table the document gives, read by its kind; its range is
+    // checked with the others by run_tests().
+    for (const settings::Setting& setting : settings::table()) {
+        if (!setting.statistics) continue;
+        if (const json* value = optional_field(document, setting.name.c_str()))
+            settings::set(input.options, setting, read_setting(*value, setting));
+    }
     return input;
 }
 

@@ -157,11 +157,15 @@
 #' llm_validate("Revenue grew.", task = "sentiment", provider = llm_provider_simulated(),
 #'              M = 20, n = 5, dry_run = TRUE)
 llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL,
-                         embedding = NULL, M = 100, n = 10, alpha = 0.05, threshold = 0.9,
-                         methods = c(validation = "exact", separation = "permutation",
-                                     backtranslation = "point"),
+                         embedding = NULL,
+                         # BEGIN GENERATED formals: M n alpha threshold methods
+                         M = 100, n = 10, alpha = 0.05, threshold = 0.9,
+                         methods = c(validation = "exact", separation = "permutation", backtranslation = "point"),
+                         # END GENERATED
                          cache = getOption("llmvalidate.cache", llm_cache_path()),
+                         # BEGIN GENERATED formals: concurrency=concurrency@llmvalidate.concurrency
                          concurrency = getOption("llmvalidate.concurrency", 16L),
+                         # END GENERATED
                          seed = NULL, dry_run = FALSE, ..., text_column = "text",
                          id_column = "id", labels = NULL) {
   call <- rlang::current_env()

@@ -32,11 +32,16 @@
 #' # Synthetic: the simulated provider is a data-generating process, not an LLM.
 #' llm_power("sentiment", llm_provider_simulated(annotator_accuracy = 0.8),
 #'           M = 20, n = 10, replications = 20, permutations = 99, seed = 1)
-llm_power <- function(task, provider = llm_provider_simulated(), M = 100, n = 10,
-                      alpha = 0.05, threshold = 0.9,
-                      methods = c(validation = "exact", separation = "permutation",
-                                  backtranslation = "point"),
-                      true_label = NULL, replications = 200, seed = NULL, ...) {
+llm_power <- function(task, provider = llm_provider_simulated(),
+                      # BEGIN GENERATED formals: M n alpha threshold methods
+                      M = 100, n = 10, alpha = 0.05, threshold = 0.9,
+                      methods = c(validation = "exact", separation = "permutation", backtranslation = "point"),
+                      # END GENERATED
+                      true_label = NULL,
+                      # BEGIN GENERATED formals: replications
+                      replications = 200,
+                      # END GENERATED
+                      seed = NULL, ...) {
   call <- rlang::current_env()
   task <- resolve_task(task, call)
   if (!inherits(provider, "llm_provider") || !identical(provider$name, "simulated")) {

@@ -116,9 +116,13 @@ llm_provider_ollama <- function(model = NULL, base_url = "http://localhost:11434
 #' @param unparseable_probability Probability that an answer is not valid JSON.
 #' @param words Words per generated text; 0 takes the passage's length.
 #' @export
-llm_provider_simulated <- function(follow_probability = 0.97, label_signal = 0.3,
+llm_provider_simulated <- function(
+                                   # BEGIN GENERATED formals: follow_probability label_signal annotator_accuracy unparseable_probability words
+                                   follow_probability = 0.97, label_signal = 0.3,
                                    annotator_accuracy = 0.97, unparseable_probability = 0,
-                                   words = 0) {
+                                   words = 0
+                                   # END GENERATED
+                                   ) {
   call <- rlang::current_env()
   # Ranges and messages: the engine's settings table (its "simulated" group).
   dgp <- list(

@@ -50,7 +50,10 @@
 #' result <- validation_test(passage, pool)
 #' result
 #' result$p.value
-validation_test <- function(passage, pool, alpha = 0.05, method = c("exact", "paper"),
+validation_test <- function(passage, pool,
+                            # BEGIN GENERATED formals: alpha method=validation_method
+                            alpha = 0.05, method = c("exact", "paper"),
+                            # END GENERATED
                             reference = NULL) {
   data_name <- paste(deparse1(substitute(passage)), "against", deparse1(substitute(pool)))
   passage <- check_passage(passage)
@@ -138,8 +141,11 @@ new_validation_test <- function(result, data_name) {
 #' pool_a <- t(replicate(30, c(3, 0, 0, 0) + rnorm(4)))
 #' pool_b <- t(replicate(30, c(0, 3, 0, 0) + rnorm(4)))
 #' separation_test(pool_a, pool_b, permutations = 199)
-separation_test <- function(pool_a, pool_b, alpha = 0.05,
-                            method = c("permutation", "paper"), permutations = 999,
+separation_test <- function(pool_a, pool_b,
+                            # BEGIN GENERATED formals: alpha method=separation_method permutations
+                            alpha = 0.05, method = c("permutation", "paper"),
+                            permutations = 999,
+                            # END GENERATED
                             reference = NULL, seed = NULL) {
   data_name <- paste(deparse1(substitute(pool_a)), "and", deparse1(substitute(pool_b)))
   pool_a <- check_embeddings(pool_a, "pool_a")
@@ -229,8 +235,11 @@ new_separation_test <- function(result, data_name, seed) {
 #' @examples
 #' back <- c(rep("Positive", 46), rep("Neutral", 4))
 #' backtranslation_test("Positive", back, labels = c("Positive", "Neutral", "Negative"))
-backtranslation_test <- function(target, labels_back, labels = NULL, threshold = 0.9,
-                                 rule = c("point", "bound"), alpha = 0.05) {
+backtranslation_test <- function(target, labels_back, labels = NULL,
+                                 # BEGIN GENERATED formals: threshold rule=backtranslation_rule alpha
+                                 threshold = 0.9, rule = c("point", "bound"), alpha = 0.05
+                                 # END GENERATED
+                                 ) {
   data_name <- paste(deparse1(substitute(labels_back)), "for", deparse1(substitute(target)))
   target <- check_label(target, "target")
   labels_back <- check_labels(labels_back, "labels_back")

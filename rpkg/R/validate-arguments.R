@@ -37,11 +37,16 @@ check_count <- function(x, arg, call) {
   as.integer(x)
 }
 
-# The engine's names of the three method settings, as `methods` names them.
-method_settings <- c(validation = "validation_method", separation = "separation_method",
-                     backtranslation = "backtranslation_rule")
+# The engine's names of the method settings, as `methods` names them: the table's settings that
+# R spells methods[["validation"]], ... (c(validation = "validation_method", ...)).
+method_settings <- function() {
+  table <- engine_settings()
+  rows <- startsWith(table$r, "methods[[")
+  stats::setNames(table$name[rows], sub("^methods\\[\\[\"(.*)\"\\]\\]$", "\\1", table$r[rows]))
+}
 
 check_methods <- function(methods, call) {
+  method_settings <- method_settings()
   defaults <- vapply(method_settings, setting_default, character(1))
   if (!is.character(methods) || is.null(names(methods)) ||
         !all(names(methods) %in% names(defaults))) {
@@ -63,6 +68,7 @@ apply_preset <- function(preset, methods, methods_given, extra, call) {
   presets <- .Call(llmv_presets)
   preset <- check_choice(preset, names(presets), "preset", call)
   values <- presets[[preset]]
+  method_settings <- method_settings()
   if (!methods_given) {
     for (name in names(method_settings)) {
       setting <- method_settings[[name]]
@@ -95,8 +101,8 @@ dots_settings <- function() {
 # Which rows of a settings table (the engine's, or the generated settings_doc_table()) are
 # validation settings R spells with no formal of llm_validate(): those `...` takes.
 taken_through_dots <- function(table) {
-  table$group == "validation" & nzchar(table$r) & !startsWith(table$r, "methods[[") &
-    !table$r %in% names(formals(llm_validate))
+  table$group == "validation" & !table$by_hand & nzchar(table$r) &
+    !startsWith(table$r, "methods[[") & !table$r %in% names(formals(llm_validate))
 }
 
 # Settings `names` of the engine's record of a run (llmv_config_settings(): text by engine

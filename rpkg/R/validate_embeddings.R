@@ -32,6 +32,8 @@
 #'   `methods`).
 #' @param reference `NULL`, or (for the paper's methods) a named list of
 #'   embedding matrices: \eqn{B} further texts per label.
+#' @param ... Further statistics settings of the engine's settings table that
+#'   have no argument here, by their R names (`docs/settings.md`); none today.
 #' @inheritParams separation_test
 #' @return An object of class `llm_validation`: a list with `label`, `labels`,
 #'   `verdict`, `verdict_reason`, `validation` (an `llmv_validation_test`),
@@ -52,12 +54,15 @@
 #' validation
 #' as.data.frame(validation)
 llm_validate_embeddings <- function(passage, pools, label, labels = names(pools),
-                                    backtranslation = NULL, alpha = 0.05, threshold = 0.9,
+                                    backtranslation = NULL,
+                                    # BEGIN GENERATED formals: alpha threshold validation_method separation_method backtranslation_rule permutations
+                                    alpha = 0.05, threshold = 0.9,
                                     validation_method = c("exact", "paper"),
                                     separation_method = c("permutation", "paper"),
                                     backtranslation_rule = c("point", "bound"),
-                                    permutations = 999, reference = NULL, seed = NULL,
-                                    methods = NULL) {
+                                    permutations = 999,
+                                    # END GENERATED
+                                    reference = NULL, seed = NULL, methods = NULL, ...) {
   call <- rlang::current_env()
   if (!is.null(methods)) {
     if (!missing(validation_method) || !missing(separation_method) ||
@@ -87,16 +92,33 @@ llm_validate_embeddings <- function(passage, pools, label, labels = names(pools)
   permutations <- check_permutations(permutations)
   reference <- check_named_list(reference, "reference", check_embeddings)
   seed <- resolve_seed(seed)
+  # The engine's statistics settings, by engine name: the formals above and any other the
+  # table has (through `...`); the engine sets each through its table.
+  settings <- c(list(alpha = alpha, threshold = threshold, permutations = permutations,
+                     validation_method = validation_method,
+                     separation_method = separation_method,
+                     backtranslation_rule = backtranslation_rule),
+                check_statistics_dots(list(...), call))
 
-  result <- engine_result(.Call(llmv_run_tests,
-    label, labels, passage, pools, backtranslation, reference, alpha, threshold, seed,
-    permutations, validation_method, separation_method, backtranslation_rule
-  ))
-  new_llm_validation(result, label, labels, list(
-    alpha = alpha, threshold = threshold, permutations = permutations,
-    validation_method = validation_method, separation_method = separation_method,
-    backtranslation_rule = backtranslation_rule
-  ))
+  result <- engine_result(.Call(llmv_run_tests, label, labels, passage, pools, backtranslation,
+                                reference, c(settings, list(seed = format(seed, scientific = FALSE)))))
+  new_llm_validation(result, label, labels, settings)
+}
+
+# The statistics settings of the engine's table given in `...` of llm_validate_embeddings()
+# (those with an R spelling and no formal there), checked by the table: a list by engine name.
+check_statistics_dots <- function(extra, call) {
+  table <- engine_settings()
+  rows <- table$statistics & !table$by_hand & nzchar(table$r) & !startsWith(table$r, "methods[[") &
+    !table$r %in% names(formals(llm_validate_embeddings))
+  spellings <- stats::setNames(table$name[rows], table$r[rows])
+  check_settings(extra, names(spellings), call)
+  given <- list()
+  for (r_name in names(extra)) {
+    given[[spellings[[r_name]]]] <- check_table_value(extra[[r_name]], spellings[[r_name]], r_name,
+                                                      call)
+  }
+  given
 }
 
 check_named_list <- function(x, arg, check_element, required = FALSE,

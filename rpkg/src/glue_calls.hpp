@@ -23,9 +23,7 @@ SEXP llmv_separation_test(SEXP pool_a_, SEXP pool_b_, SEXP alpha_, SEXP method_,
 SEXP llmv_backtranslation_test(SEXP target_, SEXP labels_back_, SEXP labels_, SEXP threshold_,
                                SEXP rule_, SEXP alpha_);
 SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP backtranslation_,
-                    SEXP paper_reference_, SEXP alpha_, SEXP threshold_, SEXP seed_,
-                    SEXP permutations_, SEXP validation_method_, SEXP separation_method_,
-                    SEXP backtranslation_rule_);
+                    SEXP paper_reference_, SEXP settings_);
 SEXP llmv_summarize_passages(SEXP llm_label_, SEXP verdict_, SEXP human_label_, SEXP labels_,
                              SEXP ids_);
 SEXP llmv_benjamini_hochberg(SEXP p_values_);

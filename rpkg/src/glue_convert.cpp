@@ -93,22 +93,8 @@ pipeline::ValidationConfig as_config(const Rcpp::List& list) {
     config.price_table = list_get<std::string>(list, "price_table", "");
     // The table settings R takes through `...` (R checked them against the table), by the
     // engine's name: set through the table, so that a new setting needs no line here.
-    if (list.containsElementNamed("settings") && !Rf_isNull(list["settings"])) {
-        const Rcpp::List given(list["settings"]);
-        const auto names =
-            given.size() > 0 ? as_strings(given.names()) : std::vector<std::string>();
-        for (R_xlen_t i = 0; i < given.size(); ++i) {
-            const settings::Setting& setting =
-                settings::setting(names[static_cast<std::size_t>(i)]);
-            settings::Value value;
-            if (setting.kind == settings::Kind::choice || setting.kind == settings::Kind::seed)
-                value.text = Rcpp::as<std::string>(given[i]);
-            else
-                value.number = Rcpp::as<double>(given[i]);
-            settings::check_value(setting, value, settings::FrontEnd::r);
-            setting.set(config, value);
-        }
-    }
+    if (list.containsElementNamed("settings") && !Rf_isNull(list["settings"]))
+        set_settings(config, Rcpp::List(list["settings"]));
     if (list.containsElementNamed("variables") && !Rf_isNull(list["variables"])) {
         const Rcpp::CharacterVector variables(list["variables"]);
         if (variables.size() > 0) {

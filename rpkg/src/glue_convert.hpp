@@ -65,6 +65,26 @@ Rcpp::RObject guarded(Body body) {
 // The settings table's check of one number, with R's spelling of its name.
 void check_r_setting(const std::string& name, double value);
 
+// Settings by engine name from an R list (numbers, logicals, strings), each checked by the
+// settings table (its messages name R's spelling) and set in `holder` (stats::TestOptions,
+// pipeline::ValidationConfig) through it: a setting added to the table needs no line here.
+template <typename Holder>
+void set_settings(Holder& holder, const Rcpp::List& given) {
+    if (given.size() == 0) return;
+    const std::vector<std::string> names = Rcpp::as<std::vector<std::string>>(given.names());
+    for (R_xlen_t i = 0; i < given.size(); ++i) {
+        const settings::Setting& setting = settings::setting(names[static_cast<std::size_t>(i)]);
+        settings::Value value;
+        if (setting.kind == settings::Kind::choice || setting.kind == settings::Kind::seed ||
+            setting.kind == settings::Kind::text)
+            value.text = Rcpp::as<std::string>(given[i]);
+        else
+            value.number = Rcpp::as<double>(given[i]);
+        settings::check_value(setting, value, settings::FrontEnd::r);
+        settings::set(holder, setting, value);
+    }
+}
+
 template <typename T>
 T list_get(const Rcpp::List& list, const char* name, T fallback) {
     if (!list.containsElementNamed(name)) return fallback;

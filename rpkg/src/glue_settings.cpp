@@ -10,6 +10,7 @@
 #include "llmvalidate/models.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
+#include "llmvalidate/validation_config.hpp"
 #include "record_r.hpp"
 
 using namespace glue;
@@ -117,15 +118,15 @@ SEXP llmv_settings() {
         std::vector<std::string> name, cli, r, stata, kind, default_value, choices, allowed, doc,
             group;
         std::vector<double> low, high;
-        std::vector<int> low_open, high_open, optional, statistics;
-        const char* kinds[] = {"integer", "number", "choice", "seed", "flag"};
+        std::vector<int> low_open, high_open, optional, statistics, by_hand;
+        const char* kinds[] = {"integer", "number", "choice", "seed", "flag", "text"};
         for (const settings::Setting& setting : settings::table()) {
             name.push_back(setting.name);
             cli.push_back(setting.cli);
             r.push_back(setting.r);
             stata.push_back(setting.stata);
             kind.push_back(kinds[static_cast<int>(setting.kind)]);
-            default_value.push_back(settings::default_text(setting));
+            default_value.push_back(pipeline::setting_default(setting));
             std::string joined;
             for (const std::string& choice : setting.choices)
                 joined += (joined.empty() ? "" : ",") + choice;
@@ -138,6 +139,7 @@ SEXP llmv_settings() {
             high_open.push_back(setting.high_open);
             optional.push_back(setting.optional);
             statistics.push_back(setting.statistics);
+            by_hand.push_back(setting.by_hand);
             group.push_back(setting.group == settings::Group::simulated ? "simulated"
                                                                         : "validation");
         }
@@ -150,6 +152,7 @@ SEXP llmv_settings() {
             Rcpp::Named("high_open") = Rcpp::LogicalVector(high_open.begin(), high_open.end()),
             Rcpp::Named("optional") = Rcpp::LogicalVector(optional.begin(), optional.end()),
             Rcpp::Named("statistics") = Rcpp::LogicalVector(statistics.begin(), statistics.end()),
+            Rcpp::Named("by_hand") = Rcpp::LogicalVector(by_hand.begin(), by_hand.end()),
             Rcpp::Named("choices") = choices, Rcpp::Named("allowed") = allowed,
             Rcpp::Named("doc") = doc, Rcpp::Named("group") = group);
     });
@@ -166,8 +169,9 @@ SEXP llmv_config_settings(SEXP config_) {
         // In the table's order, as docs/settings.md lists them.
         std::vector<std::string> names, values;
         for (const settings::Setting& setting : settings::table()) {
+            if (setting.by_hand || !settings::binds(config, setting.name)) continue;
             names.push_back(setting.name);
-            values.push_back(settings::format_value(setting, setting.get(config)));
+            values.push_back(settings::format_value(setting, settings::get(config, setting)));
         }
         Rcpp::CharacterVector out = Rcpp::wrap(values);
         out.attr("names") = names;

@@ -79,11 +79,10 @@ SEXP llmv_backtranslation_test(SEXP target_, SEXP labels_back_, SEXP labels_, SE
     END_RCPP
 }
 
-// A whole validation from embeddings: what `llmvalidate test` runs.
+// A whole validation from embeddings: what `llmvalidate test` runs. `settings`: the statistics
+// settings by engine name (R checked them), set through the settings table.
 SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP backtranslation_,
-                    SEXP paper_reference_, SEXP alpha_, SEXP threshold_, SEXP seed_,
-                    SEXP permutations_, SEXP validation_method_, SEXP separation_method_,
-                    SEXP backtranslation_rule_) {
+                    SEXP paper_reference_, SEXP settings_) {
     BEGIN_RCPP
     const Rcpp::NumericVector passage(passage_);
     const Rcpp::List pools(pools_);
@@ -101,14 +100,9 @@ SEXP llmv_run_tests(SEXP label_, SEXP labels_, SEXP passage_, SEXP pools_, SEXP 
             input.backtranslation[names[i]] = as_strings(backtranslation[i]);
         }
     }
-    input.options.alpha = Rcpp::as<double>(alpha_);
-    input.options.threshold = Rcpp::as<double>(threshold_);
-    input.options.seed = as_seed(Rcpp::as<double>(seed_));
-    input.options.permutations = Rcpp::as<int>(permutations_);
-    input.options.validation_method = Rcpp::as<std::string>(validation_method_);
-    input.options.separation_method = Rcpp::as<std::string>(separation_method_);
-    input.options.backtranslation_rule = Rcpp::as<std::string>(backtranslation_rule_);
+    const Rcpp::List settings_list(settings_);
     return guarded([&]() -> Rcpp::RObject {
+        set_settings(input.options, settings_list);
         const llmv::ScopedInterruptCheck interrupt_check([] { return interrupt_pending(); });
         return test_output_to_r(input.label, input.options, stats::run_tests(input));
     });

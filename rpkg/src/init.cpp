@@ -25,7 +25,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_validation_test", reinterpret_cast<DL_FUNC>(&llmv_validation_test), 5},
     {"llmv_separation_test", reinterpret_cast<DL_FUNC>(&llmv_separation_test), 7},
     {"llmv_backtranslation_test", reinterpret_cast<DL_FUNC>(&llmv_backtranslation_test), 6},
-    {"llmv_run_tests", reinterpret_cast<DL_FUNC>(&llmv_run_tests), 13},
+    {"llmv_run_tests", reinterpret_cast<DL_FUNC>(&llmv_run_tests), 7},
     {"llmv_summarize_passages", reinterpret_cast<DL_FUNC>(&llmv_summarize_passages), 5},
     {"llmv_benjamini_hochberg", reinterpret_cast<DL_FUNC>(&llmv_benjamini_hochberg), 1},
     {"llmv_pipeline_run", reinterpret_cast<DL_FUNC>(&llmv_pipeline_run), 7},

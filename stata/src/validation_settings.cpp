@@ -9,15 +9,16 @@ void read_validation_settings(const Arguments& args, pipeline::ValidationConfig&
     // The ado passes each setting as a word named like its Stata option (alpha=0.05); the
     // settings table parses and checks it, and its messages name the option: alpha().
     for (const settings::Setting& setting : settings::table())
-        if (!setting.stata.empty() && args.has(setting.stata) &&
+        if (!setting.stata.empty() && !setting.by_hand && args.has(setting.stata) &&
             (setting.statistics || !statistics_only))
-            setting.set(config, settings::parse(setting, args.text(setting.stata, ""),
-                                                settings::FrontEnd::stata));
+            settings::set(
+                config, setting,
+                settings::parse(setting, args.text(setting.stata, ""), settings::FrontEnd::stata));
 }
 
 std::set<std::string> accepted_words(std::set<std::string> structural, Offered offered) {
     for (const settings::Setting& setting : settings::table()) {
-        if (setting.stata.empty()) continue;
+        if (setting.stata.empty() || setting.by_hand) continue;
         const bool wanted =
             offered == Offered::all || (offered == Offered::statistics && setting.statistics) ||
             (offered == Offered::validation && setting.group == settings::Group::validation);

@@ -46,34 +46,44 @@ settings::Value outside(const settings::Setting& setting) {
         case settings::Kind::flag:
             value.number = 2;
             break;
+        case settings::Kind::text:
+            break;
     }
     return value;
 }
 
 }  // namespace
 
-TEST_CASE("every setting has a unique name and spellings, a doc line and accessors",
+// Every setting the table reads for a front end (not by hand) is a field of ValidationConfig
+// (its statistics' ones of stats::TestOptions too), bound by visit_settings() next to it.
+TEST_CASE("every setting has a unique name and spellings, a doc line and a field",
           "[settings]") {
     std::set<std::string> names, cli, r, stata;
     for (const settings::Setting& setting : settings::table()) {
         INFO(setting.name);
         CHECK(names.insert(setting.name).second);
+        // R's embedding object carries the embedding provider and its model, and each provider
+        // object its base_url: knobs read by hand may share R's spelling.
         if (!setting.cli.empty()) CHECK(cli.insert(setting.cli).second);
-        if (!setting.r.empty()) CHECK(r.insert(setting.r).second);
+        if (!setting.r.empty() && !setting.by_hand) CHECK(r.insert(setting.r).second);
         if (!setting.stata.empty()) CHECK(stata.insert(setting.stata).second);
         CHECK(!setting.doc.empty());
-        REQUIRE(setting.get != nullptr);
-        REQUIRE(setting.set != nullptr);
+        if (setting.by_hand) continue;
+        CHECK(settings::binds(pipeline::ValidationConfig{}, setting.name));
+        CHECK(settings::binds(stats::TestOptions{}, setting.name) == setting.statistics);
     }
 }
 
 TEST_CASE("the defaults of ValidationConfig pass the table's check", "[settings]") {
     CHECK_NOTHROW(settings::check(pipeline::ValidationConfig{}));
     CHECK_NOTHROW(settings::check(stats::TestOptions{}));
-    CHECK(settings::default_text(settings::setting("alpha")) == "0.05");
-    CHECK(settings::default_text(settings::setting("permutations")) == "999");
-    CHECK(settings::default_text(settings::setting("validation_method")) == "exact");
-    CHECK(settings::default_text(settings::setting("top_p")).empty());
+    CHECK(pipeline::setting_default(settings::setting("alpha")) == "0.05");
+    CHECK(pipeline::setting_default(settings::setting("permutations")) == "999");
+    CHECK(pipeline::setting_default(settings::setting("validation_method")) == "exact");
+    CHECK(pipeline::setting_default(settings::setting("top_p")).empty());
+    CHECK(pipeline::setting_default(settings::setting("timeout")) == "300");
+    CHECK(pipeline::setting_default(settings::setting("provider")) == "auto");
+    CHECK(pipeline::setting_default(settings::setting("replications")) == "200");
 }
 
 TEST_CASE("check() refuses a value outside the range of every setting, naming the front end's "
@@ -82,9 +92,11 @@ TEST_CASE("check() refuses a value outside the range of every setting, naming th
     for (const settings::Setting& setting : settings::table()) {
         INFO(setting.name);
         // Every uint64 is a seed and every bool a flag: parse() checks what a user types.
-        if (setting.kind == settings::Kind::seed || setting.kind == settings::Kind::flag) continue;
+        if (setting.kind == settings::Kind::seed || setting.kind == settings::Kind::flag ||
+            setting.by_hand)
+            continue;
         pipeline::ValidationConfig config;
-        setting.set(config, outside(setting));
+        settings::set(config, setting, outside(setting));
         const std::string engine = message_of([&] { settings::check(config); });
         CHECK(contains(engine, "`" + setting.name + "`"));
         CHECK(contains(engine, settings::allowed(setting)));
@@ -127,7 +139,7 @@ TEST_CASE("parse() reads what a user typed and names the setting when it is not 
           "`--alpha` must be a number in [1e-06, 0.5]; received \"abc\".");
     const settings::Setting& seed = settings::setting("seed");
     pipeline::ValidationConfig config;
-    seed.set(config, settings::parse(seed, "18446744073709551615", settings::FrontEnd::cli));
+    settings::set(config, seed, settings::parse(seed, "18446744073709551615", settings::FrontEnd::cli));
     CHECK(config.tests.seed == 18446744073709551615ULL);
     CHECK_THROWS_AS(settings::parse(seed, "18446744073709551616", settings::FrontEnd::cli), Error);
 }

@@ -5,8 +5,9 @@
 //   - Stata: the `syntax` line of `llmvalidate varname` declares every setting Stata offers,
 //     as a string without a default (the table's holds: the ado passes a setting only when
 //     given);
-//   - docs/settings.md is the table (regenerate: LLMV_UPDATE_DOCS=1 build/tests/test_core "[docs]").
-// R's parity test is rpkg/tests/testthat/test-settings.R.
+// The files written from the table (docs/settings.md, the ado's and help's regions, ...) are
+// checked by tests/docs/ (tools/generate writes them). R's parity test is
+// rpkg/tests/testthat/test-settings.R.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -18,12 +19,10 @@
 #include <sstream>
 
 #include "cli/cli_runner.hpp"
-#include "generated_region.hpp"
 #include "llmvalidate/settings.hpp"
+#include "llmvalidate/validation_config.hpp"
 
 using namespace llmv;
-using llmv::test::check_generated;
-using llmv::test::with_region;
 
 namespace {
 
@@ -65,166 +64,6 @@ std::string syntax_of(const std::string& ado, const std::string& program) {
     return joined;
 }
 
-std::string markdown_table() {
-    std::string text =
-        "# Settings\n\n"
-        "Generated from the engine's settings table (`cpp/include/llmvalidate/settings.hpp`);\n"
-        "`tests/core/test_settings_frontends.cpp` fails when this file and the table differ.\n"
-        "A dash: the front end does not offer the setting.\n\n"
-        "| Setting | CLI | R | Stata | Default | Allowed | What it does |\n"
-        "|---|---|---|---|---|---|---|\n";
-    auto cell = [](const std::string& value) { return value.empty() ? std::string("-") : "`" + value + "`"; };
-    for (const settings::Setting& setting : settings::table()) {
-        std::string default_text = settings::default_text(setting);
-        if (setting.kind == settings::Kind::flag) default_text = "off";
-        if (setting.optional && default_text.empty()) default_text = "the provider's";
-        text += "| " + setting.name + " | " + cell(setting.cli) + " | " + cell(setting.r) + " | " +
-                (setting.stata.empty() ? std::string("-") : "`" + setting.stata + "()`") + " | " +
-                default_text + " | " + settings::allowed(setting) + " | " + setting.doc + " |\n";
-    }
-    text += "\nR draws `seed` from R's random-number generator when it is `NULL` (its default),\n"
-            "and Stata from Stata's (`set seed`), so that each session's own seed governs.\n";
-    return text;
-}
-
-// The R source that carries the table's documentation into the help of llm_validate()'s `...`
-// (roxygen2 evaluates rpkg/R/validate-arguments.R's dots_settings_help(), which reads it).
-std::string r_doc_source() {
-    const auto quoted = [](const std::string& value) {
-        std::string out = "\"";
-        for (char c : value) {
-            if (c == '"' || c == '\\') out += '\\';
-            out += c;
-        }
-        return out + "\"";
-    };
-    std::string r, group, default_value, allowed, doc;
-    for (const settings::Setting& setting : settings::table()) {
-        if (setting.r.empty()) continue;
-        const std::string separator = r.empty() ? "" : ",\n      ";
-        r += separator + quoted(setting.r);
-        group += separator + quoted(setting.group == settings::Group::simulated ? "simulated" : "validation");
-        std::string default_text = settings::default_text(setting);
-        if (setting.optional && default_text.empty()) default_text = "the provider's";
-        default_value += separator + quoted(default_text);
-        allowed += separator + quoted(settings::allowed(setting));
-        doc += separator + quoted(setting.doc);
-    }
-    return "# Generated from the engine's settings table (cpp/stats/settings.cpp) by\n"
-           "# `LLMV_UPDATE_DOCS=1 build/tests/test_core \"[docs]\"`, which fails when this file and\n"
-           "# the table differ: edit the table, not this file. roxygen2 writes the help of\n"
-           "# llm_validate()'s `...` from it; at run time R reads the engine's table itself.\n"
-           "settings_doc_table <- function() {\n"
-           "  data.frame(\n"
-           "    r = c(" + r + "),\n"
-           "    group = c(" + group + "),\n"
-           "    default = c(" + default_value + "),\n"
-           "    allowed = c(" + allowed + "),\n"
-           "    doc = c(" + doc + "),\n"
-           "    stringsAsFactors = FALSE\n"
-           "  )\n"
-           "}\n";
-}
-
-// ---- the Stata regions written from the table ----------------------------------------------
-// The ado-file and the help carry the engine's settings in regions that this test writes: the
-// lines strictly between a line holding `BEGIN GENERATED <name>` and the next line holding
-// `END GENERATED`. Everything else in those files is written by hand.
-
-// Whose options a region lists.
-bool is_validate_option(const settings::Setting& s) {
-    return !s.stata.empty() && s.kind != settings::Kind::seed && s.group == settings::Group::validation;
-}
-bool is_test_option(const settings::Setting& s) {
-    return !s.stata.empty() && s.kind != settings::Kind::seed && s.statistics;
-}
-bool is_simulated_option(const settings::Setting& s) {
-    return !s.stata.empty() && s.kind != settings::Kind::seed && s.group == settings::Group::simulated;
-}
-// The sizes and concurrency that `llmvalidate power` and `test` also declare by hand (beside
-// the statistics): every other validation setting is an option of validation alone, which
-// the ado's IsValidation reads to tell `llmvalidate test, timeout(9)` (a variable named
-// test) from the subcommand.
-bool is_validation_only_option(const settings::Setting& s) {
-    static const std::set<std::string> shared = {"M", "n", "repeats", "concurrency"};
-    return is_validate_option(s) && !s.statistics && shared.count(s.name) == 0;
-}
-
-// Words joined into `///`-continued lines of an ado command, each `indent` deep.
-std::string ado_lines(const std::vector<std::string>& words, const std::string& indent) {
-    std::string out, line;
-    const auto flush = [&]() {
-        std::string padded = indent + line;
-        if (padded.size() < 90) padded += std::string(90 - padded.size(), ' ');
-        out += padded + " ///\n";
-        line.clear();
-    };
-    for (const std::string& word : words) {
-        if (!line.empty() && indent.size() + line.size() + 1 + word.size() > 88) flush();
-        line += (line.empty() ? "" : " ") + word;
-    }
-    if (!line.empty()) flush();
-    return out;
-}
-
-template <typename Offered>
-std::vector<std::string> stata_words(Offered offered, const std::string& suffix, bool syntax_case) {
-    std::vector<std::string> words;
-    for (const settings::Setting& setting : settings::table())
-        if (offered(setting)) words.push_back((syntax_case ? setting.stata_syntax : setting.stata) + suffix);
-    return words;
-}
-
-// A {synopt} line of the help: the option with its abbreviation, what it does, what it
-// allows and its default.
-std::string help_line(const settings::Setting& setting) {
-    const auto smcl = [](const std::string& text) {
-        std::string out;
-        for (char c : text) out += c == '{' ? "{c -(}" : c == '}' ? "{c )-}" : std::string(1, c);
-        return out;
-    };
-    std::size_t capitals = 0;
-    while (capitals < setting.stata_syntax.size() &&
-           std::isupper(static_cast<unsigned char>(setting.stata_syntax[capitals])))
-        ++capitals;
-    std::string option = setting.stata;
-    if (capitals > 0 && capitals < option.size())
-        option = option.substr(0, capitals) + ":" + option.substr(capitals);
-    const std::string placeholder = setting.kind == settings::Kind::choice ? "name" : "#";
-    return "{synopt:{opt " + option + "(" + placeholder + ")}}" + smcl(setting.doc) +
-           " Allowed: " + smcl(settings::allowed(setting)) + "; default {cmd:" + setting.stata +
-           "(" + settings::default_text(setting) + ")}{p_end}\n";
-}
-
-template <typename Offered>
-std::string help_lines(Offered offered) {
-    std::string out;
-    for (const settings::Setting& setting : settings::table())
-        if (offered(setting)) out += help_line(setting);
-    return out;
-}
-
-std::string generated_ado(std::string ado) {
-    ado = with_region(ado, "Validate-options", ado_lines(stata_words(is_validate_option, "(string)", true), "          "));
-    ado = with_region(ado, "Validate-names", ado_lines(stata_words(is_validate_option, "", false), "        "));
-    ado = with_region(ado, "Test-options", ado_lines(stata_words(is_test_option, "(string)", true), "          "));
-    ado = with_region(ado, "Test-names", ado_lines(stata_words(is_test_option, "", false), "        "));
-    const auto power = [](const settings::Setting& s) { return is_test_option(s) || is_simulated_option(s); };
-    ado = with_region(ado, "Power-options", ado_lines(stata_words(power, "(string)", true), "          "));
-    ado = with_region(ado, "Power-names", ado_lines(stata_words(power, "", false), "        "));
-    ado = with_region(ado, "validation-only", ado_lines(stata_words(is_validation_only_option, "(passthru)", true), "        "));
-    ado = with_region(ado, "statistics-passthru", ado_lines(stata_words(is_test_option, "(passthru)", true), "        "));
-    return ado;
-}
-
-std::string generated_help(std::string help) {
-    const auto validate_only = [](const settings::Setting& s) { return is_validate_option(s) && !s.statistics; };
-    help = with_region(help, "validate-settings", help_lines(validate_only));
-    help = with_region(help, "test-settings", help_lines(is_test_option));
-    help = with_region(help, "power-settings", help_lines(is_simulated_option));
-    return help;
-}
-
 }  // namespace
 
 TEST_CASE("CLI: --help shows every setting of the table with its range and default",
@@ -234,12 +73,30 @@ TEST_CASE("CLI: --help shows every setting of the table with its range and defau
     // --help wraps long lines: compare with white space collapsed.
     const std::string text = std::regex_replace(help.out, std::regex("\\s+"), " ");
     for (const settings::Setting& setting : settings::table()) {
-        if (setting.cli.empty()) continue;
+        if (setting.cli.empty() || setting.by_hand) continue;
         INFO(setting.name);
         CHECK(text.find(setting.cli) != std::string::npos);
         if (setting.kind == settings::Kind::flag || setting.optional) continue;
         CHECK(text.find(settings::allowed(setting) + "; default " +
-                        settings::default_text(setting) + ".") != std::string::npos);
+                        pipeline::setting_default(setting) + ".") != std::string::npos);
+    }
+}
+
+// The knobs the CLI reads with code of its own (--provider, --cache, --batch-api, ...) are
+// options of one of its commands under the table's spelling.
+TEST_CASE("CLI: every knob it reads by hand is an option under the table's spelling",
+          "[settings][parity][cli]") {
+    std::string helps;
+    for (const char* command : {"run", "batch", "power"}) {
+        const cli_test::CliResult help = cli_test::run_cli({command, "--help"});
+        REQUIRE(help.exit_code == 0);
+        helps += help.out;
+    }
+    for (const settings::Setting& setting : settings::table()) {
+        if (!setting.by_hand || setting.cli.rfind("--", 0) != 0) continue;
+        INFO(setting.name << " as " << setting.cli);
+        CHECK(std::regex_search(helps, std::regex(setting.cli + "\\b")));
+        if (!setting.cli_short.empty()) CHECK(helps.find(setting.cli_short + ",") != std::string::npos);
     }
 }
 
@@ -269,11 +126,11 @@ std::set<std::string> passed_settings(const std::string& ado, const std::string&
     return names;
 }
 
-// Every setting `offered` (with a Stata spelling) is an option of the ado program's `syntax`,
-// as a string without a default, and the ado passes it only when given: the engine's table
-// holds the default, and the plugin parses and checks the value (so no default is restated).
-template <typename Offered>
-static void check_stata_syntax(const std::string& program, Offered offered) {
+// Every setting the table gives the subcommand (Setting::stata_commands) is an option of the ado
+// program's `syntax`, as a string without a default, and the ado passes it only when given: the
+// engine's table holds the default, and the plugin parses and checks the value (so no default
+// is restated). A knob read by hand (provider(), batchapi, ...) is declared under its spelling.
+static void check_stata_syntax(const std::string& program, unsigned command) {
     const std::string ado = read_ado();
     const std::string syntax = syntax_of(ado, program);
     const std::set<std::string> passed = passed_settings(ado, program);
@@ -284,12 +141,19 @@ static void check_stata_syntax(const std::string& program, Offered offered) {
          it != std::sregex_iterator(); ++it)
         declared[lower((*it)[1].str())] = {(*it)[2].str(), (*it)[3].str()};
     for (const settings::Setting& setting : settings::table()) {
-        if (setting.stata.empty() || !offered(setting)) continue;
-        INFO(program << ": " << setting.name << " as " << setting.stata << "()");
+        if (setting.stata.empty() || (setting.stata_commands & command) == 0) continue;
+        INFO(program << ": " << setting.name << " as " << setting.stata_syntax);
+        if (setting.kind == settings::Kind::flag) {
+            CHECK(std::regex_search(syntax, std::regex("\\b" + setting.stata_syntax + "\\b")));
+            continue;
+        }
+        if (setting.by_hand) {  // any type: VARS(string asis), SIMPrompt(varname string), ...
+            CHECK(std::regex_search(syntax, std::regex("\\b" + setting.stata_syntax + "\\(")));
+            continue;
+        }
         const auto found = declared.find(setting.stata);
         REQUIRE(found != declared.end());
         const auto& [type, default_value] = found->second;
-        if (setting.kind == settings::Kind::flag) continue;
         CHECK(type == "string");
         CHECK(default_value.empty());
         // The seed is drawn from Stata's generator when empty, and always passed.
@@ -297,21 +161,13 @@ static void check_stata_syntax(const std::string& program, Offered offered) {
     }
 }
 
-TEST_CASE("Stata: the syntax of llmvalidate varname declares every setting Stata offers, and "
+TEST_CASE("Stata: each subcommand's syntax declares every setting the table gives it, and "
           "restates no default",
           "[settings][parity][stata]") {
-    // The validation's settings are options of `llmvalidate varname`; the simulated provider's
-    // DGP settings are options of `llmvalidate power`.
-    const auto group = GENERATE(settings::Group::validation, settings::Group::simulated);
-    check_stata_syntax(group == settings::Group::validation ? "Validate" : "Power",
-                       [group](const settings::Setting& setting) { return setting.group == group; });
-}
-
-// llmvalidate test reads its options through the table too (issue 10: its messages name alpha()).
-TEST_CASE("Stata: the syntax of llmvalidate test declares every statistics setting, and restates "
-          "no default",
-          "[settings][parity][stata]") {
-    check_stata_syntax("Test", [](const settings::Setting& setting) { return setting.statistics; });
+    check_stata_syntax("Validate", settings::stata_validate);
+    check_stata_syntax("Power", settings::stata_power);
+    // llmvalidate test reads its options through the table too (its messages name alpha()).
+    check_stata_syntax("Test", settings::stata_test);
 }
 
 // The ado restates no default, so the help is where a Stata user reads them: every
@@ -325,9 +181,10 @@ TEST_CASE("Stata: every default the help states is the table's", "[settings][par
         const std::string name = (*it)[1].str(), value = (*it)[2].str();
         for (const settings::Setting& setting : settings::table()) {
             if (setting.stata != name) continue;
-            INFO(name << "(" << value << ") in the help; the table: " << settings::default_text(setting));
+            const std::string default_text = pipeline::setting_default(setting);
+            INFO(name << "(" << value << ") in the help; the table: " << default_text);
             CHECK(std::strtod(value.c_str(), nullptr) ==
-                  std::strtod(settings::default_text(setting).c_str(), nullptr));
+                  std::strtod(default_text.c_str(), nullptr));
             checked.insert(name);
         }
     }
@@ -335,32 +192,8 @@ TEST_CASE("Stata: every default the help states is the table's", "[settings][par
     for (const settings::Setting& setting : settings::table()) {
         const bool numeric =
             setting.kind == settings::Kind::integer || setting.kind == settings::Kind::number;
-        if (setting.stata.empty() || !numeric || setting.optional) continue;
+        if (setting.stata.empty() || !numeric || setting.optional || setting.by_hand) continue;
         INFO(setting.stata);
         CHECK(checked.count(setting.stata) == 1);
     }
-}
-
-TEST_CASE("docs/settings.md is the settings table", "[settings][parity][docs]") {
-    check_generated("docs/settings.md", markdown_table());
-}
-
-// The help of llm_validate()'s `...` is written from this file by roxygen2 (the r-package test
-// checks man/ against roxygen2's output): a setting added to the table is documented in R
-// with its default and range without an R edit.
-TEST_CASE("rpkg/R/settings-doc.R is the settings table", "[settings][parity][docs]") {
-    check_generated("rpkg/R/settings-doc.R", r_doc_source());
-}
-
-// The settings in the ado-file (options of `syntax`, the names passed to the plugin) and in the
-// help are written from the table: a setting added there appears in Stata, with its help line,
-// default and range, when the regions are regenerated (LLMV_UPDATE_DOCS=1 test_core "[docs]").
-TEST_CASE("stata/llmvalidate.ado: its settings regions are the table's", "[settings][parity][docs][stata]") {
-    check_generated("stata/llmvalidate.ado",
-                    generated_ado(read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.ado")));
-}
-
-TEST_CASE("stata/llmvalidate.sthlp: its settings regions are the table's", "[settings][parity][docs][stata]") {
-    check_generated("stata/llmvalidate.sthlp",
-                    generated_help(read_text(std::string(LLMV_SOURCE_DIR) + "/stata/llmvalidate.sthlp")));
 }

@@ -13,16 +13,12 @@
 #include "cache/temp_cache_dir.hpp"
 #include "cli_process.hpp"
 #include "fake_server/fake_server.hpp"
-#include "generated_region.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/resolution.hpp"
 
 using namespace llmv;
 using namespace llmv::pipeline;
-using llmv::test::check_generated;
-using llmv::test::read_source_file;
-using llmv::test::with_region;
 
 namespace {
 
@@ -259,19 +255,6 @@ TEST_CASE("the default cache is the file R's tools::R_user_dir names, unless LLM
 #endif
 }
 
-TEST_CASE("docs/providers.md shows the table of default models", "[docs]") {
-    std::string expected =
-        "| kind | provider | default model | credential | checked | source |\n"
-        "| --- | --- | --- | --- | --- | --- |\n";
-    for (const ProviderDefaults& entry : provider_defaults()) {
-        expected += "| " + entry.kind + " | `" + entry.provider + "` | " +
-                    (entry.model.empty() ? "none" : "`" + entry.model + "`") + " | " +
-                    entry.credential + " | " + entry.checked + " | " + entry.source + " |\n";
-    }
-    check_generated("docs/providers.md", with_region(read_source_file("docs/providers.md"),
-                                                     "provider-defaults", expected));
-}
-
 // The dry run resolves providers with the run's own code: after a run, it finds every request
 // of the same configuration in the cache, for each vendor's protocol (the fake server speaks
 // all of them). A dry run that built its keys differently would count them as calls to make.
@@ -350,26 +333,6 @@ TEST_CASE("the provider table declares the secrets and the batch APIs") {
         CHECK(settings::message(engine, settings::FrontEnd::stata).rfind("`batchapi` must be", 0) ==
               0);
     }
-}
-
-// The chat providers Stata's help names for provider() are the table's (a provider added to the
-// table is named there when the region is regenerated: LLMV_UPDATE_DOCS=1).
-TEST_CASE("stata/llmvalidate.sthlp names the table's chat providers", "[docs]") {
-    std::string names;
-    std::vector<std::string> chat;
-    for (const ProviderDefaults& entry : provider_defaults())
-        if (entry.kind == "chat") chat.push_back(entry.provider);
-    for (std::size_t i = 0; i < chat.size(); ++i)
-        names += (i == 0                 ? ""
-                  : i + 1 == chat.size() ? " or "
-                                         : ", ") +
-                 std::string("{cmd:") + chat[i] + "}";
-    const std::string line =
-        "{synopt:{opt prov:ider(name)}}the chat provider: " + names +
-        " (docs/providers.md); default: the one the environment configures{p_end}\n";
-    check_generated(
-        "stata/llmvalidate.sthlp",
-        with_region(read_source_file("stata/llmvalidate.sthlp"), "chat-providers", line));
 }
 
 // Issue 39: the Bedrock default was the US inference profile, which is callable from US Regions

@@ -21,6 +21,21 @@ struct PowerConfig {
     int replications = 200;
 };
 
+// The settings table's names of PowerConfig's own fields (llmvalidate/settings.hpp).
+template <typename Power, typename Visit>
+void visit_power(Power& power, Visit&& visit) {
+    visit("true_label", power.true_label);
+    visit("replications", power.replications);
+}
+template <typename Visit>
+void visit_settings(PowerConfig& power, Visit&& visit) {
+    visit_power(power, visit);
+}
+template <typename Visit>
+void visit_settings(const PowerConfig& power, Visit&& visit) {
+    visit_power(power, visit);
+}
+
 struct PowerResult {
     int replications = 0;
     double share_annotation_correct = 0;  // β̂ == true_label

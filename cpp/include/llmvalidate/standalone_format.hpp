@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "llmvalidate/settings.hpp"
 #include "llmvalidate/stats.hpp"
 
 namespace llmv {
@@ -36,6 +37,11 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
 // The input document -> TestInput. Throws llmv::Error (invalid_argument, invalid_embedding,
 // dimension_mismatch) on type-level problems; values are checked later by run_tests().
 stats::TestInput test_input_from_json(const nlohmann::json& document);
+
+// Every statistics setting of the settings table is an optional field of the input, by its
+// engine name. What its JSON value may be, as messages (and docs/test-format.md) say it: the
+// table's range, or for the seed a number up to 2^53 or a string of digits.
+std::string json_allowed(const settings::Setting& setting);
 
 // A seed is a JSON integer in [0, 2^53] or a string of decimal digits in [0, 2^64 - 1].
 std::uint64_t seed_from_json(const nlohmann::json& value, const std::string& field);

@@ -204,6 +204,27 @@ struct TestOptions {
     std::string backtranslation_rule = "point";     // "point" | "bound"
 };
 
+// The settings table's names of TestOptions' fields (llmvalidate/settings.hpp: get, set, check;
+// the `test` JSON format, R's tests on embeddings and every front end reach them through it).
+template <typename Options, typename Visit>
+void visit_test_options(Options& options, Visit&& visit) {
+    visit("alpha", options.alpha);
+    visit("threshold", options.threshold);
+    visit("validation_method", options.validation_method);
+    visit("separation_method", options.separation_method);
+    visit("backtranslation_rule", options.backtranslation_rule);
+    visit("permutations", options.permutations);
+    visit("seed", options.seed);
+}
+template <typename Visit>
+void visit_settings(TestOptions& options, Visit&& visit) {
+    visit_test_options(options, visit);
+}
+template <typename Visit>
+void visit_settings(const TestOptions& options, Visit&& visit) {
+    visit_test_options(options, visit);
+}
+
 struct TestInput {
     std::string label;                                                // β̂
     std::vector<std::string> labels;                                  // S

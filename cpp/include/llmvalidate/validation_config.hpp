@@ -39,7 +39,7 @@ struct SimulatedDgp {
 
 // Configuration of one validation (or one batch: every passage shares it). The defaults below
 // are the only place they are written; llmvalidate/settings.hpp names, ranges and documents
-// every setting (and says how to add one).
+// every setting (and says how to add one), visit_settings() below binds its fields.
 struct ValidationConfig {
     // The task (prompts/*.toml): label set, annotation and simulation templates, per-label
     // instructions. One of the two: a file path, or the file's text.
@@ -138,6 +138,58 @@ struct ValidationConfig {
 
     SimulatedDgp simulated;  // used when provider == "simulated"
 };
+
+// The settings table's names of ValidationConfig's fields (llmvalidate/settings.hpp: get, set,
+// check); `scale` 1000: a field in milliseconds of a setting in seconds.
+template <typename Config, typename Visit>
+void visit_config(Config& config, Visit&& visit) {
+    visit("provider", config.provider);
+    visit("dry_run", config.dry_run);
+    visit("batch_api", config.batch_api);
+    visit("wait", config.wait);
+    visit("M", config.m);
+    visit("n", config.n);
+    visit("repeats", config.annotation_repeats);
+    stats::visit_test_options(config.tests, visit);
+    visit("paper_n", config.paper_n);
+    visit("paper_b", config.paper_b);
+    visit("backtranslate_all", config.backtranslate_all_labels);
+    visit("concurrency", config.concurrency);
+    visit("rpm", config.rpm);
+    visit("tpm", config.tpm);
+    visit("temperature", config.temperature);
+    visit("structured_output", config.structured_output);
+    visit("answer_format", config.answer_format);
+    visit("top_p", config.top_p);
+    visit("max_tokens", config.max_tokens);
+    visit("reasoning_effort", config.reasoning_effort);
+    visit("parse_retries", config.parse_retry_limit);
+    visit("max_retries", config.max_transport_retries);
+    visit("timeout", config.total_timeout_ms, 1000.0);
+    visit("drain", config.drain_seconds);
+    visit("poll_interval", config.poll_interval_seconds);
+    visit("input_encoding", config.input_encoding);
+    visit("cache_busy_timeout_ms", config.cache_busy_timeout_ms);
+    visit("follow_probability", config.simulated.follow_probability);
+    visit("label_signal", config.simulated.label_signal);
+    visit("annotator_accuracy", config.simulated.annotator_accuracy);
+    visit("unparseable_probability", config.simulated.unparseable_probability);
+    visit("words", config.simulated.words);
+    visit("dgp_seed", config.simulated.seed);
+}
+template <typename Visit>
+void visit_settings(ValidationConfig& config, Visit&& visit) {
+    visit_config(config, visit);
+}
+template <typename Visit>
+void visit_settings(const ValidationConfig& config, Visit&& visit) {
+    visit_config(config, visit);
+}
+
+// The default of a setting of the table, as a user would type it ("0.05", "999", "exact"):
+// its field's initial value (ValidationConfig, PowerConfig), else the table's words for it
+// ("" for an optional one left unset).
+std::string setting_default(const settings::Setting& setting);
 
 // Checks every field (names the field, the value received and what is allowed); throws
 // llmv::Error. Called by the functions below before any call is made.

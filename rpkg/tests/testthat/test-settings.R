@@ -2,9 +2,12 @@
 # (issue 10). These tests walk the whole table, so a front end that drifts fails here.
 
 settings <- llmvalidate:::engine_settings()
-r_settings <- settings[nzchar(settings$r) & settings$group == "validation", , drop = FALSE]
+# The settings R reads through the table (not the knobs it reads by hand: provider objects, ...).
+r_settings <- settings[nzchar(settings$r) & settings$group == "validation" & !settings$by_hand, ,
+                       drop = FALSE]
 # The simulated provider's data-generating process: the arguments of llm_provider_simulated().
-simulated_settings <- settings[nzchar(settings$r) & settings$group == "simulated", , drop = FALSE]
+simulated_settings <- settings[nzchar(settings$r) & settings$group == "simulated" &
+                                 !settings$by_hand, , drop = FALSE]
 
 # The default as R evaluates a formal's default (NULL for the seed, drawn from R's RNG).
 formal_default <- function(fun, spelling) {
