@@ -720,8 +720,11 @@ the two topics of Section 4.5 ({cmd:topic_discussed}, {cmd:topic_not_discussed},
 {opt vars()}). {cmd:net get llmvalidate} copies {cmd:llmv_section4.csv} into the current
 folder (made by the repository's {cmd:stata/tools/make_section4_data.py} from
 {cmd:prompts/passages/section4.toml}). {opt paper} uses the paper's methods. These run offline
-with the {cmd:simulated} provider, a synthetic data-generating process, not an LLM; for the
-paper's results name its LLM ({cmd:provider(anthropic)}) instead. The last line lays the six
+with the {cmd:simulated} provider, a synthetic data-generating process, not an LLM. The paper
+used Claude Sonnet 4.5 through AWS Bedrock with Amazon Titan Text Embeddings v2; to run its
+models give {cmd:provider(bedrock) model(anthropic.claude-sonnet-4-5-20250929-v1:0)}
+{cmd:embedding(bedrock-titan)} instead (a model's new draws will not repeat the paper's
+numbers). The last line lays the six
 runs side by side, as Table 7:{p_end}
 
 {phang2}{cmd:import delimited using llmv_section4.csv, clear varnames(1) encoding("utf-8") bindquote(strict)}{p_end}

@@ -65,7 +65,9 @@ CommandSpec batch_spec() {
              "Write the summaries (JSON) to PATH; they are printed on standard error too."},
             {"--where", "", "COND",
              "Keep only rows where COLUMN=VALUE (VALUE|VALUE for several, ';' between conditions), "
-             "e.g. agreement=50|66; keeping no row is an error (exit 3)."},
+             "e.g. \"agreement=50|66\" (quoted: | is a pipe to the shell); keeping no row is an "
+             "error "
+             "(exit 3)."},
             {"--sample", "", "N",
              "Validate N rows drawn at random (after --where); the same seed draws the same rows "
              "in R (llm_sample()) and Stata."},

@@ -46,7 +46,8 @@ CommandSpec run_spec() {
             "chat models (--models X,Y), it validates the passages for each, prints each one's\n"
             "report and then an overview, one row per passage and one column per task and model,\n"
             "in the layout of the paper's Tables 7 and 8. Each model's answers are cached under\n"
-            "their own keys: adding a model later pays only for that model.\n"
+            "their own keys: adding a model later pays only for that model. --text with several\n"
+            "tasks or models gives the same overview of one passage.\n"
             "Example: llmvalidate run --task simple_sentiment --passages "
             "prompts/passages/section4.toml",
         "",
@@ -56,8 +57,8 @@ CommandSpec run_spec() {
             {"--passages", "", "PATH",
              "Validate every passage of a passages file (Table-1-style report)."},
             {"--models", "", "MODEL,...",
-             "With --passages: validate with each of these chat models of the provider, one "
-             "embedding model for all (Table 8)."},
+             "Validate with each of these chat models of the provider, one embedding model for "
+             "all (Table 8)."},
             {"--id", "", "ID", "The passage's id in the report (default 1)."},
             {"--json", "", "",
              "Print JSON lines (one object per passage, every number) instead of the report."},
@@ -162,12 +163,30 @@ std::string format_overview(const std::vector<GridColumn>& columns,
     return pipeline::format_overview(by_model ? "model (Table 8)" : "task (Table 7)", titles, grid);
 }
 
-// run --passages with several tasks or models: each column as its own run (its own cache
-// keys), each column's report, then the overview.
+// The passage of --text or --text-file (the file's trailing line ends dropped), id --id.
+std::string single_text(const ParsedArgs& parsed) {
+    if (parsed.has("--text")) return parsed.value("--text");
+    std::string source;
+    std::string text = read_input(parsed.value("--text-file"), &source);
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    return text;
+}
+
+// A grid's rows: the passages of --passages, or the one passage of --text / --text-file.
+std::vector<TaskPassage> grid_passages(const ParsedArgs& parsed) {
+    if (parsed.has("--passages")) return load_passages(parsed.value("--passages"));
+    TaskPassage item;
+    item.id = parsed.value("--id", "1");
+    item.text = single_text(parsed);
+    return {item};
+}
+
+// run with several tasks or models: each column as its own run (its own cache keys), each
+// column's report, then the overview.
 int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& choice) {
     const pipeline::ValidationConfig& base = choice.config;
     const std::vector<GridColumn> columns = grid_columns(spec.name, parsed);
-    const std::vector<TaskPassage> items = load_passages(parsed.value("--passages"));
+    const std::vector<TaskPassage> items = grid_passages(parsed);
     std::vector<std::string> titles;
     for (const TaskPassage& item : items)
         titles.push_back(item.title.empty() ? item.id : item.title + " (" + item.id + ")");
@@ -293,14 +312,6 @@ int command_run(const std::vector<std::string>& args) {
     const std::string task_list = parsed.value("--task");
     const bool grid = parsed.has("--models") || task_list.find(',') != std::string::npos ||
                       task_list.find('[') != std::string::npos;
-    if (grid && !parsed.has("--passages"))
-        throw_usage(
-            spec.name,
-            "several tasks or --models need --passages (an overview of passages); "
-            "received --task `" +
-                task_list + "`" +
-                (parsed.has("--models") ? " and --models `" + parsed.value("--models") + "`" : "") +
-                ".");
     if (grid) return run_grid(parsed, spec, choice);
 
     std::vector<pipeline::PassageInput> passages;
@@ -314,16 +325,7 @@ int command_run(const std::vector<std::string>& args) {
     } else {
         pipeline::PassageInput input;
         input.id = parsed.value("--id", "1");
-        if (parsed.has("--text")) {
-            input.text = parsed.value("--text");
-        } else {
-            std::string source;
-            input.text = read_input(parsed.value("--text-file"), &source);
-            while (!input.text.empty() &&
-                   (input.text.back() == '\n' || input.text.back() == '\r')) {
-                input.text.pop_back();
-            }
-        }
+        input.text = single_text(parsed);
         passages.push_back(std::move(input));
         titles.push_back("");
     }

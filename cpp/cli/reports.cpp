@@ -35,10 +35,13 @@ const char* pass_word(bool pass) { return pass ? "pass" : "FAIL"; }
 
 std::string format_counts(const pipeline::CallCounts& counts) {
     std::ostringstream out;
-    out << counts.chat_calls << " chat calls made (" << counts.annotation_calls << " annotation, "
-        << counts.simulation_calls << " simulation, " << counts.backtranslation_calls
-        << " backtranslation draws), " << counts.embedded_texts << " texts embedded, "
-        << counts.cache_hits << " cache hits, " << counts.transport_retries
+    // The kinds count every draw, whether the cache or the provider answered it, so they are
+    // not a breakdown of the calls made.
+    out << counts.chat_calls
+        << " chat calls made; draws by kind, cached or not: " << counts.annotation_calls
+        << " annotation, " << counts.simulation_calls << " simulation, "
+        << counts.backtranslation_calls << " backtranslation; " << counts.embedded_texts
+        << " texts embedded, " << counts.cache_hits << " cache hits, " << counts.transport_retries
         << " transport retries, " << counts.parse_retries << " parse retries ("
         << counts.unparseable << " unparseable, " << counts.out_of_set
         << " outside the label set), " << counts.input_tokens << " input and "
@@ -125,6 +128,55 @@ std::string format_table1(const std::vector<pipeline::PassageResult>& results,
     return out.str();
 }
 
+namespace {
+
+// Tables 9 and 10 print shares as the paper does: percent with two decimals ("82.14%").
+std::string percent2(double share) {
+    return std::isnan(share) ? "NA" : fixed(share * 100, 2) + "%";
+}
+
+// Table 10 as the paper lays it out: LLM labels down, human labels across, each cell the
+// number of passages with the share valid in parentheses, totals last.
+void format_table10(std::ostream& out, const std::vector<stats::CrossCell>& cells) {
+    std::vector<std::string> rows, columns;
+    for (const auto& cell : cells) {
+        if (std::find(rows.begin(), rows.end(), cell.llm_label) == rows.end())
+            rows.push_back(cell.llm_label);
+        if (std::find(columns.begin(), columns.end(), cell.human_label) == columns.end())
+            columns.push_back(cell.human_label);
+    }
+    std::size_t width = 16;
+    for (const auto& name : columns) width = std::max(width, name.size() + 2);
+    out << "LLM label x human label: passages (share valid) (Table 10):\n";
+    out << "  " << pad("LLM \\ human", 16);
+    for (const auto& name : columns) out << pad(name, width);
+    out << "Total\n";
+    std::vector<int> column_totals(columns.size(), 0);
+    int total = 0;
+    for (const auto& row : rows) {
+        out << "  " << pad(row, 16);
+        int row_total = 0;
+        for (std::size_t c = 0; c < columns.size(); ++c) {
+            for (const auto& cell : cells) {
+                if (cell.llm_label != row || cell.human_label != columns[c]) continue;
+                out << pad(cell.n == 0
+                               ? "0"
+                               : std::to_string(cell.n) + " (" + percent2(cell.share_valid) + ")",
+                           width);
+                row_total += cell.n;
+                column_totals[c] += cell.n;
+            }
+        }
+        total += row_total;
+        out << row_total << "\n";
+    }
+    out << "  " << pad("Total", 16);
+    for (int n : column_totals) out << pad(std::to_string(n), width);
+    out << total << "\n";
+}
+
+}  // namespace
+
 std::string format_summary(const pipeline::BatchSummary& summary) {
     std::ostringstream out;
     out << "Passages: " << summary.n_passages << " (" << summary.n_valid << " valid, "
@@ -133,27 +185,24 @@ std::string format_summary(const pipeline::BatchSummary& summary) {
     if (summary.summary.table9.empty()) return out.str();
     const bool human = !summary.summary.table10.empty();
     out << "Share valid among passages whose prerequisites pass (Table 9):\n";
-    out << "  " << pad("LLM label", 16) << pad("n", 8) << pad("valid", 8) << pad("share", 8)
+    out << "  " << pad("LLM label", 16) << pad("n", 8) << pad("valid", 8) << pad("share", 10)
         << (human ? "share agreeing with human" : "") << "\n";
     for (const auto& row : summary.summary.table9) {
         out << "  " << pad(row.label.empty() ? "All" : row.label, 16)
             << pad(std::to_string(row.n), 8) << pad(std::to_string(row.n_valid), 8)
-            << pad(fixed(row.share_valid, 3), 8) << (human ? fixed(row.share_human, 3) : "")
+            << pad(percent2(row.share_valid), 10) << (human ? percent2(row.share_human) : "")
             << "\n";
     }
     if (human) {
-        out << "LLM label x human label, share valid (Table 10):\n";
-        for (const auto& cell : summary.summary.table10) {
-            out << "  " << pad(cell.llm_label, 16) << pad(cell.human_label, 16)
-                << pad(std::to_string(cell.n), 8) << pad(std::to_string(cell.n_valid), 8)
-                << fixed(cell.share_valid, 3) << "\n";
-        }
+        format_table10(out, summary.summary.table10);
         out << "Disagreements with the human label that pass (Table 11): "
             << summary.summary.table11.size() << "\n";
         if (!summary.summary.table11.empty())
-            out << "  " << pad("id", 16) << pad("LLM label", 16) << "human label\n";
+            out << "  " << pad("id", 10) << pad("LLM label", 14) << pad("human label", 14)
+                << "passage\n";
         for (const auto& row : summary.summary.table11)
-            out << "  " << pad(row.id, 16) << pad(row.llm_label, 16) << row.human_label << "\n";
+            out << "  " << pad(row.id, 10) << pad(row.llm_label, 14) << pad(row.human_label, 14)
+                << (row.text.empty() ? "" : "\"" + row.text + "\"") << "\n";
     }
     return out.str();
 }

@@ -279,6 +279,34 @@ std::string cache_warning(const ValidationConfig& config) {
     return cache_warning_for(config, resolve_providers(config, options));
 }
 
+namespace {
+// The per-passage counts as a formula, with the paper's reference draws when its tests need
+// them (L of the K labels draw B texts more: their pools take ceil((M+B)/n) calls).
+std::string count_formula(const ValidationConfig& config, int k) {
+    const int l = per_passage_reference_labels(config, k);
+    std::string chat = "R + ";
+    if (l == 0) {
+        chat += "K*ceil(M/n)";
+    } else if (l == k) {
+        chat += "K*ceil((M+B)/n)";
+    } else {
+        chat += "(K-L)*ceil(M/n) + L*ceil((M+B)/n)";
+    }
+    chat += config.backtranslate_all_labels ? " + K*M" : " + M";
+    std::string formula = "Counts are exact: " + chat + " chat calls and K*M" +
+                          (l == 0   ? ""
+                           : l == k ? " + K*B"
+                                    : " + L*B") +
+                          " + 1 embedded texts per passage";
+    if (l > 0)
+        formula += " (the paper's tests draw B = " + std::to_string(config.paper_b) +
+                   " reference texts for " +
+                   (l == k ? std::string("every one") : "L = " + std::to_string(l)) +
+                   " of the K = " + std::to_string(k) + " labels)";
+    return formula + ", plus parse retries of new answers, which depend on them. ";
+}
+}  // namespace
+
 DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInput>& passages) {
     check_passages(passages);
     check_human_labels(given, passages);
@@ -476,8 +504,8 @@ DryRunReport dry_run(const ValidationConfig& given, const std::vector<PassageInp
                         ? "Synthetic: the simulated provider makes no network call, costs nothing "
                           "and does not use the cache (its answers are fixed by the request). "
                         : "") +
-        "Counts are exact: R + K*ceil(M/n) + M chat calls and K*M + 1 embedded texts per passage, "
-        "plus parse retries of new answers, which depend on them. The cache is followed as the run "
+        count_formula(config, k) +
+        "The cache is followed as the run "
         "would follow it: cached annotations give the label whose pool is backtranslated, cached "
         "pools give the backtranslation prompts and the texts to embed. 'Shared' requests are "
         "identical to an earlier passage's (a simulation prompt that does not quote the passage) "

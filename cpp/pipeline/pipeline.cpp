@@ -321,6 +321,7 @@ BatchSummary summarize(const std::vector<PassageResult>& results,
         input.llm_label.push_back(result.label);
         input.verdict.push_back(result.verdict);
         if (any_human) input.human_label.push_back(result.human_label);
+        if (any_human) input.text.push_back(result.passage_text);  // (kept with keep_texts)
         switch (result.verdict) {
             case stats::Verdict::valid:
                 ++summary.n_valid;

@@ -36,7 +36,7 @@ void ProgressReporter::report(bool final_call, std::size_t admitted) {
     callbacks_.on_progress(shown);
 }
 
-void ProgressReporter::record(const PassageResult& result) {
+void ProgressReporter::record(const PassageResult& result, const std::string& text) {
     ++tally_.progress.passages_done;
     CompactResult compact;
     compact.index = result.index;
@@ -45,8 +45,11 @@ void ProgressReporter::record(const PassageResult& result) {
     compact.label = result.label;
     compact.verdict = result.verdict;
     compact.human_label = result.human_label;
-    compact.p_value = result.ok ? result.tests.validation.p_value
-                                : std::numeric_limits<double>::quiet_NaN();
+    if (result.ok && result.verdict == stats::Verdict::valid && !result.human_label.empty() &&
+        result.label != result.human_label)
+        compact.text = text;
+    compact.p_value =
+        result.ok ? result.tests.validation.p_value : std::numeric_limits<double>::quiet_NaN();
     compact_.push_back(std::move(compact));
 }
 
@@ -70,10 +73,17 @@ BatchSummary ProgressReporter::summary(const std::vector<std::string>& labels) {
         input.llm_label.push_back(std::move(compact.label));
         input.verdict.push_back(compact.verdict);
         if (any_human) input.human_label.push_back(std::move(compact.human_label));
+        if (any_human) input.text.push_back(std::move(compact.text));
         switch (compact.verdict) {
-            case stats::Verdict::valid: ++summary.n_valid; break;
-            case stats::Verdict::invalid: ++summary.n_invalid; break;
-            case stats::Verdict::inconclusive: ++summary.n_inconclusive; break;
+            case stats::Verdict::valid:
+                ++summary.n_valid;
+                break;
+            case stats::Verdict::invalid:
+                ++summary.n_invalid;
+                break;
+            case stats::Verdict::inconclusive:
+                ++summary.n_inconclusive;
+                break;
         }
     }
     compact_.clear();

@@ -27,7 +27,9 @@ class ProgressReporter {
     // calls_total scaled from the `admitted` passages to the whole input when its size is known.
     void report(bool final_call, std::size_t admitted);
     // A finished passage: counted, and the few fields of it the summary needs kept.
-    void record(const PassageResult& result);
+    // `text`: the passage, kept only when it can enter Table 11 (a valid label that differs
+    // from the human one), so memory stays bounded by the disagreements.
+    void record(const PassageResult& result, const std::string& text);
     // The summaries from the fields kept per passage (not whole PassageResults: a 20,000-row
     // batch must not hold 20,000 results at the end either).
     BatchSummary summary(const std::vector<std::string>& labels);
@@ -40,6 +42,7 @@ class ProgressReporter {
         std::string label;
         stats::Verdict verdict = stats::Verdict::inconclusive;
         std::string human_label;
+        std::string text;  // Table 11 candidates only
         double p_value = 0;
     };
 

@@ -297,7 +297,7 @@ void Engine::report_written() {
 
 void Engine::report(const PassagePtr& passage) {
     PassageResult& result = passage->result;
-    reporter_.record(result);
+    reporter_.record(result, passage->input.text);
     if (callbacks_.on_passage) callbacks_.on_passage(result);
     if (keep_results_) batch_.passages.push_back(std::move(result));
     passage->result = PassageResult();

@@ -88,7 +88,8 @@ PassageSummary summarize_passages(const PassageSummaryInput& input,
             if (valid && !agree)
                 summary.table11.push_back(
                     {i < input.id.size() ? input.id[i] : std::to_string(i + 1),
-                     llm_order.names[llm_index[i]], human_order.names[human_index[i]]});
+                     llm_order.names[llm_index[i]], human_order.names[human_index[i]],
+                     i < input.text.size() ? input.text[i] : std::string()});
         }
     }
     for (ShareRow& row : by_label) {

@@ -1,4 +1,4 @@
-// The verdict of Section 3.1 / Table 7 and the sentence that explains it.
+// The verdict (Table 7's three marks) and the sentence that explains it.
 #include <string>
 
 #include "llmvalidate/stats.hpp"

@@ -13,7 +13,7 @@
 #' @param seed A whole number: the draw's seed.
 #' @param where `NULL` (every row), or a named list of the values to keep per
 #'   column, e.g. `list(agreement = c(50, 66))`; values compare as text, as in
-#'   the CLI's `--where agreement=50|66`.
+#'   the CLI's `--where "agreement=50|66"`.
 #' @return The sampled rows of `data`, with a column `row`, their position in
 #'   `data` (the CLI's passage ids).
 #' @export

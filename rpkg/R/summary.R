@@ -63,6 +63,9 @@ llm_validation_summary <- function(x, human = NULL, labels = NULL) {
   }
   cross <- if (is.null(human)) NULL else nan_to_na(as.data.frame(result$table10, stringsAsFactors = FALSE))
   disagreements <- if (is.null(human)) NULL else as.data.frame(result$table11, stringsAsFactors = FALSE)
+  # The engine's Table 11 carries each passage's text where it has it; here it has none (join
+  # by `id` to show the sentences).
+  if (!is.null(disagreements) && all(!nzchar(disagreements$text))) disagreements$text <- NULL
   p_adjusted <- if (!"p.value" %in% names(x)) {
     NULL
   } else {

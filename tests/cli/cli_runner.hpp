@@ -64,9 +64,10 @@ class TempDir {
     std::string path_;
 };
 
-// peak_rss_kb: when given, the child's peak resident set size (wait4's ru_maxrss, in KiB).
-inline CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "",
-                         long* peak_rss_kb = nullptr) {
+// `program` with `args` (argv[0] is the program). peak_rss_kb: when given, the child's peak
+// resident set size (wait4's ru_maxrss, in KiB).
+inline CliResult run_program(const std::string& program, const std::vector<std::string>& args,
+                             const std::string& stdin_text = "", long* peak_rss_kb = nullptr) {
     TempDir dir;
     const std::string in = dir.file("stdin"), out = dir.file("stdout"), err = dir.file("stderr");
     write_file(in, stdin_text);
@@ -78,16 +79,17 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
     posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
     std::vector<std::string> argv_strings;
-    argv_strings.push_back(LLMV_CLI);
+    argv_strings.push_back(program);
     argv_strings.insert(argv_strings.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& arg : argv_strings) argv.push_back(&arg[0]);
     argv.push_back(nullptr);
 
     pid_t pid = 0;
-    const int spawned = ::posix_spawn(&pid, LLMV_CLI, &actions, nullptr, argv.data(), environ);
+    const int spawned =
+        ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) throw std::runtime_error(std::string("cannot start ") + LLMV_CLI);
+    if (spawned != 0) throw std::runtime_error("cannot start " + program);
     int status = 0;
     struct rusage usage {};
     if (::wait4(pid, &status, 0, &usage) != pid) throw std::runtime_error("wait4 failed");
@@ -101,6 +103,17 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
     result.out = read_file(out);
     result.err = read_file(err);
     return result;
+}
+
+// The built `llmvalidate` (LLMV_CLI) with `args`.
+inline CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "",
+                         long* peak_rss_kb = nullptr) {
+    return run_program(LLMV_CLI, args, stdin_text, peak_rss_kb);
+}
+
+// `script` through /bin/bash -c, as a reader pastes a command into a terminal.
+inline CliResult run_shell(const std::string& script) {
+    return run_program("/bin/bash", {"-c", script});
 }
 
 }  // namespace cli_test

@@ -146,9 +146,15 @@ TEST_CASE("several tasks give the overview of Table 7, a task's own variables in
                                    "simulated", "--dry-run"});
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find("TASK[NAME=VALUE;...]; received `topic`") != std::string::npos);
-    const CliResult no_passages =
-        run_cli({"run", "--task", "simple_sentiment", "--text", "Up.", "--models", "a,b",
-                 "--provider", "simulated", "--dry-run"});
-    CHECK(no_passages.exit_code == 2);
-    CHECK(no_passages.err.find("--models need --passages") != std::string::npos);
+    // One passage compared across models (issue 42): --text with --models is an overview of
+    // one row, a column per model.
+    const CliResult one_passage =
+        run_cli({"run", "--task", "simple_sentiment", "--text", "Profit fell 40%.", "--id",
+                 "profit", "--models", "sim-a,sim-b", "--provider", "simulated", "--quiet"});
+    INFO(one_passage.err);
+    REQUIRE(one_passage.exit_code == 0);
+    CHECK(one_passage.out.find("== sim-a ==") != std::string::npos);
+    CHECK(one_passage.out.find("== sim-b ==") != std::string::npos);
+    CHECK(one_passage.out.find("Overview: label (verdict) of each passage") != std::string::npos);
+    CHECK(one_passage.out.find("profit") != std::string::npos);
 }

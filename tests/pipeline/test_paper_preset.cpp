@@ -97,7 +97,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "parse_retries given beside the preset wins, and without the preset unusable answers are redrawn",
+    "parse_retries given beside the preset wins, and without the preset unusable answers are "
+    "redrawn",
     "[cli][paper]") {
     for (const bool with_preset : {true, false}) {
         INFO("with the preset: " << with_preset);
@@ -165,6 +166,24 @@ TEST_CASE("the dry run under the paper preset prices the B reference texts' toke
                                     base.estimated_embedding_tokens)) /
         1e6;
     CHECK(paper.cost.dollars - base.cost.dollars == Approx(extra).epsilon(1e-9));
+
+    // The formula the report prints counts the reference draws too (issue 42): every label
+    // draws B more under both paper tests, and its numbers give the report's counts.
+    CHECK(base.note.find("R + K*ceil(M/n) + M chat calls and K*M + 1 embedded texts") !=
+          std::string::npos);
+    CHECK(paper.note.find("R + K*ceil((M+B)/n) + M chat calls and K*M + K*B + 1 embedded "
+                          "texts per passage (the paper's tests draw B = 30 reference texts "
+                          "for every one of the K = 3 labels)") != std::string::npos);
+    const std::int64_t r = config.annotation_repeats, m = 20, n = 10;
+    CHECK(paper.calls.chat_calls == r + k * ((m + b + n - 1) / n) + m);
+    CHECK(paper.calls.embedded_texts == k * m + k * b + 1);
+    // The paper's validation test alone: only β̂'s pool draws the B texts (L = 1 of K).
+    pipeline::ValidationConfig validation_only = without_references;
+    validation_only.tests.validation_method = "paper";
+    const pipeline::DryRunReport one = pipeline::dry_run(validation_only, {passage});
+    CHECK(one.note.find("(K-L)*ceil(M/n) + L*ceil((M+B)/n)") != std::string::npos);
+    CHECK(one.note.find("L = 1 of the K = 3 labels") != std::string::npos);
+    CHECK(one.calls.embedded_texts == k * m + b + 1);
 }
 
 TEST_CASE("a dry run with an unpriced model says the total is unknown, not $0.00",

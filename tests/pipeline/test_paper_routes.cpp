@@ -1,116 +1,49 @@
 // The routes to every table of docs/paper-fidelity.md, run as the doc shows them: every
-// `llmvalidate` line of its CLI block, with PAPER set to the simulated provider (a synthetic
-// data-generating process) and the paper's preset. Each must print its table, so the doc
-// cannot rot.
+// `llmvalidate` line of its CLI block through bash (so quoting, pipes and `$PAPER` act as in a
+// reader's terminal), with PAPER set to the simulated provider (a synthetic data-generating
+// process) and the paper's preset. Each must print its table, so the doc cannot rot.
 #include <catch2/catch.hpp>
 
-#include <sys/stat.h>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "cli/cli_runner.hpp"
+#include "doc_shell.hpp"
 
 using cli_test::CliResult;
-using cli_test::run_cli;
+using llmv::test::DocCommand;
+using llmv::test::DocSandbox;
 
-namespace {
-
-std::string read_doc(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::stringstream text;
-    text << file.rdbuf();
-    return text.str();
-}
-
-// The lines of the first ```sh block after the heading.
-std::vector<std::string> sh_block_after(const std::string& doc, const std::string& heading) {
-    const auto at = doc.find(heading);
-    REQUIRE(at != std::string::npos);
-    const auto open = doc.find("```sh\n", at);
-    REQUIRE(open != std::string::npos);
-    const auto close = doc.find("\n```", open + 6);
-    std::istringstream block(doc.substr(open + 6, close - open - 6));
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(block, line);) lines.push_back(line);
-    return lines;
-}
-
-// Words as a POSIX shell splits this doc's lines: blanks, and double quotes around a word.
-std::vector<std::string> shell_words(const std::string& line) {
-    std::vector<std::string> words;
-    std::string word;
-    bool quoted = false, any = false;
-    for (char c : line) {
-        if (c == '"') {
-            quoted = !quoted;
-            any = true;
-        } else if (c == ' ' && !quoted) {
-            if (any) words.push_back(word);
-            word.clear();
-            any = false;
-        } else {
-            word += c;
-            any = true;
-        }
-    }
-    if (any) words.push_back(word);
-    return words;
-}
-
-bool exists(const std::string& path) {
-    struct stat status {};
-    return stat(path.c_str(), &status) == 0;
-}
-
-}  // namespace
-
-TEST_CASE("every CLI route of docs/paper-fidelity.md runs and prints its table",
+TEST_CASE("every CLI route of docs/paper-fidelity.md runs through bash and prints its table",
           "[cli][paper][docs]") {
-    const std::string doc = read_doc(LLMV_SOURCE_DIR "/docs/paper-fidelity.md");
-    const std::vector<std::string> lines = sh_block_after(doc, "## Routes to every table");
-    const std::string phrasebank =
-        LLMV_SOURCE_DIR "/../shared/data/financial-phrasebank/financial_phrasebank.csv";
-    cli_test::TempDir dir;
+    const std::vector<DocCommand> commands =
+        llmv::test::sh_commands("docs/paper-fidelity.md", "## Routes to every table");
+    REQUIRE(!commands.empty());
+    DocSandbox sandbox;
     int runs = 0, batches = 0;
-    std::string comment;
-    for (const std::string& line : lines) {
-        if (line.rfind("# ", 0) == 0) comment = line;
+    for (const DocCommand& command : commands) {
+        const std::string& line = command.text;
+        INFO(command.file << ":" << command.line << "\n" << command.comment << "\n" << line);
         if (line.rfind("PAPER=", 0) == 0) {
-            // The paper's models and preset, as the doc gives them.
+            // The paper's models and preset, as the doc gives them; the test's PAPER replaces it.
             CHECK(line.find("--paper") != std::string::npos);
-            CHECK(line.find("amazon") == std::string::npos);  // bedrock-titan names Titan v2 itself
-        }
-        if (line.rfind("llmvalidate ", 0) != 0) continue;
-        INFO(comment << "\n" << line);
-        std::vector<std::string> args;
-        for (const std::string& word : shell_words(line)) {
-            if (word == "llmvalidate" && args.empty()) continue;
-            if (word == "$PAPER") {
-                args.insert(args.end(), {"--provider", "simulated", "--paper"});
-            } else if (word.rfind("prompts/", 0) == 0) {
-                args.push_back(LLMV_SOURCE_DIR "/" + word);
-            } else if (word == "financial_phrasebank.csv") {
-                args.push_back(phrasebank);
-            } else if (!args.empty() && args.back() == "--output") {
-                args.push_back(dir.file(word));
-            } else {
-                args.push_back(word);
-            }
-        }
-        REQUIRE(line.find("$PAPER") != std::string::npos);  // every route is the paper's way
-        if (line.find("financial_phrasebank.csv") != std::string::npos && !exists(phrasebank)) {
-            WARN("skipped (the Financial PhraseBank is not at " << phrasebank << "): " << line);
+            CHECK(line.find("bedrock-titan") != std::string::npos);
             continue;
         }
-        args.push_back("--quiet");
-        const CliResult result = run_cli(args);
+        REQUIRE(line.rfind("llmvalidate ", 0) == 0);
+        REQUIRE(line.find("$PAPER") != std::string::npos);  // every route is the paper's way
+        const bool batch = line.rfind("llmvalidate batch", 0) == 0;
+        if (line.find("financial_phrasebank.csv") != std::string::npos &&
+            !sandbox.has_phrasebank()) {
+            WARN("skipped (no Financial PhraseBank beside the repository): " << line);
+            continue;
+        }
+        const CliResult result =
+            sandbox.run(line + " --quiet", {{"PAPER", "--provider simulated --paper"}});
         INFO(result.err.substr(0, 2000));
         REQUIRE(result.exit_code == 0);
         CHECK((result.out + result.err).find("SYNTHETIC RESULTS") != std::string::npos);
-        if (args[0] == "run") {
+        if (!batch) {
             ++runs;
             // Each panel in the paper's layout: statistics to 3 decimals, accuracies in percent.
             CHECK(result.out.find("Panel (a)") != std::string::npos);
@@ -126,11 +59,17 @@ TEST_CASE("every CLI route of docs/paper-fidelity.md runs and prints its table",
                       std::string::npos);
         } else {
             ++batches;
+            // Tables 9 and 10 in the paper's form (percent, the cross-tabulation with totals),
+            // Table 11 with its sentences.
             CHECK(result.err.find("(Table 9)") != std::string::npos);
+            CHECK(std::regex_search(result.err, std::regex("\n  All +[0-9]+ +[0-9]+ +[0-9.]+% ")));
             CHECK(result.err.find("(Table 10)") != std::string::npos);
+            CHECK(std::regex_search(result.err, std::regex("\n  Total +[0-9]+ ")));
             CHECK(result.err.find("(Table 11)") != std::string::npos);
+            const std::string output = line.substr(line.find("--output ") + 9);
+            CHECK(llmv::test::path_exists(sandbox.file(output.substr(0, output.find(' ')))));
         }
     }
     CHECK(runs == 10);  // Tables 1-8, the Reddit conversation, footnote 14
-    if (exists(phrasebank)) CHECK(batches == 2);
+    if (sandbox.has_phrasebank()) CHECK(batches == 2);
 }

@@ -482,6 +482,7 @@ void visit(const stats::Disagreement& x, Visitor& v) {
     v(Field{"id"}, x.id);
     v(Field{"llm_label"}, x.llm_label);
     v(Field{"human_label"}, x.human_label);
+    v(Field{"text"}, x.text);
 }
 
 // R's summary of passages (llm_validation_summary()).

@@ -281,6 +281,9 @@ struct PassageSummaryInput {
     std::vector<Verdict> verdict;
     std::vector<std::string> human_label;  // empty when not given
     std::vector<std::string> id;           // names Table 11's rows; empty: positions from 1
+    // The passages' texts, for Table 11's sentences: empty, or one per passage (a caller that
+    // keeps memory bounded may leave all but the rows that can enter Table 11 empty).
+    std::vector<std::string> text;
 };
 
 struct ShareRow {
@@ -306,6 +309,7 @@ struct Disagreement {
     std::string id;
     std::string llm_label;
     std::string human_label;
+    std::string text;  // the passage, as the paper's Table 11 shows it ("" when not given)
 };
 
 struct PassageSummary {
