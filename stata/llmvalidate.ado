@@ -1033,15 +1033,16 @@ program define ShowMany
         display
         display as text "Table 9: passages whose prerequisites pass, by LLM label"
         display as text "{hline 13}{c TT}{hline 33}" cond(`human', "{hline 12}", "")
-        display as text "   LLM label {c |}          n      valid    share" ///
-            cond(`human', "  agree hum.", "")
+        * Shares in percent, as the paper prints them (r(table9) keeps fractions).
+        display as text "   LLM label {c |}          n      valid  share %" ///
+            cond(`human', " agreeing, %", "")
         display as text "{hline 13}{c +}{hline 33}" cond(`human', "{hline 12}", "")
         local rows : rownames `T'
         forvalues i = 1/`=rowsof(`T')' {
             local name : word `i' of `rows'
             display as text %12s abbrev("`name'", 12) " {c |}" as result %11.0f `T'[`i', 1] ///
-                %11.0f `T'[`i', 2] %9.3f `T'[`i', 3] _continue
-            if `human' display as result %12.3f `T'[`i', 5]
+                %11.0f `T'[`i', 2] %9.2f 100 * `T'[`i', 3] _continue
+            if `human' display as result %12.2f 100 * `T'[`i', 5]
             else display
         }
         display as text "{hline 13}{c BT}{hline 33}" cond(`human', "{hline 12}", "")
