@@ -319,7 +319,9 @@ never used for embeddings, and without one the command stops before any call.
 {opt keyenv(name)} names another environment variable that holds the chat provider's API
 key. Without it, each provider reads its own variable ({cmd:ANTHROPIC_API_KEY} for
 {cmd:anthropic}, {cmd:OPENAI_API_KEY} for {cmd:openai}, the AWS variables for
-{cmd:bedrock}), as in R and the command-line tool. A key named by {opt keyenv()} is read from
+{cmd:bedrock}), as in R and the command-line tool. {cmd:ANTHROPIC_API_KEY} goes to
+Anthropic's hosts only and {cmd:OPENAI_API_KEY} to OpenAI's: a server at {opt baseurl()} gets
+the key {opt keyenv()} names, else {cmd:LLMV_API_KEY}, else none. A key named by {opt keyenv()} is read from
 the environment and handed to the plugin; it is never displayed, not even under
 {cmd:set trace on}. Keys cannot be typed as options.
 If the variable {opt keyenv()} names is not set (or is empty), {cmd:llmvalidate} stops
