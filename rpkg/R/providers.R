@@ -221,7 +221,8 @@ format.llmv_provider <- function(x, ...) {
   if (x$name != "simulated") {
     lines <- c(lines,
                sprintf("  model:    %s", x$model %||% "(provider default)"),
-               sprintf("  base_url: %s", x$base_url %||% "(provider default)"),
+               sprintf("  base_url: %s",
+                       without_url_credentials(x$base_url) %||% "(provider default)"),
                sprintf("  key:      %s", key))
   } else {
     lines <- c(lines, "  synthetic: a simulated data-generating process, not a language model")
