@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "cli_process.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llm/provider.hpp"
+#include "llmvalidate/error.hpp"
 #include "llmvalidate/text.hpp"
 
 using namespace llmv;
@@ -42,10 +45,7 @@ HttpRequest anthropic_request(const std::map<std::string, std::string>& environm
     config.base_url = base_url;
     config.environment = environment;
     const auto provider = make_chat_provider("anthropic", config);
-    ChatRequest request;
-    request.model = "claude-haiku-5-5";
-    request.messages = {{"user", "Hello."}};
-    return provider->build_request(request);
+    return provider->build_request(ChatRequest::user_prompt("claude-haiku-5-5", "Hello."));
 }
 
 // Every credential header the server received, one string per request.
