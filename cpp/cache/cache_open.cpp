@@ -50,9 +50,9 @@ int wait_while_busy(void* data, int count) {
     const bool busy = db && (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY;
     if (busy && wait_interrupted) {
         wait_interrupted = false;
-        throw Error(code::cancelled,
-                    "interrupted while waiting for another process's lock on the cache (" +
-                        message + ")");
+        throw Error(
+            code::cancelled,
+            "interrupted while waiting for another process's lock on the cache (" + message + ")");
     }
     throw Error(code::cache, message);
 }

@@ -75,8 +75,8 @@ class Statement {
         if (rc != SQLITE_OK) fail("bind");
     }
     [[noreturn]] void fail(const char* what) {
-        throw_sqlite_error(db_, std::string("cache ") + path_ + ": " + what +
-                                    " failed: " + sqlite3_errmsg(db_));
+        throw_sqlite_error(
+            db_, std::string("cache ") + path_ + ": " + what + " failed: " + sqlite3_errmsg(db_));
     }
     sqlite3* db_;
     sqlite3_stmt* statement_ = nullptr;

@@ -15,11 +15,11 @@ namespace llmv::cli {
 // Exit codes (documented in docs/test-format.md and `llmvalidate --help`; never renumber).
 enum ExitCode : int {
     exit_ok = 0,
-    exit_internal = 1,     // a bug: llmv.internal and anything unexpected
-    exit_usage = 2,        // bad command line
-    exit_input = 3,        // invalid input: llmv.input.*, llmv.task.*
-    exit_provider = 4,     // provider or transport failure: llmv.provider.*, llmv.transport.*
-    exit_io = 5,           // files, standard streams, cache: llmv.io.*, llmv.cache.*
+    exit_internal = 1,      // a bug: llmv.internal and anything unexpected
+    exit_usage = 2,         // bad command line
+    exit_input = 3,         // invalid input: llmv.input.*, llmv.task.*
+    exit_provider = 4,      // provider or transport failure: llmv.provider.*, llmv.transport.*
+    exit_io = 5,            // files, standard streams, cache: llmv.io.*, llmv.cache.*
     exit_cancelled = 130,   // llmv.cancelled after SIGINT (Ctrl-C), as shells report it
     exit_terminated = 143,  // llmv.cancelled after SIGTERM (128 + 15)
 };

@@ -51,7 +51,9 @@ std::atomic<bool>* install_interrupt_flag() {
     return &interrupt_flag;
 }
 
-int interrupted_exit_code() { return interrupt_signal == SIGTERM ? exit_terminated : exit_cancelled; }
+int interrupted_exit_code() {
+    return interrupt_signal == SIGTERM ? exit_terminated : exit_cancelled;
+}
 
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 

@@ -45,24 +45,25 @@ class AnthropicChat final : public ChatProvider {
         // ANTHROPIC_API_KEY goes to Anthropic's hosts only (anthropic_spec.cpp); a server at
         // another base URL gets the key named for it (`api_key`, option api_key_env, else
         // LLMV_API_KEY), or none.
-        const detail::ChosenKey chosen = detail::key_for_server(
-            config, base_url_, anthropic_key_domains(), "ANTHROPIC_API_KEY");
+        const detail::ChosenKey chosen =
+            detail::key_for_server(config, base_url_, anthropic_key_domains(), "ANTHROPIC_API_KEY");
         api_key_ = chosen.value;
         if (api_key_.empty() && detail::is_vendor_url(base_url_, anthropic_key_domains())) {
-            throw Error(code::provider_config,
-                        "provider `anthropic` needs an API key: set `api_key` or " +
-                            chosen.variable,
-                        {"api_key"});
+            throw Error(
+                code::provider_config,
+                "provider `anthropic` needs an API key: set `api_key` or " + chosen.variable,
+                {"api_key"});
         }
         key_source_ = chosen.source.empty() ? "none" : chosen.source;
     }
 
     std::string name() const override { return "anthropic"; }
     std::string description() const override {
-        return detail::describe("anthropic", {{"base", base_url_},
-                                              {"anthropic-version", anthropic_version},
-                                              {"structured output", structured_},
-                                              {"key", key_source_ == "none" ? key_source_ : "from " + key_source_}});
+        return detail::describe(
+            "anthropic", {{"base", base_url_},
+                          {"anthropic-version", anthropic_version},
+                          {"structured output", structured_},
+                          {"key", key_source_ == "none" ? key_source_ : "from " + key_source_}});
     }
     std::string endpoint_identity() const override { return "anthropic " + base_url_; }
 
@@ -88,12 +89,12 @@ class AnthropicChat final : public ChatProvider {
             }
             // Prompt caching: the shared prefix is its own text block with a cache breakpoint;
             // the blocks are read as one text.
-            json blocks = json::array(
-                {{{"type", "text"},
-                  {"text", message.content.substr(0, request.cache_prefix)},
-                  {"cache_control", {{"type", "ephemeral"}}}}});
+            json blocks = json::array({{{"type", "text"},
+                                        {"text", message.content.substr(0, request.cache_prefix)},
+                                        {"cache_control", {{"type", "ephemeral"}}}}});
             if (request.cache_prefix < message.content.size()) {
-                blocks.push_back({{"type", "text"}, {"text", message.content.substr(request.cache_prefix)}});
+                blocks.push_back(
+                    {{"type", "text"}, {"text", message.content.substr(request.cache_prefix)}});
             }
             messages.push_back({{"role", message.role}, {"content", blocks}});
         }
@@ -120,8 +121,8 @@ class AnthropicChat final : public ChatProvider {
             } else if (mode == StructuredMode::json_schema) {
                 body["output_config"]["format"] = {{"type", "json_schema"}, {"schema", schema}};
             } else {  // tools and output formats take object schemas only
-                system += std::string(system.empty() ? "" : "\n\n") +
-                          schema_instruction(schema.dump());
+                system +=
+                    std::string(system.empty() ? "" : "\n\n") + schema_instruction(schema.dump());
             }
         }
         if (!system.empty()) body["system"] = system;
@@ -181,11 +182,13 @@ class AnthropicChat final : public ChatProvider {
             // prompt as for the other providers.
             const auto& usage = body["usage"];
             result.cached_input_tokens = detail::int_field(usage, "cache_read_input_tokens");
-            result.cache_write_input_tokens = detail::int_field(usage, "cache_creation_input_tokens");
+            result.cache_write_input_tokens =
+                detail::int_field(usage, "cache_creation_input_tokens");
             result.input_tokens = detail::int_field(usage, "input_tokens") +
                                   result.cache_write_input_tokens + result.cached_input_tokens;
             result.output_tokens = detail::int_field(usage, "output_tokens");
-            if (usage.contains("output_tokens_details") && usage["output_tokens_details"].is_object())
+            if (usage.contains("output_tokens_details") &&
+                usage["output_tokens_details"].is_object())
                 result.reasoning_tokens =
                     detail::int_field(usage["output_tokens_details"], "thinking_tokens");
         }
@@ -199,13 +202,14 @@ class AnthropicChat final : public ChatProvider {
     RefusedFeature refused_feature(const HttpResponse& response) const override {
         if (response.status != 400) return RefusedFeature::none;
         const std::string message = parse_response(response).error.message;
-        return detail::refused_field(message, {{"tool_choice", RefusedFeature::forced_tool},
-                                               {"output_config.format", RefusedFeature::json_schema},
-                                               {"output_format", RefusedFeature::json_schema},
-                                               {"effort", RefusedFeature::reasoning_effort},
-                                               {"thinking", RefusedFeature::reasoning_effort},
-                                               {"top_p", RefusedFeature::top_p},
-                                               {"temperature", RefusedFeature::temperature}});
+        return detail::refused_field(message,
+                                     {{"tool_choice", RefusedFeature::forced_tool},
+                                      {"output_config.format", RefusedFeature::json_schema},
+                                      {"output_format", RefusedFeature::json_schema},
+                                      {"effort", RefusedFeature::reasoning_effort},
+                                      {"thinking", RefusedFeature::reasoning_effort},
+                                      {"top_p", RefusedFeature::top_p},
+                                      {"temperature", RefusedFeature::temperature}});
     }
 
   private:

@@ -29,7 +29,7 @@ std::string bedrock_region(const ProviderConfig& config) {
 std::string bedrock_profile_for_region(const std::string& model, const ProviderConfig& config) {
     // The cross-Region profile prefixes AWS defines; a model id after one of them is what the
     // profile serves.
-    static const char* const prefixes[] = {"global.", "us-gov.", "us.",  "eu.",
+    static const char* const prefixes[] = {"global.", "us-gov.", "us.", "eu.",
                                            "apac.",   "jp.",     "au.", "ca."};
     std::string base;
     for (const char* prefix : prefixes) {
@@ -65,7 +65,8 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
     if (base_url_.empty()) base_url_ = "https://bedrock-runtime." + region_ + ".amazonaws.com";
     control_base_url_ = strip_trailing_slashes(
         first_set(config, config.base_url, {"AWS_ENDPOINT_URL_BEDROCK", "AWS_ENDPOINT_URL"}));
-    if (control_base_url_.empty()) control_base_url_ = "https://bedrock." + region_ + ".amazonaws.com";
+    if (control_base_url_.empty())
+        control_base_url_ = "https://bedrock." + region_ + ".amazonaws.com";
     // AWS credentials (the variables, the shared files) go to AWS's hosts only (bedrock_spec.cpp
     // declares them); a server at another base URL (a gateway, a test server) gets only what is
     // named for it: `api_key` or the `aws_*` fields, else LLMV_API_KEY as a bearer token.
@@ -74,10 +75,11 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
     bearer_token_ = first_set(config, config.api_key,
                               {aws_hosts ? "AWS_BEARER_TOKEN_BEDROCK" : config.server_key_env});
     if (!bearer_token_.empty()) {
-        auth_source_ = !config.api_key.empty()
-                           ? "bearer token from argument"
-                           : "bearer token from $" + std::string(aws_hosts ? "AWS_BEARER_TOKEN_BEDROCK"
-                                                                           : config.server_key_env);
+        auth_source_ =
+            !config.api_key.empty()
+                ? "bearer token from argument"
+                : "bearer token from $" +
+                      std::string(aws_hosts ? "AWS_BEARER_TOKEN_BEDROCK" : config.server_key_env);
         secrets_.push_back(bearer_token_);
         return;
     }
@@ -146,7 +148,8 @@ HttpRequest BedrockEndpoint::control_request(const std::string& path) const {
     request.method = "GET";
     request.url = control_base_url_ + path;
     request.headers = {{"Accept", "application/json"}};
-    if (!bearer_token_.empty()) request.headers.emplace_back("Authorization", "Bearer " + bearer_token_);
+    if (!bearer_token_.empty())
+        request.headers.emplace_back("Authorization", "Bearer " + bearer_token_);
     return request;
 }
 

@@ -58,10 +58,11 @@ OpenAIEndpoint::OpenAIEndpoint(const ProviderConfig& config, const std::string& 
                 {"base_url"});
         }
         if (api_key_.empty()) {
-            throw Error(code::provider_config, "provider `" + provider +
-                                                   "` with flavor \"azure\" needs an "
-                                                   "API key: set `api_key` or " +
-                                                   key_env,
+            throw Error(code::provider_config,
+                        "provider `" + provider +
+                            "` with flavor \"azure\" needs an "
+                            "API key: set `api_key` or " +
+                            key_env,
                         {"api_key"});
         }
     } else {
@@ -92,7 +93,8 @@ HttpRequest OpenAIEndpoint::request(const std::string& path, const std::string& 
     } else {
         request.url = base_url_ + "/" + path;
         if (!api_key_.empty()) request.headers.emplace_back("Authorization", "Bearer " + api_key_);
-        if (!organization_.empty()) request.headers.emplace_back("OpenAI-Organization", organization_);
+        if (!organization_.empty())
+            request.headers.emplace_back("OpenAI-Organization", organization_);
         if (!project_.empty()) request.headers.emplace_back("OpenAI-Project", project_);
     }
     request.headers.emplace_back("Content-Type", "application/json");
@@ -106,9 +108,10 @@ HttpRequest OpenAIEndpoint::request(const std::string& path, const std::string& 
 HttpRequest OpenAIEndpoint::get(const std::string& path) const {
     HttpRequest request = this->request(path, "", "");
     request.method = "GET";
-    request.headers.erase(std::remove_if(request.headers.begin(), request.headers.end(),
-                                         [](const auto& header) { return header.first == "Content-Type"; }),
-                          request.headers.end());
+    request.headers.erase(
+        std::remove_if(request.headers.begin(), request.headers.end(),
+                       [](const auto& header) { return header.first == "Content-Type"; }),
+        request.headers.end());
     return request;
 }
 

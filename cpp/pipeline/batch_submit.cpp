@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "llm/provider_spec.hpp"
-#include "llmvalidate/text.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/text.hpp"
 #include "pipeline/debug_env.hpp"
 
 namespace llmv::pipeline {

@@ -41,9 +41,22 @@ std::string bytes_of(const std::string& path) {
 
 // `batch` with the simulated provider, small pools, no cache.
 CliResult simulated_batch(const std::string& input, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"batch", "--task", "simple_sentiment", "--input", input,
-                                     "--text-column", "text", "--provider", "simulated", "-M",
-                                     "5", "-n", "5", "--permutations", "19", "--no-cache",
+    std::vector<std::string> args = {"batch",
+                                     "--task",
+                                     "simple_sentiment",
+                                     "--input",
+                                     input,
+                                     "--text-column",
+                                     "text",
+                                     "--provider",
+                                     "simulated",
+                                     "-M",
+                                     "5",
+                                     "-n",
+                                     "5",
+                                     "--permutations",
+                                     "19",
+                                     "--no-cache",
                                      "--quiet"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_cli(args);
@@ -103,8 +116,8 @@ TEST_CASE("input edges: a passage over --max-passage-bytes fails on its own row,
     const std::string input = dir.file("big.csv");
     const std::string big(3000, 'x');
     write(input, "id,text\nsmall,Profit fell sharply.\nhuge," + big + "\n");
-    const CliResult result = simulated_batch(input, {"--id-column", "id", "--max-passage-bytes",
-                                                     "1000", "--format", "jsonl"});
+    const CliResult result = simulated_batch(
+        input, {"--id-column", "id", "--max-passage-bytes", "1000", "--format", "jsonl"});
     INFO(result.err);
     CHECK(result.exit_code == 3);
     CHECK(contains(result.err, "passage huge"));
@@ -123,8 +136,7 @@ TEST_CASE("input edges: another program's SQLite file as --cache is refused, unt
     const std::string path = dir.file("other.sqlite");
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db,
-                         "CREATE TABLE people(name TEXT); INSERT INTO people VALUES('Ada');",
+    REQUIRE(sqlite3_exec(db, "CREATE TABLE people(name TEXT); INSERT INTO people VALUES('Ada');",
                          nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(db);
     const std::string before = bytes_of(path);
@@ -157,10 +169,11 @@ TEST_CASE("input edges: a non-integer where an integer is needed is refused as w
         CHECK(result.exit_code == 3);
         CHECK(contains(result.err, "received 1.5"));
     }
-    const CliResult json = run_cli(
-        {"test"}, "{\"label\":\"A\",\"labels\":[\"A\",\"B\"],\"passage\":[1,0],\"pools\":{\"A\":"
-                  "[[1,0],[0.9,0.1],[0.8,0.2]],\"B\":[[0,1],[0.1,0.9],[0.2,0.8]]},"
-                  "\"permutations\":1.5}");
+    const CliResult json =
+        run_cli({"test"},
+                "{\"label\":\"A\",\"labels\":[\"A\",\"B\"],\"passage\":[1,0],\"pools\":{\"A\":"
+                "[[1,0],[0.9,0.1],[0.8,0.2]],\"B\":[[0,1],[0.1,0.9],[0.2,0.8]]},"
+                "\"permutations\":1.5}");
     INFO(json.err);
     CHECK(json.exit_code == 3);
     CHECK(contains(json.err, "received 1.5"));

@@ -65,24 +65,42 @@ std::vector<std::string> command(const std::string& path, const fake::FakeServer
     } else {
         std::ofstream input(dir + "/in.csv");
         input << "id,text\n1,Revenue grew strongly this quarter.\n2,Costs rose sharply.\n";
-        args = {"batch", "--input", dir + "/in.csv", "--text-column", "text", "--id-column", "id",
-                "--format", "jsonl", "--output", dir + "/rows.jsonl"};
+        args = {
+            "batch",    "--input", dir + "/in.csv", "--text-column",    "text", "--id-column", "id",
+            "--format", "jsonl",   "--output",      dir + "/rows.jsonl"};
         if (path == "batch-api") args.push_back("--batch-api");
     }
-    const std::vector<std::string> common = {
-        "--task", "simple_sentiment", "--provider", "openai", "--base-url",
-        server.base_url() + "/v1", "--model", "fake-chat", "--embedding-provider", "openai",
-        "--embedding-model", "fake-embedding", "--cache", cache, "-M", "20", "-n", "5",
-        "--permutations", "99", "--quiet"};
+    const std::vector<std::string> common = {"--task",
+                                             "simple_sentiment",
+                                             "--provider",
+                                             "openai",
+                                             "--base-url",
+                                             server.base_url() + "/v1",
+                                             "--model",
+                                             "fake-chat",
+                                             "--embedding-provider",
+                                             "openai",
+                                             "--embedding-model",
+                                             "fake-embedding",
+                                             "--cache",
+                                             cache,
+                                             "-M",
+                                             "20",
+                                             "-n",
+                                             "5",
+                                             "--permutations",
+                                             "99",
+                                             "--quiet"};
     args.insert(args.end(), common.begin(), common.end());
     return args;
 }
 
 }  // namespace
 
-TEST_CASE("interrupt codes: SIGINT and SIGTERM end a wait for the cache's lock at once, with 130 "
-          "and 143, on every path",
-          "[interrupt][cli]") {
+TEST_CASE(
+    "interrupt codes: SIGINT and SIGTERM end a wait for the cache's lock at once, with 130 "
+    "and 143, on every path",
+    "[interrupt][cli]") {
     const std::string path = GENERATE(as<std::string>{}, "run", "batch", "batch-api");
     const int signal_number = GENERATE(SIGINT, SIGTERM);
     const int expected = signal_number == SIGINT ? 130 : 143;

@@ -112,13 +112,32 @@ TEST_CASE("secrets: ANTHROPIC_API_KEY reaches no non-Anthropic host (CLI, fake s
     INFO("LLMV_API_KEY set: " << with_named_key);
     std::unique_ptr<ScopedEnv> server_key;
     if (with_named_key) server_key = std::make_unique<ScopedEnv>("LLMV_API_KEY", named);
-    const llmv::test::Spawned run = spawn_cli(
-        {"run", "--task", "simple_sentiment", "--provider", "anthropic", "--model", "fake-claude",
-         "--base-url", server.base_url(), "--embedding-provider", "openai", "--embedding-model",
-         "fake-embedding", "--embedding-base-url", server.base_url() + "/v1", "-M", "20", "-n",
-         "10", "--permutations", "99", "--no-cache", "--quiet", "--text",
-         "Revenue grew strongly this quarter."},
-        dir);
+    const llmv::test::Spawned run = spawn_cli({"run",
+                                               "--task",
+                                               "simple_sentiment",
+                                               "--provider",
+                                               "anthropic",
+                                               "--model",
+                                               "fake-claude",
+                                               "--base-url",
+                                               server.base_url(),
+                                               "--embedding-provider",
+                                               "openai",
+                                               "--embedding-model",
+                                               "fake-embedding",
+                                               "--embedding-base-url",
+                                               server.base_url() + "/v1",
+                                               "-M",
+                                               "20",
+                                               "-n",
+                                               "10",
+                                               "--permutations",
+                                               "99",
+                                               "--no-cache",
+                                               "--quiet",
+                                               "--text",
+                                               "Revenue grew strongly this quarter."},
+                                              dir);
     const int code = wait_cli(run);
     const std::string seen = credentials_received(server);
     INFO(slurp(run.err) << "\n" << seen);
@@ -149,7 +168,8 @@ TEST_CASE("secrets: without_url_credentials() takes the user part out of every U
     CHECK(std::string(error.what()).find("S3cretPW9") == std::string::npos);
 }
 
-TEST_CASE("secrets: user:S3cretPW9@ in a base URL appears in no output, row or cache", "[secrets][cli]") {
+TEST_CASE("secrets: user:S3cretPW9@ in a base URL appears in no output, row or cache",
+          "[secrets][cli]") {
     fake::FakeServerOptions options;
     options.api_key = "";
     fake::FakeServer server(options);
@@ -164,12 +184,36 @@ TEST_CASE("secrets: user:S3cretPW9@ in a base URL appears in no output, row or c
     const std::string closed_port = "http://user:S3cretPW9@127.0.0.1:1/v1";
     const auto batch = [&](const std::string& base_url, const std::string& name,
                            std::vector<std::string> extra) {
-        std::vector<std::string> args = {
-            "batch", "--task", "simple_sentiment", "--input", dir + "/in.csv", "--text-column",
-            "text", "--id-column", "id", "--provider", "openai", "--base-url", base_url,
-            "--model", "fake-chat", "--embedding-provider", "openai", "--cache",
-            dir + "/" + name + ".sqlite", "-M", "20", "-n", "5", "--permutations", "99",
-            "--max-retries", "0", "--quiet", "--output", dir + "/" + name + ".csv"};
+        std::vector<std::string> args = {"batch",
+                                         "--task",
+                                         "simple_sentiment",
+                                         "--input",
+                                         dir + "/in.csv",
+                                         "--text-column",
+                                         "text",
+                                         "--id-column",
+                                         "id",
+                                         "--provider",
+                                         "openai",
+                                         "--base-url",
+                                         base_url,
+                                         "--model",
+                                         "fake-chat",
+                                         "--embedding-provider",
+                                         "openai",
+                                         "--cache",
+                                         dir + "/" + name + ".sqlite",
+                                         "-M",
+                                         "20",
+                                         "-n",
+                                         "5",
+                                         "--permutations",
+                                         "99",
+                                         "--max-retries",
+                                         "0",
+                                         "--quiet",
+                                         "--output",
+                                         dir + "/" + name + ".csv"};
         args.insert(args.end(), extra.begin(), extra.end());
         const llmv::test::Spawned run = spawn_cli(args, dir);
         const int code = wait_cli(run);
@@ -181,8 +225,8 @@ TEST_CASE("secrets: user:S3cretPW9@ in a base URL appears in no output, row or c
     const auto unreachable =
         batch(closed_port, "unreachable", {"--embedding-model", "fake-embedding"});
     const auto refused = batch(with_password, "refused", {});
-    const auto dry = batch(with_password, "dry", {"--embedding-model", "fake-embedding",
-                                                  "--dry-run"});
+    const auto dry =
+        batch(with_password, "dry", {"--embedding-model", "fake-embedding", "--dry-run"});
     INFO(ok.second << "\n" << unreachable.second << "\n" << refused.second << "\n" << dry.second);
     CHECK(ok.first == 0);
     CHECK(server.count("openai.chat") > 0);  // the URL with its password was used
@@ -190,8 +234,7 @@ TEST_CASE("secrets: user:S3cretPW9@ in a base URL appears in no output, row or c
     CHECK(refused.first == 3);
     CHECK_THAT(refused.second, Catch::Contains("<redacted>@127.0.0.1"));  // the URL, redacted
     CHECK(dry.first == 0);
-    std::vector<std::string> outputs = {ok.second, unreachable.second, refused.second,
-                                        dry.second};
+    std::vector<std::string> outputs = {ok.second, unreachable.second, refused.second, dry.second};
     for (const char* file : {"ok.csv", "unreachable.csv", "ok.sqlite", "ok.sqlite-wal",
                              "unreachable.sqlite", "unreachable.sqlite-wal"})
         outputs.push_back(file_bytes(dir + "/" + file));
