@@ -21,6 +21,7 @@
 #include "fake_server/fake_server.hpp"
 #include "llmvalidate/cache.hpp"
 
+using namespace llmv;
 using namespace llmv::test;
 
 namespace {
