@@ -130,6 +130,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt drain(#)}}On Ctrl-C or SIGTERM: how long the requests in flight may finish and be cached before the run stops, in seconds. Allowed: a number in [0, 3600]; default {cmd:drain(10)}{p_end}
 {synopt:{opt poll:interval(#)}}Batch API: seconds between two polls of a provider batch in progress (Ctrl-C and Break are seen at once, whatever the interval). Allowed: a number in [0, 86400]; default {cmd:pollinterval(30)}{p_end}
 {synopt:{opt enc:oding(name)}}How the passages' bytes are read: utf-8, or latin1 (ISO 8859-1, e.g. the original Financial PhraseBank files). Allowed: one of "utf-8", "latin1"; default {cmd:encoding(utf-8)}{p_end}
+{synopt:{opt maxpass:agebytes(#)}}The largest passage, in bytes: a larger one fails on its own row (naming it) before any request. Allowed: a whole number in 1..2147483647; default {cmd:maxpassagebytes(1000000)}{p_end}
 {* END GENERATED}{...}
 {syntab:Results}
 {synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:label}, {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p}, {it:prefix}{cmd:p_bh}{p_end}
