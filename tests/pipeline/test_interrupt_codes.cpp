@@ -127,8 +127,8 @@ TEST_CASE(
     INFO(err);
     CHECK(code == expected);
     CHECK_THAT(err, Catch::Matchers::Contains("llmv.cancelled"));
-    CHECK(err.find("database is locked") == std::string::npos ||
-          err.find("interrupted") != std::string::npos);
+    CHECK((err.find("database is locked") == std::string::npos ||
+           err.find("interrupted") != std::string::npos));
     other_process.release();
 }
 
