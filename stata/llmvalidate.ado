@@ -98,6 +98,7 @@ program define IsValidation, rclass
         TEMPerature(passthru) STRuctured(passthru) ANSwerformat(passthru)                  ///
         REASONeffort(passthru) PARSERetries(passthru) MAXRetries(passthru)                 ///
         TIMEout(passthru) DRAIN(passthru) POLLinterval(passthru) ENCoding(passthru)        ///
+        MAXPASSagebytes(passthru)                                                          ///
         /* END GENERATED */
     local methods CONCurrency(passthru) REPeats(passthru) M(passthru) LABELS(passthru)      ///
         /* BEGIN GENERATED statistics-passthru */                                            ///
@@ -421,7 +422,7 @@ program define Validate, rclass
           CONCurrency(string) TEMPerature(string) STRuctured(string)                       ///
           ANSwerformat(string) REASONeffort(string) PARSERetries(string)                   ///
           MAXRetries(string) TIMEout(string) DRAIN(string) POLLinterval(string)            ///
-          ENCoding(string)                                                                 ///
+          ENCoding(string) MAXPASSagebytes(string)                                         ///
           /* END GENERATED */ ]
 
     capture confirm string variable `varlist'
@@ -510,7 +511,7 @@ program define Validate, rclass
     foreach setting in /* BEGIN GENERATED Validate-names */                                ///
         m n repeats alpha threshold vmethod smethod rule permutations concurrency          ///
         temperature structured answerformat reasoneffort parseretries maxretries timeout   ///
-        drain pollinterval encoding                                                        ///
+        drain pollinterval encoding maxpassagebytes                                        ///
         /* END GENERATED */ {
         if `"``setting''"' != "" local words `words' `setting'=``setting''
     }

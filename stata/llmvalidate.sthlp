@@ -130,6 +130,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt drain(#)}}On Ctrl-C or SIGTERM: how long the requests in flight may finish and be cached before the run stops, in seconds. Allowed: a number in [0, 3600]; default {cmd:drain(10)}{p_end}
 {synopt:{opt poll:interval(#)}}Batch API: seconds between two polls of a provider batch in progress (Ctrl-C and Break are seen at once, whatever the interval). Allowed: a number in [0, 86400]; default {cmd:pollinterval(30)}{p_end}
 {synopt:{opt enc:oding(name)}}How the passages' bytes are read: utf-8, or latin1 (ISO 8859-1, e.g. the original Financial PhraseBank files). Allowed: one of "utf-8", "latin1"; default {cmd:encoding(utf-8)}{p_end}
+{synopt:{opt maxpass:agebytes(#)}}The largest passage, in bytes: a larger one fails on its own row (naming it) before any request. Allowed: a whole number in 1..2147483647; default {cmd:maxpassagebytes(1000000)}{p_end}
 {* END GENERATED}{...}
 {syntab:Results}
 {synopt:{opt gen:erate(prefix)}}create {it:prefix}{cmd:label}, {it:prefix}{cmd:verdict}, {it:prefix}{cmd:tau}, {it:prefix}{cmd:crit}, {it:prefix}{cmd:p}, {it:prefix}{cmd:bt_acc}, {it:prefix}{cmd:sep_p}, {it:prefix}{cmd:p_bh}{p_end}
@@ -319,7 +320,9 @@ never used for embeddings, and without one the command stops before any call.
 {opt keyenv(name)} names another environment variable that holds the chat provider's API
 key. Without it, each provider reads its own variable ({cmd:ANTHROPIC_API_KEY} for
 {cmd:anthropic}, {cmd:OPENAI_API_KEY} for {cmd:openai}, the AWS variables for
-{cmd:bedrock}), as in R and the command-line tool. A key named by {opt keyenv()} is read from
+{cmd:bedrock}), as in R and the command-line tool. {cmd:ANTHROPIC_API_KEY} goes to
+Anthropic's hosts only and {cmd:OPENAI_API_KEY} to OpenAI's: a server at {opt baseurl()} gets
+the key {opt keyenv()} names, else {cmd:LLMV_API_KEY}, else none. A key named by {opt keyenv()} is read from
 the environment and handed to the plugin; it is never displayed, not even under
 {cmd:set trace on}. Keys cannot be typed as options.
 If the variable {opt keyenv()} names is not set (or is empty), {cmd:llmvalidate} stops

@@ -36,8 +36,12 @@ struct BusyWait {
     std::chrono::steady_clock::time_point start;
 };
 
-// SQLite's busy timeout, in steps of at most 50 ms that look at the cancel flag.
+// SQLite's busy timeout, in steps of at most 50 ms that look at the cancel flag and the front
+// end's interrupt check (llmvalidate/interrupt.hpp).
 int wait_while_busy(void* data, int count);
+// Throws llmv.cancelled when SQLite gave up on a lock because the wait was interrupted on this
+// thread, else llmv.cache.failed with `message`.
+[[noreturn]] void throw_sqlite_error(sqlite3* db, const std::string& message);
 
 // A format-1 embedding (a JSON array of finite numbers) as float32; nullopt for anything else.
 std::optional<std::vector<float>> float32_of_json(const std::string& text);
@@ -98,8 +102,8 @@ struct Cache::Impl {
     }
 
     [[noreturn]] void fail(const std::string& what) {
-        throw Error(code::cache, "cache " + path + ": " + what + ": " +
-                                     (db ? sqlite3_errmsg(db) : "cannot open"));
+        cache_detail::throw_sqlite_error(
+            db, "cache " + path + ": " + what + ": " + (db ? sqlite3_errmsg(db) : "cannot open"));
     }
 
     void exec(const char* sql) {
@@ -107,7 +111,8 @@ struct Cache::Impl {
         if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
             std::string text = message ? message : "unknown error";
             sqlite3_free(message);
-            throw Error(code::cache, "cache " + path + ": " + text + " (in: " + sql + ")");
+            cache_detail::throw_sqlite_error(db,
+                                             "cache " + path + ": " + text + " (in: " + sql + ")");
         }
     }
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cache/cache_impl.hpp"
+#include "llmvalidate/interrupt.hpp"
 
 namespace llmv {
 
@@ -18,17 +19,42 @@ using namespace cache_detail;
 
 namespace cache_detail {
 
+namespace {
+// Set on the thread whose wait for a lock ended because the user asked to stop (read by
+// throw_sqlite_error(), which then throws llmv.cancelled instead of "database is locked").
+thread_local bool wait_interrupted = false;
+}  // namespace
+
 int wait_while_busy(void* data, int count) {
     auto* wait = static_cast<BusyWait*>(data);
     const auto now = std::chrono::steady_clock::now();
-    if (count == 0) wait->start = now;
-    if (wait->cancel && wait->cancel->load()) return 0;
+    if (count == 0) {
+        wait->start = now;
+        wait_interrupted = false;
+    }
+    // The cancel flag of the run, or the front end's interrupt check (Ctrl-C, SIGTERM, R's
+    // interrupt, Stata's Break): looked at every 50 ms of the wait.
+    if (cancel_requested(wait->cancel)) {
+        wait_interrupted = true;
+        return 0;
+    }
     const auto waited =
         std::chrono::duration_cast<std::chrono::milliseconds>(now - wait->start).count();
     if (waited >= wait->timeout_ms) return 0;
     std::this_thread::sleep_for(
         std::chrono::milliseconds(std::min<long long>(50, wait->timeout_ms - waited)));
     return 1;
+}
+
+[[noreturn]] void throw_sqlite_error(sqlite3* db, const std::string& message) {
+    const bool busy = db && (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY;
+    if (busy && wait_interrupted) {
+        wait_interrupted = false;
+        throw Error(
+            code::cancelled,
+            "interrupted while waiting for another process's lock on the cache (" + message + ")");
+    }
+    throw Error(code::cache, message);
 }
 
 std::optional<std::vector<float>> float32_of_json(const std::string& text) {
@@ -93,9 +119,13 @@ Cache::Cache(const std::string& path, int busy_timeout_ms) : impl_(std::make_uni
         impl_->db = nullptr;
         throw Error(code::cache, "cannot open the cache file " + path + ": " + message);
     }
+    refuse_foreign_file();
     try {
-        sqlite3_busy_timeout(impl_->db, busy_timeout_ms);
+        // The wait for another process's lock looks at the interrupt check every 50 ms.
         impl_->busy_timeout_ms = busy_timeout_ms;
+        impl_->busy_wait = std::make_unique<BusyWait>();
+        impl_->busy_wait->timeout_ms = busy_timeout_ms;
+        sqlite3_busy_handler(impl_->db, wait_while_busy, impl_->busy_wait.get());
         // A new file gets 32 KiB pages (an existing one keeps its own): a 1,536-d vector's row
         // (about 6.3 KB) then lies within a page, five to a page. With 4 KiB pages each such row
         // spilled into an overflow page and left most of its first page empty: a quarter more
@@ -148,12 +178,42 @@ Cache::Cache(const std::string& path, int busy_timeout_ms) : impl_(std::make_uni
         impl_->db = nullptr;
         // On a read-only medium (a mounted archive, a CD, a read-only share) the WAL switch and
         // the schema write fail; the answers can still be read. Writes then fail as read-only.
-        if (!open_read_only(error)) throw;
+        if (error.code() == code::cancelled || !open_read_only(error)) throw;
     } catch (...) {
         sqlite3_close(impl_->db);
         impl_->db = nullptr;
         throw;
     }
+}
+
+// Another program's SQLite file (tables, none of them llmvalidate's) is refused before anything
+// is written to it: the WAL switch and our tables would change a file that is not ours.
+void Cache::refuse_foreign_file() {
+    std::vector<std::string> tables;
+    bool ours = false;
+    try {
+        Statement list(impl_->db, "SELECT name FROM sqlite_master WHERE type = 'table'",
+                       impl_->path);
+        while (list.step()) {
+            tables.push_back(list.text(0));
+            if (tables.back() == "llmv_meta") ours = true;
+        }
+    } catch (const Error&) {
+        sqlite3_close(impl_->db);
+        impl_->db = nullptr;
+        throw;
+    }
+    if (tables.empty() || ours) return;
+    sqlite3_close(impl_->db);
+    impl_->db = nullptr;
+    if (tables.size() > 5) {
+        tables.resize(5);
+        tables.push_back("...");
+    }
+    throw_invalid(code::invalid_argument, "cache",
+                  impl_->path + ", a SQLite database of another program (tables " +
+                      text::join_list(tables, ", ", ", ") + "), which was left untouched",
+                  "an llmvalidate cache file, or a file that does not exist yet");
 }
 
 bool Cache::open_read_only(const Error& original) {

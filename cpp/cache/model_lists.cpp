@@ -85,6 +85,16 @@ void write_model_list(const std::string& cache_path, const std::string& key,
     }
     const Connection connection(cache_path, true);
     if (!connection.get()) return;
+    // Another program's SQLite file gets no table of ours (the cache refuses it too).
+    sqlite3_stmt* ours = nullptr;
+    const bool is_cache =
+        sqlite3_prepare_v2(
+            connection.get(),
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'llmv_meta'", -1, &ours,
+            nullptr) == SQLITE_OK &&
+        sqlite3_step(ours) == SQLITE_ROW;
+    sqlite3_finalize(ours);
+    if (!is_cache) return;
     if (sqlite3_exec(connection.get(), create_table, nullptr, nullptr, nullptr) != SQLITE_OK)
         return;
     sqlite3_stmt* statement = nullptr;

@@ -13,6 +13,9 @@
 
 namespace llmv::cache_detail {
 
+// Defined in cache_open.cpp (declared again in cache_impl.hpp).
+[[noreturn]] void throw_sqlite_error(sqlite3* db, const std::string& message);
+
 class Statement {
   public:
     Statement(sqlite3* db, const char* sql, const std::string& path) : db_(db), path_(path) {
@@ -72,8 +75,8 @@ class Statement {
         if (rc != SQLITE_OK) fail("bind");
     }
     [[noreturn]] void fail(const char* what) {
-        throw Error(code::cache, std::string("cache ") + path_ + ": " + what +
-                                     " failed: " + sqlite3_errmsg(db_));
+        throw_sqlite_error(
+            db_, std::string("cache ") + path_ + ": " + what + " failed: " + sqlite3_errmsg(db_));
     }
     sqlite3* db_;
     sqlite3_stmt* statement_ = nullptr;

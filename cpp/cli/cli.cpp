@@ -42,7 +42,7 @@ int exit_code_for(const std::string& error_code) {
         case ErrorCategory::io:
             return exit_io;
         case ErrorCategory::cancelled:
-            return exit_cancelled;
+            return interrupted_exit_code();
         case ErrorCategory::internal:
             return exit_internal;
     }

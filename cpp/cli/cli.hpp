@@ -15,16 +15,21 @@ namespace llmv::cli {
 // Exit codes (documented in docs/test-format.md and `llmvalidate --help`; never renumber).
 enum ExitCode : int {
     exit_ok = 0,
-    exit_internal = 1,     // a bug: llmv.internal and anything unexpected
-    exit_usage = 2,        // bad command line
-    exit_input = 3,        // invalid input: llmv.input.*, llmv.task.*
-    exit_provider = 4,     // provider or transport failure: llmv.provider.*, llmv.transport.*
-    exit_io = 5,           // files, standard streams, cache: llmv.io.*, llmv.cache.*
-    exit_cancelled = 130,  // llmv.cancelled (interrupted), as shells report SIGINT
+    exit_internal = 1,      // a bug: llmv.internal and anything unexpected
+    exit_usage = 2,         // bad command line
+    exit_input = 3,         // invalid input: llmv.input.*, llmv.task.*
+    exit_provider = 4,      // provider or transport failure: llmv.provider.*, llmv.transport.*
+    exit_io = 5,            // files, standard streams, cache: llmv.io.*, llmv.cache.*
+    exit_cancelled = 130,   // llmv.cancelled after SIGINT (Ctrl-C), as shells report it
+    exit_terminated = 143,  // llmv.cancelled after SIGTERM (128 + 15)
 };
 
-// The one place where error codes become exit codes.
+// The one place where error codes become exit codes. llmv.cancelled is exit_cancelled, or
+// exit_terminated when the interrupt was a SIGTERM (on every path: a run, a batch-API run, a
+// wait for the cache's lock).
 int exit_code_for(const std::string& error_code);
+// exit_cancelled or exit_terminated, from the signal the CLI's handler received (terminal.cpp).
+int interrupted_exit_code();
 
 // Stable code of command-line errors (CLI only: bindings never see them).
 inline constexpr const char* usage_code = code::usage;

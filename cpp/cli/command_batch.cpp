@@ -5,8 +5,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -113,6 +115,10 @@ class PassageReader {
         if (path == "-") {
             in_ = &std::cin;
         } else {
+            std::error_code ignored;
+            if (std::filesystem::is_directory(path, ignored))
+                throw_invalid(code::io, "--input", path + " (a directory)",
+                              "a readable CSV or JSON-lines file");
             file_ = std::make_unique<std::ifstream>(path, std::ios::binary);
             if (!*file_) {
                 throw_invalid(code::io, "--input", path, "a readable CSV or JSON-lines file");
@@ -120,6 +126,7 @@ class PassageReader {
             in_ = file_.get();
         }
         refuse_utf16();
+        skip_utf8_bom();
         if (!jsonl_) {
             csv_ = std::make_unique<CsvReader>(*in_, source_);
             std::vector<std::string> header;
@@ -129,8 +136,8 @@ class PassageReader {
                     source_ + (csv_->error().empty() ? " (empty)" : " (" + csv_->error() + ")"),
                     "a CSV file with a header row");
             }
-            if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0)
-                header[0] = header[0].substr(3);
+            refuse_duplicate_columns(header);
+            header_size_ = header.size();
             for (std::size_t i = 0; i < header.size(); ++i) columns_[header[i]] = i;
             std::string names;
             for (const auto& name : header) names += (names.empty() ? "" : ", ") + name;
@@ -187,6 +194,43 @@ class PassageReader {
                 code::invalid_encoding, "--input", source_ + " (UTF-16 text, or NUL bytes)",
                 "a file in UTF-8 (or latin1 with --encoding latin1): save it as UTF-8 CSV");
         }
+    }
+
+    // A UTF-8 byte order mark (R's write.csv with fileEncoding "UTF-8-BOM", Excel's "CSV UTF-8")
+    // goes before the parser sees the header, so that a quoted first name ("\"id\"") reads as
+    // a quoted field.
+    void skip_utf8_bom() {
+        char head[3] = {0, 0, 0};
+        in_->read(head, 3);
+        const std::streamsize got = in_->gcount();
+        const bool bom = got == 3 && head[0] == '\xEF' && head[1] == '\xBB' && head[2] == '\xBF';
+        if (!bom)
+            for (std::streamsize i = got; i > 0; --i) in_->putback(head[i - 1]);
+        in_->clear();
+    }
+
+    // Two columns of one name: which one a row's value comes from would be a guess (and every
+    // row would seem to have the wrong number of fields), so the file is refused, naming them.
+    void refuse_duplicate_columns(const std::vector<std::string>& header) const {
+        std::map<std::string, std::vector<std::size_t>> positions;
+        std::vector<std::string> order;
+        for (std::size_t i = 0; i < header.size(); ++i) {
+            if (header[i].empty()) continue;  // no option can name it: no ambiguity
+            auto& at = positions[header[i]];
+            if (at.size() == 1) order.push_back(header[i]);
+            at.push_back(i + 1);
+        }
+        if (order.empty()) return;
+        std::string repeated;
+        for (const std::string& name : order) {
+            std::vector<std::string> columns;
+            for (std::size_t column : positions[name]) columns.push_back(std::to_string(column));
+            repeated += (repeated.empty() ? "" : "; ") + ("\"" + name + "\" in columns ") +
+                        text::join_list(columns, ", ", " and ");
+        }
+        throw_invalid(code::invalid_argument, "--input",
+                      source_ + ", whose header repeats " + repeated,
+                      "a CSV file whose header names each column once");
     }
 
     // A row that cannot be read fails alone: it becomes a passage that carries the reason and
@@ -267,14 +311,14 @@ class PassageReader {
             refuse_row(out, "", csv_->error());
             return true;
         }
-        if (fields.size() != columns_.size()) {
+        if (fields.size() != header_size_) {
             // Named by its id when the id column is there, else by its row number.
             const auto id_at = id_column_.empty() ? fields.size() : columns_.at(id_column_);
             refuse_row(
                 out, id_at < fields.size() ? fields[id_at] : std::string(),
                 source_ + ", line " + std::to_string(first_line) + " (row " + std::to_string(row_) +
                     "): " + std::to_string(fields.size()) + " field(s) where the header has " +
-                    std::to_string(columns_.size()) +
+                    std::to_string(header_size_) +
                     "; every row needs one field per column (quote fields that contain commas)");
             return true;
         }
@@ -304,6 +348,7 @@ class PassageReader {
     std::istream* in_ = nullptr;
     std::unique_ptr<CsvReader> csv_;
     std::map<std::string, std::size_t> columns_;
+    std::size_t header_size_ = 0;  // the header's fields (empty names included)
     std::size_t row_ = 0;
     std::size_t line_ = 0;
 };

@@ -35,7 +35,9 @@ void print_main_help(std::ostream& out) {
            "  3    invalid input (a field, a label, an embedding, malformed JSON)\n"
            "  4    provider or transport failure\n"
            "  5    input/output failure (a file cannot be read or written)\n"
-           "  130  interrupted\n"
+           "  130  interrupted by SIGINT (Ctrl-C), on every path: a run, a batch-API run, a wait\n"
+           "       for another process's lock on the cache\n"
+           "  143  interrupted by SIGTERM, likewise\n"
            "Errors are one line on standard error: llmvalidate: error [<code>]: <message>\n";
 }
 

@@ -29,7 +29,7 @@ extern "C" void on_interrupt(int signal_number) {
             "which the next run with this cache adds to it\n";
         const ssize_t ignored = ::write(STDERR_FILENO, note, sizeof note - 1);  // async-signal-safe
         (void)ignored;
-        ::_exit(128 + interrupt_signal);
+        ::_exit(interrupt_signal == SIGTERM ? exit_terminated : exit_cancelled);
     }
     interrupt_signal = signal_number;
     interrupt_flag.store(true);
@@ -49,6 +49,10 @@ std::atomic<bool>* install_interrupt_flag() {
     // The engine's waits (batch polls, back-off) read the same flag through its interrupt check.
     set_interrupt_check([] { return interrupt_flag.load(); });
     return &interrupt_flag;
+}
+
+int interrupted_exit_code() {
+    return interrupt_signal == SIGTERM ? exit_terminated : exit_cancelled;
 }
 
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
@@ -129,7 +133,7 @@ int exit_code_for_results(bool cancelled, const Failures& failures) {
             std::string("interrupted (") + (term ? "SIGTERM" : "SIGINT") +
                 "): no new request was started and the requests in flight were drained into "
                 "the cache; a re-run with the same cache resumes without repeating a call.");
-        return term ? 128 + SIGTERM : exit_cancelled;
+        return interrupted_exit_code();
     }
     if (first_error_code.empty()) return exit_ok;
     print_error(first_error_code,

@@ -25,10 +25,19 @@ ErrorSubject subject_of(const std::string& argument, std::string received, std::
 }
 }  // namespace
 
+namespace {
+ErrorSubject without_credentials(ErrorSubject subject) {
+    subject.received = text::without_url_credentials(std::move(subject.received));
+    subject.received_value = text::without_url_credentials(std::move(subject.received_value));
+    subject.allowed = text::without_url_credentials(std::move(subject.allowed));
+    return subject;
+}
+}  // namespace
+
 Error::Error(std::string error_code, ErrorSubject subject)
-    : std::runtime_error(house_style_message(engine_name(subject), subject)),
+    : std::runtime_error(house_style_message(engine_name(subject), without_credentials(subject))),
       code_(std::move(error_code)),
-      subject_(std::move(subject)) {}
+      subject_(without_credentials(std::move(subject))) {}
 
 Error Error::in_context(std::string error_code, const std::string& context,
                         const std::string& body) {

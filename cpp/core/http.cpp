@@ -34,6 +34,7 @@ std::string percent_encode(const std::string& text, bool keep_slash) {
 }
 
 std::string redact(std::string text, const std::vector<std::string>& secrets) {
+    text = text::without_url_credentials(std::move(text));  // http://user:PASS@host
     for (const auto& secret : secrets) {
         if (secret.size() < 4) continue;  // too short to be a credential; avoids mangling text
         for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {

@@ -61,7 +61,8 @@ struct HttpResponse {
 // query value, AWS's canonical URI); with `keep_slash`, '/' is kept (a whole path).
 std::string percent_encode(const std::string& text, bool keep_slash = false);
 
-// Replaces every secret in `text` with "<redacted>".
+// Replaces every secret in `text`, and the credentials of every URL in it
+// (text::without_url_credentials), with "<redacted>".
 std::string redact(std::string text, const std::vector<std::string>& secrets);
 
 // Whether a header carries a credential (Authorization, x-api-key, ...; any case).

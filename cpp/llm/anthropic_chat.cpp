@@ -12,6 +12,7 @@
 // usage.output_tokens_details.thinking_tokens (npm @anthropic-ai/sdk 1.17.0 OutputConfig,
 // OutputTokensDetails).
 #include "llm/model_rules.hpp"
+#include "llm/provider_spec.hpp"
 #include "llm/provider_util.hpp"
 #include "llm/refusals.hpp"
 #include "llm/structured_output.hpp"
@@ -31,7 +32,7 @@ class AnthropicChat final : public ChatProvider {
     explicit AnthropicChat(const ProviderConfig& config)
         : connect_timeout_ms_(config.connect_timeout_ms),
           total_timeout_ms_(config.total_timeout_ms) {
-        detail::check_options(config, "anthropic", {"structured"});
+        detail::check_options(config, "anthropic", {"structured", "api_key_env"});
         structured_ = detail::option(config, "structured", "auto");
         if (structured_ != "auto" && structured_ != "tool" && structured_ != "json" &&
             structured_ != "prompt") {
@@ -41,22 +42,28 @@ class AnthropicChat final : public ChatProvider {
         base_url_ = detail::strip_trailing_slashes(
             detail::first_set(config, config.base_url, {"ANTHROPIC_BASE_URL"}));
         if (base_url_.empty()) base_url_ = "https://api.anthropic.com";
-        api_key_ = detail::first_set(config, config.api_key, {"ANTHROPIC_API_KEY"});
-        if (api_key_.empty()) {
+        // ANTHROPIC_API_KEY goes to Anthropic's hosts only (anthropic_spec.cpp); a server at
+        // another base URL gets the key named for it (`api_key`, option api_key_env, else
+        // LLMV_API_KEY), or none.
+        const detail::ChosenKey chosen =
+            detail::key_for_server(config, base_url_, anthropic_key_domains(), "ANTHROPIC_API_KEY");
+        api_key_ = chosen.value;
+        if (api_key_.empty() && detail::is_vendor_url(base_url_, anthropic_key_domains())) {
             throw Error(
                 code::provider_config,
-                "provider `anthropic` needs an API key: set `api_key` or ANTHROPIC_API_KEY",
+                "provider `anthropic` needs an API key: set `api_key` or " + chosen.variable,
                 {"api_key"});
         }
-        key_source_ = config.api_key.empty() ? "$ANTHROPIC_API_KEY" : "argument";
+        key_source_ = chosen.source.empty() ? "none" : chosen.source;
     }
 
     std::string name() const override { return "anthropic"; }
     std::string description() const override {
-        return detail::describe("anthropic", {{"base", base_url_},
-                                              {"anthropic-version", anthropic_version},
-                                              {"structured output", structured_},
-                                              {"key", "from " + key_source_}});
+        return detail::describe(
+            "anthropic", {{"base", base_url_},
+                          {"anthropic-version", anthropic_version},
+                          {"structured output", structured_},
+                          {"key", key_source_ == "none" ? key_source_ : "from " + key_source_}});
     }
     std::string endpoint_identity() const override { return "anthropic " + base_url_; }
 
@@ -82,12 +89,12 @@ class AnthropicChat final : public ChatProvider {
             }
             // Prompt caching: the shared prefix is its own text block with a cache breakpoint;
             // the blocks are read as one text.
-            json blocks = json::array(
-                {{{"type", "text"},
-                  {"text", message.content.substr(0, request.cache_prefix)},
-                  {"cache_control", {{"type", "ephemeral"}}}}});
+            json blocks = json::array({{{"type", "text"},
+                                        {"text", message.content.substr(0, request.cache_prefix)},
+                                        {"cache_control", {{"type", "ephemeral"}}}}});
             if (request.cache_prefix < message.content.size()) {
-                blocks.push_back({{"type", "text"}, {"text", message.content.substr(request.cache_prefix)}});
+                blocks.push_back(
+                    {{"type", "text"}, {"text", message.content.substr(request.cache_prefix)}});
             }
             messages.push_back({{"role", message.role}, {"content", blocks}});
         }
@@ -114,8 +121,8 @@ class AnthropicChat final : public ChatProvider {
             } else if (mode == StructuredMode::json_schema) {
                 body["output_config"]["format"] = {{"type", "json_schema"}, {"schema", schema}};
             } else {  // tools and output formats take object schemas only
-                system += std::string(system.empty() ? "" : "\n\n") +
-                          schema_instruction(schema.dump());
+                system +=
+                    std::string(system.empty() ? "" : "\n\n") + schema_instruction(schema.dump());
             }
         }
         if (!system.empty()) body["system"] = system;
@@ -123,11 +130,13 @@ class AnthropicChat final : public ChatProvider {
 
         HttpRequest http;
         http.url = base_url_ + "/v1/messages";
-        http.headers = {{"x-api-key", api_key_},
-                        {"anthropic-version", anthropic_version},
+        http.headers = {{"anthropic-version", anthropic_version},
                         {"Content-Type", "application/json"}};
+        if (!api_key_.empty()) {
+            http.headers.insert(http.headers.begin(), {"x-api-key", api_key_});
+            http.secrets = {api_key_};
+        }
         http.body = body.dump();
-        http.secrets = {api_key_};
         http.connect_timeout_ms = connect_timeout_ms_;
         http.total_timeout_ms = total_timeout_ms_;
         return http;
@@ -135,7 +144,8 @@ class AnthropicChat final : public ChatProvider {
 
     ChatResult parse_response(const HttpResponse& response) const override {
         ChatResult result;
-        const std::vector<std::string> secrets = {api_key_};
+        const std::vector<std::string> secrets =
+            api_key_.empty() ? std::vector<std::string>{} : std::vector<std::string>{api_key_};
         if (!detail::is_success(response)) {
             result.error = detail::http_failure(response, secrets);
             return result;
@@ -172,11 +182,13 @@ class AnthropicChat final : public ChatProvider {
             // prompt as for the other providers.
             const auto& usage = body["usage"];
             result.cached_input_tokens = detail::int_field(usage, "cache_read_input_tokens");
-            result.cache_write_input_tokens = detail::int_field(usage, "cache_creation_input_tokens");
+            result.cache_write_input_tokens =
+                detail::int_field(usage, "cache_creation_input_tokens");
             result.input_tokens = detail::int_field(usage, "input_tokens") +
                                   result.cache_write_input_tokens + result.cached_input_tokens;
             result.output_tokens = detail::int_field(usage, "output_tokens");
-            if (usage.contains("output_tokens_details") && usage["output_tokens_details"].is_object())
+            if (usage.contains("output_tokens_details") &&
+                usage["output_tokens_details"].is_object())
                 result.reasoning_tokens =
                     detail::int_field(usage["output_tokens_details"], "thinking_tokens");
         }
@@ -190,13 +202,14 @@ class AnthropicChat final : public ChatProvider {
     RefusedFeature refused_feature(const HttpResponse& response) const override {
         if (response.status != 400) return RefusedFeature::none;
         const std::string message = parse_response(response).error.message;
-        return detail::refused_field(message, {{"tool_choice", RefusedFeature::forced_tool},
-                                               {"output_config.format", RefusedFeature::json_schema},
-                                               {"output_format", RefusedFeature::json_schema},
-                                               {"effort", RefusedFeature::reasoning_effort},
-                                               {"thinking", RefusedFeature::reasoning_effort},
-                                               {"top_p", RefusedFeature::top_p},
-                                               {"temperature", RefusedFeature::temperature}});
+        return detail::refused_field(message,
+                                     {{"tool_choice", RefusedFeature::forced_tool},
+                                      {"output_config.format", RefusedFeature::json_schema},
+                                      {"output_format", RefusedFeature::json_schema},
+                                      {"effort", RefusedFeature::reasoning_effort},
+                                      {"thinking", RefusedFeature::reasoning_effort},
+                                      {"top_p", RefusedFeature::top_p},
+                                      {"temperature", RefusedFeature::temperature}});
     }
 
   private:

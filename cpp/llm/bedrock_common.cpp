@@ -1,6 +1,7 @@
 #include "llm/bedrock_common.hpp"
 
 #include "llm/aws_profile.hpp"
+#include "llm/provider_spec.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
 
@@ -28,7 +29,7 @@ std::string bedrock_region(const ProviderConfig& config) {
 std::string bedrock_profile_for_region(const std::string& model, const ProviderConfig& config) {
     // The cross-Region profile prefixes AWS defines; a model id after one of them is what the
     // profile serves.
-    static const char* const prefixes[] = {"global.", "us-gov.", "us.",  "eu.",
+    static const char* const prefixes[] = {"global.", "us-gov.", "us.", "eu.",
                                            "apac.",   "jp.",     "au.", "ca."};
     std::string base;
     for (const char* prefix : prefixes) {
@@ -64,19 +65,34 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
     if (base_url_.empty()) base_url_ = "https://bedrock-runtime." + region_ + ".amazonaws.com";
     control_base_url_ = strip_trailing_slashes(
         first_set(config, config.base_url, {"AWS_ENDPOINT_URL_BEDROCK", "AWS_ENDPOINT_URL"}));
-    if (control_base_url_.empty()) control_base_url_ = "https://bedrock." + region_ + ".amazonaws.com";
-    bearer_token_ = first_set(config, config.api_key, {"AWS_BEARER_TOKEN_BEDROCK"});
+    if (control_base_url_.empty())
+        control_base_url_ = "https://bedrock." + region_ + ".amazonaws.com";
+    // AWS credentials (the variables, the shared files) go to AWS's hosts only (bedrock_spec.cpp
+    // declares them); a server at another base URL (a gateway, a test server) gets only what is
+    // named for it: `api_key` or the `aws_*` fields, else LLMV_API_KEY as a bearer token.
+    const bool aws_hosts = is_vendor_url(base_url_, bedrock_key_domains()) &&
+                           is_vendor_url(control_base_url_, bedrock_key_domains());
+    bearer_token_ = first_set(config, config.api_key,
+                              {aws_hosts ? "AWS_BEARER_TOKEN_BEDROCK" : config.server_key_env});
     if (!bearer_token_.empty()) {
-        auth_source_ = config.api_key.empty() ? "bearer token from $AWS_BEARER_TOKEN_BEDROCK"
-                                              : "bearer token from argument";
+        auth_source_ =
+            !config.api_key.empty()
+                ? "bearer token from argument"
+                : "bearer token from $" +
+                      std::string(aws_hosts ? "AWS_BEARER_TOKEN_BEDROCK" : config.server_key_env);
         secrets_.push_back(bearer_token_);
-    } else {
-        AwsCredentials keys;
-        keys.access_key_id = first_set(config, config.aws_access_key_id, {"AWS_ACCESS_KEY_ID"});
+        return;
+    }
+    AwsCredentials keys;
+    keys.access_key_id = config.aws_access_key_id;
+    keys.secret_access_key = config.aws_secret_access_key;
+    keys.session_token = config.aws_session_token;
+    std::string key_source = "AWS access keys";
+    if (aws_hosts) {
+        keys.access_key_id = first_set(config, keys.access_key_id, {"AWS_ACCESS_KEY_ID"});
         keys.secret_access_key =
-            first_set(config, config.aws_secret_access_key, {"AWS_SECRET_ACCESS_KEY"});
-        keys.session_token = first_set(config, config.aws_session_token, {"AWS_SESSION_TOKEN"});
-        std::string key_source = "AWS access keys";
+            first_set(config, keys.secret_access_key, {"AWS_SECRET_ACCESS_KEY"});
+        keys.session_token = first_set(config, keys.session_token, {"AWS_SESSION_TOKEN"});
         if (keys.access_key_id.empty() && keys.secret_access_key.empty() &&
             !profile.access_key_id.empty()) {
             keys.access_key_id = profile.access_key_id;
@@ -84,27 +100,29 @@ BedrockEndpoint::BedrockEndpoint(const ProviderConfig& config, const std::string
             keys.session_token = profile.session_token;
             key_source = "the AWS keys of " + profile.source;
         }
-        if (keys.access_key_id.empty() || keys.secret_access_key.empty()) {
-            throw Error(
-                code::provider_config,
-                "provider `" + provider +
-                    "` needs credentials: a Bedrock API key "
-                    "(`api_key` or AWS_BEARER_TOKEN_BEDROCK), or AWS keys (AWS_ACCESS_KEY_ID "
-                    "and AWS_SECRET_ACCESS_KEY, optionally AWS_SESSION_TOKEN, or a profile of "
-                    "~/.aws/credentials named by AWS_PROFILE)",
-                {"api_key"});
-        }
-        auth_source_ = "SigV4 with " + key_source +
-                       (keys.session_token.empty() ? "" : " and a session token");
-        for (const auto* secret :
-             {&keys.access_key_id, &keys.secret_access_key, &keys.session_token}) {
-            if (!secret->empty()) secrets_.push_back(*secret);
-        }
-        // Signed by the transport at send time, on every attempt (the signature carries the
-        // time); the engine's signer, not libcurl's, whose encoding of ':' in model ids
-        // Bedrock rejects.
-        signer_ = std::make_shared<AwsSigV4Signer>(region_, "bedrock", std::move(keys));
     }
+    if (keys.access_key_id.empty() || keys.secret_access_key.empty()) {
+        if (!aws_hosts) {
+            auth_source_ = "none (AWS credentials go to AWS's hosts only)";
+            return;
+        }
+        throw Error(code::provider_config,
+                    "provider `" + provider +
+                        "` needs credentials: a Bedrock API key "
+                        "(`api_key` or AWS_BEARER_TOKEN_BEDROCK), or AWS keys (AWS_ACCESS_KEY_ID "
+                        "and AWS_SECRET_ACCESS_KEY, optionally AWS_SESSION_TOKEN, or a profile of "
+                        "~/.aws/credentials named by AWS_PROFILE)",
+                    {"api_key"});
+    }
+    auth_source_ =
+        "SigV4 with " + key_source + (keys.session_token.empty() ? "" : " and a session token");
+    for (const auto* secret : {&keys.access_key_id, &keys.secret_access_key, &keys.session_token}) {
+        if (!secret->empty()) secrets_.push_back(*secret);
+    }
+    // Signed by the transport at send time, on every attempt (the signature carries the
+    // time); the engine's signer, not libcurl's, whose encoding of ':' in model ids
+    // Bedrock rejects.
+    signer_ = std::make_shared<AwsSigV4Signer>(region_, "bedrock", std::move(keys));
 }
 
 HttpRequest BedrockEndpoint::request(const std::string& model, const std::string& action,
@@ -116,7 +134,7 @@ HttpRequest BedrockEndpoint::request(const std::string& model, const std::string
     if (!bearer_token_.empty()) {
         request.headers.emplace_back("Authorization", "Bearer " + bearer_token_);
     } else {
-        request.signer = signer_;
+        request.signer = signer_;  // none at a server that is not AWS's and was given no keys
     }
     request.body = std::move(body);
     request.secrets = secrets_;
@@ -130,7 +148,8 @@ HttpRequest BedrockEndpoint::control_request(const std::string& path) const {
     request.method = "GET";
     request.url = control_base_url_ + path;
     request.headers = {{"Accept", "application/json"}};
-    if (!bearer_token_.empty()) request.headers.emplace_back("Authorization", "Bearer " + bearer_token_);
+    if (!bearer_token_.empty())
+        request.headers.emplace_back("Authorization", "Bearer " + bearer_token_);
     return request;
 }
 

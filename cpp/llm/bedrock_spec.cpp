@@ -10,6 +10,14 @@ namespace llmv {
 std::unique_ptr<ChatProvider> make_bedrock_chat_provider(const ProviderConfig&);
 std::unique_ptr<EmbeddingProvider> make_bedrock_titan_embedding_provider(const ProviderConfig&);
 
+// AWS credentials (AWS_BEARER_TOKEN_BEDROCK, AWS_ACCESS_KEY_ID and the rest, the shared
+// files) go to https URLs of these domains and their subdomains only (bedrock_common.cpp).
+const std::vector<std::string>& bedrock_key_domains() {
+    static const std::vector<std::string> domains = {"amazonaws.com", "amazonaws.com.cn",
+                                                     "api.aws"};
+    return domains;
+}
+
 std::vector<ProviderSpec> bedrock_provider_specs() {
     ProviderSpec chat;
     chat.defaults = {
@@ -23,7 +31,7 @@ std::vector<ProviderSpec> bedrock_provider_specs() {
         "inference profiles (global. from commercial Regions, us-gov. from GovCloud: the "
         "profile follows the region); Bedrock model lifecycle: active, launched 2026-02, at "
         "least 12 months before end of life and 6 months as legacy",
-        {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"},
+        {"AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "LLMV_API_KEY"},
         3,
         {"AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "AWS_ACCESS_KEY_ID+AWS_SECRET_ACCESS_KEY"},
         "AWS credentials",
@@ -32,6 +40,7 @@ std::vector<ProviderSpec> bedrock_provider_specs() {
     chat.defaults.no_batch_api = "Bedrock's batch inference needs S3 and is not supported";
     chat.defaults.list_vendor = "bedrock";
     chat.defaults.list_host = "amazonaws.com";
+    chat.defaults.key_domains = bedrock_key_domains();
     chat.make_chat = make_bedrock_chat_provider;
     // ListFoundationModels and ListInferenceProfiles (its control plane).
     chat.model_list = vendor_model_list("bedrock");
@@ -49,6 +58,7 @@ std::vector<ProviderSpec> bedrock_provider_specs() {
     // Titan's models are in Bedrock's list (ListFoundationModels).
     embedding.defaults.list_vendor = "bedrock";
     embedding.defaults.list_host = "amazonaws.com";
+    embedding.defaults.key_domains = bedrock_key_domains();
     embedding.make_embedding = make_bedrock_titan_embedding_provider;
     return {chat, embedding};
 }

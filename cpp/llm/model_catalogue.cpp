@@ -16,6 +16,7 @@
 #include "llm/bedrock_common.hpp"
 #include "llm/model_lifecycle.hpp"
 #include "llm/openai_common.hpp"
+#include "llm/provider_spec.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/text.hpp"
@@ -37,11 +38,14 @@ HttpRequest anthropic_models_request(const ProviderConfig& config, const std::st
     std::string base = detail::strip_trailing_slashes(
         detail::first_set(config, config.base_url, {"ANTHROPIC_BASE_URL"}));
     if (base.empty()) base = "https://api.anthropic.com";
-    const std::string key = detail::first_set(config, config.api_key, {"ANTHROPIC_API_KEY"});
-    if (key.empty()) {
+    // The chat provider's rule: ANTHROPIC_API_KEY to Anthropic's hosts only.
+    const detail::ChosenKey chosen =
+        detail::key_for_server(config, base, anthropic_key_domains(), "ANTHROPIC_API_KEY");
+    const std::string& key = chosen.value;
+    if (key.empty() && detail::is_vendor_url(base, anthropic_key_domains())) {
         throw Error(code::provider_config,
-                    "provider `anthropic` needs an API key to list its models: set `api_key` or "
-                    "ANTHROPIC_API_KEY",
+                    "provider `anthropic` needs an API key to list its models: set `api_key` or " +
+                        chosen.variable,
                     {"api_key"});
     }
     HttpRequest request;
@@ -51,8 +55,11 @@ HttpRequest anthropic_models_request(const ProviderConfig& config, const std::st
                   "/v1/models?limit=1000&lifecycle%5B%5D=active&lifecycle%5B%5D=deprecated"
                   "&lifecycle%5B%5D=retired" +
                   (after_id.empty() ? "" : "&after_id=" + percent_encode(after_id));
-    request.headers = {{"x-api-key", key}, {"anthropic-version", anthropic_version}};
-    request.secrets = {key};
+    request.headers = {{"anthropic-version", anthropic_version}};
+    if (!key.empty()) {
+        request.headers.insert(request.headers.begin(), {"x-api-key", key});
+        request.secrets = {key};
+    }
     request.connect_timeout_ms = config.connect_timeout_ms;
     request.total_timeout_ms = config.total_timeout_ms;
     return request;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "llm/provider_spec.hpp"
 #include "llm/provider_util.hpp"
 #include "llmvalidate/error.hpp"
 
@@ -14,17 +15,7 @@ const char* default_azure_api_version = "2024-10-21";
 }  // namespace
 
 bool is_openai_host(const std::string& base_url) {
-    std::string url;
-    for (char c : base_url) url += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::string scheme = "https://";
-    if (url.rfind(scheme, 0) != 0) return false;
-    std::string host = url.substr(scheme.size(), url.find_first_of("/?#", scheme.size()) - scheme.size());
-    if (host.find('@') != std::string::npos) return false;  // user@host: not a plain OpenAI URL
-    if (host.size() > 4 && host.compare(host.size() - 4, 4, ":443") == 0) host.resize(host.size() - 4);
-    const std::string domain = "openai.com";
-    if (host == domain) return true;
-    return host.size() > domain.size() + 1 &&
-           host.compare(host.size() - domain.size() - 1, domain.size() + 1, "." + domain) == 0;
+    return is_vendor_url(base_url, openai_key_domains());
 }
 
 OpenAIEndpoint::OpenAIEndpoint(const ProviderConfig& config, const std::string& provider)
@@ -35,19 +26,23 @@ OpenAIEndpoint::OpenAIEndpoint(const ProviderConfig& config, const std::string& 
                       "\"openai\" (any OpenAI-compatible server) or \"azure\"");
     }
     azure_ = flavor == "azure";
-    std::string key_env =
-        option(config, "api_key_env", azure_ ? "AZURE_OPENAI_API_KEY" : "OPENAI_API_KEY");
+    std::string key_env = option(config, "api_key_env", "AZURE_OPENAI_API_KEY");
     if (!azure_) {
         base_url_ = strip_trailing_slashes(first_set(config, config.base_url, {"OPENAI_BASE_URL"}));
         if (base_url_.empty()) base_url_ = default_openai_base;
         // OpenAI's key goes to OpenAI's hosts only. Another server gets a key only when the
         // user names one for it: `api_key`, the variable option api_key_env names, or
         // config.server_key_env (LLMV_API_KEY).
-        if (!is_openai_host(base_url_) && !config.options.count("api_key_env"))
-            key_env = config.server_key_env;
+        const ChosenKey chosen =
+            key_for_server(config, base_url_, openai_key_domains(), "OPENAI_API_KEY");
+        api_key_ = chosen.value;
+        key_source_ = chosen.source;
+        if (!chosen.variable.empty()) key_env = chosen.variable;
+    } else {
+        api_key_ = first_set(config, config.api_key, {key_env});
+        key_source_ =
+            !config.api_key.empty() ? "argument" : (api_key_.empty() ? "" : "$" + key_env);
     }
-    api_key_ = first_set(config, config.api_key, {key_env});
-    key_source_ = !config.api_key.empty() ? "argument" : (api_key_.empty() ? "" : "$" + key_env);
     if (azure_) {
         base_url_ =
             strip_trailing_slashes(first_set(config, config.base_url, {"AZURE_OPENAI_ENDPOINT"}));
@@ -63,10 +58,11 @@ OpenAIEndpoint::OpenAIEndpoint(const ProviderConfig& config, const std::string& 
                 {"base_url"});
         }
         if (api_key_.empty()) {
-            throw Error(code::provider_config, "provider `" + provider +
-                                                   "` with flavor \"azure\" needs an "
-                                                   "API key: set `api_key` or " +
-                                                   key_env,
+            throw Error(code::provider_config,
+                        "provider `" + provider +
+                            "` with flavor \"azure\" needs an "
+                            "API key: set `api_key` or " +
+                            key_env,
                         {"api_key"});
         }
     } else {
@@ -97,7 +93,8 @@ HttpRequest OpenAIEndpoint::request(const std::string& path, const std::string& 
     } else {
         request.url = base_url_ + "/" + path;
         if (!api_key_.empty()) request.headers.emplace_back("Authorization", "Bearer " + api_key_);
-        if (!organization_.empty()) request.headers.emplace_back("OpenAI-Organization", organization_);
+        if (!organization_.empty())
+            request.headers.emplace_back("OpenAI-Organization", organization_);
         if (!project_.empty()) request.headers.emplace_back("OpenAI-Project", project_);
     }
     request.headers.emplace_back("Content-Type", "application/json");
@@ -111,9 +108,10 @@ HttpRequest OpenAIEndpoint::request(const std::string& path, const std::string& 
 HttpRequest OpenAIEndpoint::get(const std::string& path) const {
     HttpRequest request = this->request(path, "", "");
     request.method = "GET";
-    request.headers.erase(std::remove_if(request.headers.begin(), request.headers.end(),
-                                         [](const auto& header) { return header.first == "Content-Type"; }),
-                          request.headers.end());
+    request.headers.erase(
+        std::remove_if(request.headers.begin(), request.headers.end(),
+                       [](const auto& header) { return header.first == "Content-Type"; }),
+        request.headers.end());
     return request;
 }
 

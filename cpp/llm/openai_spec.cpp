@@ -8,6 +8,12 @@ namespace llmv {
 std::unique_ptr<ChatProvider> make_openai_chat_provider(const ProviderConfig&);
 std::unique_ptr<EmbeddingProvider> make_openai_embedding_provider(const ProviderConfig&);
 
+// OPENAI_API_KEY goes to https URLs of openai.com and its subdomains only.
+const std::vector<std::string>& openai_key_domains() {
+    static const std::vector<std::string> domains = {"openai.com"};
+    return domains;
+}
+
 std::vector<ProviderSpec> openai_provider_specs() {
     ProviderSpec chat;
     chat.defaults = {
@@ -26,6 +32,7 @@ std::vector<ProviderSpec> openai_provider_specs() {
         "OPENAI_API_KEY"};
     chat.defaults.serves_own_base_url = true;
     chat.defaults.vendor_host = "api.openai.com";
+    chat.defaults.key_domains = openai_key_domains();
     chat.defaults.list_vendor = "openai";
     chat.defaults.list_host = "api.openai.com";
     chat.make_chat = make_openai_chat_provider;
@@ -44,6 +51,7 @@ std::vector<ProviderSpec> openai_provider_specs() {
         {"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "LLMV_EMBEDDING_API_KEY", "LLMV_API_KEY"}};
     embedding.defaults.serves_own_base_url = true;
     embedding.defaults.vendor_host = "api.openai.com";
+    embedding.defaults.key_domains = openai_key_domains();
     embedding.defaults.list_vendor = "openai";
     embedding.defaults.list_host = "api.openai.com";
     // The embedder of a chat vendor without embeddings, when OpenAI's key is there.

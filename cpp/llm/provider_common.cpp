@@ -260,7 +260,7 @@ std::string describe(const std::string& name,
     bool first = true;
     for (const auto& [key, value] : facts) {
         if (value.empty()) continue;
-        out += (first ? "" : ", ") + key + " " + value;
+        out += (first ? "" : ", ") + key + " " + text::without_url_credentials(value);
         first = false;
     }
     return out + ")";

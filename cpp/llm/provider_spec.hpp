@@ -54,6 +54,13 @@ struct ProviderSpec {
     ModelListerFactory model_list;            // unset: no model list
 };
 
+// The hosts each vendor's own key goes to (ProviderDefaults::key_domains), declared in the
+// vendor's spec file and read by its providers when they choose a key (key_for_server(),
+// provider_util.hpp).
+const std::vector<std::string>& openai_key_domains();
+const std::vector<std::string>& anthropic_key_domains();
+const std::vector<std::string>& bedrock_key_domains();
+
 // The vendors' files: each returns its specs, chat and embedding.
 std::vector<ProviderSpec> openai_provider_specs();
 std::vector<ProviderSpec> anthropic_provider_specs();

@@ -20,6 +20,20 @@ void check_options(const ProviderConfig& config, const std::string& provider,
 std::string option(const ProviderConfig& config, const std::string& key,
                    const std::string& fallback);
 std::string strip_trailing_slashes(std::string url);
+// True for https URLs whose host is one of `domains` or a subdomain of one, with no user part:
+// the hosts a vendor's own key goes to, as the vendor's spec declares them (vendor_keys.cpp).
+bool is_vendor_url(const std::string& url, const std::vector<std::string>& domains);
+// The key sent to the server at `base_url`: `api_key` when given; else the variable option
+// api_key_env names; else, at the vendor's own hosts, `vendor_variable`; else
+// config.server_key_env (LLMV_API_KEY). A vendor's key never reaches another server.
+struct ChosenKey {
+    std::string value;     // empty: none (no credential header is sent)
+    std::string source;    // "argument", "$VARIABLE", or "" when none
+    std::string variable;  // the variable read ("" for an explicit key)
+};
+ChosenKey key_for_server(const ProviderConfig& config, const std::string& base_url,
+                         const std::vector<std::string>& vendor_domains,
+                         const std::string& vendor_variable);
 // Parses the JSON Schema text of a request; throws invalid_argument naming `json_schema`.
 nlohmann::json parse_schema(const std::string& schema_text);
 void check_model(const std::string& model, const std::string& provider);

@@ -11,6 +11,7 @@
 
 #include "llm/provider_spec.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/text.hpp"
 #include "pipeline/debug_env.hpp"
 
 namespace llmv::pipeline {
@@ -258,7 +259,7 @@ void BatchRunner::submit_lines(const std::string& kind, const std::vector<BatchL
     intent.state = "intent";
     intent.lines = map.dump();
     intent.created_unix = now;
-    json info = {{"url", synchronous.url},
+    json info = {{"url", text::without_url_credentials(synchronous.url)},
                  {"intent", intent.id},
                  {"phase", report_.phases},
                  {"created_unix", now}};

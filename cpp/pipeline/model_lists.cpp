@@ -8,6 +8,7 @@
 #include "cache/model_lists.hpp"
 #include "llm/provider_spec.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/text.hpp"
 #include "transport/transport.hpp"
 
 namespace llmv::pipeline {
@@ -24,7 +25,7 @@ std::string identity_of(const std::string& vendor, const ModelLister& lister) {
     std::string url = lister.requests().front().url;
     const auto query = url.find('?');
     if (query != std::string::npos) url.erase(query);
-    return vendor + " " + url;
+    return vendor + " " + text::without_url_credentials(url);  // a key of the cache file
 }
 
 std::vector<CatalogueModel> fetch(const ModelLister& catalogue, const std::string& vendor,

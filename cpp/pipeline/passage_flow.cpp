@@ -68,6 +68,15 @@ void PassageFlow::start(PassageInput input) {
         return;
     }
     if (!decode_input(passage)) return;
+    // A passage larger than the limit fails on its own row before anything is sent.
+    if (passage->input.text.size() > static_cast<std::size_t>(config_.max_passage_bytes)) {
+        fail(passage, Error(code::invalid_argument,
+                            "the text has " + std::to_string(passage->input.text.size()) +
+                                " bytes; `max_passage_bytes` allows " +
+                                std::to_string(config_.max_passage_bytes),
+                            {"max_passage_bytes"}));
+        return;
+    }
     // Checked before any request: a blank passage would pay for a pool it cannot use.
     if (is_blank(passage->input.text)) {
         fail(passage, code::invalid_argument,

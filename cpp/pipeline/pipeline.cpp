@@ -138,7 +138,8 @@ BatchResult run_checked(const ValidationConfig& config, const PassageSource& sou
             try {
                 check_human(out, position);
             } catch (const Error& error) {
-                out.input_error = error.what();
+                // In the front end's terms, as every row's error (settings::message).
+                out.input_error = settings::message(error, config.messages_for);
                 out.input_error_code = error.code();
             }
         }

@@ -57,7 +57,7 @@ CacheKey chat_key_for(const std::string& provider, const std::string& endpoint,
                       const ChatRequest& request, int position, int attempt) {
     CacheKey key;
     key.provider = provider;
-    key.endpoint = endpoint;
+    key.endpoint = text::without_url_credentials(endpoint);  // stored in the cache file
     key.model = request.model;
     key.parameters = nlohmann::json::object();
     key.parameters["request"] = request.canonical_json();
@@ -71,7 +71,7 @@ CacheKey embedding_key_for(const std::string& provider, const std::string& endpo
                            const std::string& model, const std::string& text) {
     CacheKey key;
     key.provider = provider;
-    key.endpoint = endpoint;
+    key.endpoint = text::without_url_credentials(endpoint);  // stored in the cache file
     key.model = model;
     key.parameters = nlohmann::json::object({{"kind", "embedding"}});
     key.prompt = text;

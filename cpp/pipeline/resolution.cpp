@@ -213,7 +213,8 @@ std::string ResolvedProviders::description() const {
                "an LLM).";
     }
     std::string line = "Provider: " + chat_provider + " (model " + chat_model + ")";
-    if (!chosen_from.empty()) line += ", chosen from " + chosen_from;
+    if (!chosen_from.empty())
+        line += ", chosen from " + text::without_url_credentials(chosen_from);
     line += ". Embeddings: " + embedding_provider + " (model " + embedding_model + ").";
     if (!synthetic_embedding_reason.empty()) {
         line += " SYNTHETIC EMBEDDINGS: " + synthetic_embedding_reason;

@@ -272,6 +272,11 @@ std::vector<Setting> build_table() {
                {"utf-8", "latin1"},
                "How the passages' bytes are read: utf-8, or latin1 (ISO 8859-1, e.g. the original "
                "Financial PhraseBank files)."),
+        integer("max_passage_bytes",
+                {"--max-passage-bytes", "", "max_passage_bytes", "MAXPASSagebytes", "BYTES"}, 1,
+                int_max,
+                "The largest passage, in bytes: a larger one fails on its own row (naming it) "
+                "before any request."),
         integer("cache_busy_timeout_ms", {"", "", "", "", "MS"}, 0, int_max,
                 "How long a cache write waits for another process's lock, in milliseconds."),
         // The simulated provider's data-generating process (docs/simulated.md): synthetic.

@@ -12,7 +12,8 @@
 #' requests with AWS Signature Version 4 unless a bearer token is set; Azure
 #' OpenAI is `llm_provider_openai(base_url = , options = list(flavor = "azure"))`
 #' with `AZURE_OPENAI_API_KEY`. `OPENAI_API_KEY` is sent to OpenAI's hosts
-#' only: a server of your own (`base_url`, `LLMV_BASE_URL`) gets a key only
+#' only, and `ANTHROPIC_API_KEY` to Anthropic's hosts only: a server of your
+#' own (`base_url`, `LLMV_BASE_URL`, `ANTHROPIC_BASE_URL`) gets a key only
 #' when one is named for it: `api_key`, `options = list(api_key_env = )`, else
 #' `LLMV_API_KEY` (`LLMV_EMBEDDING_API_KEY` for an embedding server other than
 #' the chat server).
@@ -194,9 +195,10 @@ key_source <- function(x) {
   as_chat <- which(defaults$kind == "chat" & defaults$provider == sub("^as ", "", variable))
   if (startsWith(variable, "as ") && length(as_chat) == 1) variable <- defaults$credential[as_chat]
   if (!embedding) {
-    if (!is.null(x$base_url) && x$name == "openai") {
+    if (!is.null(x$base_url) && x$name %in% c("openai", "anthropic")) {
       return(paste0("LLMV_API_KEY, or the variable `options = list(api_key_env = )` names ",
-                    "(OPENAI_API_KEY goes to OpenAI's hosts only)"))
+                    "(", if (x$name == "openai") "OPENAI_API_KEY goes to OpenAI's" else
+                      "ANTHROPIC_API_KEY goes to Anthropic's", " hosts only)"))
     }
     return(paste("from the environment:", variable))
   }
@@ -219,7 +221,8 @@ format.llmv_provider <- function(x, ...) {
   if (x$name != "simulated") {
     lines <- c(lines,
                sprintf("  model:    %s", x$model %||% "(provider default)"),
-               sprintf("  base_url: %s", x$base_url %||% "(provider default)"),
+               sprintf("  base_url: %s",
+                       without_url_credentials(x$base_url) %||% "(provider default)"),
                sprintf("  key:      %s", key))
   } else {
     lines <- c(lines, "  synthetic: a simulated data-generating process, not a language model")

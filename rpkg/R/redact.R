@@ -29,3 +29,10 @@ redact <- function(result, secrets) {
   }
   result
 }
+
+# A URL without its credentials ("http://user:PASS@host/v1" -> "http://<redacted>@host/v1"),
+# as the engine's text::without_url_credentials() writes every URL it prints or stores.
+without_url_credentials <- function(x) {
+  if (is.null(x)) return(x)
+  gsub("(://)[^/?#\"'`<>()[:space:]]*@", "\\1<redacted>@", x, perl = TRUE)
+}

@@ -204,6 +204,9 @@ std::map<int, Eigen::VectorXd> outside_embeddings(const Api& api, const Layout& 
     std::string line;
     while (std::getline(in, line)) {
         ++line_number;
+        // A UTF-8 byte order mark (export delimited from Excel, R's write.csv with UTF-8-BOM)
+        // belongs to no field: a first line of numbers after it is data, not a header.
+        if (line_number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.find_first_not_of(" \t") == std::string::npos) continue;
         std::vector<double> values;

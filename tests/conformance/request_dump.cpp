@@ -36,6 +36,14 @@ ProviderConfig config_of(std::map<std::string, std::string> environment, std::st
     ProviderConfig config;
     if (const auto key = environment.find("OPENAI_API_KEY"); key != environment.end())
         config.api_key = key->second;
+    // AWS credentials go to AWS's hosts only: given explicitly, as the `aws_*` fields.
+    const auto variable = [&](const char* name) {
+        const auto found = environment.find(name);
+        return found == environment.end() ? std::string() : found->second;
+    };
+    config.aws_access_key_id = variable("AWS_ACCESS_KEY_ID");
+    config.aws_secret_access_key = variable("AWS_SECRET_ACCESS_KEY");
+    config.aws_session_token = variable("AWS_SESSION_TOKEN");
     config.environment = std::move(environment);
     config.base_url = std::move(base_url);
     return config;
@@ -83,7 +91,11 @@ int main(int argc, char** argv) {
         request.max_tokens = 256;
         request.json_schema = schema;
         request.cache_prefix = std::string("SHARED PREFIX. ").size();
-        auto provider = make_chat_provider("anthropic", config_of({{"ANTHROPIC_API_KEY", "sk-ant-conformance"}}, base));
+        // ANTHROPIC_API_KEY goes to Anthropic's hosts only; the loopback base gets LLMV_API_KEY.
+        auto provider = make_chat_provider(
+            "anthropic", config_of({{"ANTHROPIC_API_KEY", "sk-ant-conformance"},
+                                    {"LLMV_API_KEY", "sk-ant-conformance"}},
+                                   base));
         cases.push_back({{"name", "anthropic.messages"}, {"input", json::parse(request.canonical_json())},
                          {"cache_prefix", request.cache_prefix},
                          {"ours", as_json(provider->build_request(request))}});

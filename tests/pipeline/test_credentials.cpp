@@ -90,7 +90,10 @@ TEST_CASE("chat from one vendor, embeddings from another: each request carries o
           "[credentials][cli]") {
     fake::FakeServer server(accept_any_key());
     server.start();
-    const ScopedEnv anthropic("ANTHROPIC_API_KEY", anthropic_key);
+    // ANTHROPIC_API_KEY goes to Anthropic's hosts only (issue 41): the chat server on loopback
+    // gets the key named for it, LLMV_API_KEY.
+    const ScopedEnv anthropic("ANTHROPIC_API_KEY", "sk-ant-vendor-key-never-to-loopback");
+    const ScopedEnv named_chat("LLMV_API_KEY", anthropic_key);
     const ScopedEnv openai("OPENAI_API_KEY", openai_vendor_key);
     const ScopedEnv named("LLMV_EMBEDDING_API_KEY", openai_key);
     const cli_test::CliResult result = cli_test::run_cli(
@@ -102,6 +105,7 @@ TEST_CASE("chat from one vendor, embeddings from another: each request carries o
     INFO(result.err);
     CHECK(result.exit_code == 0);
     CHECK(result.out.find(anthropic_key) == std::string::npos);
+    CHECK(result.err.find("sk-ant-vendor-key-never-to-loopback") == std::string::npos);
     CHECK(result.err.find(openai_key) == std::string::npos);
     CHECK(result.err.find(openai_vendor_key) == std::string::npos);
     check_credentials(server);

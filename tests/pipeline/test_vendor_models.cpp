@@ -127,6 +127,9 @@ TEST_CASE("a temperature of 0.7 with a model that takes only 1 is refused before
     fake::FakeServer server;
     server.start();
     ::setenv("ANTHROPIC_API_KEY", server.options().api_key.c_str(), 1);
+    // ANTHROPIC_API_KEY goes to Anthropic's hosts only: the server on loopback gets the key
+    // named for it (docs/providers.md, "Keys").
+    ::setenv("LLMV_API_KEY", server.options().api_key.c_str(), 1);
     const std::vector<std::string> common = {"run",
                                              "--task",
                                              "simple_sentiment",
@@ -173,6 +176,7 @@ TEST_CASE("a temperature of 0.7 with a model that takes only 1 is refused before
           std::string::npos);
     CHECK(server.total_count() == 1);
     ::unsetenv("ANTHROPIC_API_KEY");
+    ::unsetenv("LLMV_API_KEY");
 }
 
 TEST_CASE(
@@ -181,9 +185,13 @@ TEST_CASE(
     fake::FakeServer server;
     server.start();
     ::setenv("ANTHROPIC_API_KEY", server.options().api_key.c_str(), 1);
+    // ANTHROPIC_API_KEY goes to Anthropic's hosts only: the server on loopback gets the key
+    // named for it (docs/providers.md, "Keys").
+    ::setenv("LLMV_API_KEY", server.options().api_key.c_str(), 1);
     cli_test::CliResult result = cli_test::run_cli(
         {"models", "--provider", "anthropic", "--base-url", server.base_url(), "--json"});
     ::unsetenv("ANTHROPIC_API_KEY");
+    ::unsetenv("LLMV_API_KEY");
     INFO(result.err);
     REQUIRE(result.exit_code == 0);
     const nlohmann::json listed = nlohmann::json::parse(result.out);
@@ -203,10 +211,13 @@ TEST_CASE(
     CHECK(server.count("anthropic.models") == 1);
 
     // Bedrock: foundation models and inference profiles, signed like every Bedrock request.
-    ::setenv("AWS_BEARER_TOKEN_BEDROCK", server.options().bedrock_api_key.c_str(), 1);
+    // AWS credentials go to AWS's hosts only: the server on loopback gets the key named for it.
+    ::setenv("AWS_BEARER_TOKEN_BEDROCK", "aws-token-never-to-loopback", 1);
+    ::setenv("LLMV_API_KEY", server.options().bedrock_api_key.c_str(), 1);
     result =
         cli_test::run_cli({"models", "--provider", "bedrock", "--base-url", server.base_url()});
     ::unsetenv("AWS_BEARER_TOKEN_BEDROCK");
+    ::unsetenv("LLMV_API_KEY");
     INFO(result.out);
     REQUIRE(result.exit_code == 0);
     CHECK(result.out.find(

@@ -151,6 +151,9 @@ class Cache {
 
   private:
     bool open_read_only(const Error& original);  // a cache on a read-only medium: reads only
+    // Another program's SQLite file is refused (llmv.input.invalid_argument naming `cache`),
+    // before anything is written to it.
+    void refuse_foreign_file();
     struct Impl;
     std::unique_ptr<Impl> impl_;
     // The engine's own tables beside the answers (the batch ledger) reach the connection

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "llmvalidate/text.hpp"
+
 namespace llmv {
 
 // Stable error codes. Never rename one: R classes and Stata return codes derive from them.
@@ -69,12 +71,15 @@ struct ErrorSubject {
 class Error : public std::runtime_error {
   public:
     // A sentence that names no setting.
+    // Every message is stored without the credentials of a URL in it
+    // (text::without_url_credentials): a password in a base URL is never printed.
     Error(std::string error_code, const std::string& message)
-        : std::runtime_error(message), code_(std::move(error_code)) {}
+        : std::runtime_error(text::without_url_credentials(message)),
+          code_(std::move(error_code)) {}
     // A sentence in which each of `settings` (engine names) appears in backquotes, `api_key`:
     // a front end writes its own name for it there (settings::message).
     Error(std::string error_code, const std::string& message, std::vector<std::string> settings)
-        : std::runtime_error(message),
+        : std::runtime_error(text::without_url_credentials(message)),
           code_(std::move(error_code)),
           settings_named_(std::move(settings)) {}
     // The house style for bad input: "`setting.key` must be <allowed>; received <received>."

@@ -57,5 +57,10 @@ struct ProviderDefaults {
     // that marks the vendor's own endpoint, where the list is read without being asked.
     std::string list_vendor = {};
     std::string list_host = {};
+    // The domains the vendor's own key (the first of `key_variables`) may be sent to: https
+    // URLs of these hosts and their subdomains. Any other base URL gets a key only when one is
+    // named for it (an explicit key, the variable option api_key_env names, else LLMV_API_KEY:
+    // docs/providers.md, "Keys"). Empty: the provider sends no vendor key.
+    std::vector<std::string> key_domains = {};
 };
 }  // namespace llmv::pipeline

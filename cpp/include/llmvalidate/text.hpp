@@ -43,4 +43,23 @@ inline std::string join_list(const std::vector<std::string>& items,
     return text;
 }
 
+// `value` with the credentials of every URL in it replaced ("http://user:PASS@host/v1" ->
+// "http://<redacted>@host/v1"): a password in a base URL is never printed or stored. Applied
+// to every error message, row error, log and trace line, and cache endpoint (issue 41).
+inline std::string without_url_credentials(std::string value) {
+    const std::string marker = "://";
+    const char* authority_end = "/?#\"'`<>()[]{} \t\r\n";
+    for (auto at = value.find(marker); at != std::string::npos; at = value.find(marker, at + 1)) {
+        const std::size_t start = at + marker.size();
+        std::size_t end = value.find_first_of(authority_end, start);
+        if (end == std::string::npos) end = value.size();
+        const std::size_t user_end = value.rfind('@', end == 0 ? 0 : end - 1);
+        if (user_end == std::string::npos || user_end < start) continue;
+        const std::string redacted = "<redacted>";
+        if (value.compare(start, user_end - start, redacted) == 0) continue;
+        value.replace(start, user_end - start, redacted);
+    }
+    return value;
+}
+
 }  // namespace llmv::text

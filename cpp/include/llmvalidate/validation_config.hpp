@@ -120,6 +120,9 @@ struct ValidationConfig {
     // How the passages' bytes are read: "utf-8" (a passage that is not valid UTF-8 fails on its
     // own row, llmv.input.invalid_encoding) or "latin1" (each byte is one ISO 8859-1 character).
     std::string input_encoding = "utf-8";
+    // The largest passage, in bytes (after decoding): a larger one fails on its own row, naming
+    // it, before any request (a 50 MB field would otherwise be sent, and held, whole).
+    int max_passage_bytes = 1000000;
     bool dry_run = false;  // count the calls and tokens, make none
     // The route of a run (pipeline::run, llmvalidate/run.hpp): through the vendor's batch API
     // (half the price, hours) instead of synchronous requests; with `wait` false, submit the
@@ -169,6 +172,7 @@ void visit_config(Config& config, Visit&& visit) {
     visit("drain", config.drain_seconds);
     visit("poll_interval", config.poll_interval_seconds);
     visit("input_encoding", config.input_encoding);
+    visit("max_passage_bytes", config.max_passage_bytes);
     visit("cache_busy_timeout_ms", config.cache_busy_timeout_ms);
     visit("follow_probability", config.simulated.follow_probability);
     visit("label_signal", config.simulated.label_signal);

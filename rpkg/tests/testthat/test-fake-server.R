@@ -262,6 +262,33 @@ test_that("chat from Anthropic and embeddings from OpenAI: each request carries 
   expect_true(all(embeddings == "openai.embeddings\tauthorization=Bearer sk-openai-for-embeddings"))
 })
 
+test_that("ANTHROPIC_API_KEY reaches no server but Anthropic's; the key named for it does", {
+  # Issue 41: as OPENAI_API_KEY, Anthropic's key goes to Anthropic's hosts only.
+  log <- withr::local_tempfile(fileext = ".log")
+  server <- local_fake_server(args = c("--credential-log", log, "--api-key", ""))
+  withr::local_envvar(ANTHROPIC_API_KEY = "sk-ant-vendor-key-never-sent",
+                      LLMV_API_KEY = "sk-named-for-this-server",
+                      LLMV_EMBEDDING_API_KEY = "sk-openai-for-embeddings")
+  result <- llm_validate(
+    "Revenue grew strongly this quarter.", task = "sentiment",
+    provider = llm_provider_anthropic(model = "fake-claude", base_url = server$root_url),
+    embedding = llm_embedding_openai(model = "fake-embed", base_url = server$base_url),
+    M = 20, n = 10, permutations = 99, seed = 1
+  )
+  expect_s3_class(result, "llm_validation")
+  entries <- readLines(log)
+  chat <- entries[startsWith(entries, "anthropic.messages\t")]
+  expect_gt(length(chat), 0)
+  expect_false(any(grepl("sk-ant-vendor-key-never-sent", entries, fixed = TRUE)))
+  expect_true(all(chat == "anthropic.messages\tx-api-key=sk-named-for-this-server"))
+})
+
+test_that("a password inside a base URL is never printed", {
+  printed <- format(llm_provider_openai(model = "m", base_url = "http://user:PASS9x@127.0.0.1:9/v1"))
+  expect_false(any(grepl("PASS9x", printed, fixed = TRUE)))
+  expect_true(any(grepl("http://<redacted>@127.0.0.1:9/v1", printed, fixed = TRUE)))
+})
+
 test_that("an empty or white-space-only passage is refused before any call", {
   server <- local_fake_server()
   expect_snapshot(fake_run(server, text = c(a = "Revenue grew.", b = " \t ")), error = TRUE)

@@ -6,7 +6,8 @@ in_30_days <- function() format(as.Date(Sys.time() + 30 * 86400, tz = "UTC"))
 
 test_that("llm_models() shows each model's lifecycle and retirement date, also from a provider", {
   server <- local_fake_server(args = c("--lifecycle-models", "1"))
-  withr::local_envvar(ANTHROPIC_API_KEY = "test-key")
+  # ANTHROPIC_API_KEY goes to Anthropic's hosts only: the fake server gets LLMV_API_KEY.
+  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_API_KEY = "test-key")
   models <- llm_models("anthropic", base_url = server$root_url)
   retiring <- models[models$id == "claude-fake-retiring", ]
   expect_equal(retiring$lifecycle, "deprecated")
@@ -24,7 +25,8 @@ test_that("llm_models() shows each model's lifecycle and retirement date, also f
 
 test_that("llm_models(cache =) answers a second listing from the day cache", {
   server <- local_fake_server(args = c("--lifecycle-models", "1"))
-  withr::local_envvar(ANTHROPIC_API_KEY = "test-key")
+  # ANTHROPIC_API_KEY goes to Anthropic's hosts only: the fake server gets LLMV_API_KEY.
+  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_API_KEY = "test-key")
   cache <- withr::local_tempfile(fileext = ".sqlite")
   first <- llm_models("anthropic", base_url = server$root_url, cache = cache)
   second <- llm_models("anthropic", base_url = server$root_url, cache = cache)
@@ -35,7 +37,9 @@ test_that("llm_models(cache =) answers a second listing from the day cache", {
 
 test_that("a run on a model retiring in 30 days warns before its first call", {
   server <- local_fake_server(args = c("--lifecycle-models", "1"))
-  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_EMBEDDING_API_KEY = "test-key",
+  # ANTHROPIC_API_KEY goes to Anthropic's hosts only: the fake server gets LLMV_API_KEY.
+  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_API_KEY = "test-key",
+                      LLMV_EMBEDDING_API_KEY = "test-key",
                       LLMV_MODEL_LIST = "always")
   calls_at_warning <- NULL
   result <- withCallingHandlers(
@@ -58,7 +62,9 @@ test_that("a run on a model retiring in 30 days warns before its first call", {
 
 test_that("a run on a retired model sends nothing", {
   server <- local_fake_server(args = c("--lifecycle-models", "1"))
-  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_EMBEDDING_API_KEY = "test-key",
+  # ANTHROPIC_API_KEY goes to Anthropic's hosts only: the fake server gets LLMV_API_KEY.
+  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_API_KEY = "test-key",
+                      LLMV_EMBEDDING_API_KEY = "test-key",
                       LLMV_MODEL_LIST = "always")
   expect_error(
     suppressWarnings(

@@ -3,7 +3,8 @@
 
 test_that("llm_models() lists the vendor's catalogue, marks the defaults and says which are priced", {
   server <- local_fake_server()
-  withr::local_envvar(ANTHROPIC_API_KEY = "test-key")
+  # ANTHROPIC_API_KEY goes to Anthropic's hosts only: the fake server gets LLMV_API_KEY.
+  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_API_KEY = "test-key")
   models <- llm_models("anthropic", base_url = server$root_url)
   expect_equal(models$id, c("claude-haiku-5-5", "claude-sonnet-4-6", "claude-opus-4-8"))
   defaults <- llm_provider_defaults()
@@ -19,7 +20,9 @@ test_that("llm_models() names the argument when the vendor has no model list", {
 
 test_that("a temperature the model refuses is an error before any request", {
   server <- local_fake_server()
-  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_EMBEDDING_API_KEY = "test-key")
+  # ANTHROPIC_API_KEY goes to Anthropic's hosts only: the fake server gets LLMV_API_KEY.
+  withr::local_envvar(ANTHROPIC_API_KEY = "test-key", LLMV_API_KEY = "test-key",
+                      LLMV_EMBEDDING_API_KEY = "test-key")
   expect_error(
     llm_validate("Revenue grew strongly this quarter.", task = "sentiment",
                  provider = llm_provider_anthropic(model = "claude-opus-4-8", base_url = server$root_url),

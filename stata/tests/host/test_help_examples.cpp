@@ -83,7 +83,8 @@ struct Restore {
     ~Restore() {
         fs::current_path(directory);
         for (const char* name :
-             {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LLMV_EMBEDDING_API_KEY", "LLMV_CACHE"})
+             {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LLMV_API_KEY", "LLMV_EMBEDDING_API_KEY",
+              "LLMV_CACHE"})
             ::unsetenv(name);
     }
 };
@@ -161,6 +162,9 @@ TEST_CASE("every command of the help's Examples runs through the host, in the he
             if (line.find("provider(anthropic)") != std::string::npos && !session.server) {
                 session.server = std::make_unique<FakeServerProcess>();
                 ::setenv("ANTHROPIC_API_KEY", "sk-host-secret", 1);
+                // ANTHROPIC_API_KEY goes to Anthropic's hosts only: the fake server the runner
+                // substitutes gets the key named for a server of one's own.
+                ::setenv("LLMV_API_KEY", "sk-host-secret", 1);
                 ::setenv("OPENAI_API_KEY", "sk-host-secret", 1);
                 // OpenAI's key goes to OpenAI's hosts only: the embedding server the runner
                 // substitutes gets the key named for a server of one's own.

@@ -57,6 +57,9 @@ TEST_CASE("models: each model's lifecycle and retirement date in r()",
           "[models][server][lifecycle]") {
     FakeServerProcess server({"--api-key", "sk-host-secret", "--lifecycle-models", "1"});
     ::setenv("ANTHROPIC_API_KEY", "sk-host-secret", 1);
+    // ANTHROPIC_API_KEY goes to Anthropic's hosts only: the server on loopback gets the key
+    // named for it (docs/providers.md, "Keys").
+    ::setenv("LLMV_API_KEY", "sk-host-secret", 1);
     Stata stata;
     load_plugin(stata);
     stata.clear();
@@ -67,6 +70,7 @@ TEST_CASE("models: each model's lifecycle and retirement date in r()",
     stata.set_local("llmv_price_table", std::string(LLMV_SOURCE_DIR) + "/prompts/prices.csv");
     const RunResult r = run_like_ado(stata, {}, {"models", "quiet=0"}, "");
     ::unsetenv("ANTHROPIC_API_KEY");
+    ::unsetenv("LLMV_API_KEY");
     INFO(stata.errors << stata.output);
     REQUIRE(r.rc == 0);
     REQUIRE(r.store_rc == 0);

@@ -32,11 +32,15 @@ TEST_CASE("models: the vendor's list from its API, defaults and prices marked, i
           "[models][server]") {
     FakeServerProcess server;
     ::setenv("ANTHROPIC_API_KEY", "sk-host-secret", 1);
+    // ANTHROPIC_API_KEY goes to Anthropic's hosts only: the server on loopback gets the key
+    // named for it (docs/providers.md, "Keys").
+    ::setenv("LLMV_API_KEY", "sk-host-secret", 1);
     Stata stata;
     load_plugin(stata);
     models_locals(stata, "anthropic", server.root_url());
     const RunResult r = run_like_ado(stata, {}, {"models", "quiet=0"}, "");
     ::unsetenv("ANTHROPIC_API_KEY");
+    ::unsetenv("LLMV_API_KEY");
     INFO(stata.errors << stata.output);
     REQUIRE(r.rc == 0);
     REQUIRE(r.store_rc == 0);

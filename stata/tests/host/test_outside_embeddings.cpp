@@ -102,6 +102,33 @@ TEST_CASE("test: embeddings from embmatrix() or embfile() give the numbers of th
                             stata.var("f_" + suffix).numbers[static_cast<std::size_t>(obs)]));
         }
     CHECK(stata.var("v_tau").numbers[static_cast<std::size_t>(n - 1)] < missing());
+
+    // Issue 41: a UTF-8 byte order mark before a quoted header, and before a first line of
+    // numbers (no header), reads the same numbers.
+    for (const bool header : {true, false}) {
+        INFO("BOM, header " << header);
+        {
+            std::ofstream file(path, std::ios::binary | std::ios::trunc);
+            file << "\xEF\xBB\xBF";
+            if (header) {
+                for (int k = 0; k < design.dim; ++k) file << (k ? "," : "") << "\"e" << k + 1 << "\"";
+                file << "\r\n";
+            }
+            for (const auto& text : texts) {
+                for (std::size_t k = 0; k < text.embedding.size(); ++k)
+                    file << (k ? "," : "") << exact(text.embedding[k]);
+                file << "\r\n";
+            }
+        }
+        const std::string prefix = header ? "bh_" : "bn_";
+        const RunResult with_bom =
+            run_like_ado(stata, {"label", "passage", "bt"}, words(false, 0), prefix);
+        INFO(stata.errors);
+        REQUIRE(with_bom.rc == 0);
+        for (int obs = 0; obs < n; ++obs)
+            CHECK(same_bits(stata.var("v_tau").numbers[static_cast<std::size_t>(obs)],
+                            stata.var(prefix + "tau").numbers[static_cast<std::size_t>(obs)]));
+    }
     std::remove(path.c_str());
 }
 

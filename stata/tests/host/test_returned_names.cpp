@@ -106,11 +106,15 @@ TEST_CASE("the r() names every subcommand returns are the names the help documen
         Stata stata;
         load_plugin(stata);
         ::setenv("ANTHROPIC_API_KEY", "sk-host-secret", 1);
+        // ANTHROPIC_API_KEY goes to Anthropic's hosts only: the server on loopback gets the key
+        // named for it (docs/providers.md, "Keys").
+        ::setenv("LLMV_API_KEY", "sk-host-secret", 1);
         stata.set_local("llmv_provider", "anthropic");
         stata.set_local("llmv_base_url", server.root_url());
         stata.set_local("llmv_price_table", std::string(LLMV_SOURCE_DIR) + "/prompts/prices.csv");
         const RunResult listed = run_like_ado(stata, {}, {"models", "quiet=1"}, "");
         ::unsetenv("ANTHROPIC_API_KEY");
+        ::unsetenv("LLMV_API_KEY");
         record(listed, stata);
     }
     {  // test: many passages, and one with backtranslations
