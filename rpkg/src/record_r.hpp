@@ -8,7 +8,7 @@
 //   maps of strings: a named character vector / a named list of them
 //   a record with r_numbers: a named numeric vector (the calls)
 //   Table<T>: a named list of columns, one per field, each a vector of its type (a list column
-//   for std::vector<std::string>)
+//   for std::vector<std::string>; an absent Maybe<T> is NA there)
 // Names: a field's `in_r()` (its R spelling where it has one); a field with `empty_is_na` is NA
 // for an empty string.
 // R's own names (`p.value`, `critical.value`) are made from these by the R code (R/tests.R).
@@ -52,6 +52,37 @@ struct RColumns {
             return;
         }
         set<T>(columns[column++], value, field.empty_is_na);
+    }
+    // A value that may be absent: NA in its column when absent.
+    template <class T>
+    void operator()(const Field& field, const Maybe<T>& value) {
+        if (!field.r) return;
+        if (typing) {
+            names.push_back(field.in_r());
+            columns.push_back(make_column<T>());
+            return;
+        }
+        if (value.present)
+            set<T>(columns[column], value.value, field.empty_is_na);
+        else
+            set_na<T>(columns[column]);
+        ++column;
+    }
+    template <class T>
+    void set_na(Rcpp::RObject& target) const {
+        if constexpr (std::is_same_v<T, bool>) {
+            Rcpp::LogicalVector column(target);
+            column[row] = NA_LOGICAL;
+        } else if constexpr (std::is_integral_v<T>) {
+            Rcpp::IntegerVector column(target);
+            column[row] = NA_INTEGER;
+        } else if constexpr (std::is_floating_point_v<T>) {
+            Rcpp::NumericVector column(target);
+            column[row] = NA_REAL;
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            Rcpp::CharacterVector column(target);
+            column[row] = NA_STRING;
+        }
     }
     template <class T>
     Rcpp::RObject make_column() const {

@@ -131,12 +131,11 @@ TEST_CASE("Adding a statistic: a registered method is in the list the front ends
     info.title = "a throwaway method";
     info.doc = "Registered by the recipe's test, then removed.";
     info.draws = stats::NullDraws::reference;
-    stats::register_validation_method(
-        info, [](stats::SimilarityBlocks&, const stats::TestInput&) {
-            stats::ValidationResult result;
-            result.method = "demo";
-            return result;
-        });
+    stats::register_validation_method(info, [](stats::SimilarityBlocks&, const stats::TestInput&) {
+        stats::ValidationResult result;
+        result.method = "demo";
+        return result;
+    });
     const stats::MethodInfo* found = stats::find_method("validation", "demo");
     REQUIRE(found != nullptr);
     CHECK(stats::validation_methods().count("demo") == 1);
@@ -174,8 +173,7 @@ TEST_CASE("Adding a statistic: a registered method is in the list the front ends
     CHECK(stats::validation_methods().count("demo") == 0);
 }
 
-TEST_CASE("Adding a provider: a registered row is in the defaults the front ends read",
-          "[docs]") {
+TEST_CASE("Adding a provider: a registered row is in the defaults the front ends read", "[docs]") {
     pipeline::ProviderDefaults row;
     row.kind = "chat";
     row.provider = "recipe-demo";

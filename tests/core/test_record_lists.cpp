@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "llmvalidate/models.hpp"
 #include "llmvalidate/record_csv.hpp"
 #include "llmvalidate/record_json.hpp"
 #include "llmvalidate/record_lists.hpp"
@@ -203,4 +204,27 @@ TEST_CASE("permutations means R alone: B of the paper's tests is b", "[records][
     const records::StataRow row = records::stata_row(output.separation[0]);
     CHECK(std::count(row.names.begin(), row.names.end(), "reps") == 1);
     CHECK(std::count(row.names.begin(), row.names.end(), "B") == 1);
+}
+
+TEST_CASE("model lists: one list for the CLI's JSON, R's tibble and Stata's r(catalogue)",
+          "[records]") {
+    pipeline::ListedModel model;
+    model.id = "claude-x";
+    model.kind = "inference profile";
+    model.lifecycle = "deprecated";
+    model.retires = "2026-12-07";
+    model.default_for = "chat";
+    model.priced = true;
+    const Seen fields = seen(model);
+    CHECK(member_count<pipeline::ListedModel>() == fields.names.size() - fields.stata_only);
+    CHECK(fields.r == Names{"id", "name", "kind", "status", "lifecycle", "retires", "replacement",
+                            "lifecycle_source", "default_for", "priced"});
+    Names keys;
+    for (const auto& item : records::to_json(model).items()) keys.push_back(item.key());
+    CHECK(keys == fields.r);
+    const records::StataRow row = records::stata_row(model);
+    CHECK(row.names == Names{"default", "priced", "profile", "lifecycle", "retires"});
+    CHECK(row.values == std::vector<double>{1, 1, 1, 1, 24447});  // 07dec2026 is 24447 in %td
+    CHECK(pipeline::stata_day("1959-12-31").value == -1);
+    CHECK_FALSE(pipeline::stata_day("").present);
 }
