@@ -825,8 +825,8 @@ command, run again, collects the answers from), besides {cmd:r(cmd)}, {cmd:r(sub
 {pstd}
 {cmd:llmvalidate} {varname}{cmd:, dryrun} stores the scalars {cmd:r(N)} (passages),
 {cmd:r(calls)} (chat calls it would make), {cmd:r(cached_calls)} (answers already in the
-cache), {cmd:r(embedded_texts)}, {cmd:r(input_tokens)}, {cmd:r(output_tokens)} and
-{cmd:r(embedding_tokens)} (estimates), and, when a price table was found, {cmd:r(dollars)} and
+cache), {cmd:r(embedded_texts)}, {cmd:r(input_tokens)}, {cmd:r(output_tokens)} (of which
+{cmd:r(reasoning_tokens)}, a reasoning model's) and {cmd:r(embedding_tokens)} (estimates), and, when a price table was found, {cmd:r(dollars)} and
 {cmd:r(batch_dollars)}; the macros {cmd:r(dryrun)} ({cmd:yes}), {cmd:r(note)},
 {cmd:r(warnings)}, {cmd:r(price_table)} and {cmd:r(price_note)}, besides {cmd:r(cmd)},
 {cmd:r(subcmd)} and {cmd:r(task)}.
