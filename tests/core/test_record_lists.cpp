@@ -220,7 +220,8 @@ TEST_CASE("model lists: one list for the CLI's JSON, R's tibble and Stata's r(ca
     CHECK(fields.r == Names{"id", "name", "kind", "status", "lifecycle", "retires", "replacement",
                             "lifecycle_source", "default_for", "priced"});
     Names keys;
-    for (const auto& item : records::to_json(model).items()) keys.push_back(item.key());
+    const auto written = records::to_json(model);
+    for (const auto& item : written.items()) keys.push_back(item.key());
     CHECK(keys == fields.r);
     const records::StataRow row = records::stata_row(model);
     CHECK(row.names == Names{"default", "priced", "profile", "lifecycle", "retires"});
