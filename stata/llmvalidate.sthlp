@@ -774,7 +774,7 @@ default when this help was written; {cmd:llmvalidate models} returns today's in
 {synopt:{cmd:r(share_valid)}}share valid among passages whose prerequisites pass (Table 9){p_end}
 {synopt:{cmd:r(alpha)}}level of the tests{p_end}
 {synopt:{cmd:r(threshold)}}backtranslation threshold{p_end}
-{synopt:{cmd:r(permutations)}}permutations R{p_end}
+{synopt:{cmd:r(permutations)}}permutations R of the separation test (missing under {cmd:smethod(paper)}, which draws none){p_end}
 {synopt:{cmd:r(K)}}number of labels{p_end}
 {synopt:{cmd:r(calls)}}({cmd:llmvalidate} {varname}) chat calls made (answers from the cache not counted){p_end}
 {synopt:{cmd:r(cache_hits)}}({cmd:llmvalidate} {varname}) answers served from the cache{p_end}
@@ -785,7 +785,7 @@ default when this help was written; {cmd:llmvalidate models} returns today's in
 {synopt:{cmd:r(p)}}p-value of the validation test{p_end}
 {synopt:{cmd:r(reject)}}1 if validity is rejected{p_end}
 {synopt:{cmd:r(M)}}pool size{p_end}
-{synopt:{cmd:r(B)}}reference draws ({cmd:vmethod(paper)}){p_end}
+{synopt:{cmd:r(B)}}reference texts B of the paper's validation test ({cmd:vmethod(paper)}; 0 otherwise){p_end}
 {synopt:{cmd:r(accuracy)}}backtranslation accuracy{p_end}
 {synopt:{cmd:r(acc_lb)}}its exact one-sided lower confidence bound{p_end}
 {synopt:{cmd:r(bt_pass)}}1 if backtranslation passes{p_end}
@@ -816,7 +816,7 @@ default when this help was written; {cmd:llmvalidate models} returns today's in
 {synopt:{cmd:r(table10)}}({opt human()}) Table 10: share valid, rows the LLM's labels, columns the human labels{p_end}
 {synopt:{cmd:r(table10_n)}}({opt human()}) the passages of each cell of {cmd:r(table10)} whose prerequisites pass{p_end}
 {synopt:{cmd:r(table11)}}({opt human()}) Table 11: the observation ({cmd:obs}) of each passage whose LLM label differs from the human label and is valid, rows named {it:LLM label}{cmd::}{it:human label}; left out when there are none{p_end}
-{synopt:{cmd:r(separation)}}one row per other label: xi, crit, p, pass, M_beta, M_gamma, reps (one passage){p_end}
+{synopt:{cmd:r(separation)}}one row per other label: xi, crit, p, pass, M_beta, M_gamma, reps (R; 0 under {cmd:smethod(paper)}), B (the reference texts; 0 under {cmd:smethod(permutation)}) (one passage){p_end}
 {synopt:{cmd:r(counts)}}the labels the LLM gave the pool of b (one passage){p_end}
 {synopt:{cmd:r(backtranslation)}}accuracy, lower_bound, pass, M, correct by label (one passage){p_end}
 
@@ -831,8 +831,8 @@ command, run again, collects the answers from), besides {cmd:r(cmd)}, {cmd:r(sub
 {pstd}
 {cmd:llmvalidate} {varname}{cmd:, dryrun} stores the scalars {cmd:r(N)} (passages),
 {cmd:r(calls)} (chat calls it would make), {cmd:r(cached_calls)} (answers already in the
-cache), {cmd:r(embedded_texts)}, {cmd:r(input_tokens)}, {cmd:r(output_tokens)} and
-{cmd:r(embedding_tokens)} (estimates), and, when a price table was found, {cmd:r(dollars)} and
+cache), {cmd:r(embedded_texts)}, {cmd:r(input_tokens)}, {cmd:r(output_tokens)} (of which
+{cmd:r(reasoning_tokens)}, a reasoning model's) and {cmd:r(embedding_tokens)} (estimates), and, when a price table was found, {cmd:r(dollars)} and
 {cmd:r(batch_dollars)}; the macros {cmd:r(dryrun)} ({cmd:yes}), {cmd:r(note)},
 {cmd:r(warnings)}, {cmd:r(price_table)} and {cmd:r(price_note)}, besides {cmd:r(cmd)},
 {cmd:r(subcmd)} and {cmd:r(task)}.
@@ -846,7 +846,7 @@ passes), {cmd:r(p_sep_pass)} (every separation test passes), {cmd:r(p_not_reject
 (verdicts), {cmd:r(p_valid_correct)} (valid among correct annotations), {cmd:r(p_invalid_wrong)}
 (invalid among wrong ones); {cmd:r(se_valid)} (Monte Carlo standard error of
 {cmd:r(p_valid)}); the settings {cmd:r(M)}, {cmd:r(n)}, {cmd:r(repeats)}, {cmd:r(alpha)},
-{cmd:r(threshold)}, {cmd:r(permutations)}, {cmd:r(follow)}, {cmd:r(signal)},
+{cmd:r(threshold)}, {cmd:r(permutations)} (missing under {cmd:smethod(paper)}), {cmd:r(B)} (the paper methods' reference texts, missing without them), {cmd:r(follow)}, {cmd:r(signal)},
 {cmd:r(accuracy)}, {cmd:r(unparseable)}; the macros {cmd:r(true_label)}, {cmd:r(seed)},
 {cmd:r(dgpseed)}, {cmd:r(vmethod)}, {cmd:r(smethod)}, {cmd:r(rule)}, {cmd:r(provider)}
 ({cmd:simulated}), {cmd:r(synthetic)} ({cmd:yes}), {cmd:r(task)}; and the matrix

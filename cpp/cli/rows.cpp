@@ -10,6 +10,7 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/record_csv.hpp"
 #include "llmvalidate/record_json.hpp"
+#include "llmvalidate/record_lists.hpp"
 #include "llmvalidate/records.hpp"
 #include "llmvalidate/standalone_format.hpp"
 
@@ -53,17 +54,9 @@ GenerationsWriter::~GenerationsWriter() = default;
 void GenerationsWriter::write(const pipeline::PassageResult& result) {
     for (const pipeline::GenerationRow& row : pipeline::generation_rows(result)) {
         if (jsonl_) {
-            nlohmann::ordered_json line;
-            line["index"] = row.index + 1;
-            line["id"] = row.passage_id;
-            line["kind"] = row.kind;
-            line["label"] = row.label;
-            line["draw"] = row.draw + 1;
-            line["text"] = row.text;
-            line["answer"] = row.answer;
-            line["model"] = row.model;
-            line["prompt_hash"] = row.prompt_hash;
-            *out_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+            *out_ << records::to_json(row).dump(-1, ' ', false,
+                                                nlohmann::json::error_handler_t::replace)
+                  << "\n";
         } else {
             *out_ << pipeline::generation_csv_line(row) << "\n";
         }

@@ -240,12 +240,12 @@ std::vector<std::string> size_warnings(const ValidationConfig& config) {
                 consequence + ".");
     };
     const std::string every = "every verdict will be \"inconclusive\"";
-    if (config.tests.validation_method == "paper")
+    if (draws_reference("validation", config.tests.validation_method))
         add("the paper's validation test cannot decide", "B", "reference texts", config.paper_b,
             every);
     else
         add("the exact validation test cannot reject", "M", "pool texts", pool_size(config), every);
-    if (config.tests.separation_method == "paper")
+    if (draws_reference("separation", config.tests.separation_method))
         add("the paper's separation test cannot decide", "B", "reference texts", config.paper_b,
             every);
     else

@@ -41,6 +41,9 @@ std::string cache_warning_for(const ValidationConfig& config, const ResolvedProv
 // methods' B reference draws, given β̂.
 int pool_size(const ValidationConfig& config);
 bool uses_paper_method(const ValidationConfig& config);
+// Whether the method `name` of `test` ("validation", "separation") draws B reference texts (the
+// statistics' registry says: stats::test_methods()), as the paper's do.
+bool draws_reference(const char* test, const std::string& name);
 std::vector<std::string> reference_labels(const ValidationConfig& config,
                                           const std::vector<std::string>& labels,
                                           const std::string& beta);

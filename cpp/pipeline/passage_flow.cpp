@@ -188,7 +188,8 @@ void PassageFlow::fill_provenance(PassageState& passage) {
     result.repeats = config_.annotation_repeats;
     result.alpha = config_.tests.alpha;
     result.threshold = config_.tests.threshold;
-    result.permutations = config_.tests.permutations;
+    result.permutations = stats::draws_permutations(config_.tests) ? config_.tests.permutations : 0;
+    result.b = stats::draws_reference(config_.tests) ? config_.paper_b : 0;
     result.validation_method = config_.tests.validation_method;
     result.separation_method = config_.tests.separation_method;
     result.backtranslation_rule = config_.tests.backtranslation_rule;

@@ -12,6 +12,8 @@
 #include "llm/structured_output.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/record_csv.hpp"
+#include "llmvalidate/record_lists.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
 #include "pipeline/engine.hpp"
@@ -66,8 +68,9 @@ void check_config(const ValidationConfig& config) {
 }
 
 int per_passage_reference_labels(const ValidationConfig& config, int label_count) {
-    const int for_validation = config.tests.validation_method == "paper" ? 1 : 0;
-    const int for_separation = config.tests.separation_method == "paper" ? label_count - 1 : 0;
+    const int for_validation = draws_reference("validation", config.tests.validation_method) ? 1 : 0;
+    const int for_separation =
+        draws_reference("separation", config.tests.separation_method) ? label_count - 1 : 0;
     return for_validation + for_separation;
 }
 
@@ -267,15 +270,11 @@ std::string csv_line(const std::vector<std::string>& fields) {
     return line;
 }
 
-std::string generations_csv_header() {
-    return csv_line(
-        {"index", "id", "kind", "label", "draw", "text", "answer", "model", "prompt_hash"});
-}
+// The columns and cells of the generation rows' one field list (record_lists.hpp).
+std::string generations_csv_header() { return csv_line(records::csv_header(GenerationRow{})); }
 
 std::string generation_csv_line(const GenerationRow& row) {
-    return csv_line({std::to_string(row.index + 1), row.passage_id, row.kind, row.label,
-                     std::to_string(row.draw + 1), row.text, row.answer, row.model,
-                     row.prompt_hash});
+    return csv_line(records::csv_cells(row));
 }
 
 Generations read_generations(const ValidationConfig& config,

@@ -135,8 +135,13 @@ TestOutput run_tests(const TestInput& input) {
 
     const auto references = by_label(input.paper_reference, label_set, "paper_reference");
     std::vector<std::string> needed;
-    if (options.validation_method == "paper") needed.push_back(canonical.label);
-    if (options.separation_method == "paper")
+    // The labels whose reference texts the methods draw (the registry's NullDraws::reference).
+    const auto draws_b = [](const char* test, const std::string& name) {
+        const MethodInfo* method = find_method(test, name);
+        return method != nullptr && method->draws == NullDraws::reference;
+    };
+    if (draws_b("validation", options.validation_method)) needed.push_back(canonical.label);
+    if (draws_b("separation", options.separation_method))
         for (const std::string& label : input.labels)
             if (label != canonical.label && pools.count(label)) needed.push_back(label);
     for (const std::string& label : needed)

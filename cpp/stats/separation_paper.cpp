@@ -34,7 +34,7 @@ SeparationResult separation_paper(SimilarityBlocks& blocks, const std::string& p
     result.alpha = alpha;
     result.m_beta = static_cast<int>(m_beta);
     result.m_gamma = static_cast<int>(m_gamma);
-    result.permutations = static_cast<int>(references.rows());
+    result.b = static_cast<int>(references.rows());
     result.statistic = detail::ordered_dot(sum_beta, sum_gamma) /
                        (static_cast<double>(m_beta) * static_cast<double>(m_gamma));
     result.null_distribution.resize(references.rows());
@@ -49,7 +49,7 @@ SeparationResult separation_paper(SimilarityBlocks& blocks, const std::string& p
     result.p_value = std::numeric_limits<double>::quiet_NaN();
     // The same size rule as every other test: B + 1 >= 1/α reference texts.
     result.smallest_deciding_size = smallest_deciding_size(alpha);
-    result.can_decide = result.permutations >= result.smallest_deciding_size;
+    result.can_decide = result.b >= result.smallest_deciding_size;
     return result;
 }
 

@@ -24,10 +24,10 @@ std::string cannot_decide_reason(const std::string& test_phrase, const std::stri
                                  const std::string& unit, int size, double alpha) {
     return test_phrase + " at α = " + format_number(alpha) + " with " + symbol + " = " +
            std::to_string(size) + (unit.empty() ? "" : " " + unit) +
-           ": its smallest attainable p-value, 1/(" + symbol + " + 1) = " +
-           format_number(1.0 / (static_cast<double>(size) + 1.0)) + ", exceeds α; " + symbol +
-           " >= " + std::to_string(smallest_deciding_size(alpha)) + " is needed (" + symbol +
-           " + 1 >= 1/α)";
+           ": its smallest attainable p-value, 1/(" + symbol +
+           " + 1) = " + format_number(1.0 / (static_cast<double>(size) + 1.0)) + ", exceeds α; " +
+           symbol + " >= " + std::to_string(smallest_deciding_size(alpha)) + " is needed (" +
+           symbol + " + 1 >= 1/α)";
 }
 
 std::string cannot_decide_reason(const ValidationResult& result) {
@@ -42,11 +42,11 @@ std::string cannot_decide_reason(const ValidationResult& result) {
 std::string cannot_decide_reason(const SeparationResult& result) {
     if (result.can_decide) return "";
     if (result.method == "paper")
-        return cannot_decide_reason("the paper's separation test from '" + result.label +
-                                        "' cannot decide",
-                                    "B", "reference texts", result.permutations, result.alpha);
-    return cannot_decide_reason("the separation test from '" + result.label + "' cannot pass",
-                                "R", "permutations", result.permutations, result.alpha);
+        return cannot_decide_reason(
+            "the paper's separation test from '" + result.label + "' cannot decide", "B",
+            "reference texts", result.b, result.alpha);
+    return cannot_decide_reason("the separation test from '" + result.label + "' cannot pass", "R",
+                                "permutations", result.permutations, result.alpha);
 }
 
 namespace {
@@ -82,8 +82,10 @@ Verdict decide_verdict(const ValidationResult& validation,
     if (!untested.empty()) {
         std::string labels;
         for (std::size_t i = 0; i < untested.size(); ++i)
-            labels += std::string(i == 0 ? "" : i + 1 == untested.size() ? " and " : ", ") + "'" +
-                      untested[i] + "'";
+            labels += std::string(i == 0                     ? ""
+                                  : i + 1 == untested.size() ? " and "
+                                                             : ", ") +
+                      "'" + untested[i] + "'";
         problems.push_back("no pool texts for " + labels + ", so separation from " +
                            (untested.size() == 1 ? "it" : "them") + " was not tested");
     } else if (separation.empty()) {

@@ -117,6 +117,28 @@ check_number <- function(x, arg, lower, upper, open, call, allowed) {
 
 # The engine's settings table (cpp/include/llmvalidate/settings.hpp): every setting's name
 # per front end, default, range and documentation. R restates none of them.
+# The engine's registry of test methods (stats.hpp): test, name, title, doc and draws (what its
+# null distribution draws: "M" pool texts, "R" permutations, "B" reference texts). R's choices,
+# its tests' `parameter` and what print() shows read it, never a list of method names of R's own.
+engine_test_methods <- function(test) {
+  methods <- as.data.frame(.Call(llmv_test_methods), stringsAsFactors = FALSE)
+  methods[methods$test == test, , drop = FALSE]
+}
+
+method_names <- function(test) engine_test_methods(test)$name
+
+# "M", "R" or "B" for the method `name` of `test`; NA for a name the registry does not have.
+method_draws <- function(test, name) {
+  methods <- engine_test_methods(test)
+  methods$draws[match(name, methods$name)]
+}
+
+# The methods of `test` that draw B reference texts (they need `reference`).
+reference_methods <- function(test) {
+  methods <- engine_test_methods(test)
+  methods$name[methods$draws == "B"]
+}
+
 engine_settings <- local({
   table <- NULL
   function() {
@@ -261,12 +283,14 @@ check_passage <- function(x, arg = "passage", call = rlang::caller_env()) {
   as.double(x)
 }
 
-check_reference <- function(reference, method, paper_method, call = rlang::caller_env()) {
-  if (method == paper_method) {
+check_reference <- function(reference, method, reference_methods,
+                            call = rlang::caller_env()) {
+  paper_method <- paste(reference_methods, collapse = "\" or \"")
+  if (method %in% reference_methods) {
     if (is.null(reference)) {
       abort_argument(
         "reference",
-        sprintf("a numeric matrix of B further texts when `method = \"%s\"`", paper_method),
+        sprintf("a numeric matrix of B further texts when `method = \"%s\"`", method),
         reference, call
       )
     }

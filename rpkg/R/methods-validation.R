@@ -97,6 +97,19 @@ short_outcome <- function(conclusion) {
   outcome
 }
 
+# The settings a validation's tests ran with: `permutations` (R) only when the permutation test
+# ran, and B, the reference texts, only when one of the paper's tests did (never "permutations =
+# 999" for a run that drew none).
+settings_line <- function(settings, b, seed) {
+  parts <- c(sprintf("alpha = %s", format(settings$alpha)),
+             sprintf("threshold = %s", format(settings$threshold)))
+  if (identical(method_draws("separation", settings$separation_method), "R")) {
+    parts <- c(parts, sprintf("permutations = %d", as.integer(settings$permutations)))
+  }
+  if (!is.null(b) && isTRUE(b > 0)) parts <- c(parts, sprintf("B = %d", as.integer(b)))
+  paste(c(parts, sprintf("seed = %s", format(seed, scientific = FALSE))), collapse = ", ")
+}
+
 format_validation_block <- function(x, digits) {
   rows <- validation_rows(x)
   table <- data.frame(
@@ -128,9 +141,7 @@ format_validation_block <- function(x, digits) {
     sprintf("<llm_validation> label %s: %s", encodeString(x$label, quote = "\""),
             verdict_colour(x$verdict)),
     sub("\\s+$", "", c(line(names(table)), body)),
-    sprintf("M = %d, alpha = %s, threshold = %s, permutations = %d, seed = %s",
-            as.integer(m), format(settings$alpha), format(settings$threshold),
-            as.integer(settings$permutations), format(x$seed, scientific = FALSE)),
+    paste0(sprintf("M = %d, ", as.integer(m)), settings_line(settings, x$b, x$seed)),
     paste0("Verdict: ", verdict_line),
     if (isTRUE(x$synthetic)) {
       "Synthetic: simulated provider (a data-generating process, not a language model)"
@@ -158,6 +169,7 @@ summary.llm_validation <- function(object, ...) {
       verdict_reason = object$verdict_reason,
       tests = validation_rows(object),
       settings = object$settings,
+      b = object$b,
       seed = object$seed
     ),
     class = "summary.llm_validation"
@@ -181,9 +193,7 @@ print.summary.llm_validation <- function(x, digits = 3, ...) {
     x$settings$validation_method, x$settings$separation_method,
     x$settings$backtranslation_rule
   ))
-  cat(sprintf("alpha = %s, threshold = %s, permutations = %d, seed = %s\n",
-              format(x$settings$alpha), format(x$settings$threshold),
-              as.integer(x$settings$permutations), format(x$seed, scientific = FALSE)))
+  cat(settings_line(x$settings, x$b, x$seed), "\n", sep = "")
   invisible(x)
 }
 

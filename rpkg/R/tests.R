@@ -59,19 +59,21 @@ validation_test <- function(passage, pool,
   passage <- check_passage(passage)
   pool <- check_embeddings(pool, "pool")
   alpha <- check_alpha(alpha)
-  method <- check_choice(method, c("exact", "paper"), "method")
-  reference <- check_reference(reference, method, "paper")
+  if (missing(method)) method <- method[[1]]
+  method <- check_choice(method, method_names("validation"), "method")
+  reference <- check_reference(reference, method, reference_methods("validation"))
 
   result <- engine_result(.Call(llmv_validation_test, passage, pool, alpha, method, reference))
   new_validation_test(result, data_name)
 }
 
 new_validation_test <- function(result, data_name) {
-  exact <- identical(result$method, "exact")
+  # The pool size M, and B for a method that draws reference texts (the engine's registry).
+  reference <- identical(method_draws("validation", result$method), "B")
   structure(
     list(
       statistic = c(tau = result$statistic),
-      parameter = if (exact) c(M = result$m) else c(N = result$m, B = result$b),
+      parameter = if (reference) c(N = result$m, B = result$b) else c(M = result$m),
       p.value = result$p_value,
       critical.value = result$critical_value,
       alpha = result$alpha,
@@ -151,11 +153,13 @@ separation_test <- function(pool_a, pool_b,
   pool_a <- check_embeddings(pool_a, "pool_a")
   pool_b <- check_embeddings(pool_b, "pool_b")
   alpha <- check_alpha(alpha)
-  method <- check_choice(method, c("permutation", "paper"), "method")
+  if (missing(method)) method <- method[[1]]
+  method <- check_choice(method, method_names("separation"), "method")
   permutations <- check_permutations(permutations)
-  reference <- check_reference(reference, method, "paper")
-  # The paper's method draws nothing: leave R's generator alone.
-  seed <- if (method == "permutation") resolve_seed(seed) else NA_real_
+  reference <- check_reference(reference, method, reference_methods("separation"))
+  # A method that permutes nothing (the paper's) draws nothing: leave R's generator alone.
+  permutes <- identical(method_draws("separation", method), "R")
+  seed <- if (permutes) resolve_seed(seed) else NA_real_
 
   result <- engine_result(
     .Call(llmv_separation_test, pool_a, pool_b, alpha, method, permutations, reference,
@@ -165,9 +169,10 @@ separation_test <- function(pool_a, pool_b,
 }
 
 new_separation_test <- function(result, data_name, seed) {
-  permutation <- identical(result$method, "permutation")
+  # R, the permutations, or B, the reference texts: what the method draws (the registry).
+  permutation <- identical(method_draws("separation", result$method), "R")
   parameter <- c(M_a = result$m_beta, M_b = result$m_gamma)
-  parameter[[if (permutation) "R" else "B"]] <- result$permutations
+  parameter[[if (permutation) "R" else "B"]] <- if (permutation) result$permutations else result$b
   structure(
     list(
       statistic = c(xi = result$statistic),

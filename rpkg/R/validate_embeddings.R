@@ -83,9 +83,11 @@ llm_validate_embeddings <- function(passage, pools, label, labels = names(pools)
   backtranslation <- check_named_list(backtranslation, "backtranslation", check_labels)
   alpha <- check_alpha(alpha)
   threshold <- check_threshold(threshold)
-  validation_method <- check_choice(validation_method, c("exact", "paper"),
+  if (missing(validation_method)) validation_method <- validation_method[[1]]
+  if (missing(separation_method)) separation_method <- separation_method[[1]]
+  validation_method <- check_choice(validation_method, method_names("validation"),
                                     "validation_method")
-  separation_method <- check_choice(separation_method, c("permutation", "paper"),
+  separation_method <- check_choice(separation_method, method_names("separation"),
                                     "separation_method")
   backtranslation_rule <- check_choice(backtranslation_rule, c("point", "bound"),
                                        "backtranslation_rule")
@@ -168,6 +170,7 @@ new_llm_validation <- function(result, label, labels, settings) {
       backtranslation = backtranslation,
       backtranslation_other = backtranslation_other,
       seed = result$seed,
+      b = result$b,
       settings = settings
     ),
     class = "llm_validation"

@@ -36,6 +36,7 @@ SEXP llmv_size_warnings(SEXP config_);
 SEXP llmv_resolve_providers(SEXP config_);
 SEXP llmv_default_cache_path();
 SEXP llmv_provider_defaults();
+SEXP llmv_test_methods();
 SEXP llmv_models(SEXP provider_, SEXP base_url_, SEXP price_table_, SEXP api_key_, SEXP cache_);
 SEXP llmv_presets();
 SEXP llmv_sample_rows(SEXP population_, SEXP n_, SEXP seed_);

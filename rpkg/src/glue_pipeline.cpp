@@ -11,7 +11,9 @@
 #include "glue_results.hpp"
 #include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/record_lists.hpp"
 #include "llmvalidate/sample.hpp"
+#include "record_r.hpp"
 
 using namespace glue;
 
@@ -74,28 +76,12 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         const pipeline::RunOutcome outcome = pipeline::run(config, passages, sink);
         const std::string status = pipeline::status_name(outcome.status);
         if (outcome.estimate) {
+            // The report's one field list (record_lists.hpp), its status and its cost.
             const pipeline::DryRunReport& report = *outcome.estimate;
-            return Rcpp::List::create(
-                Rcpp::Named("status") = status,
-                Rcpp::Named("passages") = static_cast<double>(report.passages),
-                Rcpp::Named("providers") = report.providers,
-                Rcpp::Named("calls") = counts_to_r(report.calls),
-                Rcpp::Named("cached_calls") = static_cast<double>(report.cached_calls),
-                Rcpp::Named("to_make") = Rcpp::NumericVector::create(
-                    Rcpp::Named("chat_calls") = static_cast<double>(report.chat_calls_to_make),
-                    Rcpp::Named("shared_calls") = static_cast<double>(report.calls.shared),
-                    Rcpp::Named("texts_to_embed") = static_cast<double>(report.texts_to_embed),
-                    Rcpp::Named("cached_texts") = static_cast<double>(report.cached_embedded_texts),
-                    Rcpp::Named("shared_texts") =
-                        static_cast<double>(report.shared_embedded_texts)),
-                Rcpp::Named("estimated_input_tokens") =
-                    static_cast<double>(report.estimated_input_tokens),
-                Rcpp::Named("estimated_output_tokens") =
-                    static_cast<double>(report.estimated_output_tokens),
-                Rcpp::Named("estimated_embedding_tokens") =
-                    static_cast<double>(report.estimated_embedding_tokens),
-                Rcpp::Named("cost") = cost_to_r(report.cost), Rcpp::Named("note") = report.note,
-                Rcpp::Named("warnings") = Rcpp::wrap(report.warnings));
+            Rcpp::List estimate = llmv::records::to_r(report);
+            estimate["status"] = status;
+            estimate["cost"] = cost_to_r(report.cost);
+            return estimate;
         }
         if (outcome.status == pipeline::RunStatus::waiting) {
             // wait = FALSE: the batches are out; the same call collects them later.
@@ -152,21 +138,6 @@ SEXP llmv_generations(SEXP config_, SEXP text_, SEXP id_, SEXP templates_, SEXP 
         const std::vector<pipeline::PassageInput> passages =
             as_passages(config, text_, id_, no_human, templates_, variables_);
         const pipeline::Generations generations = pipeline::read_generations(config, passages);
-        const std::size_t rows = generations.rows.size();
-        Rcpp::CharacterVector id(rows), kind(rows), label(rows), text(rows), answer(rows),
-            model(rows), prompt_hash(rows);
-        Rcpp::IntegerVector draw(rows);
-        for (std::size_t i = 0; i < rows; ++i) {
-            const pipeline::GenerationRow& row = generations.rows[i];
-            id[i] = row.passage_id;
-            kind[i] = row.kind;
-            label[i] = row.label.empty() ? Rcpp::String(NA_STRING) : Rcpp::String(row.label);
-            draw[i] = row.draw + 1;
-            text[i] = row.text;
-            answer[i] = row.answer.empty() ? Rcpp::String(NA_STRING) : Rcpp::String(row.answer);
-            model[i] = row.model;
-            prompt_hash[i] = row.prompt_hash;
-        }
         Rcpp::CharacterVector failed_id(generations.failed.size());
         Rcpp::CharacterVector failed_message(generations.failed.size());
         for (std::size_t i = 0; i < generations.failed.size(); ++i) {
@@ -174,11 +145,8 @@ SEXP llmv_generations(SEXP config_, SEXP text_, SEXP id_, SEXP templates_, SEXP 
             failed_message[i] = generations.failed[i].error_message;
         }
         return Rcpp::List::create(
-            Rcpp::Named("rows") = Rcpp::List::create(
-                Rcpp::Named("id") = id, Rcpp::Named("kind") = kind, Rcpp::Named("label") = label,
-                Rcpp::Named("draw") = draw, Rcpp::Named("text") = text,
-                Rcpp::Named("backtranslated") = answer, Rcpp::Named("model") = model,
-                Rcpp::Named("prompt_hash") = prompt_hash),
+            // The rows' columns from their one field list (record_lists.hpp).
+            Rcpp::Named("rows") = llmv::records::to_r_columns(generations.rows),
             Rcpp::Named("failed_id") = failed_id, Rcpp::Named("failed_message") = failed_message,
             Rcpp::Named("synthetic") = generations.synthetic);
     });

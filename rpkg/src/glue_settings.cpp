@@ -8,6 +8,7 @@
 #include "glue_convert.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/models.hpp"
+#include "llmvalidate/record_lists.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/validation_config.hpp"
@@ -42,29 +43,18 @@ SEXP llmv_resolve_providers(SEXP config_) {
 SEXP llmv_provider_defaults() {
     BEGIN_RCPP
     return guarded([&]() -> Rcpp::RObject {
-        std::vector<std::string> kind, provider, model, embedding_family, credential, checked,
-            source;
-        Rcpp::List key_variables;
-        std::vector<int> auto_rank;
-        std::vector<bool> batch_api;
-        for (const pipeline::ProviderDefaults& row : pipeline::provider_defaults()) {
-            key_variables.push_back(Rcpp::wrap(row.key_variables));
-            auto_rank.push_back(row.auto_rank);
-            batch_api.push_back(row.batch_api);
-            kind.push_back(row.kind);
-            provider.push_back(row.provider);
-            model.push_back(row.model);
-            embedding_family.push_back(row.embedding_family);
-            credential.push_back(row.credential);
-            checked.push_back(row.checked);
-            source.push_back(row.source);
-        }
-        return Rcpp::List::create(
-            Rcpp::Named("kind") = kind, Rcpp::Named("provider") = provider,
-            Rcpp::Named("model") = model, Rcpp::Named("embedding_provider") = embedding_family,
-            Rcpp::Named("credential") = credential, Rcpp::Named("checked") = checked,
-            Rcpp::Named("source") = source, Rcpp::Named("key_variables") = key_variables,
-            Rcpp::Named("auto_rank") = auto_rank, Rcpp::Named("batch_api") = batch_api);
+        // One column per field of the row's list (record_lists.hpp).
+        return llmv::records::to_r_columns(pipeline::provider_defaults());
+    });
+    END_RCPP
+}
+
+// The statistics' test methods of the engine's registry (stats.hpp), one column per field of
+// their list (record_lists.hpp): test, name, title, doc, draws ("M", "R" or "B").
+SEXP llmv_test_methods() {
+    BEGIN_RCPP
+    return guarded([&]() -> Rcpp::RObject {
+        return llmv::records::to_r_columns(llmv::stats::test_methods());
     });
     END_RCPP
 }

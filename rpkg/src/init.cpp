@@ -36,6 +36,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_resolve_providers", reinterpret_cast<DL_FUNC>(&llmv_resolve_providers), 1},
     {"llmv_default_cache_path", reinterpret_cast<DL_FUNC>(&llmv_default_cache_path), 0},
     {"llmv_provider_defaults", reinterpret_cast<DL_FUNC>(&llmv_provider_defaults), 0},
+    {"llmv_test_methods", reinterpret_cast<DL_FUNC>(&llmv_test_methods), 0},
     {"llmv_models", reinterpret_cast<DL_FUNC>(&llmv_models), 5},
     {"llmv_presets", reinterpret_cast<DL_FUNC>(&llmv_presets), 0},
     {"llmv_sample_rows", reinterpret_cast<DL_FUNC>(&llmv_sample_rows), 3},

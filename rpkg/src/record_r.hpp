@@ -7,7 +7,10 @@
 //   std::vector<std::string>: character   a record: a named list   a vector of records: a list
 //   maps of strings: a named character vector / a named list of them
 //   a record with r_numbers: a named numeric vector (the calls)
-//   Table<T>: a named list of columns, one per field, each a vector of its type
+//   Table<T>: a named list of columns, one per field, each a vector of its type (a list column
+//   for std::vector<std::string>; an absent Maybe<T> is NA there)
+// Names: a field's `in_r()` (its R spelling where it has one); a field with `empty_is_na` is NA
+// for an empty string.
 // R's own names (`p.value`, `critical.value`) are made from these by the R code (R/tests.R).
 #pragma once
 
@@ -44,11 +47,42 @@ struct RColumns {
     void operator()(const Field& field, const T& value) {
         if (!field.r) return;
         if (typing) {
-            names.push_back(field.name);
+            names.push_back(field.in_r());
             columns.push_back(make_column<T>());
             return;
         }
-        set<T>(columns[column++], value);
+        set<T>(columns[column++], value, field.empty_is_na);
+    }
+    // A value that may be absent: NA in its column when absent.
+    template <class T>
+    void operator()(const Field& field, const Maybe<T>& value) {
+        if (!field.r) return;
+        if (typing) {
+            names.push_back(field.in_r());
+            columns.push_back(make_column<T>());
+            return;
+        }
+        if (value.present)
+            set<T>(columns[column], value.value, field.empty_is_na);
+        else
+            set_na<T>(columns[column]);
+        ++column;
+    }
+    template <class T>
+    void set_na(Rcpp::RObject& target) const {
+        if constexpr (std::is_same_v<T, bool>) {
+            Rcpp::LogicalVector column(target);
+            column[row] = NA_LOGICAL;
+        } else if constexpr (std::is_integral_v<T>) {
+            Rcpp::IntegerVector column(target);
+            column[row] = NA_INTEGER;
+        } else if constexpr (std::is_floating_point_v<T>) {
+            Rcpp::NumericVector column(target);
+            column[row] = NA_REAL;
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            Rcpp::CharacterVector column(target);
+            column[row] = NA_STRING;
+        }
     }
     template <class T>
     Rcpp::RObject make_column() const {
@@ -58,6 +92,8 @@ struct RColumns {
             return Rcpp::IntegerVector(rows);
         } else if constexpr (std::is_floating_point_v<T>) {
             return Rcpp::NumericVector(rows);
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+            return Rcpp::List(rows);  // a list column: one character vector per row
         } else {
             static_assert(std::is_same_v<T, std::string>, "no R column rule for this value type");
             return Rcpp::CharacterVector(rows);
@@ -65,7 +101,8 @@ struct RColumns {
     }
     // The Rcpp vector made from the column shares its memory: this sets the column's element.
     template <class T>
-    void set(Rcpp::RObject& target, const T& value) const {
+    void set(Rcpp::RObject& target, const T& value, bool empty_is_na) const {
+        (void)empty_is_na;  // text only
         if constexpr (std::is_same_v<T, bool>) {
             Rcpp::LogicalVector column(target);
             column[row] = value;
@@ -75,9 +112,15 @@ struct RColumns {
         } else if constexpr (std::is_floating_point_v<T>) {
             Rcpp::NumericVector column(target);
             column[row] = value;
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+            Rcpp::List column(target);
+            column[row] = Rcpp::wrap(value);
         } else {
             Rcpp::CharacterVector column(target);
-            column[row] = value;
+            if (empty_is_na && value.empty())
+                column[row] = NA_STRING;
+            else
+                column[row] = value;
         }
     }
 };
@@ -105,7 +148,7 @@ struct RNumbers {
     void operator()(const Field& field, const T& value) {
         static_assert(std::is_arithmetic_v<T>, "an r_numbers record has only numbers");
         if (!field.r) return;
-        names.push_back(field.name);
+        names.push_back(field.in_r());
         values.push_back(static_cast<double>(value));
     }
 };
@@ -161,7 +204,13 @@ struct RWriter {
     template <class T>
     void operator()(const Field& field, const T& value) {
         if (!field.r) return;
-        names.push_back(field.name);
+        names.push_back(field.in_r());
+        if constexpr (std::is_same_v<T, std::string>) {
+            if (field.empty_is_na && value.empty()) {
+                values.push_back(Rcpp::CharacterVector::create(NA_STRING));
+                return;
+            }
+        }
         values.push_back(r_value(value));
     }
 };
@@ -176,6 +225,12 @@ Rcpp::List to_r(const T& record) {
     for (std::size_t i = 0; i < writer.values.size(); ++i) list[i] = writer.values[i];
     list.names() = Rcpp::wrap(writer.names);
     return list;
+}
+
+// Rows of one record as R's columns (what as.data.frame() takes).
+template <class T>
+Rcpp::List to_r_columns(const std::vector<T>& rows) {
+    return detail::table_to_r(Table<T>{rows});
 }
 
 template <class T>

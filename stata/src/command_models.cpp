@@ -24,27 +24,11 @@
 #include "arguments.hpp"
 #include "commands.hpp"
 #include "llmvalidate/models.hpp"
+#include "record_stata.hpp"
 #include "results.hpp"
 #include "return_codes.hpp"
 
 namespace llmv::stata {
-
-namespace {
-
-// A YYYY-MM-DD date as Stata's daily date: days since 01jan1960.
-double stata_date(const std::string& date) {
-    int year = 0, month = 0, day = 0;
-    if (std::sscanf(date.c_str(), "%4d-%2d-%2d", &year, &month, &day) != 3) return 0;
-    // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm), then 3,653 days more.
-    year -= month <= 2 ? 1 : 0;
-    const long era = (year >= 0 ? year : year - 399) / 400;
-    const long year_of_era = year - era * 400;
-    const long day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-    const long day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    return static_cast<double>(era * 146097 + day_of_era - 719468 + 3653);
-}
-
-}  // namespace
 
 int command_models(Api& api, int argc, char* argv[]) {
     Arguments args(argc, argv);
@@ -65,10 +49,10 @@ int command_models(Api& api, int argc, char* argv[]) {
         pipeline::list_models(provider, config, price_table, [&api] { return api.poll(); });
 
     Results results;
+    // r(catalogue): a row per model, the columns of its field list that Stata names
+    // (models.hpp): default, priced, profile, lifecycle, retires.
     ResultMatrix catalogue;
     catalogue.key = "catalogue";
-    catalogue.cols = 5;
-    catalogue.col_names = {"default", "priced", "profile", "lifecycle", "retires"};
     std::vector<std::string> ids, priced, retires, deprecated, retired;
     std::string chat_default, embedding_default;
     for (const pipeline::ListedModel& model : list.models) {
@@ -77,20 +61,14 @@ int command_models(Api& api, int argc, char* argv[]) {
         if (model.default_for == "chat") chat_default = model.id;
         if (model.default_for == "embedding") embedding_default = model.id;
         catalogue.row_names.push_back("model" + std::to_string(ids.size()));
-        catalogue.values.push_back(model.default_for == "chat"        ? 1
-                                   : model.default_for == "embedding" ? 2
-                                                                      : 0);
-        catalogue.values.push_back(model.priced ? 1 : 0);
-        catalogue.values.push_back(model.kind == "model" ? 0 : 1);
-        catalogue.values.push_back(model.lifecycle == "retired"      ? 2
-                                   : model.lifecycle == "deprecated" ? 1
-                                                                     : 0);
-        catalogue.values.push_back(model.retires.empty() ? api.missing_value()
-                                                         : stata_date(model.retires));
+        const records::StataRow row = records::stata_row(model);
+        catalogue.col_names = row.names;
+        catalogue.values.insert(catalogue.values.end(), row.values.begin(), row.values.end());
         retires.push_back(model.retires.empty() ? "." : model.retires);
         if (model.lifecycle == "deprecated") deprecated.push_back(model.id);
         if (model.lifecycle == "retired") retired.push_back(model.id);
     }
+    catalogue.cols = static_cast<int>(catalogue.col_names.size());
     catalogue.rows = static_cast<int>(ids.size());
     results.scalar("N", static_cast<double>(ids.size()));
     results.scalar("N_priced", static_cast<double>(priced.size()));

@@ -68,7 +68,12 @@ int command_power(Api& api, int argc, char* argv[]) {
     results.scalar("repeats", config.annotation_repeats);
     results.scalar("alpha", config.tests.alpha);
     results.scalar("threshold", config.tests.threshold);
-    results.scalar("permutations", config.tests.permutations);
+    // R only for a method that permutes; B only for one that draws reference texts (registry).
+    results.scalar("permutations", stats::draws_permutations(config.tests)
+                                       ? config.tests.permutations
+                                       : api.missing_value());
+    results.scalar("B",
+                   stats::draws_reference(config.tests) ? config.paper_b : api.missing_value());
     results.scalar("follow", dgp.follow_probability);
     results.scalar("signal", dgp.label_signal);
     results.scalar("accuracy", dgp.annotator_accuracy);

@@ -37,10 +37,12 @@
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/pipeline.hpp"
+#include "llmvalidate/record_lists.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
 #include "llmvalidate/task.hpp"
 #include "messages.hpp"
+#include "record_stata.hpp"
 #include "results.hpp"
 #include "test_results.hpp"
 #include "validate_outputs.hpp"
@@ -369,13 +371,11 @@ int command_validate(Api& api, int argc, char* argv[]) {
     if (ran.estimate) {
         progress.finish(false);
         const pipeline::DryRunReport& report = *ran.estimate;
-        results.scalar("N", static_cast<double>(report.passages));
-        results.scalar("calls", static_cast<double>(report.calls.chat_calls));
-        results.scalar("cached_calls", static_cast<double>(report.cached_calls));
-        results.scalar("embedded_texts", static_cast<double>(report.calls.embedded_texts));
-        results.scalar("input_tokens", static_cast<double>(report.estimated_input_tokens));
-        results.scalar("output_tokens", static_cast<double>(report.estimated_output_tokens));
-        results.scalar("embedding_tokens", static_cast<double>(report.estimated_embedding_tokens));
+        // The report's fields with a Stata name (record_lists.hpp): N, calls, cached_calls,
+        // embedded_texts, the estimated tokens and the note; its cost below.
+        const records::StataSingle fields = records::stata_single(records::stata_cells(report));
+        for (const auto& [name, value] : fields.scalars) results.scalar(name, value);
+        for (const auto& [name, text] : fields.macros) results.macro(name, text);
         // Dollars only when a price table was found (LLMV_PRICE_TABLE, or the build's prompts/).
         if (!report.cost.table.empty()) {
             // A total missing a model's price is unknown: missing, not the priced part's sum.
@@ -386,7 +386,6 @@ int command_validate(Api& api, int argc, char* argv[]) {
             results.macro("price_table", report.cost.table);
         }
         if (!report.cost.note.empty()) results.macro("price_note", report.cost.note);
-        results.macro("note", report.note);
         results.macro("dryrun", "yes");
         results.macro("warnings", progress.warnings());
         announce(api, std::move(results));

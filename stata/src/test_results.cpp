@@ -61,7 +61,8 @@ void add_single_passage(Results& results, const Outcome& outcome) {
     ResultMatrix by_label;
     by_label.key = "backtranslation";
     append_record_row(by_label, bt.label, bt);
-    for (const auto& other : out.backtranslation_other) append_record_row(by_label, other.label, other);
+    for (const auto& other : out.backtranslation_other)
+        append_record_row(by_label, other.label, other);
     results.matrices.push_back(by_label);
 }
 
@@ -94,7 +95,11 @@ void fill_results(Results& results, const std::vector<Outcome>& outcomes,
                                       : kNaN);
     results.scalar("alpha", options.alpha);
     results.scalar("threshold", options.threshold);
-    results.scalar("permutations", options.permutations);
+    // R, the permutations, only for the permutation test (missing under smethod(paper), which
+    // draws none); B, the paper's reference texts, is r(B) of a single passage and a column of
+    // r(separation).
+    results.scalar("permutations",
+                   stats::draws_permutations(options) ? options.permutations : kNaN);
     results.scalar("K", static_cast<double>(labels.size()));
     results.macro("seed", std::to_string(options.seed));
     results.macro("labels", join_stata_list(labels));

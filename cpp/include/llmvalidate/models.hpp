@@ -4,6 +4,7 @@
 // the price table has each.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,9 +16,9 @@ namespace llmv::pipeline {
 
 struct ListedModel {
     std::string id;
-    std::string name;         // the vendor's display name, when given
-    std::string kind;         // "model" or "inference profile"
-    std::string status;       // the vendor's lifecycle word, when given
+    std::string name;    // the vendor's display name, when given
+    std::string kind;    // "model" or "inference profile"
+    std::string status;  // the vendor's lifecycle word, when given
     // "active", "deprecated" (retirement announced, still served) or "retired".
     std::string lifecycle;
     std::string retires;      // YYYY-MM-DD; "" when no retirement is announced
@@ -36,9 +37,36 @@ struct ModelList {
     bool from_cache = false;          // read from the day cache, not asked now
 };
 
-// The fields of the list, once, for every front end (records.hpp): the CLI's JSON, R's tibble.
+// A date YYYY-MM-DD as Stata's %td number (days since 1960-01-01); absent for "" or another
+// text. Howard Hinnant's days-from-civil, shifted by the 3,653 days from 1960 to 1970.
+inline records::Maybe<double> stata_day(const std::string& date) {
+    int year = 0, month = 0, day = 0;
+    if (date.size() != 10 || std::sscanf(date.c_str(), "%4d-%2d-%2d", &year, &month, &day) != 3)
+        return {0, false};
+    year -= month <= 2 ? 1 : 0;
+    const long era = (year >= 0 ? year : year - 399) / 400;
+    const long year_of_era = year - era * 400;
+    const long day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+    const long day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    return {static_cast<double>(era * 146097 + day_of_era - 719468 + 3653), true};
+}
+
+// Stata's codes of a listed model's words, the columns of r(catalogue) (`llmvalidate models`).
+inline int stata_default_code(const ListedModel& x) {
+    return x.default_for == "chat" ? 1 : x.default_for == "embedding" ? 2 : 0;
+}
+inline int stata_lifecycle_code(const ListedModel& x) {
+    return x.lifecycle == "retired" ? 2 : x.lifecycle == "deprecated" ? 1 : 0;
+}
+
+// The fields of the list, once, for every front end (records.hpp): the CLI's JSON, R's tibble,
+// and Stata's r(catalogue), whose columns (default, priced, profile, lifecycle, retires) are
+// codes of the words and a %td date: fields of Stata's alone (no JSON, no R).
 template <class Visitor>
 void visit(const ListedModel& x, Visitor& v) {
+    const auto stata_only = [](const char* name, const char* stata) {
+        return records::Field{name, stata, false, false, false};
+    };
     v(records::Field{"id"}, x.id);
     v(records::Field{"name"}, x.name);
     v(records::Field{"kind"}, x.kind);
@@ -48,7 +76,11 @@ void visit(const ListedModel& x, Visitor& v) {
     v(records::Field{"replacement"}, x.replacement);
     v(records::Field{"lifecycle_source"}, x.lifecycle_source);
     v(records::Field{"default_for"}, x.default_for);
-    v(records::Field{"priced"}, x.priced);
+    v(stata_only("default_code", "default"), stata_default_code(x));
+    v(records::Field{"priced", "priced"}, x.priced);
+    v(stata_only("profile", "profile"), x.kind != "model");
+    v(stata_only("lifecycle_code", "lifecycle"), stata_lifecycle_code(x));
+    v(stata_only("retires_date", "retires"), stata_day(x.retires));
 }
 
 template <class Visitor>

@@ -50,8 +50,8 @@ struct CallCounts {
 struct PassageResult {
     std::size_t index = 0;  // position in the input, 0-based
     std::string id;
-    bool ok = false;         // false: error_code / error_message say why; no verdict
-    std::string error_code;  // llmv::code::*
+    bool ok = false;            // false: error_code / error_message say why; no verdict
+    std::string error_code;     // llmv::code::*
     std::string error_message;  // "passage <id>: <what happened>", in the engine's terms
     // The error itself (its message without the passage), for a front end's own spelling
     // (settings::message); null when ok.
@@ -73,7 +73,8 @@ struct PassageResult {
     std::map<std::string, std::string> prompt_hashes;  // "annotation", "simulation:<label>"
     int m = 0, n = 0, repeats = 0;
     double alpha = 0, threshold = 0;
-    int permutations = 0;  // R of the permutation test (B of the paper's: paper_reference)
+    int permutations = 0;  // R, the permutations of the permutation test; 0 for the paper's
+    int b = 0;             // B, the reference texts of the paper's tests; 0 when neither runs
     std::string validation_method, separation_method, backtranslation_rule;
     std::uint64_t seed = 0;
     CallCounts calls;

@@ -72,6 +72,22 @@ struct Field {
     bool column = true;
     const char* single = nullptr;
     StataVariable variable = {};
+    // R only: the element's name when R spells it otherwise (nullptr: `name`), and whether an
+    // empty string is NA in R (a generation row's label and answer).
+    const char* r_name = nullptr;
+    bool empty_is_na = false;
+
+    const char* in_r() const { return r_name != nullptr ? r_name : name.c_str(); }
+    Field r_as(const char* spelling) const {
+        Field field = *this;
+        field.r_name = spelling;
+        return field;
+    }
+    Field na_when_empty() const {
+        Field field = *this;
+        field.empty_is_na = true;
+        return field;
+    }
 
     Field not_a_column() const {
         Field field = *this;
@@ -149,7 +165,8 @@ void visit(const stats::SeparationResult& x, Visitor& v) {
     v(Field{"method"}, x.method);
     v(Field{"m_beta", "M_beta"}, x.m_beta);
     v(Field{"m_gamma", "M_gamma"}, x.m_gamma);
-    v(Field{"permutations", "reps"}, x.permutations);
+    v(Field{"permutations", "reps"}, x.permutations);  // R; 0 for the paper method
+    v(Field{"b", "B"}, x.b);                           // B; 0 for the permutation method
     v(Field{"alpha"}, x.alpha);
     v(Field{"null_distribution", nullptr, true, true}, x.null_distribution);
     v(Field{"can_decide", nullptr, false}, x.can_decide);
@@ -183,9 +200,9 @@ struct TestReport {
 
 // A backtranslation that did not run, with what the options say (a result made outside
 // stats::run_tests may leave them empty).
-inline stats::BacktranslationResult shown_backtranslation(const stats::BacktranslationResult& result,
-                                                          const stats::TestOptions& options,
-                                                          const std::string& label) {
+inline stats::BacktranslationResult shown_backtranslation(
+    const stats::BacktranslationResult& result, const stats::TestOptions& options,
+    const std::string& label) {
     stats::BacktranslationResult shown = result;
     if (!shown.run) {
         shown.rule = options.backtranslation_rule;
@@ -194,6 +211,21 @@ inline stats::BacktranslationResult shown_backtranslation(const stats::Backtrans
     }
     if (shown.label.empty()) shown.label = label;
     return shown;
+}
+
+// `permutations` means R, the permutations of the permutation test, alone: 0 when the separation
+// method draws none (the paper's; stats::test_methods() says). B, the reference texts, is `b`.
+inline int permutations_used(const stats::TestOptions& options) {
+    return stats::draws_permutations(options) ? options.permutations : 0;
+}
+
+// B of the paper's tests that ran (the validation test's, else a separation test's); 0 when
+// neither is the paper's.
+inline int reference_draws(const stats::TestOutput& output) {
+    if (output.validation.b > 0) return output.validation.b;
+    for (const auto& test : output.separation)
+        if (test.b > 0) return test.b;
+    return 0;
 }
 
 template <class Visitor>
@@ -211,7 +243,9 @@ void visit(const TestReport& x, Visitor& v) {
     v(Field{"backtranslation_other"}, others);
     v(Field{"alpha"}, x.options.alpha);
     v(Field{"threshold"}, x.options.threshold);
-    v(Field{"permutations"}, x.options.permutations);
+    // R only when the permutation test ran; B, the reference texts of the paper's tests, apart.
+    v(Field{"permutations"}, permutations_used(x.options));
+    v(Field{"b"}, reference_draws(out));
     v(Field{"seed"}, Seed{out.seed});
 }
 
@@ -381,7 +415,8 @@ void visit(const PassageRow& row, Visitor& v) {
     const stats::TestOutput& tests = x.tests;
     const bool ok = x.ok;
     std::string annotations;
-    for (const auto& answer : x.annotations) annotations += (annotations.empty() ? "" : "|") + answer;
+    for (const auto& answer : x.annotations)
+        annotations += (annotations.empty() ? "" : "|") + answer;
     std::string counts;
     for (const auto& [label, count] : tests.backtranslation.counts)
         counts += (counts.empty() ? "" : "|") + label + ":" + std::to_string(count);
@@ -423,6 +458,8 @@ void visit(const PassageRow& row, Visitor& v) {
     v(Field{"M"}, x.m);
     v(Field{"n"}, x.n);
     v(Field{"R"}, x.repeats);
+    v(Field{"permutations"}, x.permutations);
+    v(Field{"b"}, x.b);
     v(Field{"alpha"}, x.alpha);
     v(Field{"threshold"}, x.threshold);
     v(Field{"backtranslation_rule"}, x.backtranslation_rule);
@@ -434,7 +471,8 @@ void visit(const PassageRow& row, Visitor& v) {
     v(Field{"synthetic"}, x.synthetic);
     v(Field{"task"}, x.task_name);
     const auto hash = x.prompt_hashes.find("annotation");
-    v(Field{"prompt_hash_annotation"}, hash == x.prompt_hashes.end() ? std::string() : hash->second);
+    v(Field{"prompt_hash_annotation"},
+      hash == x.prompt_hashes.end() ? std::string() : hash->second);
     visit(x.calls, v);  // the calls' columns, unprefixed
 }
 
@@ -544,7 +582,8 @@ struct DetectVisitor {
     void operator()(const Field&, const V&) {}
 };
 template <class T>
-struct is_record<T, std::void_t<decltype(visit(std::declval<const T&>(), std::declval<DetectVisitor&>()))>>
+struct is_record<
+    T, std::void_t<decltype(visit(std::declval<const T&>(), std::declval<DetectVisitor&>()))>>
     : std::true_type {};
 
 }  // namespace llmv::records

@@ -113,7 +113,8 @@ struct SeparationResult {
     bool pass = false;          // separation holds
     int m_beta = 0;
     int m_gamma = 0;
-    int permutations = 0;  // R (permutation), B (paper)
+    int permutations = 0;  // R, the permutations (permutation method); 0 for paper
+    int b = 0;             // B, the reference texts (paper method); 0 for permutation
     double alpha = 0.05;
     Eigen::VectorXd null_distribution;  // ξ_perm or ξ̄_b
     bool can_decide = true;             // R (permutation) or B (paper) is large enough at α
@@ -244,7 +245,7 @@ struct TestOutput {
     // The other labels of S without a pool, whose separation was not tested (S's order): the
     // verdict is then inconclusive, naming them.
     std::vector<std::string> separation_untested;
-    BacktranslationResult backtranslation;     // of β̂
+    BacktranslationResult backtranslation;                     // of β̂
     std::vector<BacktranslationResult> backtranslation_other;  // other labels given, S's order
     Verdict verdict = Verdict::inconclusive;
     std::string verdict_reason;  // one sentence: why this verdict
@@ -263,7 +264,7 @@ Verdict decide_verdict(const ValidationResult& validation,
                        const BacktranslationResult& backtranslation, std::string* reason,
                        const std::vector<std::string>& untested = {});
 
-// --- Method registries: adding a method is one file plus one line here ----------------------
+// --- Method registries: adding a method is one file plus its entry in stats/registry.cpp ------
 // Inside run_tests() a method gets the SimilarityBlocks holding every pool (named as in
 // cpp/stats/internal.hpp) and a TestInput whose labels are spelled as in `labels`; its
 // `pools` and `paper_reference` only mark which labels have one (the rows are in the blocks).
@@ -274,6 +275,35 @@ using SeparationMethod = std::function<std::vector<SeparationResult>(
     SimilarityBlocks&, const TestInput&, const std::vector<std::string>& gammas)>;
 const std::map<std::string, ValidationMethod>& validation_methods();
 const std::map<std::string, SeparationMethod>& separation_methods();
+
+// What the front ends show of a method, declared with it in the registry (stats/registry.cpp):
+// R's choices and its tests' `parameter` read these (llmv_test_methods()), not a list of names.
+// `draws`: what its null distribution is drawn from, with the symbol front ends print: the pool
+// texts M (exact validation), R permutations (the permutation test: `permutations`, the seed),
+// B reference texts (the paper's tests: `b`).
+enum class NullDraws { pool, permutations, reference };
+const char* null_draws_symbol(NullDraws draws);  // "M", "R", "B"
+struct MethodInfo {
+    std::string test;   // "validation" or "separation"
+    std::string name;   // the setting's choice (validation_method, separation_method)
+    std::string title;  // a few words: "exact rank test"
+    std::string doc;    // one sentence
+    NullDraws draws = NullDraws::pool;
+};
+// Every registered method: validation first, then separation, each in the order registered.
+const std::vector<MethodInfo>& test_methods();
+// The method `name` of `test` ("validation" or "separation"); nullptr when none is registered.
+const MethodInfo* find_method(const std::string& test, const std::string& name);
+// Whether the options' separation method draws permutations (then `permutations`, R, is used),
+// and whether either method draws reference texts (then B is).
+struct TestOptions;
+bool draws_permutations(const TestOptions& options);
+bool draws_reference(const TestOptions& options);
+// A method added at run time (a test's throwaway method; a binding's own): its info and its
+// function; the same name again replaces it. remove_method() takes it out again.
+void register_validation_method(const MethodInfo& info, ValidationMethod method);
+void register_separation_method(const MethodInfo& info, SeparationMethod method);
+void remove_method(const std::string& test, const std::string& name);
 
 // --- Many passages (Section 5) ----------------------------------------------------------------
 struct PassageSummaryInput {
@@ -313,8 +343,8 @@ struct Disagreement {
 };
 
 struct PassageSummary {
-    std::vector<ShareRow> table9;    // overall first, then by LLM label
-    std::vector<CrossCell> table10;  // LLM label x human label, prerequisites passing only
+    std::vector<ShareRow> table9;       // overall first, then by LLM label
+    std::vector<CrossCell> table10;     // LLM label x human label, prerequisites passing only
     std::vector<Disagreement> table11;  // in input order; empty without human labels
     int n_total = 0;
     int n_inconclusive = 0;
