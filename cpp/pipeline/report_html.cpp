@@ -40,7 +40,8 @@ table.panel{width:100%}
 blockquote.text{margin:.2em 0 .8em;padding:.4em .8em;border-left:4px solid var(--line);background:var(--soft);white-space:pre-wrap}
 .cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,360px);gap:18px}
 .charts figure{margin:0 0 10px}.charts figcaption{font-size:.85em;color:var(--mute)}
-svg{max-width:100%;height:auto;display:block}.charts svg{width:360px}svg.shares{width:440px}
+svg{max-width:100%;height:auto;display:block}.charts svg{width:360px}svg.shares{width:480px}
+figure{margin:0 0 12px}svg.shares text{font-size:13px}
 svg text{font:11px system-ui,sans-serif;fill:var(--fg)}
 .hist .bars{fill:#8c959f}.hist .axis{stroke:var(--fg)}
 .hist .stat{stroke:var(--fg);stroke-width:2}.hist .crit{stroke:var(--bad);stroke-width:2;stroke-dasharray:4 3}
@@ -102,9 +103,9 @@ std::string summary_section(const json& doc) {
     const bool human = has_human(doc);
     std::string out =
         "<section id=\"summary\"><h2>Summary</h2><p>" + value(doc, "/totals/passages", "i") +
-        " passages: " + value(doc, "/totals/valid", "i") + " valid, " +
-        value(doc, "/totals/invalid", "i") + " invalid, " +
-        value(doc, "/totals/inconclusive", "i") + " inconclusive, " +
+        (doc["totals"].value("passages", 0) == 1 ? " passage: " : " passages: ") +
+        value(doc, "/totals/valid", "i") + " valid, " + value(doc, "/totals/invalid", "i") +
+        " invalid, " + value(doc, "/totals/inconclusive", "i") + " inconclusive, " +
         value(doc, "/totals/failed", "i") + " failed. Share valid " +
         value(doc, "/totals/share_valid", "pct1") + ", " + value(doc, "/totals/ci_level", "pct0") +
         " interval [" + value(doc, "/totals/ci_low", "pct1") + ", " +
@@ -126,8 +127,13 @@ std::string summary_section(const json& doc) {
                "</tr>";
     }
     out += "</tbody></table></div>";
-    out += "<figure>" + html::shares_svg(doc) +
-           "<figcaption class=\"note\">Dot: share valid; line: its interval.</figcaption></figure>";
+    bool any_share = false;  // a run whose every passage failed has no share to draw
+    for (const auto& column : columns)
+        any_share = any_share || column["summary"]["share_valid"].is_number();
+    if (any_share)
+        out += "<figure>" + html::shares_svg(doc) +
+               "<figcaption class=\"note\">Dot: share valid; line: its "
+               "interval.</figcaption></figure>";
     for (std::size_t c = 0; c < columns.size(); ++c) {
         const std::string base = "/columns/" + std::to_string(c);
         if (columns[c].contains("first_failure"))

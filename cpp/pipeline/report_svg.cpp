@@ -97,7 +97,7 @@ std::string shares_svg(const json& doc) {
     // A row per column: its name on a line of its own, then the track (0 to 100%), the dot and
     // its interval, and the numbers in words; narrow enough to stay legible on a phone.
     const json& columns = doc["columns"];
-    const double W = 440, row = 44, track0 = 8, track1 = 250, top = 18;
+    const double W = 480, row = 46, track0 = 8, track1 = 250, top = 20;
     const double H = top + row * static_cast<double>(columns.size()) + 4;
     std::string title = "Share of passages valid, with its interval, by";
     title += columns.size() > 1 ? " task and model." : " run.";

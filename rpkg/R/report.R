@@ -20,7 +20,7 @@
 #' # The simulated provider is a synthetic data-generating process, not an LLM.
 #' validations <- llm_validate(c(a = "Revenue grew strongly.", b = "Losses widened."),
 #'   task = "sentiment", provider = llm_provider_simulated(), M = 20, n = 10,
-#'   permutations = 99, seed = 1, cache = NULL)
+#'   permutations = 99, seed = 1)
 #' llm_report(validations, tempfile(fileext = ".html"))
 llm_report <- function(x, file) {
   call <- rlang::current_env()
