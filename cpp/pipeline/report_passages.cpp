@@ -166,7 +166,8 @@ std::string passage_index(const json& doc, const std::vector<std::vector<bool>>&
     std::string out =
         "<p class=\"noprint\"><label for=\"q\">Search passages (id, text, label, "
         "verdict):</label> <input id=\"q\" type=\"search\" placeholder=\"e.g. invalid\"></p>"
-        "<table id=\"index\" class=\"index\"><caption>Every passage; those with a section are "
+        "<div class=\"wrap\"><table id=\"index\" class=\"index\"><caption>Every passage; those "
+        "with a section are "
         "linked</caption><thead><tr><th scope=\"col\">#</th>";
     if (several) out += "<th scope=\"col\">task / model</th>";
     out +=
