@@ -203,6 +203,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt mod:el(string)}}{cmd:llmvalidate cache clear}: remove only this model's entries (every provider){p_end}
 {synopt:{opt ti:tles(varname)}}{cmd:llmvalidate overview}: the variable that names the rows (numeric or string); default: the observation numbers{p_end}
 {synopt:{opt nam:es(list)}}{cmd:llmvalidate overview}: a column header per prefix, in their order (quote a header with spaces); default: the prefixes{p_end}
+{synopt:{opt run(filename)}}{cmd:llmvalidate report}: the run document to render (saving()'s {it:name}{cmd:.run.json}, or the command-line tool's {cmd:--run-json}); default: the last run's{p_end}
 {synopt:{opt where(conditions)}}{cmd:llmvalidate sample}: draw only from observations where {it:variable}{cmd:=}{it:value} ({it:value}{cmd:|}{it:value} for several, {cmd:;} between conditions), as the command-line tool's {cmd:--where}{p_end}
 {synoptline}
 

@@ -53,7 +53,7 @@ input[type=search]{font:inherit;padding:3px 6px;width:min(360px,90%)}
 dl.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 14px}dl.kv dt{color:var(--mute)}dl.kv dd{margin:0;overflow-wrap:anywhere;min-width:0}
 @media (max-width:720px){.cols{grid-template-columns:1fr}main{padding:0 10px 30px}body{font-size:14px}.passage{padding:10px 8px}dl.kv{grid-template-columns:1fr}dl.kv dd{margin-bottom:6px}}
 @media print{
- body{font-size:10.5pt}.noprint,nav{display:none}.synthetic{position:static}
+ body{font-size:10.5pt}.noprint,nav{display:none}.synthetic{display:none}
  .passage{content-visibility:visible}a{color:inherit;text-decoration:none}
  @page{size:A4;margin:18mm 12mm 14mm}
 }
@@ -168,7 +168,8 @@ std::string comparisons_section(const json& doc) {
     if (columns.size() < 2 && !human) return "";
     std::string out = "<section id=\"comparisons\"><h2>Comparisons</h2>";
     if (columns.size() > 1) {
-        const bool by_model = columns[0].value("model", "") != columns[1].value("model", "");
+        // Table 8: one task, several models; Table 7: several tasks.
+        const bool by_model = columns[0].value("task", "") == columns[1].value("task", "");
         out +=
             "<div class=\"wrap\"><table class=\"grid7\"><caption>Label and verdict of each "
             "passage by " +
@@ -180,8 +181,8 @@ std::string comparisons_section(const json& doc) {
             const json& first = columns[0]["passages"][i];
             const std::string title = first.value("title", "");
             out += "<tr><th scope=\"row\">" +
-                   value(doc, "/columns/0/passages/" + std::to_string(i) + "/id") +
-                   (title.empty() || title == first.value("id", "") ? "" : " " + esc(title)) +
+                   (title.empty() ? value(doc, "/columns/0/passages/" + std::to_string(i) + "/id")
+                                  : esc(title)) +
                    "</th>";
             for (std::size_t c = 0; c < columns.size(); ++c) {
                 if (i >= columns[c]["passages"].size()) {

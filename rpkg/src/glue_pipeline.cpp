@@ -115,13 +115,13 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         }
         // The run document (llmvalidate/report.hpp) that llm_report() renders: the same as the
         // CLI's --run-json for the same run.
-        report::RunContext context;
+        llmv::report::RunContext context;
         context.synthetic = batch.synthetic;
         context.warnings = warnings;
         for (const auto& passage : passages)
             if (!passage.human_label.empty()) context.human_label_column = "human";
-        report::RunDocument document(config, context);
-        report::ColumnInfo info;
+        llmv::report::RunDocument document(config, context);
+        llmv::report::ColumnInfo info;
         for (const auto& passage : passages) info.texts.push_back(passage.text);
         document.begin_column(config, std::move(info));
         for (const auto& passage : batch.passages) document.add_passage(passage);
@@ -164,7 +164,8 @@ SEXP llmv_render_report(SEXP text_) {
     BEGIN_RCPP
     return guarded([&]() -> Rcpp::RObject {
         const std::string text = Rcpp::as<std::string>(text_);
-        return Rcpp::wrap(report::render_html(report::parse_document(text, "the run document")));
+        return Rcpp::wrap(
+            llmv::report::render_html(llmv::report::parse_document(text, "the run document")));
     });
     END_RCPP
 }
