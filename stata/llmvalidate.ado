@@ -10,11 +10,11 @@ program define llmvalidate, rclass
     }
     gettoken subcommand rest : 0, parse(" ,")
     * A string variable of passages may be named like a subcommand (test, power, sample, cache,
-    * version, models, overview). It is the variable when the rest of the command is one only validation has:
+    * version, models, overview, report). It is the variable when the rest of the command is one only validation has:
     * an if or in qualifier, or an option no subcommand of that name takes. llmvalidate
     * validate varname, ... is always a validation.
     if inlist(`"`subcommand'"', "test", "power", "sample", "cache", "version", "models",  ///
-        "overview") {
+        "overview", "report") {
         capture confirm string variable `subcommand', exact
         if _rc == 0 {
             IsValidation `subcommand' `rest'
@@ -62,6 +62,10 @@ program define llmvalidate, rclass
     else if `"`subcommand'"' == "overview" {
         LoadPlugin
         Overview `rest'
+    }
+    else if `"`subcommand'"' == "report" {
+        LoadPlugin
+        Report `rest'
     }
     else {
         LoadPlugin
@@ -217,7 +221,7 @@ program define RunPlugin, rclass
           embmodel(string) baseurl(string) embbaseurl(string) cache(string)         ///
           keyenv(string) truelabel(string) topic(string) generations(string)        ///
           annotation(string) simulation(string) vars(string asis) varsfound(string)   ///
-          embmatrix(string) embfile(string) pricetable(string) ]
+          embmatrix(string) embfile(string) pricetable(string) rundoc(string) ]
 
     local llmv_labels `"`labels'"'
     local llmv_annotation `"`annotation'"'
@@ -227,6 +231,7 @@ program define RunPlugin, rclass
     local llmv_embmatrix `"`embmatrix'"'
     local llmv_embfile `"`embfile'"'
     local llmv_generations `"`generations'"'
+    local llmv_rundoc `"`rundoc'"'
     local llmv_varnames `"`varnames'"'
     local llmv_task `"`task'"'
     local llmv_provider `"`provider'"'
@@ -457,6 +462,11 @@ program define Validate, rclass
         tempfile gencsv
     }
 
+    * The run document that llmvalidate report renders: the last run's, in Stata's temporary
+    * folder (and copied beside saving()'s dataset after the run).
+    if "`dryrun'" == "" global LLMV_LAST_RUN `"`c(tmpdir)'/llmvalidate_last_run.json"'
+    else global LLMV_LAST_RUN
+
     * task(), or a task from labels(), annotation() and simulation() (the plugin checks that
     * exactly one of the two is given).
     local taskfile
@@ -542,6 +552,7 @@ program define Validate, rclass
         provider(`provider')                                                        ///
         model(`model') embedding(`embedding') embmodel(`embmodel') baseurl(`baseurl') ///
         embbaseurl(`embbaseurl') cache(`cache') keyenv(`keyenv') generations(`gencsv') ///
+        rundoc(`"$LLMV_LAST_RUN"')                                                  ///
         labels(`labels') annotation(`"`annotation'"') simulation(`"`simulation'"')    ///
         vars(`vars') varsfound(`llmv_taskvars_found') pricetable(`pricefile')
     return add
@@ -551,6 +562,13 @@ program define Validate, rclass
         _return hold `held'
         SaveGenerations `"`gencsv'"' `"`savefile'"' `savereplace'
         _return restore `held'
+        * The run document beside the dataset: llmvalidate report using F.html, run(F.run.json).
+        local savedoc `"`savefile'"'
+        if substr(`"`savedoc'"', -4, .) == ".dta" {
+            local savedoc = substr(`"`savedoc'"', 1, strlen(`"`savedoc'"') - 4)
+        }
+        capture confirm file `"$LLMV_LAST_RUN"'
+        if !_rc copy `"$LLMV_LAST_RUN"' `"`savedoc'.run.json"', replace
     }
     return local cmd "llmvalidate"
     return local subcmd "validate"
@@ -759,6 +777,26 @@ program define Cache, rclass
 end
 
 * ---------------------------------------------------------------------------------------------
+* llmvalidate report using FILE.html [, replace run(RUN.json)]: the run's HTML report, rendered
+* by the engine (the same file as the command-line tool's llmvalidate report and R's
+* llm_report()): of the last run, or of a run document (saving()'s FILE.run.json, or the
+* command-line tool's --run-json).
+program define Report, rclass
+    version 14.1
+    syntax using/ [, REPlace RUN(string)]
+    local llmv_rundoc `"`run'"'
+    if `"`llmv_rundoc'"' == "" local llmv_rundoc `"$LLMV_LAST_RUN"'
+    if `"`llmv_rundoc'"' == "" {
+        display as error "llmvalidate report: no run yet; run llmvalidate varname, task(...) first, or give run()"
+        exit 601
+    }
+    local llmv_report `"`using'"'
+    plugin call llmvalidate_plugin, report replace=`=("`replace'" != "")'
+    return local report `"`using'"'
+    return local run `"`llmv_rundoc'"'
+    return local subcmd "report"
+end
+
 * llmvalidate overview stub1 stub2 ...: the paper's Tables 7 and 8 from the variables earlier
 * runs made with generate(stub): a row per observation, a column per run (a task, or a model),
 * each cell "label (verdict)", in the layout of the command-line tool's overview (the plugin

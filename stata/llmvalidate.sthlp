@@ -57,6 +57,12 @@ An overview of several runs over the same passages: the paper's Tables 7 and 8{p
 {cmd:llmvalidate overview} {it:prefix} [{it:prefix} ...] {ifin} [{cmd:,} {opt ti:tles(varname)} {opt nam:es(list)}]
 
 {pstd}
+The run's report: one self-contained HTML file{p_end}
+
+{p 8 20 2}
+{cmd:llmvalidate report using} {it:filename}{cmd:.html} [{cmd:,} {opt rep:lace} {opt run(filename)}]
+
+{pstd}
 Describe or clear the response cache{p_end}
 
 {p 8 20 2}
@@ -198,6 +204,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt mod:el(string)}}{cmd:llmvalidate cache clear}: remove only this model's entries (every provider){p_end}
 {synopt:{opt ti:tles(varname)}}{cmd:llmvalidate overview}: the variable that names the rows (numeric or string); default: the observation numbers{p_end}
 {synopt:{opt nam:es(list)}}{cmd:llmvalidate overview}: a column header per prefix, in their order (quote a header with spaces); default: the prefixes{p_end}
+{synopt:{opt run(filename)}}{cmd:llmvalidate report}: the run document to render (saving()'s {it:name}{cmd:.run.json}, or the command-line tool's {cmd:--run-json}); default: the last run's{p_end}
 {synopt:{opt where(conditions)}}{cmd:llmvalidate sample}: draw only from observations where {it:variable}{cmd:=}{it:value} ({it:value}{cmd:|}{it:value} for several, {cmd:;} between conditions), as the command-line tool's {cmd:--where}{p_end}
 {synoptline}
 
@@ -568,6 +575,22 @@ the command-line tool's overview ({cmd:llmvalidate run} with several tasks or {c
 For Table 8, run the same command once per model ({opt model()}) with its own
 {opt generate()} prefix: each model's answers are cached under its own keys, so adding a model
 later pays only for that model.
+
+
+{marker report}{...}
+{title:Report}
+
+{pstd}
+{cmd:llmvalidate report using} {it:filename}{cmd:.html} writes the last run's report: one
+self-contained HTML file (no external request, printable to PDF) with the verdicts, the share
+valid and its interval, each passage's tests and the null distributions of its statistics,
+Tables 9-11 with {opt human()}, and every setting, model, seed and cost of the run. The engine
+writes it, so the file is the same as the command-line tool's {cmd:llmvalidate report} and R's
+{cmd:llm_report()} for the same run, up to its creation time. A run on the simulated provider
+says so at the top of every page. {opt run(filename)} renders another run document instead:
+the one {opt saving()} leaves beside its dataset ({it:name}{cmd:.run.json}), or the
+command-line tool's {cmd:--run-json} file. {opt replace} overwrites the HTML file.
+{cmd:r(report)} and {cmd:r(run)} name the two files.
 
 
 {marker models}{...}

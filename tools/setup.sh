@@ -35,6 +35,9 @@ if [ "$need" = all ]; then
     # The Stata plugin on the oldest glibc the Debian archive serves
     # (tools/test.d/stata-old-glibc.sh).
     debootstrap
+    # The reports in a real browser (tests/browser/): headless Chromium driven over the
+    # DevTools pipe by a script of ours, and pdftotext to read the printed PDF.
+    chromium poppler-utils
   )
   # npm builds the offline llama-server (tools/build-llama-server.sh). Machines whose Node.js
   # comes from NodeSource already have npm inside it, and Debian's npm conflicts with that

@@ -23,6 +23,7 @@
 #include "llmvalidate/task.hpp"
 #include "llmvalidate/text.hpp"
 #include "options.hpp"
+#include "report_files.hpp"
 #include "reports.hpp"
 #include "rows.hpp"
 #include "task_options.hpp"
@@ -86,6 +87,7 @@ CommandSpec batch_spec() {
         0,
     };
     spec.options.push_back(save_generations_option());
+    for (const OptionSpec& option : report_options()) spec.options.push_back(option);
     for (const OptionSpec& option : pipeline_options()) spec.options.push_back(option);
     for (const OptionSpec& option : simulated_options()) spec.options.push_back(option);
     return spec;
@@ -424,7 +426,8 @@ int command_batch(const std::vector<std::string>& args) {
     // Checked before anything is paid for: the rows and the summary are written as the run goes
     // and at its end. The files are created only once there is something to write (a dry run
     // writes its report on standard output and creates neither).
-    for (const char* option : {"--output", "--summary", "--save-generations"})
+    for (const char* option :
+         {"--output", "--summary", "--save-generations", "--run-json", "--report"})
         check_writable(parsed, option);
     const Task task = task_of(config, options_task_origin);
     const std::vector<std::string> labels = task.labels();
@@ -448,10 +451,30 @@ int command_batch(const std::vector<std::string>& args) {
     std::unique_ptr<GenerationsWriter> generations;
     pipeline::RunSink sink;
     sink.cancel = install_interrupt_flag();
-    sink.on_warning = print_run_warning;
+    llmv::report::RunContext context;
+    context.synthetic = choice.synthetic;
+    context.human_label_column = parsed.value("--human-label-column");
+    sink.on_warning = [&](const pipeline::RunWarning& warning) {
+        context.warnings.push_back(warning);
+        print_run_warning(warning);
+    };
+    // The report's document takes each row as it is done (the rows are not kept); the texts
+    // are kept as they are read (a row's text is not in its result without keep_texts).
+    std::unique_ptr<llmv::report::RunDocument> document;
+    std::vector<std::string> texts;
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
     sink.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
     sink.on_passage = [&](const pipeline::PassageResult& result) {
+        if (wants_report(parsed)) {
+            if (!document) {
+                document = std::make_unique<llmv::report::RunDocument>(config, context);
+                document->begin_column(config, {});
+            }
+            pipeline::PassageResult shown = result;
+            if (shown.passage_text.empty() && result.index < texts.size())
+                shown.passage_text = texts[result.index];
+            document->add_passage(shown);
+        }
         std::ostream& rows = rows_out();
         rows << (format == "csv" ? csv_line(csv_row(result, labels)) : jsonl_line(result)) << "\n";
         rows.flush();
@@ -461,7 +484,9 @@ int command_batch(const std::vector<std::string>& args) {
     };
     sink.on_status = [](const std::string& line) { std::cerr << "Batch API: " << line << "\n"; };
     const pipeline::PassageSource source = [&](pipeline::PassageInput& input) {
-        return next_passage(input);
+        if (!next_passage(input)) return false;
+        if (wants_report(parsed)) texts.push_back(input.text);
+        return true;
     };
     const pipeline::RunOutcome outcome = pipeline::run(config, source, sink, {false, {}});
     bar.finish();
@@ -494,6 +519,14 @@ int command_batch(const std::vector<std::string>& args) {
         std::cerr
             << "Cancelled: the rows written so far are complete; a re-run with the same cache "
                "resumes without repeating a call.\n";
+    }
+    if (wants_report(parsed)) {
+        if (!document) {
+            document = std::make_unique<llmv::report::RunDocument>(config, context);
+            document->begin_column(config, {});
+        }
+        document->end_column(outcome);
+        write_report_files(parsed, *document);
     }
     if (parsed.has("--summary")) {
         nlohmann::ordered_json summary = records::to_json(batch.summary);

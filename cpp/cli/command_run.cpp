@@ -15,6 +15,7 @@
 #include "llmvalidate/task.hpp"
 #include "llmvalidate/text.hpp"
 #include "options.hpp"
+#include "report_files.hpp"
 #include "reports.hpp"
 #include "rows.hpp"
 #include "task_options.hpp"
@@ -67,6 +68,7 @@ CommandSpec run_spec() {
         0,
     };
     spec.options.push_back(save_generations_option());
+    for (const OptionSpec& option : report_options()) spec.options.push_back(option);
     for (const OptionSpec& option : pipeline_options()) spec.options.push_back(option);
     for (const OptionSpec& option : simulated_options()) spec.options.push_back(option);
     return spec;
@@ -206,12 +208,19 @@ int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& ch
         inputs.push_back(std::move(column_inputs));
     }
     if (!choice.cache_note.empty()) std::cerr << choice.cache_note << "\n";
-    for (const char* option : {"--output", "--save-generations"}) check_writable(parsed, option);
+    for (const char* option : {"--output", "--save-generations", "--run-json", "--report"})
+        check_writable(parsed, option);
     std::string report = choice.banner + "\n";
     std::unique_ptr<GenerationsWriter> generations;
     pipeline::RunSink sink;
     sink.cancel = install_interrupt_flag();
-    sink.on_warning = print_run_warning;
+    llmv::report::RunContext context;
+    context.synthetic = choice.synthetic;
+    sink.on_warning = [&](const pipeline::RunWarning& warning) {
+        context.warnings.push_back(warning);
+        print_run_warning(warning);
+    };
+    std::unique_ptr<llmv::report::RunDocument> document;
     Failures failures;
     bool cancelled = false;
     bool estimated = false;
@@ -231,6 +240,16 @@ int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& ch
             continue;
         }
         pipeline::BatchResult& batch = outcome.result;
+        if (wants_report(parsed)) {
+            if (!document) document = std::make_unique<llmv::report::RunDocument>(base, context);
+            llmv::report::ColumnInfo info;
+            info.header = columns[c].header;
+            info.titles = titles;
+            for (const auto& input : inputs[c]) info.texts.push_back(input.text);
+            document->begin_column(config, std::move(info));
+            for (const auto& result : batch.passages) document->add_passage(result);
+            document->end_column(outcome);
+        }
         warn_unwritten(batch, config.cache_path);
         cancelled = outcome.status == pipeline::RunStatus::cancelled;
         failures.add(outcome);
@@ -282,6 +301,7 @@ int run_grid(const ParsedArgs& parsed, const CommandSpec& spec, ConfigChoice& ch
             report += "Cancelled: a re-run with the same cache resumes without repeating a call.\n";
     }
     write_output(parsed.value("--output"), report);
+    if (document) write_report_files(parsed, *document);
     return exit_code_for_results(cancelled, failures);
 }
 
@@ -332,10 +352,16 @@ int command_run(const std::vector<std::string>& args) {
 
     if (!choice.cache_note.empty()) std::cerr << choice.cache_note << "\n";
     std::string report = choice.banner + "\n";
-    for (const char* option : {"--output", "--save-generations"}) check_writable(parsed, option);
+    for (const char* option : {"--output", "--save-generations", "--run-json", "--report"})
+        check_writable(parsed, option);
     pipeline::RunSink sink;
     sink.cancel = install_interrupt_flag();
-    sink.on_warning = print_run_warning;
+    llmv::report::RunContext context;
+    context.synthetic = choice.synthetic;
+    sink.on_warning = [&](const pipeline::RunWarning& warning) {
+        context.warnings.push_back(warning);
+        print_run_warning(warning);
+    };
     ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
     sink.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
     if (parsed.has("--save-generations")) config.keep_texts = true;
@@ -377,6 +403,16 @@ int command_run(const std::vector<std::string>& args) {
             report += "Cancelled: a re-run with the same cache resumes without repeating a call.\n";
     }
     write_output(parsed.value("--output"), report);
+    if (wants_report(parsed)) {
+        llmv::report::RunDocument document(config, context);
+        llmv::report::ColumnInfo info;
+        info.titles = titles;
+        for (const auto& input : passages) info.texts.push_back(input.text);
+        document.begin_column(config, std::move(info));
+        for (const auto& result : batch.passages) document.add_passage(result);
+        document.end_column(outcome);
+        write_report_files(parsed, document);
+    }
     warn_unwritten(batch, config.cache_path);
     return exit_code_for(outcome);
 }

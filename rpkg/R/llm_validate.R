@@ -443,7 +443,8 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   run_config$api_key <- ""
   run_config$embedding_api_key <- NULL
   run <- list(config = run_config, text = unname(text), ids = ids, templates = templates,
-              variables = passage_variables, settings = used_settings)
+              variables = passage_variables, settings = used_settings,
+              document = result$run_document)
   if (length(text) == 1 && !as_table) {
     passage <- result$passages[[1]]
     if (!isTRUE(passage$ok)) {

@@ -30,3 +30,4 @@
 #' @importFrom Rcpp evalCpp
 ## usethis namespace: end
 NULL
+

@@ -33,6 +33,7 @@ SEXP llmv_generations(SEXP config_, SEXP text_, SEXP id_, SEXP templates_, SEXP 
 SEXP llmv_load_passages(SEXP path_);
 SEXP llmv_power(SEXP config_, SEXP true_label_, SEXP replications_);
 SEXP llmv_size_warnings(SEXP config_);
+SEXP llmv_render_report(SEXP text_);
 SEXP llmv_resolve_providers(SEXP config_);
 SEXP llmv_default_cache_path();
 SEXP llmv_provider_defaults();

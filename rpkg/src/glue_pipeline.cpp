@@ -12,6 +12,7 @@
 #include "llmvalidate/interrupt.hpp"
 #include "llmvalidate/pipeline.hpp"
 #include "llmvalidate/record_lists.hpp"
+#include "llmvalidate/report.hpp"
 #include "llmvalidate/sample.hpp"
 #include "record_r.hpp"
 
@@ -44,7 +45,9 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         // becomes (options(warn = 2)) stops the run, before anything is sent.
         const Rcpp::Environment package = Rcpp::Environment::namespace_env("llmvalidate");
         const Rcpp::Function run_warning = package["run_warning"];
-        sink.on_warning = [run_warning](const pipeline::RunWarning& warning) {
+        std::vector<pipeline::RunWarning> warnings;  // for the run document
+        sink.on_warning = [run_warning, &warnings](const pipeline::RunWarning& warning) {
+            warnings.push_back(warning);
             run_warning(warning.kind, warning.text);
         };
         const bool has_progress = !Rf_isNull(progress_);
@@ -96,6 +99,19 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
         for (std::size_t i = 0; i < batch.passages.size(); ++i) {
             results[i] = passage_to_r(batch.passages[i]);
         }
+        // The run document (llmvalidate/report.hpp) that llm_report() renders: the same as the
+        // CLI's --run-json for the same run.
+        llmv::report::RunContext context;
+        context.synthetic = batch.synthetic;
+        context.warnings = warnings;
+        for (const auto& passage : passages)
+            if (!passage.human_label.empty()) context.human_label_column = "human";
+        llmv::report::RunDocument document(config, context);
+        llmv::report::ColumnInfo info;
+        for (const auto& passage : passages) info.texts.push_back(passage.text);
+        document.begin_column(config, std::move(info));
+        for (const auto& passage : batch.passages) document.add_passage(passage);
+        document.end_column(outcome);
         // The settings the run switched after a refusal (engine name -> value used).
         std::vector<std::string> change_names, change_values;
         for (const pipeline::SettingChange& change : batch.setting_changes) {
@@ -122,7 +138,20 @@ SEXP llmv_pipeline_run(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SE
             Rcpp::Named("cache_stopped") = batch.cache_stopped,
             Rcpp::Named("cost") = cost_to_r(batch.cost),
             Rcpp::Named("warnings") = Rcpp::wrap(batch.warnings),
-            Rcpp::Named("setting_changes") = changes);
+            Rcpp::Named("setting_changes") = changes,
+            Rcpp::Named("run_document") = document.text());
+    });
+    END_RCPP
+}
+
+// text: a run document (the `run_document` of a run, or a --run-json file's text); the report's
+// HTML (llmvalidate/report.hpp), the same bytes as the CLI's.
+SEXP llmv_render_report(SEXP text_) {
+    BEGIN_RCPP
+    return guarded([&]() -> Rcpp::RObject {
+        const std::string text = Rcpp::as<std::string>(text_);
+        return Rcpp::wrap(
+            llmv::report::render_html(llmv::report::parse_document(text, "the run document")));
     });
     END_RCPP
 }

@@ -33,6 +33,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_load_passages", reinterpret_cast<DL_FUNC>(&llmv_load_passages), 1},
     {"llmv_power", reinterpret_cast<DL_FUNC>(&llmv_power), 3},
     {"llmv_size_warnings", reinterpret_cast<DL_FUNC>(&llmv_size_warnings), 1},
+    {"llmv_render_report", reinterpret_cast<DL_FUNC>(&llmv_render_report), 1},
     {"llmv_resolve_providers", reinterpret_cast<DL_FUNC>(&llmv_resolve_providers), 1},
     {"llmv_default_cache_path", reinterpret_cast<DL_FUNC>(&llmv_default_cache_path), 0},
     {"llmv_provider_defaults", reinterpret_cast<DL_FUNC>(&llmv_provider_defaults), 0},

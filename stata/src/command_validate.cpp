@@ -410,6 +410,11 @@ int command_validate(Api& api, int argc, char* argv[]) {
     progress.finish(ran.status == pipeline::RunStatus::cancelled);
 
     if (!generations_path.empty()) write_generations(generations_path, batch);
+    // The run document (llmvalidate/report.hpp) for `llmvalidate report`: the ado names the
+    // file (the last run's, and one beside saving()'s dataset).
+    const std::string document_path = local_or(api, "llmv_rundoc", "");
+    if (!document_path.empty())
+        write_run_document(document_path, config, inputs, ran, progress.run_warnings());
 
     std::vector<Outcome> outcomes;
     std::vector<std::string> labels;

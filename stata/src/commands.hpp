@@ -24,6 +24,8 @@ int command_where_columns(Api& api, int argc, char* argv[]);
 int command_models(Api& api, int argc, char* argv[]);
 // The overview of Tables 7 and 8 from generate() variables (command_overview.cpp).
 int command_overview(Api& api, int argc, char* argv[]);
+// The run's HTML report from its run document (command_report.cpp).
+int command_report(Api& api, int argc, char* argv[]);
 // The pipeline is linked into this build (validate, power and cache can run).
 
 }  // namespace llmv::stata

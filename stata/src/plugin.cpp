@@ -54,6 +54,7 @@ int dispatch(int argc, char* argv[]) {
         {"wherecolumns", llmv::stata::command_where_columns},
         {"models", llmv::stata::command_models},
         {"overview", llmv::stata::command_overview},
+        {"report", llmv::stata::command_report},
     };
     std::string allowed;
     for (const auto& [name, command] : commands) {

@@ -38,7 +38,10 @@ ProgressDots::ProgressDots(Api& api) : api_(api) {
     callbacks_.cancel = &cancel_;
     // The engine's warnings (a model retiring soon and a size that cannot decide, before the
     // first call; a feature the model refused), shown as the cache warning is.
-    callbacks_.on_warning = [this](const pipeline::RunWarning& w) { warn(w.text); };
+    callbacks_.on_warning = [this](const pipeline::RunWarning& w) {
+        run_warnings_.push_back(w);
+        warn(w.text);
+    };
     callbacks_.on_progress = [this](const pipeline::Progress& progress) {
         while (dots_ < progress.passages_done) {
             ++dots_;

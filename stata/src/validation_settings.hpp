@@ -48,6 +48,8 @@ class ProgressDots {
     // order, separated by a space, as the dry run stores them).
     void warn(const std::string& text);
     const std::string& warnings() const { return warnings_; }
+    // The run's warnings as the engine typed them (the run document's).
+    const std::vector<pipeline::RunWarning>& run_warnings() const { return run_warnings_; }
 
   private:
     Api& api_;
@@ -55,6 +57,7 @@ class ProgressDots {
     std::size_t dots_ = 0;
     pipeline::RunSink callbacks_;
     std::string warnings_;
+    std::vector<pipeline::RunWarning> run_warnings_;
 };
 
 }  // namespace llmv::stata
