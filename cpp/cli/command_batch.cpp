@@ -319,8 +319,8 @@ using RunIt = std::function<pipeline::RunOutcome(const pipeline::ValidationConfi
 
 // The run (or the collection of a pending one: `run_it`) and its report: the rows as they
 // come, the batch API's lines, the summaries.
-int run_and_report(const CommandSpec& spec, const ParsedArgs& parsed, const std::string& format,
-                   ConfigChoice& choice, const RunIt& run_it) {
+int run_and_report(const ParsedArgs& parsed, const std::string& format, ConfigChoice& choice,
+                   const RunIt& run_it) {
     pipeline::ValidationConfig& config = choice.config;
     // Checked before anything is paid for: the rows and the summary are written as the run goes
     // and at its end. The files are created only once there is something to write (a dry run
@@ -434,7 +434,7 @@ int collect_pending(const CommandSpec& spec, const ParsedArgs& parsed, const std
     std::cerr << "Batch API: collecting the pending run of " << path << " ("
               << handle.passages.size() << " passages, saved " << handle.created << ").\n";
     return run_and_report(
-        spec, parsed, format, choice,
+        parsed, format, choice,
         [&](const pipeline::ValidationConfig& run_config, const pipeline::RunSink& sink) {
             handle.config = run_config;
             return pipeline::collect(handle, run_config.wait, sink, {false, {}});
@@ -513,7 +513,7 @@ int command_batch(const std::vector<std::string>& args) {
         !parsed.has("--batch-api"))
         throw_usage(spec.name, "options `--submit-only` and `--poll-interval` need `--batch-api`.");
     return run_and_report(
-        spec, parsed, format, choice,
+        parsed, format, choice,
         [&](const pipeline::ValidationConfig& run_config, const pipeline::RunSink& sink) {
             const pipeline::PassageSource source = [&](pipeline::PassageInput& input) {
                 return next_passage(input);

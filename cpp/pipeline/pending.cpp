@@ -156,20 +156,38 @@ std::string utc_now() {
 
 }  // namespace
 
+namespace {
+
+// The settings a handle keeps: the run's, without its keys, as a batch-API run with `wait` off.
+ValidationConfig handle_config(const ValidationConfig& config) {
+    ValidationConfig kept = config;
+    kept.api_key.clear();
+    kept.embedding_api_key.clear();
+    kept.dry_run = false;
+    kept.batch_api = true;
+    kept.wait = false;
+    return kept;
+}
+
+std::string key_of_run(const ValidationConfig& kept, const std::vector<PassageInput>& passages) {
+    json passages_json = json::array();
+    for (const PassageInput& passage : passages) passages_json.push_back(passage_json(passage));
+    return key_of(config_json(kept), passages_json);
+}
+
+}  // namespace
+
+std::string pending_key(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
+    return key_of_run(handle_config(config), passages);
+}
+
 PendingBatch pending_batch(const ValidationConfig& config,
                            const std::vector<PassageInput>& passages) {
     PendingBatch handle;
-    handle.config = config;
-    handle.config.api_key.clear();
-    handle.config.embedding_api_key.clear();
-    handle.config.dry_run = false;
-    handle.config.batch_api = true;
-    handle.config.wait = false;
+    handle.config = handle_config(config);
     handle.passages = passages;
     handle.created = utc_now();
-    json passages_json = json::array();
-    for (const PassageInput& passage : passages) passages_json.push_back(passage_json(passage));
-    handle.key = key_of(config_json(handle.config), passages_json);
+    handle.key = key_of_run(handle.config, passages);
     if (!config.cache_path.empty() && config.cache_path != ":memory:") {
         Cache cache(config.cache_path, config.cache_busy_timeout_ms);
         BatchLedger ledger(cache);
@@ -213,9 +231,7 @@ PendingBatch pending_from_json(const std::string& text) {
         not_a_handle(abbreviate(text),
                      std::string("a field is missing or mistyped: ") + error.what());
     }
-    json passages = json::array();
-    for (const PassageInput& passage : handle.passages) passages.push_back(passage_json(passage));
-    if (key_of(config_json(handle.config), passages) != handle.key)
+    if (key_of_run(handle.config, handle.passages) != handle.key)
         not_a_handle("a handle whose settings or passages were changed",
                      "its key must match its settings and passages");
     return handle;

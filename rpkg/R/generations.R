@@ -36,9 +36,8 @@ llm_generations <- function(result) {
     abort_argument("result", "the result of `llm_validate()` (one validation or a table of them)",
                    result, call)
   }
-  # A table's rows, or the one passage of llm_details().
   keep <- if (inherits(result, "llm_validations")) run$ids %in% result$id else
-    if (!is.null(run$only)) run$ids %in% run$only else rep(TRUE, length(run$ids))
+    rep(TRUE, length(run$ids))
   pick <- function(x) if (is.null(x)) NULL else x[keep]
   read <- if (!is.null(run$handle)) {
     # A run collected from its pending batch's handle (llm_collect()).

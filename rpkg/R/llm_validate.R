@@ -397,6 +397,12 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     bar <- new_progress_bar(calls_to_make(config, text, ids, human_labels, templates,
                                           passage_variables))
   }
+  # As ellmer's batch_chat(path = ): the same path resumes the same run; a handle of another
+  # run there is not overwritten.
+  if (!is.null(path) && file.exists(path)) {
+    check_pending_path(path, .Call(llmv_pending_key, config, unname(text), ids, human_labels,
+                                   templates, passage_variables), call)
+  }
   result <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
                                        templates, passage_variables, bar$update), secrets),
                           call = call)

@@ -7,6 +7,21 @@ save_pending <- function(handle, path, call = rlang::caller_env()) {
   invisible(path)
 }
 
+# A handle already at `path` must be this run's (`key`), as ellmer's batch_chat() checks its
+# file's hash.
+check_pending_path <- function(path, key, call = rlang::caller_env()) {
+  key <- engine_result(key, call = call)
+  saved <- engine_result(.Call(llmv_pending_read, path.expand(path)), call = call)
+  info <- engine_result(.Call(llmv_pending_info, saved), call = call)
+  if (!identical(info$key, key)) {
+    abort_llmv(c("{.arg path} holds the pending batch of another run: {.file {path}}.",
+                 i = "It was saved {info$created} for {length(info$ids)} passage{?s}; collect it with {.code llm_collect({.str {path}})}, or give another {.arg path}.",
+                 i = "A run is the same when its passages and settings are (the seed too: pass {.arg seed} or call {.fn set.seed})."),
+               code = "llmv.input.invalid_argument", call = call)
+  }
+  invisible(TRUE)
+}
+
 new_llm_batch_pending <- function(handle, path = NULL, submitted = character(),
                                   batch_requests = NA_real_, call = rlang::caller_env()) {
   info <- engine_result(.Call(llmv_pending_info, handle), call = call)
@@ -145,9 +160,13 @@ llm_details <- function(x, passage = 1) {
   }
   validation <- x$validation[[row]]
   if (is.null(validation)) return(NULL)
+  # The run of this passage alone, for llm_generations().
   run <- attr(x, "run")
   if (!is.null(run)) {
-    run$only <- x$id[[row]]
+    keep <- run$ids == x$id[[row]]
+    for (field in intersect(c("text", "ids", "templates", "variables"), names(run))) {
+      if (!is.null(run[[field]])) run[[field]] <- run[[field]][keep]
+    }
     validation$run <- run
   }
   validation

@@ -47,6 +47,8 @@ SEXP llmv_default_sample_seed();
 SEXP llmv_cache_import(SEXP cache_, SEXP side_file_);
 SEXP llmv_normalize_labels(SEXP labels_);
 SEXP llmv_pending_info(SEXP handle_);
+SEXP llmv_pending_key(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP templates_,
+                      SEXP variables_);
 SEXP llmv_pending_save(SEXP handle_, SEXP path_);
 SEXP llmv_pending_read(SEXP path_);
 SEXP llmv_pending_collect(SEXP handle_, SEXP wait_, SEXP api_key_, SEXP embedding_api_key_,

@@ -54,6 +54,20 @@ SEXP llmv_pending_info(SEXP handle_) {
     END_RCPP
 }
 
+// The key the handle of this run would have (arguments as for llmv_pipeline_run): whether a
+// handle saved at `path` is this run's.
+SEXP llmv_pending_key(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP templates_,
+                      SEXP variables_) {
+    BEGIN_RCPP
+    const Rcpp::List config_list(config_);
+    return guarded([&]() -> Rcpp::RObject {
+        const pipeline::ValidationConfig config = as_config(config_list);
+        return Rcpp::wrap(pipeline::pending_key(
+            config, as_passages(config, text_, id_, human_label_, templates_, variables_)));
+    });
+    END_RCPP
+}
+
 // Writes the handle to `path` (checked first: a text that is not a handle is refused).
 SEXP llmv_pending_save(SEXP handle_, SEXP path_) {
     BEGIN_RCPP

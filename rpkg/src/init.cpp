@@ -46,6 +46,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_cache_import", reinterpret_cast<DL_FUNC>(&llmv_cache_import), 2},
     {"llmv_normalize_labels", reinterpret_cast<DL_FUNC>(&llmv_normalize_labels), 1},
     {"llmv_pending_info", reinterpret_cast<DL_FUNC>(&llmv_pending_info), 1},
+    {"llmv_pending_key", reinterpret_cast<DL_FUNC>(&llmv_pending_key), 6},
     {"llmv_pending_save", reinterpret_cast<DL_FUNC>(&llmv_pending_save), 2},
     {"llmv_pending_read", reinterpret_cast<DL_FUNC>(&llmv_pending_read), 1},
     {"llmv_pending_collect", reinterpret_cast<DL_FUNC>(&llmv_pending_collect), 5},

@@ -40,6 +40,9 @@ struct PendingBatch {
 PendingBatch pending_batch(const ValidationConfig& config,
                            const std::vector<PassageInput>& passages);
 
+// The key the handle of this run would have (whether a saved handle is this run's).
+std::string pending_key(const ValidationConfig& config, const std::vector<PassageInput>& passages);
+
 std::string pending_to_json(const PendingBatch& handle);
 // Throws llmv::Error (invalid_argument, setting "pending") for a text that is not a handle
 // of this format, or whose key does not match its settings and passages.

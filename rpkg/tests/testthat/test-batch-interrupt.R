@@ -111,6 +111,16 @@ test_that("wait = FALSE with path saves the engine's handle; llm_collect() polls
   expect_true(any(grepl(handle_path, printed, fixed = TRUE)))
   expect_true(any(grepl("llm_collect(", printed, fixed = TRUE)))
   created <- batches_created(server)
+  # As ellmer's path: another run (here another M) does not overwrite this run's handle.
+  expect_error(llm_validate(
+    batch_texts, task = "sentiment",
+    provider = llm_provider_openai(model = "fake-chat", base_url = server$base_url,
+                                   api_key = "test-key"),
+    embedding = llm_embedding_openai(model = "fake-embedding", base_url = server$base_url),
+    M = 12, n = 6, permutations = 199, seed = 2, cache = cache, batch = TRUE, wait = FALSE,
+    path = handle_path),
+               "another run", class = "llmvalidate_error_invalid_argument")
+  expect_equal(batches_created(server), created)
 
   # Still in progress: polled once, the pending object again, nothing submitted.
   suppressMessages(again <- llm_collect(handle_path))
