@@ -109,7 +109,8 @@ llm_collect <- function(x, wait = FALSE, provider = NULL, embedding = NULL) {
     abort_argument("embedding", "NULL or the run's embedding provider", embedding, call)
   }
   info <- engine_result(.Call(llmv_pending_info, handle), call = call)
-  secrets <- unique(c(if (!is.null(provider)) provider_secrets(provider),
+  # The keys given and those of the environment, kept out of every message.
+  secrets <- unique(c(provider_secrets(provider %||% list()),
                       if (!is.null(embedding)) provider_secrets(embedding)))
   bar <- new_progress_bar()
   result <- engine_result(redact(.Call(llmv_pending_collect, handle, wait,

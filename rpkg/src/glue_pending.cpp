@@ -125,6 +125,7 @@ SEXP llmv_pending_generations(SEXP handle_, SEXP ids_) {
             for (const std::string& id : ids)
                 if (passage.id == id) passages.push_back(passage);
         handle.config.batch_api = false;
+        handle.config.wait = true;
         return generations_to_r(pipeline::read_generations(handle.config, passages));
     });
     END_RCPP
