@@ -460,7 +460,6 @@ int command_batch(const std::vector<std::string>& args) {
     if (parsed.has("--pending") && !parsed.has("--submit-only"))
         throw_usage(spec.name, "option `--pending` needs `--batch-api --submit-only`.");
     ConfigChoice choice = config_from_args(spec.name, parsed, /*allow_simulated_fallback=*/false);
-    pipeline::ValidationConfig& config = choice.config;
     std::vector<std::string> variable_columns;
     if (parsed.has("--variable-columns")) {
         for (const std::string& column : text::split(parsed.value("--variable-columns"), ','))

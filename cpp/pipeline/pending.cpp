@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -158,9 +159,22 @@ std::string utc_now() {
 
 namespace {
 
-// The settings a handle keeps: the run's, without its keys, as a batch-API run with `wait` off.
+// A file the run named relative to its working directory, as a path that another directory
+// (where the handle is collected) reads too.
+std::string absolute_file(const std::string& path) {
+    std::error_code error;
+    if (path.empty() || path == ":memory:" || !std::filesystem::exists(path, error)) return path;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+    return error ? path : absolute.lexically_normal().string();
+}
+
+// The settings a handle keeps: the run's, without its keys, as a batch-API run with `wait` off,
+// its files (cache, task, price table) by absolute paths.
 ValidationConfig handle_config(const ValidationConfig& config) {
     ValidationConfig kept = config;
+    kept.cache_path = absolute_file(kept.cache_path);
+    kept.task_path = absolute_file(kept.task_path);
+    kept.price_table = absolute_file(kept.price_table);
     kept.api_key.clear();
     kept.embedding_api_key.clear();
     kept.dry_run = false;
