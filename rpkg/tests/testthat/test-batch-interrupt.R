@@ -123,7 +123,9 @@ test_that("wait = FALSE with path saves the engine's handle; llm_collect() polls
   expect_equal(batches_created(server), created)
 
   # Still in progress: polled once, the pending object again, nothing submitted.
-  suppressMessages(again <- llm_collect(handle_path))
+  # The handle holds no key: the run's provider gives it (or the environment does).
+  keyed <- llm_provider_openai(model = "fake-chat", base_url = server$base_url, api_key = "test-key")
+  suppressMessages(again <- llm_collect(handle_path, provider = keyed))
   expect_s3_class(again, "llm_batch_pending")
   expect_identical(again$path, handle_path)
   expect_equal(batches_created(server), created)
@@ -131,6 +133,7 @@ test_that("wait = FALSE with path saves the engine's handle; llm_collect() polls
 
   # Done: collected (waiting through every phase) into the table the synchronous call returns.
   fake_control(server, "POST", "/_control/batch_polls", "{\"polls\": 0}")
+  withr::local_envvar(LLMV_API_KEY = "test-key")
   suppressMessages(result <- llm_collect(handle_path, wait = TRUE))
   expect_s3_class(result, "llm_validations")
   expect_identical(result$id, names(batch_texts))

@@ -129,8 +129,8 @@ test_that("further settings in ... are checked by name and value", {
 
 test_that("a task file can be given by path", {
   task <- system.file("prompts", "simple_sentiment.toml", package = "llmvalidate")
-  validation <- llm_validate(passage, task = task, provider = llm_provider_simulated(),
-                             M = 20, n = 5, permutations = 199, seed = 11)
+  validation <- llm_details(llm_validate(passage, task = task, provider = llm_provider_simulated(),
+                                         M = 20, n = 5, permutations = 199, seed = 11))
   expect_identical(validation$validation$statistic, simulated_run(seed = 11)$validation$statistic)
 })
 
@@ -294,7 +294,7 @@ test_that("a pool too small to reject warns before any call, in the dry run too"
     class = "llmvalidate_warning_cannot_decide"
   )
   expect_identical(result$verdict, "inconclusive")
-  expect_match(result$verdict_reason, "M = 10 pool texts", fixed = TRUE)
+  expect_match(llm_details(result)$verdict_reason, "M = 10 pool texts", fixed = TRUE)
   expect_warning(
     llm_power("sentiment", llm_provider_simulated(), M = 10, n = 10, replications = 2,
               permutations = 99, seed = 1),
