@@ -447,7 +447,11 @@ provider's batch API (openai or anthropic, at half the price): one provider batc
 kept in {opt cache()}; running the same command again resumes a stopped run without
 submitting anything twice. {opt pollinterval(#)} sets the seconds between two polls of a
 batch in progress (the engine's default, 30); Break is seen within a second during the wait,
-no batch is submitted after it, and the command stops with rc 1. {opt nowait} (with
+no batch is submitted after it, and the command stops with rc 1. The batch API's own requests
+(uploading a batch file, creating a batch, polls, downloads) are not paid for, so Break
+abandons one in flight at once rather than waiting for it (up to {opt drain()} or
+{opt timeout()}); the next run finds a batch created meanwhile through the provider's list of
+batches and submits nothing twice. {opt nowait} (with
 {opt batchapi}) submits the next phase's batches, or polls those out once, and returns at once
 with {cmd:r(waiting)} = 1 and the batch ids in {cmd:r(batches)}; running the same command
 again collects them. When the chosen

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "csv_reader.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/key_value.hpp"
+#include "llmvalidate/pending.hpp"
 #include "llmvalidate/record_json.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/sample.hpp"
@@ -82,7 +84,13 @@ CommandSpec batch_spec() {
              "are kept in the cache file)."},
             {"--submit-only", "", "",
              "With --batch-api: submit the next phase's batches (or poll those out, once) and "
-             "exit; run the same command again to go on."},
+             "exit; run the same command again, or --collect the handle, to go on."},
+            {"--pending", "", "FILE",
+             "With --submit-only: save the pending batch's handle (JSON: the settings, the "
+             "passages, the batches out) to FILE when batches are still out."},
+            {"--collect", "", "FILE",
+             "Go on with the pending run saved by --pending (no --input, task or settings: the "
+             "handle has them); with --submit-only it polls once and saves the handle again."},
         },
         0,
     };
@@ -355,6 +363,167 @@ class PassageReader {
     std::size_t line_ = 0;
 };
 
+// `texts`: the passages' texts in input order, filled by the run for the report (a row's text
+// is not in its result without keep_texts).
+using RunIt = std::function<pipeline::RunOutcome(
+    const pipeline::ValidationConfig&, const pipeline::RunSink&, std::vector<std::string>& texts)>;
+
+// The run (or the collection of a pending one: `run_it`) and its report: the rows as they
+// come, the batch API's lines, the summaries.
+int run_and_report(const ParsedArgs& parsed, const std::string& format, ConfigChoice& choice,
+                   const RunIt& run_it) {
+    pipeline::ValidationConfig& config = choice.config;
+    // Checked before anything is paid for: the rows and the summary are written as the run goes
+    // and at its end. The files are created only once there is something to write (a dry run
+    // writes its report on standard output and creates neither).
+    for (const char* option :
+         {"--output", "--summary", "--save-generations", "--run-json", "--report"})
+        check_writable(parsed, option);
+    const Task task = task_of(config, options_task_origin);
+    const std::vector<std::string> labels = task.labels();
+    std::unique_ptr<std::ofstream> file;
+    std::ostream* out = nullptr;
+    const auto rows_out = [&]() -> std::ostream& {
+        if (out) return *out;
+        out = &std::cout;
+        if (parsed.has("--output")) {
+            file = std::make_unique<std::ofstream>(parsed.value("--output"),
+                                                   std::ios::binary | std::ios::trunc);
+            if (!*file)
+                throw_invalid(code::io, "--output", parsed.value("--output"),
+                              "a writable file path");
+            out = file.get();
+        }
+        if (format == "csv") *out << csv_line(csv_header(labels)) << "\n";
+        return *out;
+    };
+    if (parsed.has("--save-generations")) config.keep_texts = true;
+    std::unique_ptr<GenerationsWriter> generations;
+    pipeline::RunSink sink;
+    sink.cancel = install_interrupt_flag();
+    llmv::report::RunContext context;
+    context.synthetic = choice.synthetic;
+    context.human_label_column = parsed.value("--human-label-column");
+    sink.on_warning = [&](const pipeline::RunWarning& warning) {
+        context.warnings.push_back(warning);
+        print_run_warning(warning);
+    };
+    // The report's document takes each row as it is done (the rows are not kept).
+    std::unique_ptr<llmv::report::RunDocument> document;
+    std::vector<std::string> texts;
+    ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
+    sink.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
+    sink.on_passage = [&](const pipeline::PassageResult& result) {
+        if (wants_report(parsed)) {
+            if (!document) {
+                document = std::make_unique<llmv::report::RunDocument>(config, context);
+                document->begin_column(config, {});
+            }
+            pipeline::PassageResult shown = result;
+            if (shown.passage_text.empty() && result.index < texts.size())
+                shown.passage_text = texts[result.index];
+            document->add_passage(shown);
+        }
+        std::ostream& rows = rows_out();
+        rows << (format == "csv" ? csv_line(csv_row(result, labels)) : jsonl_line(result)) << "\n";
+        rows.flush();
+        if (!generations && parsed.has("--save-generations"))
+            generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
+        if (generations) generations->write(result);
+    };
+    sink.on_status = [](const std::string& line) { std::cerr << "Batch API: " << line << "\n"; };
+    const pipeline::RunOutcome outcome = run_it(config, sink, texts);
+    bar.finish();
+    if (outcome.estimate) {
+        std::cout << format_dry_run(*outcome.estimate);
+        return exit_ok;
+    }
+    if (outcome.batch_report) {
+        const pipeline::BatchApiReport& report = *outcome.batch_report;
+        if (outcome.status == pipeline::RunStatus::waiting) {
+            // The handle goes where --pending says, or back to the file it was collected from.
+            const std::string path =
+                parsed.has("--pending") ? parsed.value("--pending") : parsed.value("--collect");
+            if (!path.empty() && outcome.pending) {
+                pipeline::save_pending(*outcome.pending, path);
+                std::cerr << "Batch API: waiting for the provider ("
+                          << outcome.pending->batch_ids.size()
+                          << " provider batches out); the handle is in " << path
+                          << ": `llmvalidate batch --collect " << path << "` goes on.\n";
+            } else {
+                std::cerr << "Batch API: waiting for the provider; run the same command again "
+                             "to go on.\n";
+            }
+            return exit_ok;
+        }
+        std::cerr << "Batch API: " << report.batch_requests << " requests in "
+                  << report.submitted.size() << " provider batches by this command, "
+                  << report.synchronous_requests << " retries sent synchronously, " << report.phases
+                  << " passes.\n";
+    }
+    const pipeline::BatchResult& batch = outcome.result;
+    std::ostream& rows = rows_out();  // the header alone when no row came
+    rows.flush();
+    if (!rows) throw Error(code::io, "writing the rows failed (disk full?)");
+    if (generations) generations->close();
+
+    std::cerr << format_summary(batch.summary);
+    std::cerr << "Total: " << format_counts(batch.calls) << ".\n";
+    std::cerr << format_cost(batch.cost, "Cost at the price table's prices");
+    if (outcome.status == pipeline::RunStatus::cancelled) {
+        std::cerr
+            << "Cancelled: the rows written so far are complete; a re-run with the same cache "
+               "resumes without repeating a call.\n";
+    }
+    if (wants_report(parsed)) {
+        if (!document) {
+            document = std::make_unique<llmv::report::RunDocument>(config, context);
+            document->begin_column(config, {});
+        }
+        document->end_column(outcome);
+        write_report_files(parsed, *document);
+    }
+    if (parsed.has("--summary")) {
+        nlohmann::ordered_json summary = records::to_json(batch.summary);
+        summary["synthetic"] = choice.synthetic;
+        summary["banner"] = choice.banner;
+        write_output(parsed.value("--summary"), summary.dump(2) + "\n", "--summary");
+    }
+    warn_unwritten(batch, config.cache_path);
+    return exit_code_for(outcome);
+}
+
+// batch --collect FILE: the pending run of a handle saved by --pending, collected with the
+// same engine call as any run, and reported as `batch` reports it.
+int collect_pending(const CommandSpec& spec, const ParsedArgs& parsed, const std::string& format) {
+    for (const char* option : {"--input", "--task", "--pending", "--batch-api"})
+        if (parsed.has(option))
+            throw_usage(spec.name, std::string("option `") + option +
+                                       "` does not go with `--collect`: the handle holds the "
+                                       "run's passages and settings.");
+    const std::string path = parsed.value("--collect");
+    pipeline::PendingBatch handle = pipeline::load_pending(path);
+    ConfigChoice choice;
+    choice.config = handle.config;
+    choice.config.messages_for = settings::FrontEnd::cli;
+    choice.config.wait = !parsed.has("--submit-only");
+    choice.banner = pipeline::resolve_providers(choice.config).description();
+    choice.cache_note = "Cache: " + choice.config.cache_path;
+    std::cerr << choice.banner << "\n" << choice.cache_note << "\n";
+    std::cerr << "Batch API: collecting the pending run of " << path << " ("
+              << handle.passages.size() << " passages, saved " << handle.created << ").\n";
+    return run_and_report(
+        parsed, format, choice,
+        [&](const pipeline::ValidationConfig& run_config, const pipeline::RunSink& sink,
+            std::vector<std::string>& texts) {
+            handle.config = run_config;
+            if (wants_report(parsed))
+                for (const pipeline::PassageInput& passage : handle.passages)
+                    texts.push_back(passage.text);
+            return pipeline::collect(handle, run_config.wait, sink, {false, {}});
+        });
+}
+
 }  // namespace
 
 int command_batch(const std::vector<std::string>& args) {
@@ -364,14 +533,16 @@ int command_batch(const std::vector<std::string>& args) {
         print_command_help(std::cout, spec);
         return exit_ok;
     }
-    if (!parsed.has("--input"))
-        throw_usage(spec.name, "option `--input` is required: a CSV or JSON-lines file.");
     const std::string format = parsed.value("--format", "csv");
     if (format != "csv" && format != "jsonl") {
         throw_usage(spec.name, "option `--format` takes csv or jsonl; received `" + format + "`.");
     }
+    if (parsed.has("--collect")) return collect_pending(spec, parsed, format);
+    if (!parsed.has("--input"))
+        throw_usage(spec.name, "option `--input` is required: a CSV or JSON-lines file.");
+    if (parsed.has("--pending") && !parsed.has("--submit-only"))
+        throw_usage(spec.name, "option `--pending` needs `--batch-api --submit-only`.");
     ConfigChoice choice = config_from_args(spec.name, parsed, /*allow_simulated_fallback=*/false);
-    pipeline::ValidationConfig& config = choice.config;
     std::vector<std::string> variable_columns;
     if (parsed.has("--variable-columns")) {
         for (const std::string& column : text::split(parsed.value("--variable-columns"), ','))
@@ -423,119 +594,17 @@ int command_batch(const std::vector<std::string>& args) {
     if ((parsed.has("--submit-only") || parsed.has("--poll-interval")) &&
         !parsed.has("--batch-api"))
         throw_usage(spec.name, "options `--submit-only` and `--poll-interval` need `--batch-api`.");
-    // Checked before anything is paid for: the rows and the summary are written as the run goes
-    // and at its end. The files are created only once there is something to write (a dry run
-    // writes its report on standard output and creates neither).
-    for (const char* option :
-         {"--output", "--summary", "--save-generations", "--run-json", "--report"})
-        check_writable(parsed, option);
-    const Task task = task_of(config, options_task_origin);
-    const std::vector<std::string> labels = task.labels();
-    std::unique_ptr<std::ofstream> file;
-    std::ostream* out = nullptr;
-    const auto rows_out = [&]() -> std::ostream& {
-        if (out) return *out;
-        out = &std::cout;
-        if (parsed.has("--output")) {
-            file = std::make_unique<std::ofstream>(parsed.value("--output"),
-                                                   std::ios::binary | std::ios::trunc);
-            if (!*file)
-                throw_invalid(code::io, "--output", parsed.value("--output"),
-                              "a writable file path");
-            out = file.get();
-        }
-        if (format == "csv") *out << csv_line(csv_header(labels)) << "\n";
-        return *out;
-    };
-    if (parsed.has("--save-generations")) config.keep_texts = true;
-    std::unique_ptr<GenerationsWriter> generations;
-    pipeline::RunSink sink;
-    sink.cancel = install_interrupt_flag();
-    llmv::report::RunContext context;
-    context.synthetic = choice.synthetic;
-    context.human_label_column = parsed.value("--human-label-column");
-    sink.on_warning = [&](const pipeline::RunWarning& warning) {
-        context.warnings.push_back(warning);
-        print_run_warning(warning);
-    };
-    // The report's document takes each row as it is done (the rows are not kept); the texts
-    // are kept as they are read (a row's text is not in its result without keep_texts).
-    std::unique_ptr<llmv::report::RunDocument> document;
-    std::vector<std::string> texts;
-    ProgressBar bar(!parsed.has("--quiet") && stderr_is_terminal());
-    sink.on_progress = [&](const pipeline::Progress& progress) { bar.update(progress); };
-    sink.on_passage = [&](const pipeline::PassageResult& result) {
-        if (wants_report(parsed)) {
-            if (!document) {
-                document = std::make_unique<llmv::report::RunDocument>(config, context);
-                document->begin_column(config, {});
-            }
-            pipeline::PassageResult shown = result;
-            if (shown.passage_text.empty() && result.index < texts.size())
-                shown.passage_text = texts[result.index];
-            document->add_passage(shown);
-        }
-        std::ostream& rows = rows_out();
-        rows << (format == "csv" ? csv_line(csv_row(result, labels)) : jsonl_line(result)) << "\n";
-        rows.flush();
-        if (!generations && parsed.has("--save-generations"))
-            generations = std::make_unique<GenerationsWriter>(parsed.value("--save-generations"));
-        if (generations) generations->write(result);
-    };
-    sink.on_status = [](const std::string& line) { std::cerr << "Batch API: " << line << "\n"; };
-    const pipeline::PassageSource source = [&](pipeline::PassageInput& input) {
-        if (!next_passage(input)) return false;
-        if (wants_report(parsed)) texts.push_back(input.text);
-        return true;
-    };
-    const pipeline::RunOutcome outcome = pipeline::run(config, source, sink, {false, {}});
-    bar.finish();
-    if (outcome.estimate) {
-        std::cout << format_dry_run(*outcome.estimate);
-        return exit_ok;
-    }
-    if (outcome.batch_report) {
-        const pipeline::BatchApiReport& report = *outcome.batch_report;
-        if (outcome.status == pipeline::RunStatus::waiting) {
-            std::cerr
-                << "Batch API: waiting for the provider; run the same command again to go on.\n";
-            return exit_ok;
-        }
-        std::cerr << "Batch API: " << report.batch_requests << " requests in "
-                  << report.submitted.size() << " provider batches by this command, "
-                  << report.synchronous_requests << " retries sent synchronously, " << report.phases
-                  << " passes.\n";
-    }
-    const pipeline::BatchResult& batch = outcome.result;
-    std::ostream& rows = rows_out();  // the header alone when no row came
-    rows.flush();
-    if (!rows) throw Error(code::io, "writing the rows failed (disk full?)");
-    if (generations) generations->close();
-
-    std::cerr << format_summary(batch.summary);
-    std::cerr << "Total: " << format_counts(batch.calls) << ".\n";
-    std::cerr << format_cost(batch.cost, "Cost at the price table's prices");
-    if (outcome.status == pipeline::RunStatus::cancelled) {
-        std::cerr
-            << "Cancelled: the rows written so far are complete; a re-run with the same cache "
-               "resumes without repeating a call.\n";
-    }
-    if (wants_report(parsed)) {
-        if (!document) {
-            document = std::make_unique<llmv::report::RunDocument>(config, context);
-            document->begin_column(config, {});
-        }
-        document->end_column(outcome);
-        write_report_files(parsed, *document);
-    }
-    if (parsed.has("--summary")) {
-        nlohmann::ordered_json summary = records::to_json(batch.summary);
-        summary["synthetic"] = choice.synthetic;
-        summary["banner"] = choice.banner;
-        write_output(parsed.value("--summary"), summary.dump(2) + "\n", "--summary");
-    }
-    warn_unwritten(batch, config.cache_path);
-    return exit_code_for(outcome);
+    return run_and_report(
+        parsed, format, choice,
+        [&](const pipeline::ValidationConfig& run_config, const pipeline::RunSink& sink,
+            std::vector<std::string>& texts) {
+            const pipeline::PassageSource source = [&](pipeline::PassageInput& input) {
+                if (!next_passage(input)) return false;
+                if (wants_report(parsed)) texts.push_back(input.text);
+                return true;
+            };
+            return pipeline::run(run_config, source, sink, {false, {}});
+        });
 }
 
 }  // namespace llmv::cli

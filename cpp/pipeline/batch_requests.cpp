@@ -88,11 +88,15 @@ HttpRequest BatchRunner::chat_request_of(const BatchPending& row) {
 }
 
 std::vector<JobResult> BatchRunner::send(const std::vector<HttpRequest>& requests) {
+    return send(requests, config_.drain_seconds);
+}
+
+std::vector<JobResult> BatchRunner::send(const std::vector<HttpRequest>& requests, double drain) {
     TransportOptions options;
     options.max_concurrency = static_cast<std::size_t>(std::max(1, config_.concurrency));
     options.retry.max_retries = config_.max_transport_retries;
     options.cancel = callbacks_.cancel;
-    options.drain_seconds = config_.drain_seconds;
+    options.drain_seconds = drain;
     std::vector<JobResult> results(requests.size());
     for (JobResult& result : results) {
         result.error_code = code::cancelled;  // until the transport says otherwise
@@ -113,7 +117,7 @@ std::vector<JobResult> BatchRunner::send(const std::vector<HttpRequest>& request
 }
 
 HttpResponse BatchRunner::send_one(const HttpRequest& request, const std::string& what) {
-    JobResult result = send({request}).front();
+    JobResult result = send({request}, 0.0).front();
     const bool answered = result.response.status / 100 == 2;
     if (!answered && (result.error_code == code::cancelled || cancelled()))
         check_cancel("while " + what);

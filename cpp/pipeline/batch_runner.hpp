@@ -88,10 +88,16 @@ class BatchRunner {
 
     // Sends requests (polls, uploads, retries) with the run's retry policy: 429s and 5xx are
     // retried with backoff by the transport, whose waits look at the interrupt check. A
-    // request in flight when the user interrupts gets the drain to finish (a batch being
-    // created is then recorded, not lost).
+    // request in flight when the user interrupts gets the drain to finish (`drain`: the run's
+    // drain setting; the synchronous retries are paid for, so they are drained), then it is
+    // aborted.
     std::vector<JobResult> send(const std::vector<HttpRequest>& requests);
+    std::vector<JobResult> send(const std::vector<HttpRequest>& requests, double drain);
 
+    // One request of the batch API itself (an upload, a create, a poll, a list, a download):
+    // none is paid for, and each is reconciled by the next run (a batch's intent is recorded
+    // before it is created, and found again through the vendor's list), so an interrupt aborts
+    // it at once (issue 42, item 16) instead of waiting for it up to the drain or the timeout.
     HttpResponse send_one(const HttpRequest& request, const std::string& what);
 
     // The custom ids that were missing from a whole results file once already (recorded with

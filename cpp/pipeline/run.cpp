@@ -128,11 +128,13 @@ RunOutcome run_route(const ValidationConfig& config, const std::vector<PassageIn
         batch.submit_only = !config.wait;
         batch.on_status = sink.on_status;
         BatchApiReport report;
-        outcome.result = validate_with_batch_api(config, all_rows(), callbacks, batch, &report,
-                                                 options.keep_results);
+        const std::vector<PassageInput>& rows = all_rows();
+        outcome.result =
+            validate_with_batch_api(config, rows, callbacks, batch, &report, options.keep_results);
         outcome.batch_report = report;
         if (report.waiting) {
             outcome.status = RunStatus::waiting;
+            outcome.pending = pending_batch(config, rows);
             return outcome;
         }
     } else if (given) {
@@ -163,6 +165,13 @@ RunOutcome run(const ValidationConfig& config, const std::vector<PassageInput>& 
 RunOutcome run(const ValidationConfig& config, const PassageSource& source, const RunSink& sink,
                const RunOptions& options) {
     return run_route(config, nullptr, &source, sink, options);
+}
+
+RunOutcome collect(PendingBatch handle, bool wait, const RunSink& sink, const RunOptions& options) {
+    handle.config.dry_run = false;
+    handle.config.batch_api = true;
+    handle.config.wait = wait;
+    return run_route(handle.config, &handle.passages, nullptr, sink, options);
 }
 
 }  // namespace llmv::pipeline

@@ -178,6 +178,10 @@ std::vector<Setting> build_table() {
             wait.stata_commands = stata_validate;
             return wait;
         }(),
+        by_hand(entry("pending", {"--pending", "", "path", "", "FILE"}, Kind::text,
+                      "Batch API with `wait` off: the file where the pending batch's handle "
+                      "is saved, from which the run is collected later."),
+                "none: the handle is returned, not saved"),
         // The validation's numbers, in the order of the documentation.
         stata_in(integer("M", {"--pool-size", "-M", "M", "M", "M"}, 2, 100000,
                          "Passages generated per label (the pool size M)."),

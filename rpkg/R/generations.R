@@ -8,8 +8,9 @@
 #' warning. With the simulated provider (a synthetic data-generating process,
 #' not a language model) the texts are computed again, identically.
 #'
-#' @param result The result of [llm_validate()]: one `llm_validation` or an
-#'   `llm_validations` table (its rows' passages).
+#' @param result The result of [llm_validate()] or [llm_collect()]: an
+#'   `llm_validations` table (its rows' passages), or one passage's
+#'   `llm_validation` from [llm_details()].
 #' @return A tibble (a data frame when tibble is not installed), one row per
 #'   annotation of a passage (`kind` `"annotation"`, `text` the passage,
 #'   `backtranslated` the label the model gave it) and per generated text
@@ -24,6 +25,7 @@
 #' validation <- llm_validate("Revenue grew strongly.", task = "sentiment",
 #'   provider = llm_provider_simulated(), M = 10, n = 5, permutations = 99, seed = 1)
 #' generations <- llm_generations(validation)
+#' nrow(llm_generations(llm_details(validation)))
 #' table(generations$kind, generations$label, useNA = "ifany")
 #' head(generations$text, 3)
 llm_generations <- function(result) {
@@ -37,9 +39,14 @@ llm_generations <- function(result) {
   keep <- if (inherits(result, "llm_validations")) run$ids %in% result$id else
     rep(TRUE, length(run$ids))
   pick <- function(x) if (is.null(x)) NULL else x[keep]
-  read <- engine_result(.Call(llmv_generations, run$config, run$text[keep], run$ids[keep],
-                              pick(run$templates), pick(run$variables)),
-                        call = call)
+  read <- if (!is.null(run$handle)) {
+    # A run collected from its pending batch's handle (llm_collect()).
+    engine_result(.Call(llmv_pending_generations, run$handle, run$ids[keep]), call = call)
+  } else {
+    engine_result(.Call(llmv_generations, run$config, run$text[keep], run$ids[keep],
+                        pick(run$templates), pick(run$variables)),
+                  call = call)
+  }
   if (length(read$failed_id) > 0) {
     failed_ids <- read$failed_id
     first <- read$failed_message[[1]]

@@ -111,8 +111,13 @@
 #'   without `batch` reads every answer free. Ctrl-C while it waits stops at
 #'   once with an `llmvalidate_error_cancelled` condition, submitting nothing
 #'   more. `wait = FALSE` (with `batch = TRUE`) submits the next phase's
-#'   batches, or polls those out once, and returns an `llm_batch_pending`
-#'   handle at once; the same call later collects. `preset = "paper"` runs
+#'   batches, or polls those out once, and returns at once an
+#'   `llm_batch_pending` object, which prints what is out and how to collect
+#'   it; `path = "file.json"` also saves its handle there (as ellmer's
+#'   `batch_chat(path = )` does), and [llm_collect()] goes on from either, in
+#'   this session or another (the command-line tool's `llmvalidate batch
+#'   --collect file.json` too); calling the same `llm_validate()` again
+#'   collects as well. `preset = "paper"` runs
 #'   the paper's way: its bootstrap tests, `methods` paper/paper,
 #'   `structured = "none"` and `parse_retries = 0`, where a bad
 #'   backtranslation answer counts as wrong; what the call gives explicitly
@@ -125,19 +130,21 @@
 #'   column of passages and of the column of their ids.
 #' @param labels Deprecated: the human labels, now `human`. (Elsewhere in the
 #'   package, `labels` is the label set of a task.)
-#' @return For one string, an `llm_validation` object (see
-#'   [llm_validation_methods]). For several strings or a data frame (of any
-#'   number of rows), an `llm_validations` data frame (a tibble when tibble is
-#'   installed; see [llm_validations_methods]) with one row per passage
+#' @return An `llm_validations` data frame, whatever the number of passages
+#'   (one string included; a tibble when tibble is installed; see
+#'   [llm_validations_methods]) with one row per passage
 #'   (`id`, `label`, `verdict`, `tau`, `critical.value`, `p.value`, `error`,
-#'   `human` when given) and the `llm_validation` objects in the list column
-#'   `validation`, and the attribute `cost` (the tokens the providers reported
+#'   `human` when given) and the detailed `llm_validation` objects (see
+#'   [llm_validation_methods]) in the list column `validation`
+#'   ([llm_details()] picks one out), and the attribute `cost` (the tokens the providers reported
 #'   per model and their price at the price table's prices: `dollars` with the
 #'   synchronous APIs, `batch_dollars` with the batch API, and what the run
 #'   paid, `paid_dollars`, through `paid_through`, `"synchronous"` or
 #'   `"batch"`). A passage that
 #'   fails has verdict `"error"`; when every passage fails for the same reason
 #'   (a key, a model, a server), `llm_validate()` raises that error instead.
+#'   With `batch = TRUE, wait = FALSE`, an `llm_batch_pending` object while
+#'   provider batches are out (see [llm_collect()]).
 #'   With `dry_run = TRUE`, an `llm_dry_run` object; its element `settings`
 #'   holds every setting of the engine's table as the run would use it
 #'   (defaults included), as does the `run` element of a result.
@@ -148,12 +155,13 @@
 #' @examples
 #' # The simulated provider is a synthetic data-generating process, not an LLM.
 #' set.seed(1)
-#' validation <- llm_validate(
+#' result <- llm_validate(
 #'   "Revenue grew strongly and margins improved across every segment.",
 #'   task = "sentiment", provider = llm_provider_simulated(),
 #'   M = 20, n = 5, permutations = 199
 #' )
-#' validation
+#' result
+#' llm_details(result)  # every test of the first passage
 #' llm_validate("Revenue grew.", task = "sentiment", provider = llm_provider_simulated(),
 #'              M = 20, n = 5, dry_run = TRUE)
 llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL,
@@ -245,7 +253,7 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   # The settings `...` takes: the engine table's settings that R spells and llm_validate()
   # has no formal for, and the structural ones. An ellmer Chat's params of these names count
   # as given there.
-  extra_settings <- c(names(dots_settings()), "variables", "preset", "batch", "wait")
+  extra_settings <- c(names(dots_settings()), "variables", "preset", "batch", "wait", "path")
   provider <- provider %||% getOption("llmvalidate.provider") %||% auto_provider()
   provider <- as_llm_provider(provider, extra_settings, call)
   if (!inherits(provider, "llm_provider")) {
@@ -277,6 +285,14 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   wait <- extra$wait %||% TRUE
   if (!is.logical(wait) || length(wait) != 1 || is.na(wait)) {
     abort_argument("wait", "TRUE or FALSE", wait, call)
+  }
+  path <- extra$path
+  if (!is.null(path)) {
+    path <- check_string(path, "path", call)
+    if (!isTRUE(batch) || isTRUE(wait)) {
+      abort_argument("path", "NULL unless `batch = TRUE, wait = FALSE` (it is where the pending batch's handle is saved)",
+                     path, call)
+    }
   }
   # (wait = FALSE without batch, batch with a provider that has no batch API or without a cache:
   # refused by the engine's run, in R's terms.) An Ollama server reached through the OpenAI
@@ -381,6 +397,12 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     bar <- new_progress_bar(calls_to_make(config, text, ids, human_labels, templates,
                                           passage_variables))
   }
+  # As ellmer's batch_chat(path = ): the same path resumes the same run; a handle of another
+  # run there is not overwritten.
+  if (!is.null(path) && file.exists(path)) {
+    check_pending_path(path, .Call(llmv_pending_key, config, unname(text), ids, human_labels,
+                                   templates, passage_variables), call)
+  }
   result <- engine_result(redact(.Call(llmv_pipeline_run, config, unname(text), ids, human_labels,
                                        templates, passage_variables, bar$update), secrets),
                           call = call)
@@ -404,12 +426,24 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
     return(invisible(report))
   }
   if (identical(result$status, "waiting")) {
-    # The batches are out (wait = FALSE); the same call collects them (from the cache).
-    pending <- structure(list(submitted = unlist(result$submitted) %||% character(),
-                              batch_requests = result$batch_requests, cache = cache),
-                         class = "llm_batch_pending")
-    return(pending)
+    # The batches are out (wait = FALSE): the engine's handle collects them (llm_collect()).
+    if (!is.null(path)) save_pending(result$handle, path, call)
+    return(new_llm_batch_pending(result$handle, path, submitted = unlist(result$submitted),
+                                 batch_requests = result$batch_requests, call = call))
   }
+  # What llm_generations() needs to read the run back from its cache (never the key).
+  run_config <- config
+  run_config$api_key <- ""
+  run_config$embedding_api_key <- NULL
+  run <- list(config = run_config, text = unname(text), ids = ids, templates = templates,
+              variables = passage_variables, settings = used_settings)
+  validations_of_run(result, used_settings, provider, cache, human, run, call)
+}
+
+# The table of a finished run (llm_validate(), llm_collect()): the engine's outcome rendered
+# with its failure policy, one row per passage whatever their number.
+validations_of_run <- function(result, used_settings, provider, cache, human, run,
+                               call = rlang::caller_env()) {
   if (nzchar(result$unwritten_file %||% "")) {
     side_file <- result$unwritten_file
     reason <- result$unwritten_reason %||% ""
@@ -438,24 +472,15 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
                                              "validation_method", "separation_method",
                                              "backtranslation_rule", "M", "n"))
   validations <- lapply(result$passages, passage_validation, settings = settings)
-  # What llm_generations() needs to read the run back from its cache (never the key).
-  run_config <- config
-  run_config$api_key <- ""
-  run_config$embedding_api_key <- NULL
-  run <- list(config = run_config, text = unname(text), ids = ids, templates = templates,
-              variables = passage_variables, settings = used_settings,
-              document = result$run_document)
-  if (length(text) == 1 && !as_table) {
+  run$settings <- used_settings
+  run$document <- result$run_document  # what llm_report() renders
+  # One passage that failed is that passage's error, in its own words.
+  if (length(result$passages) == 1 && !isTRUE(result$passages[[1]]$ok)) {
     passage <- result$passages[[1]]
-    if (!isTRUE(passage$ok)) {
-      passage_message <- passage$error_message
-      abort_llmv(c("{passage_message}",
-                   provider_error_hint(passage$error_code, provider, cache)),
-                 code = passage$error_code, call = call)
-    }
-    validation <- validations[[1]]
-    validation$run <- run
-    return(validation)
+    passage_message <- passage$error_message
+    abort_llmv(c("{passage_message}",
+                 provider_error_hint(passage$error_code, provider, cache)),
+               code = passage$error_code, call = call)
   }
   # The engine's failure policy: a run whose every passage failed for one cause (a key, a model
   # name, a server) is an error, not a table of "error" rows a script could carry on with; a
@@ -481,12 +506,3 @@ llm_validate <- function(text, task, human = NULL, provider = NULL, model = NULL
   validations
 }
 
-#' @export
-print.llm_batch_pending <- function(x, ...) {
-  cli::cli_inform(c(
-    "Provider batches are in progress (cache {.file {x$cache}}).",
-    i = if (length(x$submitted)) "Submitted by this call: {.val {x$submitted}}.",
-    i = "Run the same {.fn llm_validate} call again to collect the answers and go on; nothing is submitted twice."
-  ))
-  invisible(x)
-}

@@ -1,6 +1,6 @@
 // The entry points of the R binding, one per .Call() of R/ (registered in init.cpp). Each
 // file of the glue defines those of one job: glue_tests.cpp, glue_pipeline.cpp, glue_task.cpp,
-// glue_settings.cpp and glue_cache.cpp.
+// glue_settings.cpp, glue_cache.cpp and glue_pending.cpp.
 #pragma once
 
 // Rcpp.h first: it includes Rinternals.h without the macros (length, error, ...) that would
@@ -48,5 +48,13 @@ SEXP llmv_record_probe_passage();
 SEXP llmv_default_sample_seed();
 SEXP llmv_cache_import(SEXP cache_, SEXP side_file_);
 SEXP llmv_normalize_labels(SEXP labels_);
+SEXP llmv_pending_info(SEXP handle_);
+SEXP llmv_pending_key(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP templates_,
+                      SEXP variables_);
+SEXP llmv_pending_save(SEXP handle_, SEXP path_);
+SEXP llmv_pending_read(SEXP path_);
+SEXP llmv_pending_collect(SEXP handle_, SEXP wait_, SEXP api_key_, SEXP embedding_api_key_,
+                          SEXP progress_);
+SEXP llmv_pending_generations(SEXP handle_, SEXP ids_);
 
 }  // extern "C"

@@ -47,6 +47,12 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_default_sample_seed", reinterpret_cast<DL_FUNC>(&llmv_default_sample_seed), 0},
     {"llmv_cache_import", reinterpret_cast<DL_FUNC>(&llmv_cache_import), 2},
     {"llmv_normalize_labels", reinterpret_cast<DL_FUNC>(&llmv_normalize_labels), 1},
+    {"llmv_pending_info", reinterpret_cast<DL_FUNC>(&llmv_pending_info), 1},
+    {"llmv_pending_key", reinterpret_cast<DL_FUNC>(&llmv_pending_key), 6},
+    {"llmv_pending_save", reinterpret_cast<DL_FUNC>(&llmv_pending_save), 2},
+    {"llmv_pending_read", reinterpret_cast<DL_FUNC>(&llmv_pending_read), 1},
+    {"llmv_pending_collect", reinterpret_cast<DL_FUNC>(&llmv_pending_collect), 5},
+    {"llmv_pending_generations", reinterpret_cast<DL_FUNC>(&llmv_pending_generations), 2},
     {nullptr, nullptr, 0}};
 
 void R_init_llmvalidate(DllInfo* dll) {

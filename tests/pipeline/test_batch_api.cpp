@@ -337,3 +337,81 @@ TEST_CASE("CLI batch --batch-api: --submit-only until the last phase, then the r
     CHECK(interval.exit_code != 0);
     CHECK_THAT(interval.err, Catch::Matchers::Contains("--poll-interval") && Catch::Matchers::Contains("soon"));
 }
+
+TEST_CASE("CLI batch --submit-only --pending FILE, then --collect FILE: the rows of the synchronous run", "[cli][pending]") {
+    fake::FakeServerOptions keyless;
+    keyless.api_key = "";  // like a local server: the CLI sends no key
+    fake::FakeServer server(keyless);
+    server.start();
+    cli_test::TempDir dir;
+    cli_test::write_file(dir.file("in.csv"),
+                         "id,text\nq1,Operating profit rose to EUR 13.1 mn from EUR 8.7 mn.\n"
+                         "q2,The company expects its net sales to decrease in 2009.\n");
+    const std::vector<std::string> settings = {
+        "--task", "financial_phrasebank", "--input", dir.file("in.csv"), "--id-column", "id",
+        "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", server.base_url() + "/v1",
+        "--embedding-provider", "openai", "--embedding-model", "text-embedding-3-small", "-M", "10",
+        "-n", "5", "--permutations", "99", "--seed", "3", "--quiet"};
+    const auto with = [&](std::vector<std::string> list, const std::vector<std::string>& extra) {
+        for (const auto& arg : extra) list.push_back(arg);
+        return list;
+    };
+    std::vector<std::string> sync_args = {"batch"};
+    for (const auto& arg : settings) sync_args.push_back(arg);
+    const cli_test::CliResult synchronous = cli_test::run_cli(
+        with(sync_args, {"--cache", dir.file("sync.sqlite"), "--output", dir.file("sync.csv")}));
+    INFO(synchronous.err);
+    REQUIRE(synchronous.exit_code == 0);
+
+    const std::string handle = dir.file("pending.json");
+    const cli_test::CliResult submitted = cli_test::run_cli(
+        with(sync_args, {"--cache", dir.file("batch.sqlite"), "--batch-api", "--submit-only",
+                         "--pending", handle}));
+    INFO(submitted.err);
+    REQUIRE(submitted.exit_code == 0);
+    CHECK_THAT(submitted.err, Catch::Matchers::Contains("batch --collect " + handle));
+    CHECK_THAT(cli_test::read_file(handle), Catch::Matchers::Contains("llmvalidate pending batch"));
+
+    // Polled from the handle alone (no input, no settings), until the run is done.
+    int runs = 0;
+    cli_test::CliResult step;
+    do {
+        step = cli_test::run_cli({"batch", "--collect", handle, "--submit-only", "--quiet",
+                                  "--output", dir.file("batch.csv")});
+        INFO(step.err);
+        REQUIRE(step.exit_code == 0);
+    } while (step.err.find("waiting for the provider") != std::string::npos && ++runs < 20);
+    CHECK(runs >= 1);
+    CHECK_THAT(step.err, Catch::Matchers::Contains("paid through the batch API"));
+    for (const auto& [custom_id, times] : server.submitted_custom_ids()) {
+        INFO(custom_id);
+        CHECK(times == 1);
+    }
+    const auto rows = [](const std::string& text) {
+        std::vector<std::string> lines;
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line)) lines.push_back(line);
+        std::sort(lines.begin(), lines.end());
+        return lines;
+    };
+    const auto sync_rows = rows(cli_test::read_file(dir.file("sync.csv")));
+    const auto batch_rows = rows(cli_test::read_file(dir.file("batch.csv")));
+    REQUIRE(sync_rows.size() == 3);
+    REQUIRE(batch_rows.size() == 3);
+    const auto before_counts = [](const std::string& row) { return row.substr(0, row.find(",gpt-4o-mini")); };
+    for (std::size_t i = 0; i < 3; ++i) CHECK(before_counts(sync_rows[i]) == before_counts(batch_rows[i]));
+
+    // Collecting a finished run again sends nothing; --collect takes no input or task.
+    const std::size_t requests = server.total_count();
+    const cli_test::CliResult again = cli_test::run_cli(
+        {"batch", "--collect", handle, "--quiet", "--output", dir.file("again.csv")});
+    INFO(again.err);
+    CHECK(again.exit_code == 0);
+    CHECK(server.total_count() == requests);
+    CHECK(rows(cli_test::read_file(dir.file("again.csv"))) == batch_rows);
+    const cli_test::CliResult mixed =
+        cli_test::run_cli({"batch", "--collect", handle, "--input", dir.file("in.csv")});
+    CHECK(mixed.exit_code != 0);
+    CHECK_THAT(mixed.err, Catch::Matchers::Contains("--collect"));
+}

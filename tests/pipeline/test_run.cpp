@@ -187,3 +187,86 @@ TEST_CASE("run: the batch API route submits, says it waits, and a second run col
     CHECK(collected.rows == std::vector<std::size_t>{0, 1, 2});
     CHECK(second.result.passages.size() == 3);
 }
+
+// Issue 42, item 9 (and issue 40): a waiting run's outcome carries the pending batch's handle;
+// written to a file and read back (as another process would), collect() goes on from it to
+// the rows a synchronous run gives, and no request is in two provider batches.
+TEST_CASE("run: a waiting outcome's handle is saved, read back and collected, nothing paid twice",
+          "[run][batch][pending]") {
+    fake::FakeServer server;
+    server.start();
+    cli_test::TempDir dir;
+    pipeline::ValidationConfig config = test::fake_config(server, dir.file("c.sqlite"));
+    config.poll_interval_seconds = 0.05;
+    config.batch_api = true;
+    config.wait = false;
+    const pipeline::RunOutcome first = pipeline::run(config, passages(3), Recorded().sink());
+    REQUIRE(first.status == pipeline::RunStatus::waiting);
+    REQUIRE(first.pending);
+    const pipeline::PendingBatch& handle = *first.pending;
+    CHECK(handle.passages.size() == 3);
+    CHECK(handle.passages[1].id == "p2");
+    CHECK(handle.config.cache_path == config.cache_path);
+    CHECK(handle.config.api_key.empty());  // never a key in the handle
+    CHECK(handle.batch_ids == first.batch_report->submitted);
+    CHECK(handle.created.size() == 20);  // 2026-12-07T20:31:05Z
+    CHECK(handle.key.size() == 64);
+    const std::string text = pipeline::pending_to_json(handle);
+    CHECK(text.find("test-key") == std::string::npos);
+
+    // Written and read back: the same settings, passages and key.
+    const std::string path = dir.file("pending.json");
+    pipeline::save_pending(handle, path);
+    pipeline::PendingBatch loaded = pipeline::load_pending(path);
+    CHECK(loaded.key == handle.key);
+    CHECK(pipeline::pending_to_json(loaded) == text);
+    CHECK(loaded.config.m == config.m);
+    CHECK(loaded.config.tests.seed == config.tests.seed);
+    CHECK(loaded.config.poll_interval_seconds == config.poll_interval_seconds);
+    CHECK(loaded.config.base_url == config.base_url);
+
+    // A handle edited by hand, or another file, is refused.
+    std::string edited = text;
+    edited.replace(edited.find("Revenue grew"), 7, "Revenue fell");
+    CHECK_THROWS_AS(pipeline::pending_from_json(edited), Error);
+    CHECK_THROWS_AS(pipeline::pending_from_json("{\"format\": \"other\"}"), Error);
+    CHECK_THROWS_AS(pipeline::load_pending(dir.file("none.json")), Error);
+
+    // Collected once at a time (polls), as a front end does, until done; the key comes from
+    // the caller (the handle has none).
+    loaded.config.api_key = "test-key";
+    pipeline::RunOutcome step;
+    int polls = 0;
+    do {
+        step = pipeline::collect(loaded, false, Recorded().sink());
+        if (step.status == pipeline::RunStatus::waiting) {
+            REQUIRE(step.pending);
+            CHECK(step.pending->key == handle.key);  // the same run
+            loaded.batch_ids = step.pending->batch_ids;
+        }
+    } while (step.status == pipeline::RunStatus::waiting && ++polls < 30);
+    REQUIRE(step.status == pipeline::RunStatus::complete);
+    CHECK_FALSE(step.pending);
+    REQUIRE(step.result.passages.size() == 3);
+    for (const auto& [custom_id, times] : server.submitted_custom_ids()) {
+        INFO(custom_id);
+        CHECK(times == 1);
+    }
+
+    // Collected again, and the synchronous run of the same settings: every answer from the
+    // cache, no request; the same verdicts and statistics.
+    const std::size_t requests = server.total_count();
+    const pipeline::RunOutcome again = pipeline::collect(loaded, true, Recorded().sink());
+    config.batch_api = false;
+    config.wait = true;
+    const pipeline::RunOutcome synchronous = pipeline::run(config, passages(3), Recorded().sink());
+    CHECK(server.total_count() == requests);
+    REQUIRE(again.result.passages.size() == 3);
+    REQUIRE(synchronous.result.passages.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(again.result.passages[i].verdict_name == step.result.passages[i].verdict_name);
+        CHECK(synchronous.result.passages[i].label == step.result.passages[i].label);
+        CHECK(synchronous.result.passages[i].tests.validation.statistic ==
+              step.result.passages[i].tests.validation.statistic);
+    }
+}

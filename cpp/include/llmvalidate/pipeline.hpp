@@ -14,7 +14,8 @@
 //   validate.hpp           validate_passage / validate_batch / validate_stream, the callbacks
 //                          and the batch's result (how a batch runs, and the draw indices)
 //   run.hpp                run(): the one entry point of the front ends (route, warnings,
-//                          failure policy, one outcome)
+//                          failure policy, one outcome); collect() of a pending run
+//   pending.hpp            a waiting run's handle (PendingBatch) and its JSON file
 //   batch_api.hpp          validate_with_batch_api(): the same run through batch APIs
 //   dry_run.hpp            dry_run() and the warnings shown before a run
 //   generations.hpp        the audit trail: generation rows, their CSV, read_generations()
@@ -25,6 +26,7 @@
 #include "llmvalidate/dry_run.hpp"
 #include "llmvalidate/generations.hpp"
 #include "llmvalidate/passage.hpp"
+#include "llmvalidate/pending.hpp"
 #include "llmvalidate/power.hpp"
 #include "llmvalidate/run.hpp"
 #include "llmvalidate/validate.hpp"

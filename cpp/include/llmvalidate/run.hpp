@@ -20,6 +20,7 @@
 #include "llmvalidate/batch_api.hpp"
 #include "llmvalidate/dry_run.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/pending.hpp"
 #include "llmvalidate/validate.hpp"
 #include "llmvalidate/validation_config.hpp"
 
@@ -49,7 +50,8 @@ struct RunOptions {
 // How the run ended, in the order a front end reports it.
 enum class RunStatus {
     estimated,  // the dry run: nothing was called; RunOutcome::estimate
-    waiting,    // wait = false: provider batches are still out; run the same again to go on
+    waiting,    // wait = false: provider batches are still out; RunOutcome::pending is the
+                // handle that collect() goes on from (running the same again does too)
     cancelled,  // interrupted: the rows done are complete, a re-run resumes from the cache
     failed,     // every passage failed (RunOutcome::first_failure says why)
     partial,    // some passages failed, the others have verdicts
@@ -75,6 +77,9 @@ struct RunOutcome {
     std::size_t failed = 0;                      // of which failed, cancellations apart
     std::optional<PassageFailure> first_failure;
     bool same_cause = false;  // every failure has first_failure's code
+    // waiting: the pending batch's handle (llmvalidate/pending.hpp), for save_pending() and
+    // collect().
+    std::optional<PendingBatch> pending;
 };
 
 // Throws llmv::Error for a bad setting or input before any call (as check_config and the
@@ -85,5 +90,14 @@ RunOutcome run(const ValidationConfig& config, const std::vector<PassageInput>& 
 // only the passages in flight; the dry run and the batch API read every row first).
 RunOutcome run(const ValidationConfig& config, const PassageSource& source, const RunSink& sink,
                const RunOptions& options = {});
+
+// Goes on with a pending batch-API run from its handle (RunOutcome::pending, or a file read
+// with load_pending()): the same run again through the batch API, polling the batches out once
+// (`wait` false: a waiting outcome with a fresh handle while one is still out) or until they
+// are done. Nothing is submitted twice (the cache's batch ledger), and a run whose answers are
+// all in the cache reads them free. The keys are read as for any run (the handle holds none):
+// a front end that was given one sets it in `handle.config` first, as it sets messages_for.
+RunOutcome collect(PendingBatch handle, bool wait, const RunSink& sink,
+                   const RunOptions& options = {});
 
 }  // namespace llmv::pipeline

@@ -91,10 +91,10 @@ test_that("a new seed draws new texts; the same seed reads them back from the ca
   # Another seed: new simulation requests (K * ceil(M / n) = 12) and the backtranslations of
   # their new texts; the passage's annotation comes from the cache.
   third <- seeded_run(3)
-  expect_s3_class(third, "llm_validation")
+  expect_s3_class(third, "llm_validations")
   new_calls <- fake_counters(server)[["chat"]] - paid[["chat"]]
   expect_gte(new_calls, 12)
-  expect_gte(third$calls[["cache_hits"]], 1)
+  expect_gte(llm_details(third)$calls[["cache_hits"]], 1)
   # That seed again: not one request.
   after_third <- fake_counters(server)
   again <- seeded_run(3)
@@ -108,7 +108,7 @@ test_that("a server of your own gets the key named for it (LLMV_API_KEY), never 
   server <- local_fake_server(args = c("--credential-log", log, "--api-key", ""))
   withr::local_envvar(OPENAI_API_KEY = "sk-openai-vendor-key-never-sent", LLMV_API_KEY = NA,
                       LLMV_EMBEDDING_API_KEY = NA)
-  validation <- fake_run(server, text = texts[[1]], key = NULL)
+  validation <- llm_details(fake_run(server, text = texts[[1]], key = NULL))
   expect_s3_class(validation, "llm_validation")
   expect_false(validation$synthetic)
   entries <- readLines(log)
@@ -126,7 +126,7 @@ test_that("an HTTP 429 is retried after Retry-After and costs one extra request"
   server <- local_fake_server()
   fake_faults(server, "openai.chat", list(list(kind = "http_error", status = 429,
                                                retry_after = "0")))
-  validation <- fake_run(server, text = texts[[1]])
+  validation <- llm_details(fake_run(server, text = texts[[1]]))
   expect_s3_class(validation, "llm_validation")
   calls <- validation$calls
   expect_equal(calls[["transport_retries"]], 1)
@@ -251,7 +251,7 @@ test_that("chat from Anthropic and embeddings from OpenAI: each request carries 
     embedding = llm_embedding_openai(model = "fake-embed", base_url = server$base_url),
     M = 20, n = 10, permutations = 99, seed = 1
   )
-  expect_s3_class(result, "llm_validation")
+  expect_s3_class(result, "llm_validations")
   entries <- readLines(log)
   chat <- entries[startsWith(entries, "anthropic.messages\t")]
   embeddings <- entries[startsWith(entries, "openai.embeddings\t")]

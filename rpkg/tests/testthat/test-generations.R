@@ -74,5 +74,8 @@ test_that("llm_generations() of the simulated provider recomputes the same texts
   expect_equal(nrow(generations), 1 + 3 * 10)
   expect_identical(generations, llm_generations(validation))
   own <- generations[generations$kind == "simulation" & generations$label == validation$label, ]
-  expect_equal(sum(own$backtranslated == validation$label), validation$backtranslation$correct)
+  expect_equal(sum(own$backtranslated == validation$label),
+               llm_details(validation)$backtranslation$correct)
+  # One passage's details read its texts alone.
+  expect_identical(llm_generations(llm_details(validation)), generations)
 })

@@ -123,7 +123,7 @@ golden_simulated <- function(text, M = 20, n = 5, ...) {
 }
 
 test_that("golden: llm_validate() on one passage", {
-  expect_golden("llm_validate_one", golden_record(golden_simulated(golden_passage)))
+  expect_golden("llm_validate_one", golden_record(llm_details(golden_simulated(golden_passage))))
 })
 
 test_that("golden: llm_validate() on many passages with human labels, and its summary", {
@@ -134,8 +134,8 @@ test_that("golden: llm_validate() on many passages with human labels, and its su
 })
 
 test_that("golden: llm_validate() with the paper's methods and a pool too small to decide", {
-  expect_golden("llm_validate_paper", golden_record(golden_simulated(golden_passage, methods = c(validation = "paper", separation = "paper", backtranslation = "bound"))))
-  expect_golden("llm_validate_small_m", golden_record(golden_simulated(golden_passage, M = 8, n = 4)))
+  expect_golden("llm_validate_paper", golden_record(llm_details(golden_simulated(golden_passage, methods = c(validation = "paper", separation = "paper", backtranslation = "bound")))))
+  expect_golden("llm_validate_small_m", golden_record(llm_details(golden_simulated(golden_passage, M = 8, n = 4))))
 })
 
 test_that("golden: llm_validate() dry run", {

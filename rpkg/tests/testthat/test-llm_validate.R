@@ -2,12 +2,32 @@
 # no network), small M and n so that the suite stays fast.
 passage <- "Revenue grew strongly and margins improved across every segment this year."
 
-simulated_run <- function(text = passage, ...) {
+# One string gives the same table as several (issue 42); its passage's llm_validation is
+# llm_details() away, which the tests of one passage read.
+simulated_table <- function(text = passage, ...) {
   llm_validate(text, task = "sentiment", provider = llm_provider_simulated(),
                M = 20, n = 5, permutations = 199, ...)
 }
+simulated_run <- function(text = passage, ...) {
+  result <- simulated_table(text, ...)
+  if (length(text) == 1 && inherits(result, "llm_validations")) llm_details(result) else result
+}
 
-test_that("one passage gives an llm_validation marked synthetic", {
+test_that("one string gives a one-row llm_validations table, as several do", {
+  table <- simulated_table(seed = 11)
+  expect_s3_class(table, "llm_validations")
+  expect_identical(nrow(table), 1L)
+  expect_identical(table$id, "1")
+  expect_s3_class(table$validation[[1]], "llm_validation")
+  details <- llm_details(table)
+  expect_identical(details$validation, table$validation[[1]]$validation)
+  expect_identical(details$label, table$label)
+  expect_identical(llm_details(table, "1")$validation, details$validation)
+  expect_error(llm_details(table, 2), class = "llmvalidate_error_invalid_argument")
+  expect_error(llm_details(table$validation[[1]]), class = "llmvalidate_error_invalid_argument")
+})
+
+test_that("one passage's details are an llm_validation marked synthetic", {
   validation <- simulated_run(seed = 11)
   expect_s3_class(validation, "llm_validation")
   expect_true(validation$label %in% c("Positive", "Neutral", "Negative"))
@@ -109,8 +129,8 @@ test_that("further settings in ... are checked by name and value", {
 
 test_that("a task file can be given by path", {
   task <- system.file("prompts", "simple_sentiment.toml", package = "llmvalidate")
-  validation <- llm_validate(passage, task = task, provider = llm_provider_simulated(),
-                             M = 20, n = 5, permutations = 199, seed = 11)
+  validation <- llm_details(llm_validate(passage, task = task, provider = llm_provider_simulated(),
+                                         M = 20, n = 5, permutations = 199, seed = 11))
   expect_identical(validation$validation$statistic, simulated_run(seed = 11)$validation$statistic)
 })
 
@@ -274,7 +294,7 @@ test_that("a pool too small to reject warns before any call, in the dry run too"
     class = "llmvalidate_warning_cannot_decide"
   )
   expect_identical(result$verdict, "inconclusive")
-  expect_match(result$verdict_reason, "M = 10 pool texts", fixed = TRUE)
+  expect_match(llm_details(result)$verdict_reason, "M = 10 pool texts", fixed = TRUE)
   expect_warning(
     llm_power("sentiment", llm_provider_simulated(), M = 10, n = 10, replications = 2,
               permutations = 99, seed = 1),

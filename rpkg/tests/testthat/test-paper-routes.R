@@ -53,7 +53,7 @@ test_that("under preset = \"paper\" an out-of-set backtranslation answer counts 
   server <- local_fake_server()
   faults <- c(list(list(kind = "none")), rep(list(list(kind = "label_outside_set")), 400))
   fake_faults(server, "openai.chat", faults)
-  validation <- paper_run(server, "Revenue rose and margins held.", "sentiment")
+  validation <- llm_details(paper_run(server, "Revenue rose and margins held.", "sentiment"))
   calls <- validation$calls
   expect_identical(as.integer(calls[["parse_retries"]]), 0L)
   # (The out-of-set count is in the CLI's JSON only; R's calls carry the retries.)
@@ -61,7 +61,8 @@ test_that("under preset = \"paper\" an out-of-set backtranslation answer counts 
   # parse_retries given beside the preset wins.
   fake_reset(server)
   fake_faults(server, "openai.chat", faults)
-  redrawn <- paper_run(server, "Revenue rose and margins held.", "sentiment", parse_retries = 1)
+  redrawn <- llm_details(paper_run(server, "Revenue rose and margins held.", "sentiment",
+                                   parse_retries = 1))
   # Each of the 20 backtranslation answers is redrawn once at least (the faults also reach
   # other calls, which go out beside the annotation since the pools are asked for with it).
   expect_gte(as.integer(redrawn$calls[["parse_retries"]]), 20L)

@@ -10,9 +10,10 @@ stance_task <- function(...) {
   llm_task(c("Bullish", "Neutral", "Bearish"), stance_annotation, stance_simulation, ...)
 }
 
+# One passage: its llm_validation (llm_details(); llm_validate() gives a one-row table).
 simulated <- function(task, ...) {
-  llm_validate(comment, task = task, provider = llm_provider_simulated(), M = 20, n = 5,
-               permutations = 99, seed = 7, cache = NULL, ...)
+  llm_details(llm_validate(comment, task = task, provider = llm_provider_simulated(), M = 20,
+                           n = 5, permutations = 99, seed = 7, cache = NULL, ...))
 }
 
 # Everything but the record of how the run was configured (a path or the task's text).

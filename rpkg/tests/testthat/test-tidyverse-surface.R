@@ -202,7 +202,7 @@ test_that("5, 10: a many-passage result goes into modelsummary beside a regressi
   gof <- table[table$part == "gof", ]
   expect_false(any(grepl("[0-9]\\.[0-9]{6,}", unlist(gof))))  # no 15-digit rows
   # A single validation: its terms are not rendered as interactions, and M is not Num.Obs.
-  single <- simulated_validate(three_passages[["a"]])
+  single <- llm_details(simulated_validate(three_passages[["a"]]))
   one <- modelsummary::modelsummary(list(OLS = fit, Validation = single), output = "data.frame")
   expect_false(any(grepl("\u00d7", one$term)))
   expect_true(any(grepl("accuracy (", one$term, fixed = TRUE)))
@@ -232,11 +232,15 @@ test_that("6: the result behaves as a tibble: summary, dplyr verbs, print(n =)",
   expect_lt(length(utils::capture.output(print(many))), 40)
 })
 
-test_that("7: a data frame always gives the table; one failing cause is an error", {
+test_that("7: a data frame and a string always give the table; one failing cause is an error", {
   one_row <- simulated_validate(data.frame(text = "Revenue grew strongly.", id = "x"))
   expect_s3_class(one_row, "llm_validations")
   expect_identical(one_row$id, "x")
-  expect_s3_class(simulated_validate("Revenue grew strongly."), "llm_validation")
+  # One string too (issue 42, item 8): one type for every length, the details one call away.
+  one_string <- simulated_validate("Revenue grew strongly.")
+  expect_s3_class(one_string, "llm_validations")
+  expect_identical(nrow(one_string), 1L)
+  expect_s3_class(llm_details(one_string), "llm_validation")
 })
 
 test_that("8: latin1-marked strings, factors and other column names are accepted", {
