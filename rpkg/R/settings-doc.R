@@ -87,6 +87,7 @@ settings_doc_table <- function() {
       "validation",
       "validation",
       "validation",
+      "validation",
       "simulated",
       "simulated",
       "simulated",
