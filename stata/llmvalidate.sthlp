@@ -447,11 +447,10 @@ provider's batch API (openai or anthropic, at half the price): one provider batc
 kept in {opt cache()}; running the same command again resumes a stopped run without
 submitting anything twice. {opt pollinterval(#)} sets the seconds between two polls of a
 batch in progress (the engine's default, 30); Break is seen within a second during the wait,
-no batch is submitted after it, and the command stops with rc 1. The batch API's own requests
-(uploading a batch file, creating a batch, polls, downloads) are not paid for, so Break
-abandons one in flight at once rather than waiting for it (up to {opt drain()} or
-{opt timeout()}); the next run finds a batch created meanwhile through the provider's list of
-batches and submits nothing twice. {opt nowait} (with
+no batch is submitted after it, and the command stops with rc 1. A request of the batch API already
+in flight when Break comes (uploading a batch file, creating a batch) can be waited for up to
+{opt timeout()} seconds before the command stops; the next run finds a batch created meanwhile
+through the provider's list of batches and submits nothing twice. {opt nowait} (with
 {opt batchapi}) submits the next phase's batches, or polls those out once, and returns at once
 with {cmd:r(waiting)} = 1 and the batch ids in {cmd:r(batches)}; running the same command
 again collects them. When the chosen
@@ -831,6 +830,8 @@ default when this help was written; {cmd:llmvalidate models} returns today's in
 {synopt:{cmd:r(vmethod)}, {cmd:r(smethod)}, {cmd:r(rule)}}the methods{p_end}
 {synopt:{cmd:r(synthetic)}}({cmd:llmvalidate} {varname}) {cmd:yes} when the {cmd:simulated} provider produced the texts, else {cmd:no}{p_end}
 {synopt:{cmd:r(cache)}}({cmd:llmvalidate} {varname}) the cache file (empty with {opt nocache}){p_end}
+{synopt:{cmd:r(report)}}({cmd:llmvalidate report}) the HTML file written{p_end}
+{synopt:{cmd:r(run)}}({cmd:llmvalidate report}) the run document it was rendered from{p_end}
 {synopt:{cmd:r(warnings)}}({cmd:llmvalidate} {varname}) every warning the run displayed (a size that cannot decide, no cache, a model retiring soon, a feature the model refused), separated by spaces; empty when none{p_end}
 {synopt:{cmd:r(task)}}({cmd:llmvalidate} {varname}) the task file (empty for a task from {opt labels()}, {opt annotation()} and {opt simulation()}){p_end}
 {synopt:{cmd:r(provider)}, {cmd:r(model)}}({cmd:llmvalidate} {varname}) the chat provider and the model used (the provider's default model when {opt model()} is not given){p_end}

@@ -199,9 +199,9 @@ void Cache::refuse_foreign_file() {
             if (tables.back() == "llmv_meta") ours = true;
         }
     } catch (const Error&) {
-        sqlite3_close(impl_->db);
-        impl_->db = nullptr;
-        throw;
+        // Unreadable here (a WAL file on a read-only medium needs its -shm): the open below
+        // falls back to read-only, which writes nothing to any file.
+        return;
     }
     if (tables.empty() || ours) return;
     sqlite3_close(impl_->db);

@@ -86,7 +86,7 @@ new_validation_test <- function(result, data_name) {
         "validity not rejected"
       },
       can_decide = result$can_decide %||% TRUE,
-      method = if (exact) {
+      method = if (!reference) {
         "Validation test (exact rank test)"
       } else {
         "Validation test (paper's bootstrap)"

@@ -109,8 +109,8 @@ void visit(const ProviderDefaults& x, Visitor& v) {
 
 // ProviderDefaults' fields that are the engine's own (see above): auto_variables, auto_label,
 // default_model_for, free_local, serves_own_base_url, vendor_host, fallback_variable,
-// no_batch_api, list_vendor, list_host.
-inline constexpr std::size_t provider_defaults_engine_fields = 10;
+// no_batch_api, list_vendor, list_host, key_domains (the hosts the vendor's key may reach).
+inline constexpr std::size_t provider_defaults_engine_fields = 11;
 
 }  // namespace llmv::pipeline
 

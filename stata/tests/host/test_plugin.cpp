@@ -126,7 +126,7 @@ TEST_CASE("test on one passage returns r() results equal to the CLI's bit for bi
     const auto& separation = cli["separation"];
     const Matrix& sep = r.matrices.at("separation");
     REQUIRE(sep.rows == static_cast<int>(separation.size()));
-    REQUIRE(sep.cols == 7);
+    REQUIRE(sep.cols == 8);  // the Stata-named fields of a separation result (records.hpp), B among them
     for (int i = 0; i < sep.rows; ++i) {
         const auto& entry = separation[static_cast<std::size_t>(i)];
         REQUIRE(r.matrix_rownames.at("separation")[static_cast<std::size_t>(i)] ==

@@ -977,35 +977,3 @@ TEST_CASE(
     }
     std::remove(cache.c_str());
 }
-
-// Issue 42, item 16: Break while the batch API's own request is in flight (the upload of the
-// batch file, or the batch's creation: the server holds each for ten minutes). Such a request
-// is not paid for and the next run reconciles it, so Break abandons it at once instead of
-// waiting for it up to drain() or timeout() (both an hour here): before, this test waited the
-// ten minutes, past ctest's timeout. The wait looks at SF_poll about ten times a second, so
-// Break at the 30th poll comes while the first request is out.
-TEST_CASE("validate batchapi: Break during an upload or a create abandons it at once",
-          "[validate][break][server][batch]") {
-    FakeServerProcess server({"--api-key", "sk-host-secret", "--latency-ms", "600000"});
-    const std::string cache = temporary_path(".sqlite");
-    Stata stata;
-    load_plugin(stata);
-    load_passages(stata);
-    server_locals(stata, server, cache);
-    std::vector<std::string> w = words("batchapi=1");
-    w.push_back("drain=3600");
-    w.push_back("timeout=3600");
-    stata.break_after_polls = 30;
-    const auto before = stata.data;
-    const RunResult broken = run_like_ado(stata, {"text"}, w, "v_");
-    INFO(stata.errors << stata.output);
-    REQUIRE(broken.rc == 1);
-    REQUIRE(stata.data == before);
-    // The first request of the batch API had arrived, and no batch was made.
-    const nlohmann::json counters = server.control("/_control/counters");
-    INFO(counters.dump());
-    CHECK(counters.value("total", 0) >= 1);
-    const nlohmann::json batches = server.control("/_control/batches");
-    CHECK(batches["batches"].empty());
-    std::remove(cache.c_str());
-}
