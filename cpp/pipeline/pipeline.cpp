@@ -17,6 +17,7 @@
 #include "llmvalidate/resolution.hpp"
 #include "llmvalidate/settings.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline/progress.hpp"
 #include "pipeline/simulated.hpp"
 
 namespace llmv::pipeline {
@@ -303,41 +304,12 @@ Generations read_generations(const ValidationConfig& config,
 
 BatchSummary summarize(const std::vector<PassageResult>& results,
                        const std::vector<std::string>& label_set) {
-    BatchSummary summary;
-    stats::PassageSummaryInput input;
-    bool any_human = false;
-    for (const PassageResult& result : results) {
-        ++summary.n_passages;
-        if (!result.ok) {
-            ++summary.n_failed;
-            continue;
-        }
-        if (!result.human_label.empty()) any_human = true;
-    }
-    for (const PassageResult& result : results) {
-        if (!result.ok) continue;
-        summary.ids.push_back(result.id);
-        summary.p_values.push_back(result.tests.validation.p_value);
-        input.llm_label.push_back(result.label);
-        input.verdict.push_back(result.verdict);
-        if (any_human) input.human_label.push_back(result.human_label);
-        if (any_human) input.text.push_back(result.passage_text);  // (kept with keep_texts)
-        switch (result.verdict) {
-            case stats::Verdict::valid:
-                ++summary.n_valid;
-                break;
-            case stats::Verdict::invalid:
-                ++summary.n_invalid;
-                break;
-            case stats::Verdict::inconclusive:
-                ++summary.n_inconclusive;
-                break;
-        }
-    }
-    summary.p_bh = stats::benjamini_hochberg(summary.p_values);
-    input.id = summary.ids;  // Table 11 names its passages
-    if (!input.llm_label.empty()) summary.summary = stats::summarize_passages(input, label_set);
-    return summary;
+    std::vector<SummaryRow> rows;
+    rows.reserve(results.size());
+    // The passage's text is in its result only with keep_texts.
+    for (const PassageResult& result : results)
+        rows.push_back(summary_row(result, result.passage_text));
+    return summarize_rows(rows, label_set);
 }
 
 }  // namespace llmv::pipeline

@@ -36,45 +36,42 @@ void ProgressReporter::report(bool final_call, std::size_t admitted) {
     callbacks_.on_progress(shown);
 }
 
-void ProgressReporter::record(const PassageResult& result, const std::string& text) {
-    ++tally_.progress.passages_done;
-    CompactResult compact;
-    compact.index = result.index;
-    compact.id = result.id;
-    compact.ok = result.ok;
-    compact.label = result.label;
-    compact.verdict = result.verdict;
-    compact.human_label = result.human_label;
+SummaryRow summary_row(const PassageResult& result, const std::string& text) {
+    SummaryRow row;
+    row.index = result.index;
+    row.id = result.id;
+    row.ok = result.ok;
+    row.label = result.label;
+    row.verdict = result.verdict;
+    row.human_label = result.human_label;
     if (result.ok && result.verdict == stats::Verdict::valid && !result.human_label.empty() &&
         result.label != result.human_label)
-        compact.text = text;
-    compact.p_value =
+        row.text = text;
+    row.p_value =
         result.ok ? result.tests.validation.p_value : std::numeric_limits<double>::quiet_NaN();
-    compact_.push_back(std::move(compact));
+    return row;
 }
 
-BatchSummary ProgressReporter::summary(const std::vector<std::string>& labels) {
-    std::sort(compact_.begin(), compact_.end(),
-              [](const CompactResult& a, const CompactResult& b) { return a.index < b.index; });
+BatchSummary summarize_rows(std::vector<SummaryRow>& rows, const std::vector<std::string>& labels) {
     BatchSummary summary;
     stats::PassageSummaryInput input;
     bool any_human = false;
-    for (const CompactResult& compact : compact_) {
-        if (compact.ok && !compact.human_label.empty()) any_human = true;
+    for (const SummaryRow& row : rows) {
+        if (row.ok && !row.human_label.empty()) any_human = true;
     }
-    for (CompactResult& compact : compact_) {
+    for (SummaryRow& row : rows) {
         ++summary.n_passages;
-        if (!compact.ok) {
+        if (!row.ok) {
             ++summary.n_failed;
             continue;
         }
-        summary.ids.push_back(std::move(compact.id));
-        summary.p_values.push_back(compact.p_value);
-        input.llm_label.push_back(std::move(compact.label));
-        input.verdict.push_back(compact.verdict);
-        if (any_human) input.human_label.push_back(std::move(compact.human_label));
-        if (any_human) input.text.push_back(std::move(compact.text));
-        switch (compact.verdict) {
+        summary.ids.push_back(std::move(row.id));
+        summary.p_values.push_back(row.p_value);
+        input.llm_label.push_back(std::move(row.label));
+        input.verdict.push_back(row.verdict);
+        if (any_human) input.human_label.push_back(std::move(row.human_label));
+        if (any_human) input.text.push_back(std::move(row.text));
+        switch (row.verdict) {
             case stats::Verdict::valid:
                 ++summary.n_valid;
                 break;
@@ -86,11 +83,24 @@ BatchSummary ProgressReporter::summary(const std::vector<std::string>& labels) {
                 break;
         }
     }
-    compact_.clear();
-    compact_.shrink_to_fit();
     summary.p_bh = stats::benjamini_hochberg(summary.p_values);
     input.id = summary.ids;  // Table 11 names its passages
     if (!input.llm_label.empty()) summary.summary = stats::summarize_passages(input, labels);
+    return summary;
+}
+
+void ProgressReporter::record(const PassageResult& result, const std::string& text) {
+    ++tally_.progress.passages_done;
+    compact_.push_back(summary_row(result, text));
+}
+
+BatchSummary ProgressReporter::summary(const std::vector<std::string>& labels) {
+    // Passages finish in any order; the summaries list them in input order.
+    std::sort(compact_.begin(), compact_.end(),
+              [](const SummaryRow& a, const SummaryRow& b) { return a.index < b.index; });
+    BatchSummary summary = summarize_rows(compact_, labels);
+    compact_.clear();
+    compact_.shrink_to_fit();
     return summary;
 }
 

@@ -18,6 +18,25 @@ struct Tally {
     CallCounts totals;
 };
 
+// The few fields of a finished passage that the summaries need (not whole PassageResults: a
+// 20,000-row batch must not hold 20,000 results at its end).
+struct SummaryRow {
+    std::size_t index = 0;
+    std::string id;
+    bool ok = false;
+    std::string label;
+    stats::Verdict verdict = stats::Verdict::inconclusive;
+    std::string human_label;
+    std::string text;  // kept only when the row can enter Table 11 (a valid label that differs
+                       // from the human one), so memory stays bounded by the disagreements
+    double p_value = 0;
+};
+SummaryRow summary_row(const PassageResult& result, const std::string& text);
+
+// Tables 9-11, the counts by verdict and the Benjamini-Hochberg p-values of `rows`, in the
+// order given (their strings are moved out).
+BatchSummary summarize_rows(std::vector<SummaryRow>& rows, const std::vector<std::string>& labels);
+
 class ProgressReporter {
   public:
     ProgressReporter(const BatchCallbacks& callbacks, Tally& tally)
@@ -26,29 +45,15 @@ class ProgressReporter {
     // Calls on_progress at most every progress_interval_seconds (always when final_call), with
     // calls_total scaled from the `admitted` passages to the whole input when its size is known.
     void report(bool final_call, std::size_t admitted);
-    // A finished passage: counted, and the few fields of it the summary needs kept.
-    // `text`: the passage, kept only when it can enter Table 11 (a valid label that differs
-    // from the human one), so memory stays bounded by the disagreements.
+    // A finished passage (its text: `input.text`): counted, and its SummaryRow kept.
     void record(const PassageResult& result, const std::string& text);
-    // The summaries from the fields kept per passage (not whole PassageResults: a 20,000-row
-    // batch must not hold 20,000 results at the end either).
+    // The summaries from the rows kept.
     BatchSummary summary(const std::vector<std::string>& labels);
 
   private:
-    struct CompactResult {
-        std::size_t index = 0;
-        std::string id;
-        bool ok = false;
-        std::string label;
-        stats::Verdict verdict = stats::Verdict::inconclusive;
-        std::string human_label;
-        std::string text;  // Table 11 candidates only
-        double p_value = 0;
-    };
-
     const BatchCallbacks& callbacks_;
     Tally& tally_;
-    std::vector<CompactResult> compact_;
+    std::vector<SummaryRow> compact_;
     double start_time_ = 0;
     double last_progress_ = -1e300;
 };
