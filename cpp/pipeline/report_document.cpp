@@ -4,6 +4,7 @@
 #include <ctime>
 #include <set>
 
+#include "core/utf8.hpp"
 #include "llm/model_lifecycle.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/record_json.hpp"
@@ -136,6 +137,13 @@ RunDocument::RunDocument(const pipeline::ValidationConfig& config, RunContext co
 
 void RunDocument::begin_column(const pipeline::ValidationConfig& config, ColumnInfo info) {
     info_ = std::move(info);
+    // The texts come as the user gave them; the document is JSON, so UTF-8: decoded as the
+    // run decodes them (input_encoding), and a passage the run refused as not UTF-8 shown
+    // with its bad bytes replaced.
+    for (auto* strings : {&info_.texts, &info_.titles})
+        for (std::string& text : *strings)
+            text = config.input_encoding == "latin1" ? latin1_to_utf8(text)
+                                                     : utf8_replace_invalid(text);
     detail_kept_ = 0;
     json column = json::object();
     column["header"] = info_.header;

@@ -119,7 +119,7 @@ if grep -Eq '^Status: .*(ERROR|WARNING)' "$log" || [ "$status" != 0 ]; then
   exit 1
 fi
 
-# The pkgdown site (rpkg/_pkgdown.yml): its reference index names every help topic
+# The pkgdown site (rpkg/inst/_pkgdown.yml): its reference index names every help topic
 # (pkgdown::check_pkgdown), and the whole site builds offline from the staged sources with the
 # package the check installed: a page per help topic and an article per vignette, examples and
 # vignettes run. pkgdown is Debian's r-cran-pkgdown (tools/setup.sh).
@@ -146,7 +146,7 @@ if Rscript -e 'quit(status = !requireNamespace("pkgdown", quietly = TRUE))'; the
     cat(sprintf("r-package: pkgdown site built: %d reference pages, %d articles\n",
                 length(topics), length(articles)))' "$work/site-source" "$work/site" \
     > "$work/pkgdown.log" 2>&1 || {
-      echo "r-package: the pkgdown site did not build (rpkg/_pkgdown.yml):" >&2
+      echo "r-package: the pkgdown site did not build (rpkg/inst/_pkgdown.yml):" >&2
       tail -n 40 "$work/pkgdown.log" >&2
       exit 1
     }

@@ -275,7 +275,8 @@ test_that("ANTHROPIC_API_KEY reaches no server but Anthropic's; the key named fo
     embedding = llm_embedding_openai(model = "fake-embed", base_url = server$base_url),
     M = 20, n = 10, permutations = 99, seed = 1
   )
-  expect_s3_class(result, "llm_validation")
+  expect_s3_class(result, "llm_validations")
+  expect_identical(result$verdict != "error", TRUE)
   entries <- readLines(log)
   chat <- entries[startsWith(entries, "anthropic.messages\t")]
   expect_gt(length(chat), 0)
