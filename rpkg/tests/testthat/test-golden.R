@@ -52,7 +52,9 @@ golden_lines <- function(x, path = "") {
     lines <- c(lines, paste0(path, "@names ", paste(encodeString(names(x), quote = "\""), collapse = " ")))
   }
   attrs <- attributes(x)
-  for (name in setdiff(names(attrs), "names")) {
+  # Attributes in a fixed order: base R's order depends on how an object was built
+  # (data.frame() puts class before row.names, `$<-` after), which carries no meaning.
+  for (name in sort(as.character(setdiff(names(attrs), "names")), method = "radix")) {
     lines <- c(lines, golden_lines(attrs[[name]], paste0(path, "@", name)))
   }
   if (type == "list") {
