@@ -74,7 +74,8 @@ golden_mask <- function(lines) {
   for (i in seq_along(folders)) {
     lines <- gsub(folders[[i]], names(folders)[[i]], lines, fixed = TRUE)
   }
-  lines
+  # The run document's creation time (UTC, ISO 8601).
+  gsub("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", "<time>", lines)
 }
 
 # Runs `expr`, records its value, its printed form, what it printed itself and its warnings
