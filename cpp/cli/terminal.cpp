@@ -100,7 +100,9 @@ void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache
             : "could not be written: " + reason;
     std::cerr << "Warning: the cache " << cache_path << " " << what << ", so "
               << batch.unwritten_answers << " answers paid for were written to "
-              << batch.unwritten_file << " instead; add them with: llmvalidate cache --cache "
+              << batch.unwritten_file
+              << " instead; the next run with this cache adds them first, or add them now "
+                 "with: llmvalidate cache --cache "
               << cache_path << " --import " << batch.unwritten_file << "\n";
     if (batch.cache_stopped) {
         std::cerr
@@ -111,6 +113,7 @@ void warn_unwritten(const pipeline::BatchResult& batch, const std::string& cache
 
 void Failures::add(const pipeline::RunOutcome& outcome) {
     count += outcome.failed;
+    if (side_file.empty()) side_file = outcome.result.unwritten_file;
     if (!first_code.empty() || !outcome.first_failure) return;
     first_code = outcome.first_failure->code;
     first_message = outcome.first_failure->message;
@@ -128,11 +131,16 @@ int exit_code_for_results(bool cancelled, const Failures& failures) {
     const std::size_t failed = failures.count;
     if (cancelled) {
         const bool term = interrupt_signal == SIGTERM;
-        print_error(
-            code::cancelled,
-            std::string("interrupted (") + (term ? "SIGTERM" : "SIGINT") +
-                "): no new request was started and the requests in flight were drained into "
-                "the cache; a re-run with the same cache resumes without repeating a call.");
+        // Drained into the cache, or (the cache locked) into a side file the next run adds.
+        const std::string kept =
+            failures.side_file.empty()
+                ? "the requests in flight were drained into the cache"
+                : "the answers the cache could not take are in " + failures.side_file +
+                      ", which the next run with this cache adds to it first";
+        print_error(code::cancelled, std::string("interrupted (") + (term ? "SIGTERM" : "SIGINT") +
+                                         "): no new request was started and " + kept +
+                                         "; a re-run with the same cache resumes without "
+                                         "repeating a call.");
         return interrupted_exit_code();
     }
     if (first_error_code.empty()) return exit_ok;

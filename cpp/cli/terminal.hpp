@@ -34,6 +34,7 @@ struct Failures {
     void add(const pipeline::RunOutcome& outcome);
     std::size_t count = 0;
     std::string first_code, first_message;
+    std::string side_file;  // where a run left the answers its cache could not take
 };
 
 // The exit code of a run: 0 when every passage has a verdict, else the code of the first

@@ -14,6 +14,7 @@
 #include "pipeline/debug_env.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/run_files.hpp"
+#include "pipeline/side_files.hpp"
 
 namespace llmv::pipeline {
 
@@ -67,38 +68,6 @@ CacheBuffer::~CacheBuffer() {
                   !stopped_);
 }
 
-std::vector<std::string> CacheBuffer::elsewhere_folders() const {
-    std::vector<std::string> folders;
-    std::error_code ignored;
-    const fs::path own = fs::weakly_canonical(fs::absolute(config_.cache_path, ignored).parent_path(), ignored);
-    const auto add = [&](const std::string& folder) {
-        if (folder.empty()) return;
-        const fs::path canonical = fs::weakly_canonical(fs::path(folder), ignored);
-        if (canonical == own) return;
-        for (const std::string& known : folders)
-            if (fs::weakly_canonical(fs::path(known), ignored) == canonical) return;
-        folders.push_back(folder);
-    };
-    for (const char* name : {"TMPDIR", "TEMP", "TMP"}) {
-        const char* value = std::getenv(name);
-        if (value && *value) add(value);
-    }
-#ifndef _WIN32
-    add("/tmp");
-#endif
-    const fs::path user_cache = fs::path(default_cache_path()).parent_path();
-    fs::create_directories(user_cache, ignored);
-    add(user_cache.string());
-    return folders;
-}
-
-// Off the cache's folder, a name that says which cache (several may be called cache.sqlite).
-std::string CacheBuffer::elsewhere_name(const std::string& suffix) const {
-    std::error_code ignored;
-    const std::string absolute = fs::absolute(config_.cache_path, ignored).string();
-    return fs::path(config_.cache_path).filename().string() + "-" + sha256_hex(absolute).substr(0, 12) + suffix;
-}
-
 bool CacheBuffer::open_journal(const std::string& path) {
     std::FILE* file = std::fopen(path.c_str(), "ab");
     if (!file) return false;
@@ -136,7 +105,7 @@ void CacheBuffer::journal(const CacheKey& key, const CacheEntry& entry) {
     const std::string name = ".journal-" + journal_id_ + ".jsonl";
     std::vector<std::string> places;
     if (first) places.push_back(config_.cache_path + name);
-    for (const std::string& folder : elsewhere_folders()) places.push_back(folder + "/" + elsewhere_name(name));
+    for (const std::string& folder : elsewhere_folders(config_.cache_path)) places.push_back(folder + "/" + elsewhere_name(config_.cache_path, name));
     for (const std::string& path : places) {
         if (std::find(journal_paths_.begin(), journal_paths_.end(), path) != journal_paths_.end()) continue;
         if (!open_journal(path)) continue;
@@ -182,7 +151,7 @@ void CacheBuffer::fold_old_journals() {
     std::vector<std::pair<fs::path, std::string>> places = {
         {fs::absolute(config_.cache_path, ignored).parent_path(),
          fs::path(config_.cache_path).filename().string() + ".journal-"}};
-    for (const std::string& folder : elsewhere_folders()) places.emplace_back(folder, elsewhere_name(".journal-"));
+    for (const std::string& folder : elsewhere_folders(config_.cache_path)) places.emplace_back(folder, elsewhere_name(config_.cache_path, ".journal-"));
     const std::string own = process_id();
     for (const auto& [folder, prefix] : places) {
         fs::directory_iterator entries(folder, ignored), end;
@@ -282,23 +251,17 @@ void CacheBuffer::write_side_file(BatchResult& batch, bool cancelled) {
             return;
         }
     }
-    const std::string name = ".unwritten-" + std::to_string(static_cast<long long>(std::time(nullptr))) + "-" +
+    const std::string name = side_file_infix + std::to_string(static_cast<long long>(std::time(nullptr))) + "-" +
                              std::to_string(unwritten_.size()) + ".jsonl";
     std::vector<std::string> places;
     if (locked_only_) places.push_back(config_.cache_path + name);  // its disk takes files
-    for (const std::string& folder : elsewhere_folders()) places.push_back(folder + "/" + elsewhere_name(name));
+    for (const std::string& folder : elsewhere_folders(config_.cache_path)) places.push_back(folder + "/" + elsewhere_name(config_.cache_path, name));
     std::string tried;
+    std::string lines;
+    for (const PendingWrite& write : unwritten_) lines += side_file_line(write.key, write.entry, secrets_) + "\n";
     for (const std::string& path : places) {
-        bool ok = false;
-        {
-            std::ofstream out(path, std::ios::binary | std::ios::trunc);
-            for (const PendingWrite& write : unwritten_)
-                out << side_file_line(write.key, write.entry, secrets_) << "\n";
-            out.flush();
-            ok = static_cast<bool>(out);
-            out.close();
-            ok = ok && !out.fail();
-        }
+        // Whole or not at all: the next run imports every side file it finds (side_files.hpp).
+        const bool ok = write_file_whole(path, lines);
         if (ok) {
             batch.unwritten_file = path;
             batch.unwritten_answers = unwritten_.size();
@@ -309,7 +272,6 @@ void CacheBuffer::write_side_file(BatchResult& batch, bool cancelled) {
             close_journal(true);  // the side file holds what the cache lacks
             return;
         }
-        std::remove(path.c_str());  // no empty or cut side file is left behind
         tried += (tried.empty() ? "" : ", ") + path;
     }
     std::string journals;

@@ -97,8 +97,6 @@ class CacheBuffer {
     void next_journal_part();       // the current part is full: its answers go to the writer
     void remove_written_journals();  // parts whose answers are all in the cache
     void fold_old_journals();
-    std::vector<std::string> elsewhere_folders() const;  // writable folders off the cache's disk
-    std::string elsewhere_name(const std::string& suffix) const;
 
     const ValidationConfig& config_;
     const std::vector<std::string>& secrets_;

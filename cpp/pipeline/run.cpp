@@ -3,7 +3,10 @@
 #include "llmvalidate/run.hpp"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+
+#include "pipeline/side_files.hpp"
 
 namespace llmv::pipeline {
 
@@ -61,6 +64,29 @@ void warn(const RunSink& sink, const char* kind, const std::string& text) {
     if (sink.on_warning && !text.empty()) sink.on_warning({kind, text});
 }
 
+// The answers an earlier run paid for but could not write to this cache (its side files) go in
+// before anything is asked, on every route, and the run says so: else a plain re-run after a
+// locked cache and a Ctrl-C pays for them again (issue 41). Its warnings are of kind
+// "side_file": added (how many, how many new, from where), or not yet and why.
+void import_leftovers(const ValidationConfig& config, const RunSink& sink) {
+    for (const SideFileImport& import :
+         import_side_files(config.cache_path, config.cache_busy_timeout_ms, sink.cancel)) {
+        if (import.error.empty()) {
+            warn(sink, "side_file",
+                 "added " + std::to_string(import.answers) + " answers (" +
+                     std::to_string(import.added) + " new) to the cache " + config.cache_path +
+                     " from " + import.path +
+                     ", where an earlier run left what it could not write; none is paid for "
+                     "again, and the file is removed");
+        } else {
+            warn(sink, "side_file",
+                 "the side file " + import.path + " holds answers an earlier run could not write "
+                 "to the cache " + config.cache_path + ", and it could not be added now (" +
+                 import.error + "); its answers are asked again unless it is imported first");
+        }
+    }
+}
+
 // Only a batch can be collected later: waiting for nothing is a setting out of its range.
 void check_route(const ValidationConfig& config) {
     if (config.wait || config.batch_api) return;
@@ -115,6 +141,7 @@ RunOutcome run_route(const ValidationConfig& config, const std::vector<PassageIn
     // batch-API run without a cache is refused instead (validate_with_batch_api).
     if (!config.batch_api || config.dry_run) warn(sink, "no_cache", cache_warning(config));
     if (config.dry_run) return estimate(config, all_rows(), sink);
+    import_leftovers(config, sink);
 
     FailureTally tally;
     BatchCallbacks callbacks = sink;

@@ -455,7 +455,7 @@ validations_of_run <- function(result, used_settings, provider, cache, human, ru
     }
     cli::cli_warn(
       c("!" = "The cache {.file {cache}} {what}: {result$unwritten_answers} answer{?s} paid for went to {.file {side_file}} instead.",
-        i = "Add them with {.code llm_cache_import({.str {side_file}}, cache = {.str {cache}})}; a re-run then pays nothing for them."),
+        i = "The next run with this cache adds them first, or add them now with {.code llm_cache_import({.str {side_file}}, cache = {.str {cache}})}; a re-run pays nothing for them."),
       class = c("llmvalidate_warning_unwritten", "llmvalidate_warning"), call = call
     )
   }

@@ -355,9 +355,11 @@ llm_cache_path <- function() {
 #'
 #' When another process holds the cache file's lock through every retry of a
 #' run, the answers the run paid for are written to a side file instead (the
-#' run's warning names it) rather than lost. This adds them to a cache, so that
-#' a re-run pays nothing for them. The command-line tool does the same with
-#' `llmvalidate cache --import FILE`.
+#' run's warning names it) rather than lost. The next run with that cache adds
+#' them itself before its first call (a warning of class
+#' `llmvalidate_warning_side_file` says so); this adds them now, to any cache,
+#' so that a re-run pays nothing for them. The command-line tool does the same
+#' with `llmvalidate cache --import FILE`.
 #'
 #' @param side_file The side file the warning named (JSON lines).
 #' @param cache The cache file to add them to; the default is the per-user

@@ -15,8 +15,10 @@ announce_cache <- function(resolved, cache) {
 # a paid run without a cache ("no_cache"), a model that retires within 60 days, with the date and
 # the vendor's replacement ("model_retiring"), a test that cannot decide at this alpha and size
 # ("cannot_decide": every verdict would be "inconclusive"; the dry run says it too); during the
-# run, a feature the model refused and the run switched from, once ("fallback"). Its class is
-# llmvalidate_warning_<kind>; llm_power() raises the cannot_decide class through warn_sizes().
+# run, a feature the model refused and the run switched from, once ("fallback"); answers an
+# earlier run left in a side file, added to the cache before the first call ("side_file"). Its
+# class is llmvalidate_warning_<kind>; llm_power() raises the cannot_decide class through
+# warn_sizes().
 run_warning <- function(kind, text) {
   cli::cli_warn(c("!" = "{text}"),
                 class = c(paste0("llmvalidate_warning_", kind), "llmvalidate_warning"))
