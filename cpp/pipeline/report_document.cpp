@@ -20,6 +20,15 @@ namespace llmv::report {
 
 namespace {
 
+// A passage's text as the document shows it. The document is JSON, so UTF-8; a front end may
+// give the text as the user wrote it (the engine's own copy is decoded already): decoded as
+// the run decodes its input (input_encoding latin1), else a passage the run refused as not
+// UTF-8 shown with its bad bytes replaced.
+std::string as_utf8(const std::string& text, const std::string& input_encoding) {
+    if (first_invalid_utf8(text) == std::string::npos) return text;
+    return input_encoding == "latin1" ? latin1_to_utf8(text) : utf8_replace_invalid(text);
+}
+
 using json = nlohmann::ordered_json;
 
 std::string now_utc() {
@@ -137,13 +146,8 @@ RunDocument::RunDocument(const pipeline::ValidationConfig& config, RunContext co
 
 void RunDocument::begin_column(const pipeline::ValidationConfig& config, ColumnInfo info) {
     info_ = std::move(info);
-    // The texts come as the user gave them; the document is JSON, so UTF-8: decoded as the
-    // run decodes them (input_encoding), and a passage the run refused as not UTF-8 shown
-    // with its bad bytes replaced.
     for (auto* strings : {&info_.texts, &info_.titles})
-        for (std::string& text : *strings)
-            text = config.input_encoding == "latin1" ? latin1_to_utf8(text)
-                                                     : utf8_replace_invalid(text);
+        for (std::string& text : *strings) text = as_utf8(text, config.input_encoding);
     detail_kept_ = 0;
     json column = json::object();
     column["header"] = info_.header;
@@ -163,9 +167,10 @@ void RunDocument::add_passage(const pipeline::PassageResult& result) {
     entry.erase("backtranslation_answers");
     const std::size_t i = result.index;
     entry["title"] = i < info_.titles.size() ? info_.titles[i] : std::string();
-    entry["text"] = !result.passage_text.empty() ? result.passage_text
-                    : i < info_.texts.size()     ? info_.texts[i]
-                                                 : std::string();
+    entry["text"] = as_utf8(!result.passage_text.empty() ? result.passage_text
+                            : i < info_.texts.size()     ? info_.texts[i]
+                                                         : std::string(),
+                            doc_["settings"].value("input_encoding", std::string("utf-8")));
     if (result.ok) {
         const stats::TestOutput& tests = result.tests;
         json hist = json::object();

@@ -319,16 +319,21 @@ TEST_CASE("faults: batch with a Latin-1 row fails that row only, with one error 
     const std::string dir = fault_dir("cli-latin1");
     const std::string csv = "id,text\na,Profits rose sharply this quarter.\n"
                             "b,Le caf\xE9 a perdu 3 % apr\xE8s les r\xE9sultats.\nc,Losses widened as demand fell.\n";
-    const CliRun strict = run_batch(dir, csv, {});
+    // The run document (--run-json, the report's input) is JSON, so UTF-8: the refused row's
+    // text with its bad bytes replaced, the decoded row's as decoded (it was an internal error).
+    const std::string document = dir + "/run.json";
+    const CliRun strict = run_batch(dir, csv, {"--run-json", document});
     CHECK(strict.code == 3);
+    CHECK_THAT(slurp(document), Catch::Matchers::Contains("Le caf\xEF\xBF\xBD a perdu"));
     CHECK_THAT(strict.err, Catch::Matchers::Contains("llmvalidate: error [llmv.input.invalid_encoding]: passage b: the "
                                                      "text is not valid UTF-8 (byte 0xE9 at byte 7"));
     CHECK(count_of(strict.err, "llmvalidate: error") == 1);
     CHECK(count_of(strict.out, "\n") == 4);  // the header and the three rows
 
-    const CliRun decoded = run_batch(dir, csv, {"--encoding", "latin1"});
+    const CliRun decoded = run_batch(dir, csv, {"--encoding", "latin1", "--run-json", document});
     INFO(decoded.err);
     CHECK(decoded.code == 0);
+    CHECK_THAT(slurp(document), Catch::Matchers::Contains("Le caf\xC3\xA9 a perdu"));
     CHECK(count_of(decoded.err, "llmvalidate: error") == 0);
 
     const CliRun wrong = run_batch(dir, csv, {"--encoding", "cp1252"});
