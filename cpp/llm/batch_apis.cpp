@@ -103,8 +103,8 @@ class AnthropicBatchApi : public BatchApi {
     BatchList parse_list(const HttpResponse& response) const override {
         return parse_batch_list(BatchApiKind::anthropic, response);
     }
-    // No metadata is kept: a batch of the same size created since the intent may be it (its
-    // results are checked line by line when read).
+    // No metadata is kept: a batch of the same size created since the intent may be it (the
+    // run takes it only when its results' custom ids are the intent's: batch_read_back.cpp).
     Match matches(const BatchStatus& listed, const std::string&, const std::string&,
                   std::size_t lines) const override {
         return listed.total == lines ? Match::candidate : Match::none;

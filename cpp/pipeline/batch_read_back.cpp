@@ -92,7 +92,7 @@ std::optional<BatchStatus> BatchRunner::find_unrecorded_batch(
     const std::int64_t since = info.value("created_unix", std::int64_t{0}) - clock_skew_seconds;
     const std::string input_file = info.value("input_file", "");
     const std::size_t line_count = json::parse(intent.lines).size();
-    std::optional<BatchStatus> candidate;
+    std::vector<BatchStatus> candidates;  // newest first, as listed
     std::string after;
     for (int page = 0; page < 50; ++page) {
         const BatchList list = api.parse_list(
@@ -106,16 +106,49 @@ std::optional<BatchStatus> BatchRunner::find_unrecorded_batch(
             }
             if (known_ids.count(batch.id)) continue;
             // The API says how it knows its batch: by the uploaded file (ours alone) or the
-            // intent in its metadata for sure, or only by its size (the oldest such created
-            // since the intent; its results are checked line by line when read).
+            // intent in its metadata for sure, or only by its size (a candidate, whose
+            // results must show it is this run's).
             const BatchApi::Match match = api.matches(batch, intent.id, input_file, line_count);
             if (match == BatchApi::Match::sure) return batch;
-            if (match == BatchApi::Match::candidate) candidate = batch;
+            if (match == BatchApi::Match::candidate) candidates.push_back(batch);
         }
         if (older || !list.has_more || list.last_id.empty()) break;
         after = list.last_id;
     }
-    return candidate;
+    // Another run on the same account may have made a batch of the same size in the same
+    // minutes (issue 41: adopting it paid for this run's lines again): oldest first, the first
+    // whose result lines carry this intent's custom ids.
+    const json lines = json::parse(intent.lines);
+    for (auto candidate = candidates.rbegin(); candidate != candidates.rend(); ++candidate)
+        if (holds_lines_of(api, synchronous, *candidate, lines)) return *candidate;
+    return std::nullopt;
+}
+
+bool BatchRunner::holds_lines_of(const BatchApi& api, const HttpRequest& synchronous,
+                                 const BatchStatus& listed, const json& lines) {
+    // Its custom ids are in its results only: waited for as the run would wait for its own.
+    BatchStatus state = listed;
+    while (!state.ended) {
+        status("batch " + listed.id + " has this run's size but no mark of whose it is: " +
+               state.status + "; its results will tell");
+        if (!interruptible_wait(config_.poll_interval_seconds, callbacks_.cancel))
+            check_cancel("while waiting for batch " + listed.id);
+        state = api.parse_status(send_one(api.poll(synchronous, listed.id),
+                                          "polling batch " + listed.id));
+    }
+    if (state.failed) return false;  // refused as a whole: no line was paid for
+    const Downloaded results = fetch_whole(api, synchronous, listed.id, state);
+    std::size_t ours = 0, foreign = 0;
+    each_downloaded_line(results, [&](const BatchLineRead& read) {
+        if (read.result) ++(lines.contains(read.result->custom_id) ? ours : foreign);
+    });
+    remove_downloads(results);
+    if (foreign > 0 || ours == 0) {
+        status("batch " + listed.id + " is another run's (" + std::to_string(foreign) +
+               " of its result lines are not this run's): it is left alone");
+        return false;
+    }
+    return true;
 }
 
 std::string BatchRunner::download_path(const std::string& what) const {

@@ -10,7 +10,8 @@
 //     recorded in the cache file; the batch's id is recorded as soon as the provider gives it.
 //     A run stopped between the two (kill -9 right after "created") finds the batch again on
 //     resume through the vendor's list endpoint (OpenAI: its input file and metadata;
-//     Anthropic: its size and creation time) and reads it back instead of submitting again.
+//     Anthropic: its size and creation time, then its results' custom ids) and reads it back
+//     instead of submitting again.
 //   - A batch's results are read until whole: a download cut short is read again. Each line
 //     is checked against the custom ids submitted; a line still missing from a whole file is
 //     asked again alone, once (a second time is an error, not a loop).

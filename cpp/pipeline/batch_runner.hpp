@@ -111,6 +111,10 @@ class BatchRunner {
     std::optional<BatchStatus> find_unrecorded_batch(const ProviderBatchRecord& intent,
                                                      const nlohmann::json& info,
                                                      const std::set<std::string>& known_ids);
+    // A batch known only by its size: polled until it ends, then true when every line of its
+    // results carries one of `lines`' custom ids (this intent's).
+    bool holds_lines_of(const BatchApi& api, const HttpRequest& synchronous,
+                        const BatchStatus& listed, const nlohmann::json& lines);
 
     // A batch's results, downloaded into files beside the cache: they are read a line at a
     // time and never held whole (an embeddings batch's results run to hundreds of megabytes).

@@ -478,6 +478,56 @@ TEST_CASE(
                    Catch::Matchers::Contains("created by a run that stopped before recording it"));
 }
 
+// Issue 41: Anthropic's batches carry no metadata, so a batch created by a run killed before it
+// recorded the id is known by its size alone. Another study's batch of the same size, made
+// minutes earlier on the same account, was adopted (it is the oldest) and this run's lines
+// were paid for again; its results' custom ids now tell the two apart.
+TEST_CASE("batch faults: an Anthropic run killed after create adopts its own batch, not another "
+          "run's of the same size",
+          "[batch][cli]") {
+    const VendorKeys keys;
+    fake::FakeServer server;
+    server.start();
+    const std::string dir = batch_dir("identity");
+    write_input(dir + "/in.csv", 2);
+    const Spawned reference = spawn_cli(cli_args(server, "anthropic", dir + "/in.csv",
+                                                 dir + "/sync.sqlite", dir + "/sync.jsonl", false),
+                                        dir);
+    REQUIRE(wait_cli(reference) == 0);
+    // Another study: as many passages (so batches of the same sizes), other texts, its own cache.
+    {
+        std::ofstream other(dir + "/other.csv");
+        other << "id,text\n";
+        for (const PassageInput& passage : passages(2))
+            other << passage.id << ",\"" << passage.text << " Another study.\"\n";
+    }
+    const Spawned other = spawn_cli(cli_args(server, "anthropic", dir + "/other.csv",
+                                             dir + "/other.sqlite", dir + "/other.jsonl", true),
+                                    dir);
+    REQUIRE(wait_cli(other) == 0);
+    server.reset_counters();
+    {
+        const ScopedEnv kill("LLMV_DEBUG_KILL_AT", "after_create:1");
+        const Spawned killed = spawn_cli(
+            cli_args(server, "anthropic", dir + "/in.csv", dir + "/c.sqlite", dir + "/cut.jsonl",
+                     true),
+            dir);
+        CHECK(wait_cli(killed) == 128 + SIGKILL);
+    }
+    const Spawned resumed = spawn_cli(
+        cli_args(server, "anthropic", dir + "/in.csv", dir + "/c.sqlite", dir + "/out.jsonl", true),
+        dir);
+    const int code = wait_cli(resumed);
+    const std::string err = slurp(resumed.err);
+    INFO(err);
+    REQUIRE(code == 0);
+    CHECK(paid_twice(server) == 0);
+    CHECK_THAT(err, Catch::Matchers::Contains("created by a run that stopped before recording it"));
+    CHECK_THAT(err, Catch::Matchers::Contains("is another run's"));
+    CHECK(result_rows(slurp(dir + "/out.jsonl"), false) ==
+          result_rows(slurp(dir + "/sync.jsonl"), false));
+}
+
 TEST_CASE(
     "batch faults: SIGINT during a poll wait ends the CLI with 130, submits nothing after it, and "
     "the "
