@@ -11,6 +11,7 @@
 
 #include "llm/provider_spec.hpp"
 #include "llmvalidate/error.hpp"
+#include "llmvalidate/pending.hpp"
 #include "llmvalidate/text.hpp"
 #include "pipeline/debug_env.hpp"
 
@@ -263,6 +264,10 @@ void BatchRunner::submit_lines(const std::string& kind, const std::vector<BatchL
                  {"intent", intent.id},
                  {"phase", report_.phases},
                  {"created_unix", now}};
+    // Whose work it is: a synchronous run of the same settings and passages is then refused
+    // while the batch is out (batches_out.hpp), rather than paying for its answers again.
+    if (run_key_.empty()) run_key_ = pending_key(config_, passages_);
+    info["run"] = run_key_;
     std::string file;
     if (std::optional<HttpRequest> upload = api.upload(lines)) {
         file = api.uploaded_file_id(send_one(*upload, "uploading a batch file"));

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "pipeline/batches_out.hpp"
 #include "pipeline/side_files.hpp"
 
 namespace llmv::pipeline {
@@ -87,6 +88,22 @@ void import_leftovers(const ValidationConfig& config, const RunSink& sink) {
     }
 }
 
+// This run's batches out are collected through the batch API, not paid for again.
+void refuse_batches_out(const ValidationConfig& config, const std::vector<PassageInput>& rows) {
+    const std::vector<std::string> ids = batches_out_of_run(config, rows);
+    if (ids.empty()) return;
+    std::string listed;
+    for (const std::string& id : ids) listed += (listed.empty() ? "" : ", ") + id;
+    ErrorSubject subject;
+    subject.setting = "batch_api";
+    subject.received = subject.received_value = "false";
+    subject.allowed = "true while this run's provider batches are out (" + listed +
+                      ", in the cache " + config.cache_path +
+                      "): through the batch API the same run collects their answers, paid for "
+                      "already, and asks only for what is missing";
+    throw Error(code::invalid_argument, std::move(subject));
+}
+
 // Only a batch can be collected later: waiting for nothing is a setting out of its range.
 void check_route(const ValidationConfig& config) {
     if (config.wait || config.batch_api) return;
@@ -143,6 +160,15 @@ RunOutcome run_route(const ValidationConfig& config, const std::vector<PassageIn
     if (config.dry_run) return estimate(config, all_rows(), sink);
     import_leftovers(config, sink);
 
+    // Provider batches of this very run still out in the cache (a batch-API run interrupted,
+    // or with `wait` off): a synchronous run would pay for their answers again. Only when the
+    // cache holds some are the rows read first, to tell this run's from another's.
+    const std::vector<PassageInput>* rows_read = given;
+    if (!config.batch_api && cache_has_batches_out(config)) {
+        rows_read = &all_rows();
+        refuse_batches_out(config, *rows_read);
+    }
+
     FailureTally tally;
     BatchCallbacks callbacks = sink;
     callbacks.on_passage = [&tally, &sink](const PassageResult& row) {
@@ -164,8 +190,8 @@ RunOutcome run_route(const ValidationConfig& config, const std::vector<PassageIn
             outcome.pending = pending_batch(config, rows);
             return outcome;
         }
-    } else if (given) {
-        outcome.result = validate_batch(config, *given, callbacks, options.keep_results);
+    } else if (rows_read) {
+        outcome.result = validate_batch(config, *rows_read, callbacks, options.keep_results);
     } else {
         outcome.result = validate_stream(config, *source, callbacks, options.keep_results);
     }

@@ -528,6 +528,68 @@ TEST_CASE("batch faults: an Anthropic run killed after create adopts its own bat
           result_rows(slurp(dir + "/sync.jsonl"), false));
 }
 
+// Issue 41: interrupting a batch-API run (or submitting with --submit-only) and running the same
+// command without --batch-api paid for every answer again, synchronously, with no word of the
+// batches out. The synchronous run of the same work is now refused, naming --batch-api; another
+// run's work on the same cache is not.
+TEST_CASE("batch faults: a synchronous run of work whose batches are out is refused, naming "
+          "--batch-api, and pays nothing",
+          "[batch][cli]") {
+    const VendorKeys keys;
+    fake::FakeServer server;
+    server.start();
+    const std::string dir = batch_dir("batches-out");
+    write_input(dir + "/in.csv", 2);
+    const Spawned reference = spawn_cli(
+        cli_args(server, "openai", dir + "/in.csv", dir + "/sync.sqlite", dir + "/sync.jsonl", false),
+        dir);
+    REQUIRE(wait_cli(reference) == 0);
+    server.reset_counters();
+    std::vector<std::string> submit =
+        cli_args(server, "openai", dir + "/in.csv", dir + "/c.sqlite", dir + "/cut.jsonl", true);
+    submit.push_back("--submit-only");
+    const Spawned submitted = spawn_cli(submit, dir);
+    INFO(slurp(submitted.err));
+    REQUIRE(wait_cli(submitted) == 0);
+    const std::size_t paid = server.total_count();
+
+    const Spawned synchronous = spawn_cli(
+        cli_args(server, "openai", dir + "/in.csv", dir + "/c.sqlite", dir + "/twice.jsonl", false),
+        dir);
+    const int refused = wait_cli(synchronous);
+    const std::string err = slurp(synchronous.err);
+    INFO(err);
+    CHECK(refused != 0);
+    CHECK_THAT(err, Catch::Matchers::Contains("`--batch-api`"));
+    CHECK_THAT(err, Catch::Matchers::Contains("provider batches are out"));
+    CHECK(server.total_count() == paid);  // nothing sent
+
+    // Another study's passages on the same cache run synchronously.
+    {
+        std::ofstream other(dir + "/other.csv");
+        other << "id,text\nq1,\"Margins held steady as costs rose.\"\n";
+    }
+    const Spawned other = spawn_cli(cli_args(server, "openai", dir + "/other.csv",
+                                             dir + "/c.sqlite", dir + "/other.jsonl", false),
+                                    dir);
+    CHECK(wait_cli(other) == 0);
+
+    const Spawned collected = spawn_cli(
+        cli_args(server, "openai", dir + "/in.csv", dir + "/c.sqlite", dir + "/out.jsonl", true),
+        dir);
+    INFO(slurp(collected.err));
+    REQUIRE(wait_cli(collected) == 0);
+    CHECK(paid_twice(server) == 0);
+    CHECK(result_rows(slurp(dir + "/out.jsonl")) == result_rows(slurp(dir + "/sync.jsonl")));
+    // Collected, the batches are no longer out: the synchronous run reads every answer cached.
+    const std::size_t before = server.total_count();
+    const Spawned again = spawn_cli(
+        cli_args(server, "openai", dir + "/in.csv", dir + "/c.sqlite", dir + "/again.jsonl", false),
+        dir);
+    CHECK(wait_cli(again) == 0);
+    CHECK(server.total_count() == before);
+}
+
 TEST_CASE(
     "batch faults: SIGINT during a poll wait ends the CLI with 130, submits nothing after it, and "
     "the "
