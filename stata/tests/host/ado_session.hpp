@@ -211,6 +211,8 @@ struct Session {
     std::optional<RunResult> last;  // r() of the last llmvalidate command
     std::uint64_t stata_seed = 0;   // set seed: the ado's runiformint() draws stand for it
     std::set<std::string> ran;      // llmvalidate lines run here
+    std::string last_run;           // $LLMV_LAST_RUN: the last run's document
+    std::vector<std::string> reports;  // the files `llmvalidate report` wrote
     std::unique_ptr<FakeServerProcess> server;
 
     std::string seed_draw() {
@@ -370,6 +372,9 @@ struct Session {
         const std::filesystem::path prices =
             std::filesystem::path(LLMV_NET_FOLDER) / "llmvalidate_prices.csv";
         if (std::filesystem::exists(prices)) stata.set_local("llmv_price_table", prices.string());
+        // $LLMV_LAST_RUN: the run document `llmvalidate report` renders (none after a dry run).
+        last_run = dryrun ? std::string() : (folder / "llmvalidate_last_run.json").string();
+        stata.set_local("llmv_rundoc", last_run);
 
         stata.if_mask = use;
         stata.in_first = 1;
@@ -524,6 +529,29 @@ struct Session {
     }
 
     // `llmvalidate ...`: the program the ado-file's dispatch would run.
+    // Report: llmvalidate report using FILE.html [, replace run(RUN.json)], relative to the
+    // working directory.
+    void report(const Command& command) {
+        const auto options = resolve_options(command, syntax_options(ado, "Report"));
+        const std::string run_document = options.has("run") ? options.get("run") : last_run;
+        REQUIRE_FALSE(run_document.empty());
+        REQUIRE_FALSE(command.using_file.empty());
+        std::filesystem::path file(command.using_file);
+        if (file.is_relative()) file = folder / file;
+        stata.set_local("llmv_rundoc", run_document);
+        stata.set_local("llmv_report", file.string());
+        const int rc = stata.call(
+            {"report", std::string("replace=") + (options.has("replace") ? "1" : "0")});
+        INFO(stata.errors << stata.output);
+        REQUIRE(rc == 0);
+        reports.push_back(file.string());
+    }
+
+    void version() {
+        REQUIRE(stata.call({"version", "quiet=0"}) == 0);
+        REQUIRE_FALSE(stata.local("llmv_version").empty());
+    }
+
     void run(const std::string& line) {
         INFO(line);
         REQUIRE(line.rfind("llmvalidate ", 0) == 0);
@@ -540,6 +568,10 @@ struct Session {
             models(command);
         else if (first == "overview")
             overview(command);
+        else if (first == "report")
+            report(command);
+        else if (first == "version")
+            version();
         else if (first == "test")
             FAIL("llmvalidate test runs on the do-file's data: test_example.cpp replays it");
         else
