@@ -221,7 +221,8 @@ program define RunPlugin, rclass
           embmodel(string) baseurl(string) embbaseurl(string) cache(string)         ///
           keyenv(string) truelabel(string) topic(string) generations(string)        ///
           annotation(string) simulation(string) vars(string asis) varsfound(string)   ///
-          embmatrix(string) embfile(string) pricetable(string) rundoc(string) ]
+          embmatrix(string) embfile(string) pricetable(string) rundoc(string)        ///
+          mergefrom(string asis) ]
 
     local llmv_labels `"`labels'"'
     local llmv_annotation `"`annotation'"'
@@ -232,6 +233,7 @@ program define RunPlugin, rclass
     local llmv_embfile `"`embfile'"'
     local llmv_generations `"`generations'"'
     local llmv_rundoc `"`rundoc'"'
+    local llmv_merge_from `"`mergefrom'"'
     local llmv_varnames `"`varnames'"'
     local llmv_task `"`task'"'
     local llmv_provider `"`provider'"'
@@ -758,18 +760,28 @@ program define Cache, rclass
         local action describe
         local rest `"`0'"'
     }
-    if !inlist(`"`action'"', "describe", "clear") {
-        display as error `"llmvalidate cache: subcommand `action' is not allowed; allowed: describe, clear"'
+    if !inlist(`"`action'"', "describe", "clear", "merge") {
+        display as error `"llmvalidate cache: subcommand `action' is not allowed; allowed: describe, clear, merge"'
         exit 198
     }
     local 0 `"`rest'"'
-    syntax [using/] [, MODel(string) NOTABle]
+    syntax [using/] [, MODel(string) FROM(string asis) NOTABle]
     DefaultCache `"`using'"' using
     if "`model'" != "" & "`action'" != "clear" {
         display as error "option model() is allowed only with llmvalidate cache clear"
         exit 198
     }
-    RunPlugin, command(cache) words(action=`action') cache(`using') model(`model')
+    * merge: the caches of a sharded job (one per machine), added to this one.
+    if `"`from'"' != "" & "`action'" != "merge" {
+        display as error "option from() is allowed only with llmvalidate cache merge"
+        exit 198
+    }
+    if `"`from'"' == "" & "`action'" == "merge" {
+        display as error "llmvalidate cache merge needs from(): the cache files to add"
+        exit 198
+    }
+    RunPlugin, command(cache) words(action=`action') cache(`using') model(`model')     ///
+        mergefrom(`from')
     return add
     return local cmd "llmvalidate"
     return local subcmd "cache"

@@ -71,6 +71,9 @@ Describe or clear the response cache{p_end}
 {p 8 20 2}
 {cmd:llmvalidate cache clear} [{cmd:using} {it:filename}] [{cmd:,} {opt mod:el(string)}]
 
+{p 8 20 2}
+{cmd:llmvalidate cache merge} [{cmd:using} {it:filename}] {cmd:,} {opt from(filelist)}
+
 {pstd}
 List the models a vendor serves to your credentials, read from its API{p_end}
 
@@ -202,6 +205,7 @@ Add the last results to stored estimates, for {cmd:esttab}{p_end}
 {synopt:{opt p:refix(name)}}{cmd:estadd llmvalidate}: prefix of the added results; default {cmd:llmv_}{p_end}
 {synopt:{opt replace}}{cmd:estadd llmvalidate}: overwrite results already in {cmd:e()} (else an error, as for {cmd:estadd}'s own subcommands){p_end}
 {synopt:{opt mod:el(string)}}{cmd:llmvalidate cache clear}: remove only this model's entries (every provider){p_end}
+{synopt:{opt from(filelist)}}{cmd:llmvalidate cache merge}: the cache files to add, in order (quote a name with spaces){p_end}
 {synopt:{opt ti:tles(varname)}}{cmd:llmvalidate overview}: the variable that names the rows (numeric or string); default: the observation numbers{p_end}
 {synopt:{opt nam:es(list)}}{cmd:llmvalidate overview}: a column header per prefix, in their order (quote a header with spaces); default: the prefixes{p_end}
 {synopt:{opt run(filename)}}{cmd:llmvalidate report}: the run document to render (saving()'s {it:name}{cmd:.run.json}, or the command-line tool's {cmd:--run-json}); default: the last run's{p_end}
@@ -563,6 +567,15 @@ exist (return code 601 otherwise). Without {cmd:using}, the default cache of
 {opt cache()} is used. The cache file is shared with R and the command-line tool:
 a run in one reuses the answers paid for in another.
 
+{pstd}
+{cmd:llmvalidate cache merge using} {it:filename}{cmd:, from(}{it:filelist}{cmd:)} adds every
+answer of the cache files in {it:filelist} to {it:filename} (created if need be): the caches of
+a job split across machines or cluster nodes, each run with a cache of its own (the
+command-line tool's {cmd:batch --shard} {it:I}{cmd:/}{it:N}; SQLite's locking cannot be trusted
+on a network file system). Every key is kept once; a key {it:filename} already holds with
+another answer is a conflict, counted, and {it:filename}'s answer is kept. A file of
+{it:filelist} that does not exist is return code 601.
+
 
 {marker overview}{...}
 {title:Overview}
@@ -884,8 +897,9 @@ passes), {cmd:r(p_sep_pass)} (every separation test passes), {cmd:r(p_not_reject
 
 {pstd}
 {cmd:llmvalidate cache} stores the scalars {cmd:r(entries)}, {cmd:r(ok_entries)},
-{cmd:r(other_entries)}, {cmd:r(size_bytes)}, {cmd:r(N_models)} and, after {cmd:clear},
-{cmd:r(removed)}; the macros {cmd:r(using)}, {cmd:r(action)}, {cmd:r(model)} and
+{cmd:r(other_entries)}, {cmd:r(size_bytes)}, {cmd:r(N_models)}, after {cmd:clear},
+{cmd:r(removed)}, and after {cmd:merge}, {cmd:r(merged_answers)}, {cmd:r(merged_added)},
+{cmd:r(merged_same)} and {cmd:r(merged_conflicts)} (over the files of {opt from()}); the macros {cmd:r(using)}, {cmd:r(action)}, {cmd:r(model)} and
 {cmd:r(model_names)} (the {it:provider}/{it:model} of each row of the matrix); and the matrix
 {cmd:r(models)}: per provider and model the entries, the entries that parsed, and the input
 and output tokens they cost.

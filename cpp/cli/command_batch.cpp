@@ -74,6 +74,11 @@ CommandSpec batch_spec() {
              "e.g. \"agreement=50|66\" (quoted: | is a pipe to the shell); keeping no row is an "
              "error "
              "(exit 3)."},
+            {"--shard", "", "I/N",
+             "Validate only shard I of N (1 <= I <= N): the rows whose id (or text, without "
+             "--id-column) falls in it, the same whatever the rows' order; after --where and "
+             "--sample. Each shard runs with its own --cache; `llmvalidate cache --merge` brings "
+             "the caches together (docs/shards.md)."},
             {"--sample", "", "N",
              "Validate N rows drawn at random (after --where); the same seed draws the same rows "
              "in R (llm_sample()) and Stata."},
@@ -263,6 +268,34 @@ int collect_pending(const CommandSpec& spec, const ParsedArgs& parsed, const std
         });
 }
 
+// --shard I/N: a share of the rows that does not depend on their order (FNV-1a of the id or
+// the text, modulo N), so that N jobs on N machines split a file without a row twice or none.
+struct Shard {
+    std::uint64_t index = 0, count = 1;  // index in 0..count-1
+    bool holds(const std::string& key) const {
+        if (count <= 1) return true;
+        std::uint64_t hash = 14695981039346656037ull;
+        for (const unsigned char byte : key) hash = (hash ^ byte) * 1099511628211ull;
+        return hash % count == index;
+    }
+};
+
+Shard parse_shard(const std::string& text) {
+    Shard shard;
+    if (text.empty()) return shard;
+    const std::size_t slash = text.find('/');
+    const auto i = slash == std::string::npos ? std::nullopt
+                                              : key_value::whole_number(text.substr(0, slash));
+    const auto n = slash == std::string::npos ? std::nullopt
+                                              : key_value::whole_number(text.substr(slash + 1));
+    if (!i || !n || *i < 1 || *n < 1 || *i > *n || text.size() > 19)
+        throw_invalid(code::invalid_argument, "--shard", "\"" + text + "\"",
+                      "I/N with whole numbers 1 <= I <= N, e.g. 2/3 (the second of three shards)");
+    shard.index = static_cast<std::uint64_t>(*i - 1);
+    shard.count = static_cast<std::uint64_t>(*n);
+    return shard;
+}
+
 }  // namespace
 
 int command_batch(const std::vector<std::string>& args) {
@@ -323,11 +356,19 @@ int command_batch(const std::vector<std::string>& args) {
     } else if (parsed.has("--sample-seed")) {
         throw_usage(spec.name, "option `--sample-seed` needs `--sample N`.");
     }
-    const auto next_passage = [&](pipeline::PassageInput& input) {
+    const Shard shard = parse_shard(parsed.value("--shard"));
+    const bool by_id = parsed.has("--id-column");
+    const auto next_row = [&](pipeline::PassageInput& input) {
         if (!sampling) return reader.next(input);
         if (sampled_next >= sampled.size()) return false;
         input = sampled[sampled_next++];
         return true;
+    };
+    const auto next_passage = [&](pipeline::PassageInput& input) {
+        while (next_row(input))
+            if (shard.holds(by_id || !input.input_error.empty() ? input.id : input.text))
+                return true;
+        return false;
     };
 
     if ((parsed.has("--submit-only") || parsed.has("--poll-interval")) &&

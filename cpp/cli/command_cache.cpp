@@ -1,5 +1,6 @@
-// llmvalidate cache [--cache PATH] [--clear-model MODEL | --clear-all] [--json]
-// Inspects the response cache: entries, size, per model counts and tokens; clears by model.
+// llmvalidate cache [--cache PATH] [--clear-model MODEL | --clear-all | --merge FILE...] [--json]
+// Inspects the response cache: entries, size, per model counts and tokens; clears by model;
+// merges other caches (a sharded job's) into it.
 #include <sys/stat.h>
 
 #include <iostream>
@@ -9,6 +10,7 @@
 
 #include "cli.hpp"
 #include "llmvalidate/cache.hpp"
+#include "llmvalidate/cache_merge.hpp"
 #include "llmvalidate/error.hpp"
 #include "llmvalidate/resolution.hpp"
 
@@ -19,12 +21,15 @@ namespace {
 CommandSpec cache_spec() {
     return {
         "cache",
-        "[--cache PATH] [--path | --import FILE | --clear-model MODEL | --clear-all] [--json]",
+        "[--cache PATH] [--path | --import FILE | --merge FILE... | --clear-model MODEL | "
+        "--clear-all] [--json]",
         "Shows what the response cache holds: entries (answers that parsed and answers that\n"
         "did not: every paid answer is kept), file size, and per model the entries and the\n"
         "tokens they cost. --clear-model removes one model's entries (every provider).\n"
+        "--merge adds the answers of other cache files (the shards' caches of batch --shard)\n"
+        "to this one.\n"
         "Example: llmvalidate cache   (the per-user cache; llmvalidate cache --path prints where)",
-        "",
+        "  FILE...  with --merge: the cache files to add, in order",
         {
             {"--cache", "", "PATH",
              "The cache file (default $LLMV_CACHE, else the per-user cache shared with R and "
@@ -32,11 +37,15 @@ CommandSpec cache_spec() {
             {"--path", "", "", "Print the cache file's path and stop."},
             {"--import", "", "FILE",
              "Add the answers of a side file (written when the cache stayed locked) to the cache."},
+            {"--merge", "", "",
+             "Add every answer of the cache files given after the options: every key once; a "
+             "key this cache holds with another answer (two shards paid for one request) is a "
+             "conflict, counted, and this cache's answer is kept."},
             {"--clear-model", "", "MODEL", "Remove every entry of MODEL."},
             {"--clear-all", "", "", "Remove every entry."},
             {"--json", "", "", "Print JSON."},
         },
-        0,
+        1000,
     };
 }
 
@@ -52,6 +61,28 @@ int command_cache(const std::vector<std::string>& args) {
     const std::string path = parsed.value("--cache", pipeline::default_cache_path());
     if (parsed.has("--path")) {
         std::cout << path << "\n";
+        return exit_ok;
+    }
+    if (!parsed.operands.empty() && !parsed.has("--merge"))
+        throw_usage(spec.name, "cache files are given only with --merge (received \"" +
+                                   parsed.operands.front() + "\").");
+    if (parsed.has("--merge")) {
+        if (parsed.operands.empty())
+            throw_usage(spec.name, "--merge needs the cache files to add after the options.");
+        pipeline::prepare_cache_directory(path);
+        Cache cache(path);
+        std::uint64_t conflicts = 0;
+        for (const std::string& from : parsed.operands) {
+            const CacheMergeReport merged = merge_cache(cache, from, "--merge");
+            conflicts += merged.conflicts;
+            std::cout << "Merged " << from << " into " << path << ": " << merged.answers
+                      << " answers, " << merged.added << " new, " << merged.same
+                      << " there already, " << merged.conflicts << " conflicting.\n";
+        }
+        if (conflicts > 0)
+            std::cout << "A conflict is a request two caches answered differently (shards that "
+                         "each paid for a shared pool, for example): this cache's answer is kept, "
+                         "so rows computed with the other can differ from a run on this cache.\n";
         return exit_ok;
     }
     if (parsed.has("--import")) {

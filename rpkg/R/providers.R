@@ -381,6 +381,47 @@ llm_cache_import <- function(side_file, cache = getOption("llmvalidate.cache", l
   invisible(added)
 }
 
+#' Merge other caches into one
+#'
+#' A job split into shards (`llmvalidate batch --shard I/N`, one per machine or
+#' cluster node, each with its own cache: SQLite's locking cannot be trusted on
+#' a network file system) leaves one cache per shard. This adds every answer of
+#' those caches to `cache`, so that a run over the whole corpus on it pays for
+#' nothing again. Every key is kept once; a key `cache` already holds with
+#' another answer (two shards that each paid for one request, such as a shared
+#' pool of generated texts) is a conflict: `cache`'s answer is kept. The
+#' command-line tool does the same with `llmvalidate cache --merge FILE...`.
+#'
+#' @param from The cache files to add, in order.
+#' @param cache The cache file to add them to; the default is the per-user
+#'   cache, [llm_cache_path()].
+#' @return A data frame, invisibly, a row per file of `from`: `answers` (what
+#'   it holds), `added` (new to `cache`), `same` (there already, identical) and
+#'   `conflicts`.
+#' @export
+#' @examples
+#' # Two empty shard caches merged into a third.
+#' shards <- c(tempfile(fileext = ".sqlite"), tempfile(fileext = ".sqlite"))
+#' for (shard in shards) llm_cache_merge(character(), cache = shard)
+#' merged <- llm_cache_merge(shards, cache = tempfile(fileext = ".sqlite"))
+#' merged
+llm_cache_merge <- function(from, cache = getOption("llmvalidate.cache", llm_cache_path())) {
+  call <- rlang::current_env()
+  if (!is.character(from) || anyNA(from)) {
+    abort_llmv(c("{.arg from} must be a character vector of cache files.",
+                 x = "Received {.obj_type_friendly {from}}."),
+               code = "llmv.input.invalid_argument", call = call)
+  }
+  cache <- path.expand(check_string(cache, "cache", call))
+  merged <- engine_result(.Call(llmv_cache_merge, cache, path.expand(from)), call = call)
+  for (i in seq_len(nrow(merged))) {
+    cli::cli_inform(paste0("Merged {.file {merged$from[i]}} into {.file {cache}}: ",
+                           "{merged$answers[i]} answers, {merged$added[i]} new, ",
+                           "{merged$conflicts[i]} conflicting."))
+  }
+  invisible(merged)
+}
+
 # --- An ellmer Chat as the chat provider ------------------------------------------------------
 #
 # llm_validate(provider = <ellmer Chat>) runs on the Chat's vendor and model through the engine,

@@ -47,6 +47,7 @@ SEXP llmv_record_probe_table(SEXP rows);
 SEXP llmv_record_probe_passage();
 SEXP llmv_default_sample_seed();
 SEXP llmv_cache_import(SEXP cache_, SEXP side_file_);
+SEXP llmv_cache_merge(SEXP cache_, SEXP from_);
 SEXP llmv_normalize_labels(SEXP labels_);
 SEXP llmv_pending_info(SEXP handle_);
 SEXP llmv_pending_key(SEXP config_, SEXP text_, SEXP id_, SEXP human_label_, SEXP templates_,

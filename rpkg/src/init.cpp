@@ -46,6 +46,7 @@ static const R_CallMethodDef call_methods[] = {
     {"llmv_record_probe_passage", reinterpret_cast<DL_FUNC>(&llmv_record_probe_passage), 0},
     {"llmv_default_sample_seed", reinterpret_cast<DL_FUNC>(&llmv_default_sample_seed), 0},
     {"llmv_cache_import", reinterpret_cast<DL_FUNC>(&llmv_cache_import), 2},
+    {"llmv_cache_merge", reinterpret_cast<DL_FUNC>(&llmv_cache_merge), 2},
     {"llmv_normalize_labels", reinterpret_cast<DL_FUNC>(&llmv_normalize_labels), 1},
     {"llmv_pending_info", reinterpret_cast<DL_FUNC>(&llmv_pending_info), 1},
     {"llmv_pending_key", reinterpret_cast<DL_FUNC>(&llmv_pending_key), 6},

@@ -1,12 +1,14 @@
-// `llmvalidate cache describe|clear using file`: what the response cache holds, and clearing
-// it (every entry, or one model's), through the engine's llmv::Cache, as the CLI's
+// `llmvalidate cache describe|clear|merge using file`: what the response cache holds, clearing
+// it (every entry, or one model's), and adding other caches to it (a sharded job's, one per
+// machine: llmvalidate/cache_merge.hpp), through the engine's llmv::Cache, as the CLI's
 // `llmvalidate cache` does. The ado-file passes
 //
-//   locals:   llmv_cache (the file), llmv_model (clear only this model; optional)
-//   words:    action=describe|clear
+//   locals:   llmv_cache (the file), llmv_model (clear only this model; optional),
+//             llmv_merge_from (merge: the files to add, a Stata list)
+//   words:    action=describe|clear|merge
 //
-// The file must exist: describing or clearing a cache that is not there is an error (601), not
-// a new empty file.
+// The file must exist to be described or cleared: a cache that is not there is an error (601),
+// not a new empty file; merge creates it.
 //
 // `cachepath`: the default cache file, in the local llmv_cache_path: the per-user cache the
 // command-line tool and R share (llmv::pipeline::default_cache_path(): $LLMV_CACHE, else R's
@@ -19,6 +21,7 @@
 #include "arguments.hpp"
 #include "commands.hpp"
 #include "llmvalidate/cache.hpp"
+#include "llmvalidate/cache_merge.hpp"
 #include "llmvalidate/resolution.hpp"
 #include "results.hpp"
 #include "return_codes.hpp"
@@ -30,14 +33,15 @@ int command_cache(Api& api, int argc, char* argv[]) {
     args.allow_only({"action"});
     forget_pending();
     const std::string action = args.text("action", "describe");
-    if (action != "describe" && action != "clear")
+    if (action != "describe" && action != "clear" && action != "merge")
         throw StataFailure(kRcSyntax, "llmvalidate cache: subcommand `" + action +
-                                          "' is not allowed; allowed: describe, clear");
+                                          "' is not allowed; allowed: describe, clear, merge");
     const std::string path = api.local("llmv_cache").value_or("");
     if (path.empty())
         throw StataFailure(kRcSyntax, "llmvalidate cache: give the cache file with using");
+    if (action == "merge") pipeline::prepare_cache_directory(path);
     struct stat info;
-    if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+    if (action != "merge" && (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)))
         throw StataFailure(kRcFileNotFound, "file " + path +
                                                 " not found (llmvalidate cache needs an existing "
                                                 "cache file; runs with cache() create one)");
@@ -50,6 +54,35 @@ int command_cache(Api& api, int argc, char* argv[]) {
 
     Cache cache(path);
     Results results;
+    if (action == "merge") {
+        const std::vector<std::string> from =
+            split_stata_list(api.local("llmv_merge_from").value_or(""), "from()");
+        if (from.empty())
+            throw StataFailure(kRcSyntax,
+                               "llmvalidate cache merge needs from(): the cache files to add");
+        std::uint64_t answers = 0, added = 0, same = 0, conflicts = 0;
+        for (const std::string& file : from) {
+            struct stat source;
+            if (::stat(file.c_str(), &source) != 0 || !S_ISREG(source.st_mode))
+                throw StataFailure(kRcFileNotFound,
+                                   "file " + file + " not found (from() names cache files)");
+            const CacheMergeReport merged = merge_cache(cache, file, "from()");
+            answers += merged.answers;
+            added += merged.added;
+            same += merged.same;
+            conflicts += merged.conflicts;
+            api.display("{txt}(" + file + ": " + std::to_string(merged.answers) + " answers, " +
+                        std::to_string(merged.added) + " new, " +
+                        std::to_string(merged.conflicts) + " conflicting)\n");
+        }
+        results.scalar("merged_answers", static_cast<double>(answers));
+        results.scalar("merged_added", static_cast<double>(added));
+        results.scalar("merged_same", static_cast<double>(same));
+        results.scalar("merged_conflicts", static_cast<double>(conflicts));
+        if (conflicts > 0)
+            api.display("{txt}(a conflict is a request two caches answered differently; this "
+                        "cache's answer is kept)\n");
+    }
     if (action == "clear") {
         const std::uint64_t removed = model.empty() ? cache.clear_all() : cache.clear_model(model);
         results.scalar("removed", static_cast<double>(removed));

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "batch_cli.hpp"
 #include "cli_process.hpp"
 #include "fake_server/fake_server.hpp"
 #include "llm/provider_batch.hpp"
@@ -46,6 +47,10 @@ using llmv::test::slurp;
 using llmv::test::spawn_cli;
 using llmv::test::Spawned;
 using llmv::test::wait_cli;
+using llmv::test::cli_args;
+using llmv::test::passages;
+using llmv::test::VendorKeys;
+using llmv::test::write_input;
 
 namespace {
 
@@ -65,17 +70,6 @@ std::vector<std::string> run_files_in(const std::string& dir) {
     return found;
 }
 
-std::vector<PassageInput> passages(int count) {
-    std::vector<PassageInput> list;
-    for (int i = 0; i < count; ++i) {
-        PassageInput passage;
-        passage.id = "p" + std::to_string(i + 1);
-        passage.text =
-            SyntheticText(0).passages(i % 2 ? "positive" : "negative", 1, 500 + i).front();
-        list.push_back(passage);
-    }
-    return list;
-}
 
 // Chat from `vendor` (openai or anthropic), embeddings from OpenAI's Batch API.
 ValidationConfig vendor_config(const fake::FakeServer& server, const std::string& vendor,
@@ -132,72 +126,6 @@ BatchResult synchronous_reference(fake::FakeServer& server, const std::string& v
     server.reset_counters();
     return result;
 }
-
-// ---- the CLI as a subprocess --------------------------------------------------------------------
-
-void write_input(const std::string& path, int count) {
-    std::ofstream input(path);
-    input << "id,text\n";
-    for (const PassageInput& passage : passages(count))
-        input << passage.id << ",\"" << passage.text << "\"\n";
-}
-
-std::vector<std::string> cli_args(const fake::FakeServer& server, const std::string& vendor,
-                                  const std::string& input, const std::string& cache,
-                                  const std::string& output, bool batch_api,
-                                  const std::string& poll_interval = "0") {
-    std::vector<std::string> args = {
-        "batch",
-        "--task",
-        "simple_sentiment",
-        "--input",
-        input,
-        "--id-column",
-        "id",
-        "--text-column",
-        "text",
-        "--provider",
-        vendor,
-        "--model",
-        vendor == "anthropic" ? "fake-claude" : "fake-chat",
-        "--base-url",
-        vendor == "anthropic" ? server.base_url() : server.base_url() + "/v1",
-        "--embedding-provider",
-        "openai",
-        "--embedding-model",
-        "fake-embedding",
-        "--embedding-base-url",
-        server.base_url() + "/v1",
-        "--cache",
-        cache,
-        "-M",
-        "10",
-        "-n",
-        "5",
-        "--permutations",
-        "99",
-        "--seed",
-        "11",
-        "--quiet",
-        "--format",
-        "jsonl",
-        "--output",
-        output};
-    if (batch_api) {
-        args.insert(args.end(), {"--batch-api", "--poll-interval", poll_interval});
-    }
-    return args;
-}
-
-// The keys the CLI reads (the fake server accepts "test-key"). OPENAI_API_KEY goes only to
-// OpenAI's own hosts: a server on loopback gets the key named for it (LLMV_API_KEY, and
-// LLMV_EMBEDDING_API_KEY for a separate embedding server).
-struct VendorKeys {
-    ScopedEnv openai{"OPENAI_API_KEY", "test-key"};
-    ScopedEnv anthropic{"ANTHROPIC_API_KEY", "test-key"};
-    ScopedEnv named{"LLMV_API_KEY", "test-key"};
-    ScopedEnv embedding{"LLMV_EMBEDDING_API_KEY", "test-key"};
-};
 
 }  // namespace
 

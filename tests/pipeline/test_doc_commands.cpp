@@ -45,6 +45,8 @@ const std::vector<NotRun>& not_run() {
          "run by the stata-windows step of tools/test.sh"},
         {"cmake --preset linux-portable", "preset:linux-portable",
          "the default Linux build's plugin (LLMV_PORTABLE_PLUGIN), which tools/test.sh builds"},
+        {"sbatch --array=1-3 examples/shards.sbatch", "examples/shards.sbatch",
+         "needs a Slurm cluster; the page's next command runs the same script without one"},
         {"cmake --preset macos-arm64", "preset:macos-arm64", "macOS only"},
         {"cmake --preset macos-x86_64", "preset:macos-x86_64", "macOS only"},
     };
@@ -71,7 +73,8 @@ TEST_CASE("every shell command of the README and docs runs through bash", "[cli]
     for (const char* doc :
          {"README.md", "docs/test-format.md", "docs/simulated.md", "docs/providers.md",
           "docs/settings.md", "docs/statistics.md", "docs/method.md", "docs/transport-and-cache.md",
-          "docs/architecture.md", "prompts/README.md", "stata/README.md"}) {
+          "docs/architecture.md", "docs/report.md", "docs/shards.md", "prompts/README.md",
+          "stata/README.md"}) {
         const std::vector<DocCommand> found = llmv::test::sh_commands(doc);
         commands.insert(commands.end(), found.begin(), found.end());
     }
@@ -112,4 +115,16 @@ TEST_CASE("every shell command of the README and docs runs through bash", "[cli]
         ++ran;
     }
     CHECK(ran >= 10);
+}
+
+// docs/shards.md shows the Slurm script its commands run: the page's ```text block is the file.
+TEST_CASE("docs/shards.md shows examples/shards.sbatch as it is", "[cli][docs]") {
+    const std::string page = llmv::test::read_text(LLMV_SOURCE_DIR "/docs/shards.md");
+    const std::string script = llmv::test::read_text(LLMV_SOURCE_DIR "/examples/shards.sbatch");
+    const std::string open = "```text\n";
+    const auto start = page.find(open);
+    REQUIRE(start != std::string::npos);
+    const auto end = page.find("```", start + open.size());
+    REQUIRE(end != std::string::npos);
+    CHECK(page.substr(start + open.size(), end - start - open.size()) == script);
 }

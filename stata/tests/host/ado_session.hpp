@@ -516,10 +516,11 @@ struct Session {
         INFO(command.text);
         REQUIRE(command.before.size() == 2);
         const std::string action = command.before[1];
-        REQUIRE((action == "describe" || action == "clear"));
+        REQUIRE((action == "describe" || action == "clear" || action == "merge"));
         clear_locals();
         stata.set_local("llmv_cache", default_cache(command.using_file));
         stata.set_local("llmv_model", options.get("model"));
+        stata.set_local("llmv_merge_from", options.get("from"));
         stata.if_mask.clear();
         stata.errors.clear();
         last = run_like_ado(stata, {}, {"cache", "action=" + action}, "");
@@ -528,7 +529,6 @@ struct Session {
         REQUIRE(last->store_rc == 0);
     }
 
-    // `llmvalidate ...`: the program the ado-file's dispatch would run.
     // Report: llmvalidate report using FILE.html [, replace run(RUN.json)], relative to the
     // working directory.
     void report(const Command& command) {
@@ -552,6 +552,7 @@ struct Session {
         REQUIRE_FALSE(stata.local("llmv_version").empty());
     }
 
+    // `llmvalidate ...`: the program the ado-file's dispatch would run.
     void run(const std::string& line) {
         INFO(line);
         REQUIRE(line.rfind("llmvalidate ", 0) == 0);

@@ -304,6 +304,28 @@ TEST_CASE("cache: describe equals the CLI's cache report, clear by model and the
         REQUIRE(table.at(line, 4) == row.at("output_tokens").get<double>());
     }
 
+    // merge (issue 41): this cache into a new one, as a sharded job's caches are brought
+    // together; every entry once, and twice changes nothing.
+    const std::string merged = temporary_path(".sqlite");
+    stata.set_local("llmv_cache", merged);
+    stata.set_local("llmv_merge_from", "\"" + cache + "\"");
+    const RunResult merge = run_like_ado(stata, {}, {"cache", "action=merge"}, "");
+    INFO(stata.errors);
+    REQUIRE(merge.rc == 0);
+    REQUIRE(merge.scalars.at("merged_added") == described.scalars.at("entries"));
+    REQUIRE(merge.scalars.at("merged_conflicts") == 0);
+    REQUIRE(merge.scalars.at("entries") == described.scalars.at("entries"));
+    const RunResult twice = run_like_ado(stata, {}, {"cache", "action=merge"}, "");
+    REQUIRE(twice.rc == 0);
+    REQUIRE(twice.scalars.at("merged_added") == 0);
+    REQUIRE(twice.scalars.at("merged_same") == described.scalars.at("entries"));
+    REQUIRE(twice.scalars.at("entries") == described.scalars.at("entries"));
+    stata.set_local("llmv_merge_from", "\"" + cache + ".missing\"");
+    REQUIRE(run_like_ado(stata, {}, {"cache", "action=merge"}, "").rc == 601);
+    stata.set_local("llmv_merge_from", "");
+    stata.set_local("llmv_cache", cache);
+    for (const std::string& suffix : {"", "-wal", "-shm"}) std::remove((merged + suffix).c_str());
+
     // Clearing one model removes exactly its entries.
     const std::string model = models[0].at("model").get<std::string>();
     double model_entries = 0;  // a model may be served by several providers
