@@ -360,3 +360,28 @@ test_that("a paid run that cannot decide warns once, before its first call", {
   expect_gt(fake_counters(server)[["chat"]], 0)
   expect_identical(result$verdict, "inconclusive")
 })
+
+test_that("llm_cache_merge() brings shards' caches together: a run on the merge pays nothing", {
+  # Issue 41: a job split across machines, each shard with its own cache.
+  server <- local_fake_server()
+  shard_a <- withr::local_tempfile(fileext = ".sqlite")
+  shard_b <- withr::local_tempfile(fileext = ".sqlite")
+  merged <- withr::local_tempfile(fileext = ".sqlite")
+  first <- fake_run(server, texts[1], cache = shard_a)
+  second <- fake_run(server, texts[2], cache = shard_b)
+  counts <- expect_message(llm_cache_merge(c(shard_a, shard_b), cache = merged), "Merged")
+  expect_identical(names(counts), c("from", "answers", "added", "same", "conflicts"))
+  expect_identical(counts$from, c(shard_a, shard_b))
+  expect_true(all(counts$answers > 0))
+  expect_identical(counts$conflicts, c(0, 0))
+  # Twice: nothing new.
+  again <- suppressMessages(llm_cache_merge(c(shard_a, shard_b), cache = merged))
+  expect_identical(again$added, c(0, 0))
+  fake_reset(server)
+  whole <- fake_run(server, texts, cache = merged)
+  expect_identical(fake_counters(server)[["total"]], 0)
+  expect_identical(whole$verdict, c(first$verdict, second$verdict))
+  expect_error(llm_cache_merge(file.path(tempdir(), "no-such.sqlite"), cache = merged),
+               class = "llmvalidate_error")
+  expect_error(llm_cache_merge(1, cache = merged), "must be a character vector")
+})
