@@ -369,7 +369,7 @@ test_that("llm_cache_merge() brings shards' caches together: a run on the merge 
   merged <- withr::local_tempfile(fileext = ".sqlite")
   first <- fake_run(server, texts[1], cache = shard_a)
   second <- fake_run(server, texts[2], cache = shard_b)
-  counts <- expect_message(llm_cache_merge(c(shard_a, shard_b), cache = merged), "Merged")
+  expect_message(counts <- llm_cache_merge(c(shard_a, shard_b), cache = merged), "Merged")
   expect_identical(names(counts), c("from", "answers", "added", "same", "conflicts"))
   expect_identical(counts$from, c(shard_a, shard_b))
   expect_true(all(counts$answers > 0))
