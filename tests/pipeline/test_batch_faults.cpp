@@ -127,6 +127,17 @@ BatchResult synchronous_reference(fake::FakeServer& server, const std::string& v
     return result;
 }
 
+// The input of two passages in `dir` (in.csv) and the synchronous run's rows of it (sync.jsonl),
+// the reference a batch run's rows must equal.
+void run_synchronous_reference(const fake::FakeServer& server, const std::string& vendor,
+                               const std::string& dir) {
+    write_input(dir + "/in.csv", 2);
+    const Spawned reference = spawn_cli(
+        cli_args(server, vendor, dir + "/in.csv", dir + "/sync.sqlite", dir + "/sync.jsonl", false),
+        dir);
+    REQUIRE(wait_cli(reference) == 0);
+}
+
 }  // namespace
 
 TEST_CASE("batch faults: the vendors' documented caps are the engine's constants", "[batch]") {
@@ -375,11 +386,7 @@ TEST_CASE(
     fake::FakeServer server;
     server.start();
     const std::string dir = batch_dir("kill");
-    write_input(dir + "/in.csv", 2);
-    const Spawned reference = spawn_cli(
-        cli_args(server, vendor, dir + "/in.csv", dir + "/sync.sqlite", dir + "/sync.jsonl", false),
-        dir);
-    REQUIRE(wait_cli(reference) == 0);
+    run_synchronous_reference(server, vendor, dir);
     server.reset_counters();
     {
         const ScopedEnv kill("LLMV_DEBUG_KILL_AT", point + ":2");  // the second time: mid-run
@@ -417,11 +424,7 @@ TEST_CASE("batch faults: an Anthropic run killed after create adopts its own bat
     fake::FakeServer server;
     server.start();
     const std::string dir = batch_dir("identity");
-    write_input(dir + "/in.csv", 2);
-    const Spawned reference = spawn_cli(cli_args(server, "anthropic", dir + "/in.csv",
-                                                 dir + "/sync.sqlite", dir + "/sync.jsonl", false),
-                                        dir);
-    REQUIRE(wait_cli(reference) == 0);
+    run_synchronous_reference(server, "anthropic", dir);
     // Another study: as many passages (so batches of the same sizes), other texts, its own cache.
     {
         std::ofstream other(dir + "/other.csv");
@@ -467,11 +470,7 @@ TEST_CASE("batch faults: a synchronous run of work whose batches are out is refu
     fake::FakeServer server;
     server.start();
     const std::string dir = batch_dir("batches-out");
-    write_input(dir + "/in.csv", 2);
-    const Spawned reference = spawn_cli(
-        cli_args(server, "openai", dir + "/in.csv", dir + "/sync.sqlite", dir + "/sync.jsonl", false),
-        dir);
-    REQUIRE(wait_cli(reference) == 0);
+    run_synchronous_reference(server, "openai", dir);
     server.reset_counters();
     std::vector<std::string> submit =
         cli_args(server, "openai", dir + "/in.csv", dir + "/c.sqlite", dir + "/cut.jsonl", true);
@@ -531,11 +530,7 @@ TEST_CASE(
     fake::FakeServer server(options);
     server.start();
     const std::string dir = batch_dir("sigint");
-    write_input(dir + "/in.csv", 2);
-    const Spawned reference = spawn_cli(
-        cli_args(server, vendor, dir + "/in.csv", dir + "/sync.sqlite", dir + "/sync.jsonl", false),
-        dir);
-    REQUIRE(wait_cli(reference) == 0);
+    run_synchronous_reference(server, vendor, dir);
     server.reset_counters();
     const std::string batches_endpoint =
         vendor == "anthropic" ? "anthropic.batches" : "openai.batches";

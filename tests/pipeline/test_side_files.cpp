@@ -2,7 +2,6 @@
 // run that adds it to the cache before its first call and says so (issue 41).
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -23,15 +22,6 @@ using namespace llmv;
 using namespace llmv::pipeline;
 
 namespace {
-
-std::string temp_cache(const std::string& name) {
-    static int counter = 0;
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    fs::path dir = fs::temp_directory_path() /
-                   ("llmv-side-" + std::to_string(stamp) + "-" + std::to_string(++counter));
-    fs::create_directories(dir);
-    return (dir / (name + ".sqlite")).string();
-}
 
 std::vector<PassageInput> five_passages() {
     std::vector<PassageInput> passages;
@@ -102,8 +92,8 @@ TEST_CASE("a cache locked by another process loses no answer: a side file keeps 
     }
     fake::FakeServer server;
     server.start();
-    ValidationConfig config =
-        llmv::test::fake_config(server, temp_cache(inline_writes ? "locked-inline" : "locked"));
+    const llmv::test::TempCacheDir directory(inline_writes ? "llmv-locked-inline" : "llmv-locked");
+    ValidationConfig config = llmv::test::fake_config(server, directory.cache());
     const std::vector<PassageInput> passages = five_passages();
     const BatchResult locked = run_with_lock_held(config, passages);
     ::unsetenv("LLMV_CACHE_INLINE_WRITES");
@@ -128,7 +118,8 @@ TEST_CASE("the next run adds a side file beside the cache before its first call 
     ::unsetenv("LLMV_CACHE_INLINE_WRITES");
     fake::FakeServer server;
     server.start();
-    ValidationConfig config = llmv::test::fake_config(server, temp_cache("leftovers"));
+    const llmv::test::TempCacheDir directory("llmv-leftovers");
+    ValidationConfig config = llmv::test::fake_config(server, directory.cache());
     const std::vector<PassageInput> passages = five_passages();
     const BatchResult locked = run_with_lock_held(config, passages);
     const std::size_t served = server.total_count();
