@@ -187,7 +187,7 @@ class BatchRunner {
 
     const ValidationConfig& config_;
     const std::vector<PassageInput>& passages_;
-    std::string run_key_;  // pending_key() of this run, recorded with each batch's intent
+    std::string run_key_;  // work_key() of this run, recorded with each batch's intent
     const BatchCallbacks& callbacks_;
     const BatchApiOptions& options_;
     BatchApiReport& report_;

@@ -11,8 +11,8 @@
 
 #include "llm/provider_spec.hpp"
 #include "llmvalidate/error.hpp"
-#include "llmvalidate/pending.hpp"
 #include "llmvalidate/text.hpp"
+#include "pipeline/batches_out.hpp"
 #include "pipeline/debug_env.hpp"
 
 namespace llmv::pipeline {
@@ -266,7 +266,7 @@ void BatchRunner::submit_lines(const std::string& kind, const std::vector<BatchL
                  {"created_unix", now}};
     // Whose work it is: a synchronous run of the same settings and passages is then refused
     // while the batch is out (batches_out.hpp), rather than paying for its answers again.
-    if (run_key_.empty()) run_key_ = pending_key(config_, passages_);
+    if (run_key_.empty()) run_key_ = work_key(config_, passages_);
     info["run"] = run_key_;
     std::string file;
     if (std::optional<HttpRequest> upload = api.upload(lines)) {

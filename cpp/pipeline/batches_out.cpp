@@ -34,6 +34,22 @@ std::vector<ProviderBatchRecord> records_out(const ValidationConfig& config) {
 
 }  // namespace
 
+std::string work_key(const ValidationConfig& config, const std::vector<PassageInput>& passages) {
+    const ValidationConfig defaults;
+    ValidationConfig work = config;
+    work.concurrency = defaults.concurrency;
+    work.rpm = defaults.rpm;
+    work.tpm = defaults.tpm;
+    work.max_transport_retries = defaults.max_transport_retries;
+    work.total_timeout_ms = defaults.total_timeout_ms;
+    work.drain_seconds = defaults.drain_seconds;
+    work.poll_interval_seconds = defaults.poll_interval_seconds;
+    work.cache_busy_timeout_ms = defaults.cache_busy_timeout_ms;
+    work.price_table = defaults.price_table;
+    work.keep_texts = defaults.keep_texts;
+    return pending_key(work, passages);
+}
+
 bool cache_has_batches_out(const ValidationConfig& config) { return !records_out(config).empty(); }
 
 std::vector<std::string> batches_out_of_run(const ValidationConfig& config,
@@ -41,7 +57,7 @@ std::vector<std::string> batches_out_of_run(const ValidationConfig& config,
     std::vector<std::string> ids;
     const std::vector<ProviderBatchRecord> records = records_out(config);
     if (records.empty()) return ids;
-    const std::string key = pending_key(config, passages);
+    const std::string key = work_key(config, passages);
     for (const ProviderBatchRecord& record : records) {
         const nlohmann::json info = nlohmann::json::parse(record.request, nullptr, false);
         if (info.is_object() && info.value("run", std::string()) == key) ids.push_back(record.id);

@@ -16,8 +16,14 @@ namespace llmv::pipeline {
 // an intent not resolved yet. Cheap: no passage is read. False when the file cannot be read.
 bool cache_has_batches_out(const ValidationConfig& config);
 
+// What a run asks for, whatever the route and however it is paced: pending_key() of the
+// settings with the transport's and the batch API's own (concurrency, rates, retries,
+// timeouts, poll interval, lock wait), the price table and keep_texts set to their defaults.
+// Recorded with each batch's intent.
+std::string work_key(const ValidationConfig& config, const std::vector<PassageInput>& passages);
+
 // The ids of the batches out (an intent's id where the batch's is unknown) whose run was this
-// one: the same settings and passages, whatever the route (pending_key()).
+// one: the same work (work_key()).
 std::vector<std::string> batches_out_of_run(const ValidationConfig& config,
                                             const std::vector<PassageInput>& passages);
 
