@@ -35,20 +35,22 @@ test_that("llm_report() and the command-line tool write the same report for the 
   skip_if_not_installed("processx")
   cache <- withr::local_tempfile(fileext = ".sqlite")
   text <- "Profit fell 40% as loan losses doubled."
+  # R's simulated provider draws from the run's seed (its dgp_seed); the CLI's takes --dgp-seed.
   validation <- llm_validate(text, task = "simple_sentiment", provider = llm_provider_simulated(),
                              seed = 1, cache = cache)
   r_file <- withr::local_tempfile(fileext = ".html")
   llm_report(validation, r_file)
   cli_file <- withr::local_tempfile(fileext = ".html")
   run <- processx::run(cli, c("run", "--provider", "simulated", "--task", "simple_sentiment",
-                              "--text", text, "--seed", "1", "--cache", cache,
+                              "--text", text, "--seed", "1", "--dgp-seed", "1", "--cache", cache,
                               "--report", cli_file), error_on_status = FALSE)
   expect_identical(run$status, 0L)
   expect_identical(report_lines(r_file), report_lines(cli_file))
   # And from the CLI's run document.
   json <- withr::local_tempfile(fileext = ".json")
   processx::run(cli, c("run", "--provider", "simulated", "--task", "simple_sentiment",
-                       "--text", text, "--seed", "1", "--cache", cache, "--run-json", json))
+                       "--text", text, "--seed", "1", "--dgp-seed", "1", "--cache", cache,
+                       "--run-json", json))
   from_json <- withr::local_tempfile(fileext = ".html")
   llm_report(json, from_json)
   expect_identical(report_lines(from_json), report_lines(cli_file))
