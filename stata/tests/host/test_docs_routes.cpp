@@ -134,7 +134,7 @@ TEST_CASE("the Stata lines of docs/report.md and stata/README.md run as written"
     std::filesystem::create_directories(session.folder);
     load_section4(session.stata);
     int lines_run = 0;
-    for (const std::string& doc : {"/docs/report.md", "/stata/README.md"}) {
+    for (const char* doc : {"/docs/report.md", "/stata/README.md"}) {
         for (const std::string& line :
              stata_lines(read_whole_file(std::string(LLMV_SOURCE_DIR) + doc))) {
             INFO(doc << ": " << line);

@@ -324,7 +324,7 @@ TEST_CASE("cache: describe equals the CLI's cache report, clear by model and the
     REQUIRE(run_like_ado(stata, {}, {"cache", "action=merge"}, "").rc == 601);
     stata.set_local("llmv_merge_from", "");
     stata.set_local("llmv_cache", cache);
-    for (const std::string& suffix : {"", "-wal", "-shm"}) std::remove((merged + suffix).c_str());
+    for (const char* suffix : {"", "-wal", "-shm"}) std::remove((merged + suffix).c_str());
 
     // Clearing one model removes exactly its entries.
     const std::string model = models[0].at("model").get<std::string>();
