@@ -73,9 +73,10 @@ nlohmann::ordered_json parse_document(const std::string& text, const std::string
 std::string render_html(const nlohmann::ordered_json& doc);
 
 // Runs above this many passages keep the per-passage detail (panel, distributions, texts) of
-// their non-valid passages only, up to detail_limit (a 5,000-passage report stays under 20 MB and
-// opens in a few seconds: bench/report_scale.sh), and list every passage in the index.
+// their non-valid passages only, up to detail_limit, and list every passage in the index. At
+// 1,000 a 5,000-passage report was 14 MB and took 2.7 to 3.1 s to open in headless Chromium on a
+// 2-core machine, against the 3 s target (bench/report_scale.sh); at 500 it takes about half.
 inline constexpr std::size_t all_detail_up_to = 250;
-inline constexpr std::size_t detail_limit = 1000;
+inline constexpr std::size_t detail_limit = 500;
 
 }  // namespace llmv::report
