@@ -24,7 +24,8 @@ class Browser {
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       '--disable-dev-shm-usage', '--hide-scrollbars', '--font-render-hinting=none',
       `--user-data-dir=${profile}`, 'about:blank'];
-    const child = spawn(exe, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+    // A process group of its own: close() ends Chromium's helper processes with it.
+    const child = spawn(exe, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true });
     const browser = new Browser(child, profile);
     let stderr = '';
     child.stderr.on('data', (d) => { stderr += d.toString(); if (stderr.length > 20000) stderr = stderr.slice(-20000); });
@@ -83,8 +84,19 @@ class Browser {
 
   async close() {
     try { await Promise.race([this.send('Browser.close'), new Promise((r) => setTimeout(r, 3000))]); } catch (e) { /* gone */ }
-    this.child.kill('SIGKILL');
-    fs.rmSync(this.profile, { recursive: true, force: true });
+    const exited = new Promise((resolve) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve();
+      else this.child.once('exit', resolve);
+    });
+    // The whole group: Chromium's helper processes outlived the browser process and went on
+    // writing into the profile while it was removed (ENOTEMPTY).
+    try { process.kill(-this.child.pid, 'SIGKILL'); } catch (e) { this.child.kill('SIGKILL'); }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    try {
+      fs.rmSync(this.profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (e) {
+      console.error(`note: the temporary Chromium profile ${this.profile} was not removed (${e.code})`);
+    }
   }
 }
 
